@@ -1,0 +1,196 @@
+//! The expansion of `#[tool_function]`: the function as written, plus one
+//! `inventory::submit!` of a const `ToolSpec` whose `fn` pointers call into
+//! ordinary code in `handlers`.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Attribute, Expr, ExprLit, FnArg, ItemFn, Lit, Meta, Type};
+
+use crate::attr::ToolAttr;
+
+/// Expands the attribute. On error: the spanned `compile_error!` and the
+/// function unchanged, so the error is the only one reported.
+pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
+    match try_expand(attr, item.clone()) {
+        Ok(tokens) => tokens,
+        Err(error) => {
+            let mut tokens = error.into_compile_error();
+            tokens.extend(item);
+            tokens
+        }
+    }
+}
+
+fn try_expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+    let function: ItemFn = syn::parse2(item)?;
+    let attr = ToolAttr::parse(attr)?;
+    let args_ty = check_signature(&function)?;
+    let description = description(&function.attrs)
+        .ok_or_else(|| syn::Error::new(function.sig.ident.span(), NO_DOC_COMMENT))?;
+
+    let fn_name = &function.sig.ident;
+    let tool_name = attr.name.map(|name| name.value()).unwrap_or_else(|| fn_name.to_string());
+    let ToolAttr { level, scope, require_at, preview, .. } = attr;
+    let parse_args = quote_spanned! {args_ty.span()=>
+        ::handlers::schema::parse_arguments::<#args_ty>(args)
+    };
+    let schema = quote_spanned! {args_ty.span()=>
+        ::handlers::schema::parameters_schema::<#args_ty>()
+    };
+    let (preview_fn, preview_field) = match preview {
+        Some(path) => (
+            quote! {
+                fn __tool_preview(
+                    ctx: ::handlers::ToolContext,
+                    args: ::handlers::__private::Value,
+                ) -> ::handlers::__private::BoxFuture<
+                    'static,
+                    ::core::result::Result<::handlers::Preview, ::handlers::ToolError>,
+                > {
+                    ::std::boxed::Box::pin(async move {
+                        let args = #parse_args?;
+                        #path(&ctx, args).await
+                    })
+                }
+            },
+            quote!(::core::option::Option::Some(__tool_preview as ::handlers::registry::PreviewFn)),
+        ),
+        None => (quote!(), quote!(::core::option::Option::None)),
+    };
+
+    Ok(quote! {
+        #function
+
+        const _: () = {
+            fn __tool_schema() -> ::handlers::__private::Value {
+                #schema
+            }
+
+            fn __tool_call(
+                ctx: ::handlers::ToolContext,
+                args: ::handlers::__private::Value,
+            ) -> ::handlers::__private::BoxFuture<'static, ::handlers::ToolResult> {
+                ::std::boxed::Box::pin(async move {
+                    let args = #parse_args?;
+                    #fn_name(&ctx, args).await
+                })
+            }
+
+            #preview_fn
+
+            ::handlers::__private::inventory::submit! {
+                ::handlers::ToolSpec {
+                    name: #tool_name,
+                    description: #description,
+                    level: #level,
+                    scope: #scope,
+                    require_at: #require_at,
+                    schema: __tool_schema,
+                    call: __tool_call,
+                    preview: #preview_field,
+                }
+            }
+        };
+    })
+}
+
+const NO_DOC_COMMENT: &str = "tool function needs a doc comment: it is the description the model reads";
+
+/// Checks `async fn name(ctx: &ToolContext, args: ArgsType)` and returns `ArgsType`.
+fn check_signature(function: &ItemFn) -> syn::Result<&Type> {
+    let sig = &function.sig;
+    if sig.asyncness.is_none() {
+        return Err(syn::Error::new(sig.fn_token.span, "tool function must be async"));
+    }
+    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        return Err(syn::Error::new(sig.generics.span(), "tool function cannot be generic"));
+    }
+    let inputs: Vec<&FnArg> = sig.inputs.iter().collect();
+    match inputs.as_slice() {
+        [FnArg::Typed(_), FnArg::Typed(args)] => Ok(&args.ty),
+        _ => Err(syn::Error::new(
+            sig.paren_token.span.join(),
+            "tool function takes exactly two arguments: `ctx: &ToolContext` and the argument struct \
+             (e.g. `args: SearchProductsArgs`)",
+        )),
+    }
+}
+
+/// The doc comment as one text: the lines of a paragraph joined by spaces,
+/// list items and paragraphs kept on lines of their own. `None` when empty.
+fn description(attrs: &[Attribute]) -> Option<String> {
+    let mut paragraphs: Vec<String> = Vec::new();
+    let mut current = String::new();
+    for line in doc_lines(attrs) {
+        let line = line.trim();
+        if line.is_empty() {
+            if !current.is_empty() {
+                paragraphs.push(std::mem::take(&mut current));
+            }
+        } else if current.is_empty() {
+            current.push_str(line);
+        } else {
+            current.push(if starts_list_item(line) { '\n' } else { ' ' });
+            current.push_str(line);
+        }
+    }
+    if !current.is_empty() {
+        paragraphs.push(current);
+    }
+    let text = paragraphs.join("\n\n");
+    (!text.is_empty()).then_some(text)
+}
+
+/// The text of each `#[doc = "..."]` attribute (one per `///` line).
+fn doc_lines(attrs: &[Attribute]) -> impl Iterator<Item = String> + '_ {
+    attrs.iter().filter(|attr| attr.path().is_ident("doc")).filter_map(|attr| match &attr.meta {
+        Meta::NameValue(nv) => match &nv.value {
+            Expr::Lit(ExprLit { lit: Lit::Str(text), .. }) => Some(text.value()),
+            _ => None,
+        },
+        _ => None,
+    })
+}
+
+fn starts_list_item(line: &str) -> bool {
+    line.starts_with("- ")
+        || line.starts_with("* ")
+        || line.split_once(". ").is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc_of(tokens: TokenStream) -> Option<String> {
+        let function: ItemFn = syn::parse2(tokens).expect("a function");
+        description(&function.attrs)
+    }
+
+    #[test]
+    fn joins_wrapped_lines_and_keeps_paragraphs_and_lists() {
+        let text = doc_of(quote! {
+            /// Search products by keyword,
+            /// price range or brand.
+            ///
+            /// Prices are in yuan:
+            /// - max_price: at most
+            /// - min_price: at least
+            async fn f() {}
+        });
+        assert_eq!(
+            text.as_deref(),
+            Some(
+                "Search products by keyword, price range or brand.\n\n\
+                 Prices are in yuan:\n- max_price: at most\n- min_price: at least"
+            )
+        );
+    }
+
+    #[test]
+    fn blank_doc_is_no_description() {
+        assert_eq!(doc_of(quote! { async fn f() {} }), None);
+        assert_eq!(doc_of(quote! { #[doc = "   "] async fn f() {} }), None);
+    }
+}

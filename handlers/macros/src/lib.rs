@@ -1,0 +1,34 @@
+//! `#[tool_function]`: registers an async mall tool in the `handlers` registry.
+
+mod attr;
+mod expand;
+
+use proc_macro::TokenStream;
+
+/// Registers an async tool function in the `handlers` registry.
+///
+/// ```ignore
+/// /// Search products by keyword, price range, brand or category.
+/// #[tool_function(level = "safe", scope = "both")]
+/// async fn search_products(ctx: &ToolContext, args: SearchProductsArgs) -> ToolResult { ... }
+/// ```
+///
+/// The function stays as written; the macro adds a `ToolSpec` to the registry
+/// with:
+///
+/// - `level = "safe" | "confirm" | "critical"` (required): what the shopper
+///   must agree to before the tool runs;
+/// - `scope = "private" | "group" | "both"` (required): where it may be used;
+/// - `require_at = true` (default `false`): in groups, offered only when the
+///   bot was @mentioned or replied to;
+/// - `name = "..."` (default: the function's name): the name the model calls;
+/// - `preview = path::to_fn` (optional): an
+///   `async fn(&ToolContext, ArgsType) -> Result<Preview, ToolError>` that
+///   describes a pending call for the confirmation message.
+///
+/// The doc comment is the description the model reads, and the argument type
+/// must implement `serde::Deserialize` and `schemars::JsonSchema`.
+#[proc_macro_attribute]
+pub fn tool_function(attr: TokenStream, item: TokenStream) -> TokenStream {
+    expand::expand(attr.into(), item.into()).into()
+}

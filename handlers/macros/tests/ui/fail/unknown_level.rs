@@ -1,0 +1,16 @@
+//! A level that does not exist.
+
+use handlers::{ToolContext, ToolOutput, ToolResult, tool_function};
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Args {
+    keyword: String,
+}
+
+/// Searches.
+#[tool_function(level = "dangerous", scope = "both")]
+async fn search(_ctx: &ToolContext, args: Args) -> ToolResult {
+    Ok(ToolOutput::data(serde_json::json!(args.keyword)))
+}
+
+fn main() {}

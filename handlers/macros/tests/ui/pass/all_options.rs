@@ -1,0 +1,57 @@
+//! Every option given: a renamed, @-only, previewed tool; run to check what it registered.
+
+use std::future::Future;
+use std::pin::pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
+
+use handlers::{Lang, Level, Preview, Scope, ToolContext, ToolError, ToolOutput, ToolResult, tool_function};
+use serde_json::json;
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct GreetArgs {
+    /// Who to greet.
+    name: String,
+    /// How many times.
+    times: Option<u32>,
+}
+
+/// Greets someone by name.
+///
+/// A second paragraph
+/// wrapped over two lines.
+#[tool_function(level = "confirm", scope = "group", require_at = true, name = "say-hello", preview = greet_preview)]
+async fn greet(ctx: &ToolContext, args: GreetArgs) -> ToolResult {
+    let word = ctx.lang.pick("你好", "Hello");
+    Ok(ToolOutput::data(json!({ "text": format!("{word} {}", args.name), "times": args.times.unwrap_or(1) })))
+}
+
+async fn greet_preview(_ctx: &ToolContext, args: GreetArgs) -> Result<Preview, ToolError> {
+    Ok(Preview { summary: format!("greet {}", args.name), fingerprint: json!({ "name": args.name }) })
+}
+
+/// Runs a future that never waits (the tool above calls nothing).
+fn run<F: Future>(future: F) -> F::Output {
+    match pin!(future).poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(output) => output,
+        Poll::Pending => panic!("the tool waited"),
+    }
+}
+
+fn main() {
+    let spec = handlers::find("say-hello").expect("registered under its given name");
+    assert!(handlers::find("greet").is_none());
+    assert_eq!(spec.description, "Greets someone by name.\n\nA second paragraph wrapped over two lines.");
+    assert_eq!((spec.level, spec.scope, spec.require_at), (Level::Confirm, Scope::Group, true));
+    let schema = spec.parameters();
+    assert_eq!(schema["required"], json!(["name"]));
+    assert_eq!(schema["properties"]["times"]["type"], "integer");
+
+    let ctx = ToolContext::new(Arc::new(services::MockMallApi::new()), services::Shopper::new("test", 1), Lang::En);
+    let output = run(spec.invoke(ctx.clone(), json!({ "name": "Ann" }))).expect("runs");
+    assert_eq!(output.data, json!({ "text": "Hello Ann", "times": 1 }));
+    let preview = run((spec.preview.expect("has a preview"))(ctx.clone(), json!({ "name": "Ann" })));
+    assert_eq!(preview.expect("previews").summary, "greet Ann");
+    let error = run(spec.invoke(ctx, json!({ "name": 7 }))).expect_err("bad arguments");
+    assert!(matches!(error, ToolError::InvalidArguments { field: Some(ref f), .. } if f == "name"));
+}

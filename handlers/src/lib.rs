@@ -1,0 +1,39 @@
+//! The mall tools the model can call, one small async function each, grouped
+//! by domain, and the registry the `#[tool_function]` macro fills.
+//!
+//! A tool is written as
+//!
+//! ```ignore
+//! /// Search products by keyword, price range, brand or category.
+//! #[tool_function(level = "safe", scope = "both")]
+//! async fn search_products(ctx: &ToolContext, args: SearchProductsArgs) -> ToolResult { ... }
+//! ```
+//!
+//! and appears in [`registry::all`] with no list to maintain.
+
+extern crate self as handlers;
+
+pub mod context;
+pub mod registry;
+pub mod result;
+pub mod schema;
+
+pub mod general;
+pub mod info;
+pub mod navigation;
+pub mod orders;
+pub mod search;
+pub mod shopping;
+
+pub use context::{Approval, Lang, ToolContext};
+pub use mallbot_macros::tool_function;
+pub use registry::{Level, Scope, ToolSpec, all, find, registry};
+pub use result::{Preview, ToolError, ToolOutput, ToolResult};
+
+/// Re-exports the macro's generated code uses; not for hand-written code.
+#[doc(hidden)]
+pub mod __private {
+    pub use futures::future::BoxFuture;
+    pub use inventory;
+    pub use serde_json::Value;
+}

@@ -1,0 +1,155 @@
+//! The shopper's orders: place one from the cart, cancel one, look them up.
+//! Placing and cancelling are critical: the shopper sees the whole order first.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use services::{Cart, CreateOrder, Order, OrderStatus, PageRequest, ServiceError, Store};
+
+use crate::general::{
+    NoArguments, idempotency_key, items_and_total, order_json, store_for_display, store_place, yuan,
+};
+use crate::{Lang, Preview, ToolContext, ToolError, ToolOutput, ToolResult, tool_function};
+
+/// Orders `list_orders` shows.
+const LISTED_ORDERS: u32 = 10;
+
+/// Arguments of `create_order`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct CreateOrderArgs {
+    /// The shopper's cart_id, as view_cart returned it.
+    pub cart_id: String,
+}
+
+/// Place an order for everything in the shopper's cart, to pick up in the
+/// mall. The shopper sees the full order and confirms first; the cart is
+/// emptied.
+#[tool_function(level = "critical", scope = "private", preview = preview_create_order)]
+pub async fn create_order(ctx: &ToolContext, args: CreateOrderArgs) -> ToolResult {
+    let expected_total_cents = ctx
+        .approval
+        .as_ref()
+        .and_then(|approval| approval.preview.fingerprint.get("total_cents"))
+        .and_then(Value::as_i64);
+    let request = CreateOrder { cart_id: args.cart_id.trim().to_owned(), expected_total_cents };
+    let order = ctx.mall.create_order(&ctx.shopper, &request, idempotency_key(ctx)).await?;
+    single_order_output(ctx, &order).await
+}
+
+/// The whole order: every line with size, quantity and line total, the
+/// total, and the pickup store. The fingerprint holds the figures agreed to.
+pub async fn preview_create_order(ctx: &ToolContext, args: CreateOrderArgs) -> Result<Preview, ToolError> {
+    let (cart, pickup) = plan_order(ctx, &args).await?;
+    let lang = ctx.lang;
+    let summary = format!(
+        "{}\n{}\n{}{}",
+        lang.pick("确认下单：", "Place this order:"),
+        items_and_total(lang, &cart.items, cart.total_cents),
+        lang.pick("取货：", "Pickup: "),
+        store_place(lang, &pickup),
+    );
+    let items: Vec<Value> =
+        cart.items.iter().map(|i| json!([i.product_id, i.sku_id, i.quantity, i.unit_price_cents])).collect();
+    Ok(Preview {
+        summary,
+        fingerprint: json!({"cart_id": cart.cart_id, "total_cents": cart.total_cents, "items": items}),
+    })
+}
+
+/// The shopper's cart, checked against the arguments and not empty, and the
+/// pickup store (the store of the cart's first item).
+async fn plan_order(ctx: &ToolContext, args: &CreateOrderArgs) -> Result<(Cart, Store), ToolError> {
+    let cart = ctx.mall.get_cart(&ctx.shopper).await?;
+    let wanted = args.cart_id.trim();
+    if cart.cart_id != wanted {
+        return Err(ToolError::NotFound(format!(
+            "cart {wanted} is not the shopper's cart; their cart_id is {}",
+            cart.cart_id
+        )));
+    }
+    let Some(first) = cart.items.first() else {
+        return Err(ServiceError::CartEmpty.into());
+    };
+    let product = ctx.mall.get_product(&first.product_id).await?;
+    let pickup = ctx.mall.get_store(&product.brief.store_id).await?;
+    Ok((cart, pickup))
+}
+
+/// Arguments of `cancel_order` and `get_order_status`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct OrderIdArgs {
+    /// The order's id, as create_order or list_orders returned it.
+    pub order_id: String,
+}
+
+/// Cancel one of the shopper's orders that is still waiting for payment; the
+/// stock goes back. The shopper sees the order and confirms first.
+#[tool_function(level = "critical", scope = "private", preview = preview_cancel_order)]
+pub async fn cancel_order(ctx: &ToolContext, args: OrderIdArgs) -> ToolResult {
+    let order = ctx.mall.cancel_order(&ctx.shopper, args.order_id.trim(), idempotency_key(ctx)).await?;
+    single_order_output(ctx, &order).await
+}
+
+/// The order's lines and total. An order past payment cannot be cancelled:
+/// `ORDER_NOT_CANCELLABLE`, as the mall would answer.
+pub async fn preview_cancel_order(ctx: &ToolContext, args: OrderIdArgs) -> Result<Preview, ToolError> {
+    let order = ctx.mall.get_order(&ctx.shopper, args.order_id.trim()).await?;
+    if order.status != OrderStatus::PendingPayment {
+        let message = format!("order {} is {}", order.order_id, order.status.as_str());
+        return Err(ServiceError::NotCancellable { message }.into());
+    }
+    let lang = ctx.lang;
+    let summary = format!(
+        "{}\n{}",
+        match lang {
+            Lang::Zh => format!("取消订单 {}：", order.order_id),
+            Lang::En => format!("Cancel order {}:", order.order_id),
+        },
+        items_and_total(lang, &order.items, order.total_cents)
+    );
+    Ok(Preview {
+        summary,
+        fingerprint: json!({
+            "order_id": order.order_id,
+            "status": order.status.as_str(),
+            "total_cents": order.total_cents,
+        }),
+    })
+}
+
+/// Where one of the shopper's orders stands (waiting for payment, paid,
+/// cancelled, completed), with its lines, total and pickup store.
+#[tool_function(level = "safe", scope = "private")]
+pub async fn get_order_status(ctx: &ToolContext, args: OrderIdArgs) -> ToolResult {
+    let order = ctx.mall.get_order(&ctx.shopper, args.order_id.trim()).await?;
+    single_order_output(ctx, &order).await
+}
+
+/// The shopper's 10 most recent orders, newest first: id, status, total,
+/// date and number of items.
+#[tool_function(level = "safe", scope = "private")]
+pub async fn list_orders(ctx: &ToolContext, _args: NoArguments) -> ToolResult {
+    let page = ctx.mall.list_orders(&ctx.shopper, PageRequest::first(LISTED_ORDERS)).await?;
+    let orders: Vec<Value> = page
+        .items
+        .iter()
+        .take(LISTED_ORDERS as usize)
+        .map(|o| {
+            json!({
+                "order_id": o.order_id,
+                "status": o.status.as_str(),
+                "total_yuan": yuan(o.total_cents),
+                "created_at": o.created_at,
+                "item_count": o.items.iter().map(|i| i.quantity).sum::<u32>(),
+            })
+        })
+        .collect();
+    Ok(ToolOutput::data(json!({"total": page.total, "orders": orders})))
+}
+
+/// `{"order": ...}` with the pickup store looked up; a failed lookup leaves
+/// the store's place empty rather than failing an order already made.
+async fn single_order_output(ctx: &ToolContext, order: &Order) -> ToolResult {
+    let pickup = store_for_display(ctx, &order.pickup_store_id).await;
+    Ok(ToolOutput::data(order_json(order, pickup.as_ref())))
+}

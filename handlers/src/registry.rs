@@ -1,0 +1,159 @@
+//! The tool registry: [`ToolSpec`]s submitted by `#[tool_function]` through
+//! `inventory`, and the plain code that lists, describes and calls them.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
+
+use futures::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::context::ToolContext;
+use crate::result::{Preview, ToolError, ToolResult};
+
+/// How much the shopper must agree to before a tool runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    /// Runs at once (searches, looking things up).
+    Safe,
+    /// The shopper presses Confirm first (cart changes).
+    Confirm,
+    /// The shopper sees the full order, presses Confirm, and the order is
+    /// re-checked against the mall first (orders).
+    Critical,
+}
+
+impl Level {
+    /// `safe`, `confirm` or `critical`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Safe => "safe",
+            Level::Confirm => "confirm",
+            Level::Critical => "critical",
+        }
+    }
+
+    /// Parses `safe`, `confirm` or `critical`.
+    pub fn parse(s: &str) -> Option<Level> {
+        match s {
+            "safe" => Some(Level::Safe),
+            "confirm" => Some(Level::Confirm),
+            "critical" => Some(Level::Critical),
+            _ => None,
+        }
+    }
+}
+
+/// Where a tool may be used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    /// Private chats only (cart and orders).
+    Private,
+    /// Group chats only.
+    Group,
+    /// Everywhere.
+    Both,
+}
+
+impl Scope {
+    /// `private`, `group` or `both`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Private => "private",
+            Scope::Group => "group",
+            Scope::Both => "both",
+        }
+    }
+
+    /// Whether a tool of this scope may run in a group (`true`) or private chat.
+    pub fn allows(self, is_group: bool) -> bool {
+        match self {
+            Scope::Private => !is_group,
+            Scope::Group => is_group,
+            Scope::Both => true,
+        }
+    }
+}
+
+/// Calls a tool: parses the JSON arguments and runs the handler.
+pub type CallFn = fn(ToolContext, Value) -> BoxFuture<'static, ToolResult>;
+/// Describes what a tool call would do, for the confirmation message.
+pub type PreviewFn = fn(ToolContext, Value) -> BoxFuture<'static, Result<Preview, ToolError>>;
+
+/// One tool, as the `#[tool_function]` macro submits it. Only `&'static str`
+/// and `fn` pointers inside, so it can be built in a `const`.
+#[derive(Debug)]
+pub struct ToolSpec {
+    /// The name the model calls it by.
+    pub name: &'static str,
+    /// The doc comment of the function: what the model reads.
+    pub description: &'static str,
+    /// Default level (an operator may override it in config).
+    pub level: Level,
+    /// Where it may be used.
+    pub scope: Scope,
+    /// In groups, offered only when the bot was @mentioned or replied to.
+    pub require_at: bool,
+    /// The JSON Schema of the arguments (see [`crate::schema::parameters_schema`]).
+    pub schema: fn() -> Value,
+    /// Runs the tool.
+    pub call: CallFn,
+    /// Describes a pending call for the confirmation message, when the tool has one.
+    pub preview: Option<PreviewFn>,
+}
+
+inventory::collect!(ToolSpec);
+
+impl ToolSpec {
+    /// The cached parameter schema of this tool.
+    pub fn parameters(&self) -> &'static Value {
+        static CACHE: OnceLock<BTreeMap<&'static str, Value>> = OnceLock::new();
+        let cache = CACHE.get_or_init(|| all().iter().map(|s| (s.name, (s.schema)())).collect());
+        match cache.get(self.name) {
+            Some(v) => v,
+            None => {
+                // A spec not in the registry (a test-local one): leak its schema once.
+                Box::leak(Box::new((self.schema)()))
+            }
+        }
+    }
+
+    /// The OpenAI `tools[]` entry: `{"type":"function","function":{name,description,parameters}}`.
+    pub fn openai_definition(&self) -> Value {
+        serde_json::json!({
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters(),
+            }
+        })
+    }
+
+    /// Runs the tool with raw JSON arguments.
+    pub async fn invoke(&self, ctx: ToolContext, args: Value) -> ToolResult {
+        (self.call)(ctx, args).await
+    }
+}
+
+/// Every registered tool, sorted by name (inventory's order is unspecified).
+pub fn all() -> &'static [&'static ToolSpec] {
+    static SORTED: OnceLock<Vec<&'static ToolSpec>> = OnceLock::new();
+    SORTED.get_or_init(|| {
+        let mut v: Vec<&'static ToolSpec> = inventory::iter::<ToolSpec>.into_iter().collect();
+        v.sort_by_key(|s| s.name);
+        v
+    })
+}
+
+/// The tool of that name.
+pub fn find(name: &str) -> Option<&'static ToolSpec> {
+    all().iter().copied().find(|s| s.name == name)
+}
+
+/// A shared handle on the registry, for code that wants to hold it.
+pub fn registry() -> Arc<[&'static ToolSpec]> {
+    Arc::from(all())
+}

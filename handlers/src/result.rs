@@ -1,0 +1,132 @@
+//! What a tool returns: [`ToolOutput`] for success, [`ToolError`] by kind, and
+//! [`Preview`] for the confirmation message of a risky call.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use services::ServiceError;
+
+/// A tool's success: data for the model, and what the shopper may see directly.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ToolOutput {
+    /// Compact structured data the model reads (prices in yuan).
+    pub data: Value,
+    /// Text to show the shopper as is (a map, a receipt), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub display: Option<String>,
+    /// Follow-up requests offered as buttons ("看看第一个", "加入购物车").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub suggestions: Vec<String>,
+    /// A picture URL to show, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
+}
+
+impl ToolOutput {
+    /// Output with data only.
+    pub fn data(data: Value) -> Self {
+        ToolOutput { data, ..Default::default() }
+    }
+
+    /// Adds suggestion buttons.
+    pub fn with_suggestions<I, S>(mut self, suggestions: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.suggestions.extend(suggestions.into_iter().map(Into::into));
+        self
+    }
+
+    /// Adds text for the shopper.
+    pub fn with_display(mut self, text: impl Into<String>) -> Self {
+        self.display = Some(text.into());
+        self
+    }
+}
+
+/// What a pending risky call will do, as the shopper is shown it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Preview {
+    /// The confirmation text, in the shopper's language (items, quantities,
+    /// prices, total, pickup store for orders).
+    pub summary: String,
+    /// The figures the shopper agrees to (e.g. `{"total_cents": 69900, "items": [...]}`).
+    /// A critical call is re-checked on press: a different fingerprint means
+    /// the price or stock changed and a new confirmation is needed.
+    pub fingerprint: Value,
+}
+
+/// Result of a tool call.
+pub type ToolResult = Result<ToolOutput, ToolError>;
+
+/// Why a tool call failed, by kind: the model gets [`ToolError::model_message`],
+/// the logs get the `Display` text.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ToolError {
+    /// The arguments do not fit the schema; `field` names the culprit.
+    #[error("invalid arguments{}: {message}", field.as_deref().map(|f| format!(" (field `{f}`)")).unwrap_or_default())]
+    InvalidArguments { field: Option<String>, message: String },
+    /// No such product, store, order…
+    #[error("not found: {0}")]
+    NotFound(String),
+    /// The mall refused the request for a reason the shopper can act on
+    /// (out of stock, price changed, cart empty, not cancellable…).
+    #[error("refused by the mall ({code}): {message}")]
+    Refused { code: &'static str, message: String },
+    /// The mall is down, slow or answered nonsense.
+    #[error("mall unavailable: {0}")]
+    Upstream(String),
+    /// The tool did not finish in time.
+    #[error("the tool timed out after {0} s")]
+    Timeout(u64),
+    /// The tool may not be used here (e.g. cart in a group chat).
+    #[error("not allowed here: {0}")]
+    NotAllowed(String),
+}
+
+impl ToolError {
+    /// Shorthand for an invalid argument naming its field.
+    pub fn invalid(field: &str, message: impl Into<String>) -> Self {
+        ToolError::InvalidArguments { field: Some(field.to_owned()), message: message.into() }
+    }
+
+    /// A short, safe sentence for the model: what went wrong and what to do.
+    /// Never carries internal detail (hosts, raw bodies).
+    pub fn model_message(&self) -> String {
+        match self {
+            ToolError::InvalidArguments { field: Some(f), message } => {
+                format!("Error: invalid argument `{f}`: {message}. Fix the arguments and call the tool again.")
+            }
+            ToolError::InvalidArguments { field: None, message } => {
+                format!("Error: invalid arguments: {message}. Fix the arguments and call the tool again.")
+            }
+            ToolError::NotFound(what) => format!("Error: not found: {what}."),
+            ToolError::Refused { code, message } => format!("Error: the mall refused ({code}): {message}."),
+            ToolError::Upstream(_) => {
+                "Error: the mall's system is not reachable right now. Apologise and suggest trying again in a minute."
+                    .to_owned()
+            }
+            ToolError::Timeout(_) => {
+                "Error: the mall did not answer in time. Apologise and suggest trying again.".to_owned()
+            }
+            ToolError::NotAllowed(why) => format!("Error: not allowed here: {why}."),
+        }
+    }
+}
+
+impl From<ServiceError> for ToolError {
+    fn from(e: ServiceError) -> Self {
+        match e {
+            ServiceError::NotFound { message } => ToolError::NotFound(message),
+            ServiceError::InvalidArgument { field, message } => {
+                ToolError::InvalidArguments { field, message }
+            }
+            ServiceError::Unavailable { message } => ToolError::Upstream(message),
+            ServiceError::InvalidResponse { status, message, .. } => {
+                ToolError::Upstream(format!("HTTP {status}: {message}"))
+            }
+            ServiceError::Unauthorized { message } => ToolError::Upstream(format!("unauthorized: {message}")),
+            other => ToolError::Refused { code: other.code(), message: other.to_string() },
+        }
+    }
+}

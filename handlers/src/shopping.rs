@@ -1,0 +1,290 @@
+//! The shopper's cart: add, remove, empty, look. Changes wait for the
+//! shopper's confirmation; their previews say exactly what will change.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+use services::{AddCartItem, Cart, CartItem, Product, ServiceError, Sku};
+
+use crate::general::{NoArguments, cart_item_text, cart_json, idempotency_key, item_text, items_and_total};
+use crate::{Lang, Preview, ToolContext, ToolError, ToolOutput, ToolResult, tool_function};
+
+/// Quantities the mall accepts per cart line.
+const QUANTITY: std::ops::RangeInclusive<u32> = 1..=99;
+
+/// Arguments of `add_to_cart`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct AddToCartArgs {
+    /// The product's id, as search_products or get_product_detail returned it.
+    pub product_id: String,
+    /// How many, 1 to 99.
+    #[schemars(range(min = 1, max = 99))]
+    pub quantity: u32,
+    /// The size: its sku_id, or its label as the shopper said it ("42", "M").
+    /// Needed when the product comes in several sizes.
+    pub sku_id: Option<String>,
+}
+
+/// Put a product (in one size) into the shopper's cart. The shopper
+/// confirms first.
+#[tool_function(level = "confirm", scope = "private", preview = preview_add_to_cart)]
+pub async fn add_to_cart(ctx: &ToolContext, args: AddToCartArgs) -> ToolResult {
+    let plan = plan_add(ctx, &args).await?;
+    let item = AddCartItem {
+        product_id: plan.product.brief.id.clone(),
+        sku_id: plan.sku.as_ref().map(|s| s.sku_id.clone()),
+        quantity: plan.quantity,
+    };
+    let cart = ctx.mall.add_cart_item(&ctx.shopper, &item, idempotency_key(ctx)).await?;
+    Ok(ToolOutput::data(cart_json(&cart)).with_suggestions(match ctx.lang {
+        Lang::Zh => ["查看购物车", "下单"],
+        Lang::En => ["View cart", "Place the order"],
+    }))
+}
+
+/// "加入购物车：Nike Pegasus 41 跑鞋（42 码）× 1，¥699".
+pub async fn preview_add_to_cart(ctx: &ToolContext, args: AddToCartArgs) -> Result<Preview, ToolError> {
+    let plan = plan_add(ctx, &args).await?;
+    let unit_price_cents = plan.unit_price_cents();
+    let line = item_text(
+        ctx.lang,
+        &plan.product.brief.name,
+        plan.sku.as_ref().map(|s| s.label.as_str()),
+        plan.quantity,
+        unit_price_cents * i64::from(plan.quantity),
+    );
+    Ok(Preview {
+        summary: format!("{}{line}", ctx.lang.pick("加入购物车：", "Add to cart: ")),
+        fingerprint: json!({
+            "product_id": plan.product.brief.id,
+            "sku_id": plan.sku.as_ref().map(|s| &s.sku_id),
+            "quantity": plan.quantity,
+            "unit_price_cents": unit_price_cents,
+        }),
+    })
+}
+
+/// What `add_to_cart` will add, checked: the product, its size, the quantity.
+struct PlannedAdd {
+    product: Product,
+    sku: Option<Sku>,
+    quantity: u32,
+}
+
+impl PlannedAdd {
+    fn unit_price_cents(&self) -> i64 {
+        self.sku.as_ref().map_or(self.product.brief.price_cents, |s| s.price_cents)
+    }
+}
+
+/// Checks the quantity, finds the product and its size, checks the stock.
+async fn plan_add(ctx: &ToolContext, args: &AddToCartArgs) -> Result<PlannedAdd, ToolError> {
+    if !QUANTITY.contains(&args.quantity) {
+        return Err(ToolError::invalid("quantity", "the quantity must be between 1 and 99"));
+    }
+    let product = ctx.mall.get_product(args.product_id.trim()).await?;
+    let sku = resolve_sku(&product, args.sku_id.as_deref())?;
+    let stock = match &sku {
+        Some(sku) => sku.stock,
+        None if product.brief.in_stock => u32::MAX,
+        None => 0,
+    };
+    if stock < args.quantity {
+        let what = match &sku {
+            Some(sku) => format!("{} ({})", product.brief.name, sku.label),
+            None => product.brief.name.clone(),
+        };
+        let message =
+            if stock == 0 { format!("{what} is sold out") } else { format!("only {stock} of {what} left") };
+        return Err(ServiceError::OutOfStock { message }.into());
+    }
+    Ok(PlannedAdd { product, sku, quantity: args.quantity })
+}
+
+/// The SKU the model meant: by sku_id, else by label ("42", "42码", "m" for
+/// "M"); the only one when there is one; none for a product without sizes.
+fn resolve_sku(product: &Product, wanted: Option<&str>) -> Result<Option<Sku>, ToolError> {
+    let skus = &product.skus;
+    if skus.is_empty() {
+        return Ok(None);
+    }
+    let labels = || skus.iter().map(|s| s.label.as_str()).collect::<Vec<_>>().join(", ");
+    match wanted.map(str::trim).filter(|w| !w.is_empty()) {
+        Some(wanted) => skus
+            .iter()
+            .find(|s| s.sku_id == wanted)
+            .or_else(|| skus.iter().find(|s| same_size(&s.label, wanted)))
+            .cloned()
+            .map(Some)
+            .ok_or_else(|| {
+                ToolError::invalid(
+                    "sku_id",
+                    format!("{} has no size \"{wanted}\"; its sizes are {}", product.brief.name, labels()),
+                )
+            }),
+        None => match skus.as_slice() {
+            [only] => Ok(Some(only.clone())),
+            _ => Err(ToolError::invalid(
+                "sku_id",
+                format!(
+                    "{} comes in several sizes ({}); ask the shopper which one",
+                    product.brief.name,
+                    labels()
+                ),
+            )),
+        },
+    }
+}
+
+/// Whether a size label and what the model wrote mean the same size:
+/// case, spaces, "size" and "码" aside.
+fn same_size(label: &str, wanted: &str) -> bool {
+    let key = |s: &str| {
+        let s = s.to_lowercase().replace("size", "").replace('码', "");
+        s.split_whitespace().collect::<String>()
+    };
+    let label = key(label);
+    !label.is_empty() && label == key(wanted)
+}
+
+/// Arguments of `remove_from_cart`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct RemoveFromCartArgs {
+    /// The cart line's item_id, as view_cart returned it.
+    pub item_id: Option<String>,
+    /// Instead of item_id: the product to remove…
+    pub product_id: Option<String>,
+    /// …and its size (sku_id or label), when the cart holds it in several sizes.
+    pub sku_id: Option<String>,
+}
+
+/// Take one line out of the shopper's cart: give item_id, or product_id
+/// (and sku_id). The shopper confirms first.
+#[tool_function(level = "confirm", scope = "private", preview = preview_remove_from_cart)]
+pub async fn remove_from_cart(ctx: &ToolContext, args: RemoveFromCartArgs) -> ToolResult {
+    let cart = ctx.mall.get_cart(&ctx.shopper).await?;
+    let item = pick_item(&cart, &args)?;
+    let cart = ctx.mall.remove_cart_item(&ctx.shopper, &item.item_id, idempotency_key(ctx)).await?;
+    Ok(ToolOutput::data(cart_json(&cart)))
+}
+
+/// "从购物车移除：Nike Pegasus 41 跑鞋（42 码）× 1，¥699".
+pub async fn preview_remove_from_cart(
+    ctx: &ToolContext,
+    args: RemoveFromCartArgs,
+) -> Result<Preview, ToolError> {
+    let cart = ctx.mall.get_cart(&ctx.shopper).await?;
+    let item = pick_item(&cart, &args)?;
+    Ok(Preview {
+        summary: format!(
+            "{}{}",
+            ctx.lang.pick("从购物车移除：", "Remove from cart: "),
+            cart_item_text(ctx.lang, &item)
+        ),
+        fingerprint: json!({
+            "item_id": item.item_id,
+            "product_id": item.product_id,
+            "sku_id": item.sku_id,
+            "quantity": item.quantity,
+        }),
+    })
+}
+
+/// The cart line the arguments point at.
+fn pick_item(cart: &Cart, args: &RemoveFromCartArgs) -> Result<CartItem, ToolError> {
+    let given = |v: &Option<String>| v.as_deref().map(str::trim).filter(|v| !v.is_empty()).map(str::to_owned);
+    if let Some(item_id) = given(&args.item_id) {
+        return cart.items.iter().find(|i| i.item_id == item_id).cloned().ok_or_else(|| {
+            ToolError::NotFound(format!(
+                "item {item_id} is not in the shopper's cart; view_cart lists its items"
+            ))
+        });
+    }
+    let Some(product_id) = given(&args.product_id) else {
+        return Err(ToolError::invalid("item_id", "give item_id, or product_id (and sku_id)"));
+    };
+    let sku = given(&args.sku_id);
+    let matches: Vec<&CartItem> = cart
+        .items
+        .iter()
+        .filter(|i| i.product_id == product_id)
+        .filter(|i| match &sku {
+            Some(sku) => {
+                i.sku_id.as_deref() == Some(sku) || i.sku_label.as_deref().is_some_and(|l| same_size(l, sku))
+            }
+            None => true,
+        })
+        .collect();
+    match matches.as_slice() {
+        [item] => Ok((*item).clone()),
+        [] => Err(ToolError::NotFound(format!(
+            "product {product_id}{} is not in the shopper's cart; view_cart lists its items",
+            sku.map(|s| format!(" (size {s})")).unwrap_or_default()
+        ))),
+        several => {
+            let sizes: Vec<&str> = several.iter().filter_map(|i| i.sku_label.as_deref()).collect();
+            Err(ToolError::invalid(
+                "sku_id",
+                format!("the cart holds {product_id} in several sizes ({}); say which one", sizes.join(", ")),
+            ))
+        }
+    }
+}
+
+/// Empty the shopper's cart. The shopper confirms first.
+#[tool_function(level = "confirm", scope = "private", preview = preview_clear_cart)]
+pub async fn clear_cart(ctx: &ToolContext, _args: NoArguments) -> ToolResult {
+    let cart = ctx.mall.clear_cart(&ctx.shopper, idempotency_key(ctx)).await?;
+    Ok(ToolOutput::data(cart_json(&cart)))
+}
+
+/// "清空购物车：" and every line with the total. An empty cart has nothing
+/// to confirm: `CART_EMPTY`.
+pub async fn preview_clear_cart(ctx: &ToolContext, _args: NoArguments) -> Result<Preview, ToolError> {
+    let cart = ctx.mall.get_cart(&ctx.shopper).await?;
+    if cart.items.is_empty() {
+        return Err(ServiceError::CartEmpty.into());
+    }
+    Ok(Preview {
+        summary: format!(
+            "{}\n{}",
+            ctx.lang.pick("清空购物车：", "Empty the cart:"),
+            items_and_total(ctx.lang, &cart.items, cart.total_cents)
+        ),
+        fingerprint: json!({
+            "cart_id": cart.cart_id,
+            "total_cents": cart.total_cents,
+            "item_count": cart.items.len(),
+        }),
+    })
+}
+
+/// The shopper's cart: every line with size, quantity and price, and the
+/// total. Its cart_id is what create_order needs.
+#[tool_function(level = "safe", scope = "private")]
+pub async fn view_cart(ctx: &ToolContext, _args: NoArguments) -> ToolResult {
+    let cart = ctx.mall.get_cart(&ctx.shopper).await?;
+    let output = ToolOutput::data(cart_json(&cart));
+    Ok(if cart.items.is_empty() {
+        output
+    } else {
+        output.with_suggestions([ctx.lang.pick("下单", "Place the order")])
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_match_whatever_way_they_are_written() {
+        assert!(same_size("42", "42"));
+        assert!(same_size("42", "42码"));
+        assert!(same_size("42", " 42 码 "));
+        assert!(same_size("M", "m"));
+        assert!(same_size("M", "size M"));
+        assert!(!same_size("42", "43"));
+        assert!(!same_size("M", "XL"));
+        assert!(!same_size("码", ""));
+    }
+}

@@ -1,0 +1,133 @@
+//! The registry as the router and the model see it: the 14 mall tools, their
+//! levels, scopes, descriptions and parameter schemas.
+#![allow(clippy::unwrap_used)]
+
+use handlers::{Level, Scope};
+use serde_json::{Value, json};
+
+/// DESIGN.md's table: name, level, scope, parameters (`?` = optional).
+const TOOLS: &[(&str, Level, Scope, &[&str])] = &[
+    ("add_to_cart", Level::Confirm, Scope::Private, &["product_id", "quantity", "sku_id?"]),
+    ("cancel_order", Level::Critical, Scope::Private, &["order_id"]),
+    ("clear_cart", Level::Confirm, Scope::Private, &[]),
+    ("create_order", Level::Critical, Scope::Private, &["cart_id"]),
+    ("get_order_status", Level::Safe, Scope::Private, &["order_id"]),
+    ("get_product_detail", Level::Safe, Scope::Both, &["product_id"]),
+    ("get_store_info", Level::Safe, Scope::Both, &["store_id", "info_type"]),
+    ("list_orders", Level::Safe, Scope::Private, &[]),
+    ("navigate_to_area", Level::Safe, Scope::Both, &["area_name", "show_stores?"]),
+    ("navigate_to_store", Level::Safe, Scope::Both, &["store_name", "highlight?"]),
+    ("remove_from_cart", Level::Confirm, Scope::Private, &["item_id?", "product_id?", "sku_id?"]),
+    (
+        "search_products",
+        Level::Safe,
+        Scope::Both,
+        &["keyword", "max_price?", "min_price?", "brand?", "category?"],
+    ),
+    ("search_stores", Level::Safe, Scope::Both, &["keyword", "category?"]),
+    ("view_cart", Level::Safe, Scope::Private, &[]),
+];
+
+fn strings(v: &Value) -> Vec<&str> {
+    let mut names: Vec<&str> = v.as_array().unwrap().iter().map(|s| s.as_str().unwrap()).collect();
+    names.sort_unstable();
+    names
+}
+
+#[test]
+fn registry_holds_exactly_the_fourteen_tools_sorted_and_unique() {
+    let names: Vec<&str> = handlers::all().iter().map(|t| t.name).collect();
+    let expected: Vec<&str> = TOOLS.iter().map(|t| t.0).collect();
+    assert_eq!(names, expected);
+}
+
+#[test]
+fn levels_scopes_and_parameters_are_the_designs() {
+    for (name, level, scope, params) in TOOLS {
+        let tool = handlers::find(name).unwrap();
+        assert_eq!((tool.level, tool.scope), (*level, *scope), "{name}");
+        assert!(!tool.require_at, "{name}");
+        let schema = tool.parameters();
+        let mut all: Vec<&str> = params.iter().map(|p| p.trim_end_matches('?')).collect();
+        all.sort_unstable();
+        let mut required: Vec<&str> = params.iter().filter(|p| !p.ends_with('?')).copied().collect();
+        required.sort_unstable();
+        let properties: Vec<&str> =
+            schema["properties"].as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(properties, all, "{name}: {schema}");
+        assert_eq!(strings(&schema["required"]), required, "{name}: {schema}");
+    }
+}
+
+#[test]
+fn risky_tools_have_previews_and_safe_ones_none() {
+    for tool in handlers::all() {
+        assert_eq!(tool.preview.is_some(), tool.level != Level::Safe, "{}", tool.name);
+    }
+}
+
+#[test]
+fn every_description_is_a_short_first_paragraph() {
+    for tool in handlers::all() {
+        let first = tool.description.split("\n\n").next().unwrap();
+        assert!(!first.trim().is_empty(), "{}", tool.name);
+        assert!(first.chars().count() <= 200, "{}: {first}", tool.name);
+        assert!(!tool.description.contains("///"), "{}", tool.name);
+    }
+}
+
+#[test]
+fn every_schema_is_a_plain_object_schema() {
+    for tool in handlers::all() {
+        let schema = tool.parameters();
+        assert_eq!(schema["type"], "object", "{}", tool.name);
+        assert!(schema["properties"].is_object(), "{}: {schema}", tool.name);
+        assert!(schema["required"].is_array(), "{}: {schema}", tool.name);
+        assert_eq!(schema["additionalProperties"], false, "{}", tool.name);
+        let text = schema.to_string();
+        for banned in ["$ref", "$defs", "$schema", "\"title\"", "anyOf", "oneOf", "null"] {
+            assert!(!text.contains(banned), "{}: {banned} in {text}", tool.name);
+        }
+        for (field, property) in schema["properties"].as_object().unwrap() {
+            assert!(property["type"].is_string(), "{}.{field}: {property}", tool.name);
+            assert!(property["description"].is_string(), "{}.{field} has no description", tool.name);
+        }
+    }
+}
+
+#[test]
+fn get_store_info_offers_the_three_info_types() {
+    let schema = handlers::find("get_store_info").unwrap().parameters();
+    let info_type = &schema["properties"]["info_type"];
+    assert_eq!(info_type["type"], "string");
+    assert_eq!(strings(&info_type["enum"]), ["basic", "promotions", "reviews"]);
+}
+
+#[test]
+fn search_products_needs_only_a_keyword_and_takes_prices_as_numbers() {
+    let schema = handlers::find("search_products").unwrap().parameters();
+    assert_eq!(schema["required"], json!(["keyword"]));
+    assert_eq!(schema["properties"]["max_price"]["type"], "number");
+    assert!(schema["properties"]["max_price"]["description"].as_str().unwrap().contains("yuan"));
+}
+
+#[test]
+fn add_to_cart_quantity_is_bounded_in_the_schema() {
+    let schema = handlers::find("add_to_cart").unwrap().parameters();
+    let quantity = &schema["properties"]["quantity"];
+    assert_eq!(quantity["type"], "integer");
+    assert_eq!((quantity["minimum"].as_u64(), quantity["maximum"].as_u64()), (Some(1), Some(99)));
+}
+
+#[test]
+fn openai_definitions_carry_name_description_and_parameters() {
+    let tool = handlers::find("view_cart").unwrap();
+    let definition = tool.openai_definition();
+    assert_eq!(definition["type"], "function");
+    assert_eq!(definition["function"]["name"], "view_cart");
+    assert_eq!(definition["function"]["description"], tool.description);
+    assert_eq!(
+        definition["function"]["parameters"],
+        json!({"type": "object", "properties": {}, "required": [], "additionalProperties": false})
+    );
+}

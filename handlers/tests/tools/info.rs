@@ -1,0 +1,129 @@
+//! get_product_detail and get_store_info.
+
+use handlers::{Lang, ToolError};
+use mockall::predicate::eq;
+use serde_json::json;
+use services::*;
+
+use crate::fixtures::*;
+
+#[tokio::test]
+async fn product_detail_lists_sizes_in_stock_every_sku_the_store_and_the_picture() {
+    let mut mall = MockMallApi::new();
+    mall.expect_get_product().with(eq("p-peg41")).returning(|_| Ok(pegasus()));
+    mall.expect_get_store().with(eq("s-nike")).returning(|_| Ok(nike()));
+    let output =
+        call(ctx(mall, Lang::Zh), "get_product_detail", json!({"product_id": "p-peg41"})).await.unwrap();
+    let sku = |size: &str, stock: u32| json!({"sku_id": format!("k-peg-{size}"), "label": size, "price_yuan": 699, "stock": stock});
+    assert_eq!(
+        output.data,
+        json!({
+            "product_id": "p-peg41", "name": "Nike Pegasus 41 跑鞋", "brand": "Nike", "category": "跑鞋",
+            "price_yuan": 699, "rating": 4.7, "description": "轻量缓震跑鞋", "in_stock": true,
+            "sizes": ["41", "42"],
+            "skus": [sku("41", 3), sku("42", 1), sku("43", 0)],
+            "store": {"store_id": "s-nike", "name": "耐克", "floor": 2, "unit": "201"},
+            "image": "https://img.example/peg41.jpg",
+        })
+    );
+    assert_eq!(output.image.as_deref(), Some("https://img.example/peg41.jpg"));
+    assert_eq!(output.suggestions, ["加入购物车", "带我去耐克"]);
+}
+
+#[tokio::test]
+async fn an_unknown_product_is_not_found() {
+    let mut mall = MockMallApi::new();
+    mall.expect_get_product().returning(|id| Err(ServiceError::not_found(format!("product {id}"))));
+    let err =
+        call(ctx(mall, Lang::Zh), "get_product_detail", json!({"product_id": "p-x"})).await.unwrap_err();
+    assert_eq!(err, ToolError::NotFound("product p-x".into()));
+}
+
+fn uniqlo_by_name() -> MockMallApi {
+    let mut mall = MockMallApi::new();
+    mall.expect_get_store().with(eq("Uniqlo")).returning(|_| Err(ServiceError::not_found("store Uniqlo")));
+    mall.expect_search_stores().returning(|_| Ok(page(vec![uniqlo()])));
+    mall
+}
+
+#[tokio::test]
+async fn basic_store_info_by_english_name() {
+    let ctx = ctx(uniqlo_by_name(), Lang::En);
+    let output =
+        call(ctx, "get_store_info", json!({"store_id": "Uniqlo", "info_type": "basic"})).await.unwrap();
+    assert_eq!(
+        output.data,
+        json!({
+            "info_type": "basic",
+            "store": {
+                "store_id": "s-uniqlo", "name": "优衣库", "name_en": "Uniqlo", "category": "服装", "floor": -1,
+                "unit": "B105", "area_id": "a-fashion", "open_hours": "10:00-22:00", "phone": "021-5555-0105",
+            },
+        })
+    );
+    assert_eq!(output.suggestions, ["Take me to Uniqlo"]);
+}
+
+#[tokio::test]
+async fn promotions_of_a_store() {
+    let mut mall = uniqlo_by_name();
+    mall.expect_store_promotions().with(eq("s-uniqlo")).returning(|_| {
+        Ok(page(vec![Promotion {
+            title: "满 300 减 50".into(),
+            description: "全场服装".into(),
+            valid_until: "2025-06-30T23:59:59+08:00".into(),
+        }]))
+    });
+    let args = json!({"store_id": "Uniqlo", "info_type": "promotions"});
+    let output = call(ctx(mall, Lang::Zh), "get_store_info", args).await.unwrap();
+    assert_eq!(
+        output.data,
+        json!({
+            "info_type": "promotions",
+            "store": {"store_id": "s-uniqlo", "name": "优衣库"},
+            "promotions": [{"title": "满 300 减 50", "description": "全场服装",
+                            "valid_until": "2025-06-30T23:59:59+08:00"}],
+        })
+    );
+}
+
+#[tokio::test]
+async fn reviews_show_the_first_five_and_the_average_of_all_fetched() {
+    let mut mall = MockMallApi::new();
+    mall.expect_get_store().with(eq("s-nike")).returning(|_| Ok(nike()));
+    mall.expect_store_reviews().withf(|id, page| id == "s-nike" && page.limit == Some(50)).returning(
+        |_, _| {
+            let ratings = [5.0, 4.0, 4.0, 3.0, 5.0, 2.0, 4.0];
+            let reviews = ratings
+                .iter()
+                .enumerate()
+                .map(|(i, r)| Review {
+                    rating: *r,
+                    text: format!("review {i}"),
+                    author: format!("shopper {i}"),
+                    created_at: "2025-04-01T12:00:00Z".into(),
+                })
+                .collect();
+            Ok(page(reviews))
+        },
+    );
+    let args = json!({"store_id": "s-nike", "info_type": "reviews"});
+    let output = call(ctx(mall, Lang::Zh), "get_store_info", args).await.unwrap();
+    assert_eq!(output.data["info_type"], "reviews");
+    assert_eq!(output.data["store"], json!({"store_id": "s-nike", "name": "耐克"}));
+    assert_eq!(output.data["average_rating"], json!(3.9));
+    let reviews = output.data["reviews"].as_array().unwrap();
+    assert_eq!(reviews.len(), 5);
+    assert_eq!(
+        reviews[0],
+        json!({"rating": 5.0, "text": "review 0", "author": "shopper 0", "created_at": "2025-04-01T12:00:00Z"})
+    );
+}
+
+#[tokio::test]
+async fn an_unknown_info_type_is_named_with_the_choices() {
+    let args = json!({"store_id": "s-nike", "info_type": "hours"});
+    let err = call(ctx(MockMallApi::new(), Lang::Zh), "get_store_info", args).await.unwrap_err();
+    assert_eq!(invalid_field(&err), Some("info_type"));
+    assert!(err.model_message().contains("promotions"), "{}", err.model_message());
+}

@@ -1,0 +1,221 @@
+//! create_order, cancel_order, get_order_status, list_orders and the previews.
+
+use handlers::{Lang, ToolError};
+use mockall::predicate::eq;
+use serde_json::json;
+use services::*;
+
+use crate::fixtures::*;
+
+/// The shopper's full cart, its first item's product and that product's store.
+fn mall_for_order_preview(cart: Cart) -> MockMallApi {
+    let mut mall = MockMallApi::new();
+    mall.expect_get_cart().withf(|s| s.as_str() == SHOPPER).returning(move |_| Ok(cart.clone()));
+    mall.expect_get_product().with(eq("p-peg41")).returning(|_| Ok(pegasus()));
+    mall.expect_get_store().with(eq("s-nike")).returning(|_| Ok(nike()));
+    mall
+}
+
+#[tokio::test]
+async fn the_order_preview_shows_every_line_the_total_and_the_pickup_store() {
+    let zh = preview(
+        ctx(mall_for_order_preview(full_cart()), Lang::Zh),
+        "create_order",
+        json!({"cart_id": "c-42"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        zh.summary,
+        "确认下单：\n1. Nike Pegasus 41 跑鞋（42 码）× 1，¥699\n2. 运动袜 × 2，¥39.98\n合计：¥738.98\n取货：耐克（2F 201）"
+    );
+    assert_eq!(
+        zh.fingerprint,
+        json!({
+            "cart_id": "c-42",
+            "total_cents": 73898,
+            "items": [["p-peg41", "k-peg-42", 1, 69900], ["p-socks", null, 2, 1999]],
+        })
+    );
+    let en = preview(
+        ctx(mall_for_order_preview(full_cart()), Lang::En),
+        "create_order",
+        json!({"cart_id": "c-42"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        en.summary,
+        "Place this order:\n1. Nike Pegasus 41 跑鞋 (size 42) × 1, ¥699\n2. 运动袜 × 2, ¥39.98\n\
+         Total: ¥738.98\nPickup: Nike (2F, unit 201)"
+    );
+    assert_eq!(en.fingerprint, zh.fingerprint);
+}
+
+#[tokio::test]
+async fn an_empty_cart_or_another_cart_id_is_refused_in_the_preview() {
+    let ctx_empty = ctx(mall_for_order_preview(cart(vec![])), Lang::Zh);
+    let err = preview(ctx_empty, "create_order", json!({"cart_id": "c-42"})).await.unwrap_err();
+    assert_eq!(refused_code(&err), Some("CART_EMPTY"));
+    let err = preview(
+        ctx(mall_for_order_preview(full_cart()), Lang::Zh),
+        "create_order",
+        json!({"cart_id": "cart_1"}),
+    )
+    .await
+    .unwrap_err();
+    let ToolError::NotFound(text) = &err else { panic!("{err:?}") };
+    assert!(text.contains("cart_1") && text.contains("c-42"), "{text}");
+}
+
+#[tokio::test]
+async fn a_confirmed_order_carries_the_key_and_the_total_the_shopper_saw() {
+    let mut mall = MockMallApi::new();
+    mall.expect_create_order()
+        .withf(|s, order, key| {
+            s.as_str() == SHOPPER
+                && *order == CreateOrder { cart_id: "c-42".into(), expected_total_cents: Some(73898) }
+                && *key == Some(IdempotencyKey("pa-order-1".into()))
+        })
+        .times(1)
+        .returning(|_, _, _| Ok(order(OrderStatus::PendingPayment)));
+    mall.expect_get_store().with(eq("s-nike")).returning(|_| Ok(nike()));
+    let fingerprint = json!({"cart_id": "c-42", "total_cents": 73898, "items": []});
+    let output = call(approved(mall, "pa-order-1", fingerprint), "create_order", json!({"cart_id": "c-42"}))
+        .await
+        .unwrap();
+    let order = &output.data["order"];
+    assert_eq!(order["order_id"], "o-1001");
+    assert_eq!(order["status"], "PENDING_PAYMENT");
+    assert_eq!(order["total_yuan"], json!(738.98));
+    assert_eq!(order["created_at"], "2025-05-01T10:30:00Z");
+    assert_eq!(order["items"][0]["sku_label"], "42");
+    assert_eq!(order["items"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        order["pickup_store"],
+        json!({"store_id": "s-nike", "name": "耐克", "floor": 2, "unit": "201"})
+    );
+}
+
+#[tokio::test]
+async fn an_order_without_approval_sends_no_key_and_no_expected_total() {
+    let mut mall = MockMallApi::new();
+    mall.expect_create_order()
+        .withf(|_, order, key| order.expected_total_cents.is_none() && key.is_none())
+        .returning(|_, _, _| Ok(order(OrderStatus::PendingPayment)));
+    mall.expect_get_store().returning(|_| Ok(nike()));
+    let output = call(ctx(mall, Lang::Zh), "create_order", json!({"cart_id": "c-42"})).await.unwrap();
+    assert_eq!(output.data["order"]["order_id"], "o-1001");
+}
+
+#[tokio::test]
+async fn a_price_change_is_refused_with_its_code() {
+    let mut mall = MockMallApi::new();
+    mall.expect_create_order().returning(|_, _, _| {
+        Err(ServiceError::PriceChanged { total_cents: 75898, message: "re-priced".into() })
+    });
+    let ctx = approved(mall, "pa-order-2", json!({"total_cents": 73898}));
+    let err = call(ctx, "create_order", json!({"cart_id": "c-42"})).await.unwrap_err();
+    assert_eq!(refused_code(&err), Some("PRICE_CHANGED"), "{err:?}");
+}
+
+fn mall_with_order(status: OrderStatus) -> MockMallApi {
+    let mut mall = MockMallApi::new();
+    mall.expect_get_order()
+        .withf(|s, id| s.as_str() == SHOPPER && id == "o-1001")
+        .returning(move |_, _| Ok(order(status)));
+    mall
+}
+
+#[tokio::test]
+async fn the_cancel_preview_shows_the_orders_items_and_total() {
+    let zh = preview(
+        ctx(mall_with_order(OrderStatus::PendingPayment), Lang::Zh),
+        "cancel_order",
+        json!({"order_id": "o-1001"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        zh.summary,
+        "取消订单 o-1001：\n1. Nike Pegasus 41 跑鞋（42 码）× 1，¥699\n2. 运动袜 × 2，¥39.98\n合计：¥738.98"
+    );
+    assert_eq!(
+        zh.fingerprint,
+        json!({"order_id": "o-1001", "status": "PENDING_PAYMENT", "total_cents": 73898})
+    );
+    let en = preview(
+        ctx(mall_with_order(OrderStatus::PendingPayment), Lang::En),
+        "cancel_order",
+        json!({"order_id": "o-1001"}),
+    )
+    .await
+    .unwrap();
+    assert!(en.summary.starts_with("Cancel order o-1001:\n1. Nike Pegasus 41 跑鞋 (size 42) × 1, ¥699\n"));
+    assert!(en.summary.ends_with("\nTotal: ¥738.98"), "{}", en.summary);
+}
+
+#[tokio::test]
+async fn a_paid_order_cannot_be_cancelled_and_the_preview_says_so() {
+    let err = preview(
+        ctx(mall_with_order(OrderStatus::Paid), Lang::Zh),
+        "cancel_order",
+        json!({"order_id": "o-1001"}),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(refused_code(&err), Some("ORDER_NOT_CANCELLABLE"));
+    assert!(err.to_string().contains("PAID"), "{err}");
+}
+
+#[tokio::test]
+async fn a_confirmed_cancel_carries_the_key_and_returns_the_cancelled_order() {
+    let mut mall = MockMallApi::new();
+    mall.expect_cancel_order()
+        .withf(|s, id, key| {
+            s.as_str() == SHOPPER && id == "o-1001" && *key == Some(IdempotencyKey("pa-cancel".into()))
+        })
+        .times(1)
+        .returning(|_, _, _| Ok(order(OrderStatus::Cancelled)));
+    mall.expect_get_store().returning(|_| Ok(nike()));
+    let ctx = approved(mall, "pa-cancel", json!({"order_id": "o-1001"}));
+    let output = call(ctx, "cancel_order", json!({"order_id": " o-1001 "})).await.unwrap();
+    assert_eq!(output.data["order"]["status"], "CANCELLED");
+}
+
+#[tokio::test]
+async fn order_status_survives_a_failed_store_lookup() {
+    let mut mall = mall_with_order(OrderStatus::Paid);
+    mall.expect_get_store().returning(|_| Err(unavailable()));
+    let output = call(ctx(mall, Lang::Zh), "get_order_status", json!({"order_id": "o-1001"})).await.unwrap();
+    assert_eq!(output.data["order"]["status"], "PAID");
+    assert_eq!(
+        output.data["order"]["pickup_store"],
+        json!({"store_id": "s-nike", "name": null, "floor": null, "unit": null})
+    );
+}
+
+#[tokio::test]
+async fn another_shoppers_order_is_not_found() {
+    let mut mall = MockMallApi::new();
+    mall.expect_get_order().returning(|_, id| Err(ServiceError::not_found(format!("order {id}"))));
+    let err = call(ctx(mall, Lang::Zh), "get_order_status", json!({"order_id": "o-9"})).await.unwrap_err();
+    assert_eq!(err, ToolError::NotFound("order o-9".into()));
+}
+
+#[tokio::test]
+async fn list_orders_shows_the_ten_newest_with_item_counts() {
+    let mut mall = MockMallApi::new();
+    mall.expect_list_orders()
+        .withf(|s, page| s.as_str() == SHOPPER && page.limit == Some(10))
+        .returning(|_, _| Ok(Page { items: vec![order(OrderStatus::Paid)], total: 14 }));
+    let output = call(ctx(mall, Lang::Zh), "list_orders", json!({})).await.unwrap();
+    assert_eq!(
+        output.data,
+        json!({
+            "total": 14,
+            "orders": [{"order_id": "o-1001", "status": "PAID", "total_yuan": 738.98,
+                        "created_at": "2025-05-01T10:30:00Z", "item_count": 3}],
+        })
+    );
+}

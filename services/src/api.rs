@@ -1,0 +1,114 @@
+//! [`MallApi`]: every endpoint of the mall contract as one async trait, so the
+//! bot can talk to the embedded demo mall, a real backend over HTTP, or a mock.
+
+use async_trait::async_trait;
+
+use crate::error::ServiceError;
+use crate::models::*;
+
+/// The shopper on whose behalf a request is made: `<platform>:<id>`,
+/// sent as `X-Mall-User` (e.g. `telegram:123456789`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Shopper(pub String);
+
+impl Shopper {
+    /// A shopper of a platform: `Shopper::new("telegram", 42)` is `telegram:42`.
+    pub fn new(platform: &str, id: impl std::fmt::Display) -> Self {
+        Shopper(format!("{platform}:{id}"))
+    }
+
+    /// The header value.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for Shopper {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// An `Idempotency-Key` (opaque, at most 128 characters).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct IdempotencyKey(pub String);
+
+impl IdempotencyKey {
+    /// Longest key the contract allows.
+    pub const MAX_LEN: usize = 128;
+
+    /// The key's text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Result of a mall call.
+pub type MallResult<T> = Result<T, ServiceError>;
+
+/// The mall's operations, one method per endpoint of the contract.
+///
+/// Cart and order methods act for `shopper` only: another shopper's cart
+/// item or order is [`ServiceError::NotFound`]. Mutating methods take an
+/// optional idempotency key: the same key with the same request returns the
+/// first answer again and changes nothing more.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+#[async_trait]
+pub trait MallApi: Send + Sync {
+    /// `GET /api/health`.
+    async fn health(&self) -> MallResult<Health>;
+    /// `GET /api/products/search`, best match first.
+    async fn search_products(&self, query: &ProductQuery) -> MallResult<Page<ProductBrief>>;
+    /// `GET /api/products/{id}`.
+    async fn get_product(&self, id: &str) -> MallResult<Product>;
+    /// `GET /api/stores/search`.
+    async fn search_stores(&self, query: &StoreQuery) -> MallResult<Page<Store>>;
+    /// `GET /api/stores/{id}`.
+    async fn get_store(&self, id: &str) -> MallResult<Store>;
+    /// `GET /api/stores/{id}/promotions`.
+    async fn store_promotions(&self, id: &str) -> MallResult<Page<Promotion>>;
+    /// `GET /api/stores/{id}/reviews`.
+    async fn store_reviews(&self, id: &str, page: PageRequest) -> MallResult<Page<Review>>;
+    /// `GET /api/areas`.
+    async fn list_areas(&self) -> MallResult<Page<Area>>;
+    /// `GET /api/areas/{id}`.
+    async fn get_area(&self, id: &str) -> MallResult<Area>;
+    /// `GET /api/navigation/route`; `from` defaults to `main_entrance`.
+    async fn route(&self, to_store: &str, from: Option<String>) -> MallResult<Route>;
+    /// `GET /api/cart` (an empty cart if the shopper has none yet).
+    async fn get_cart(&self, shopper: &Shopper) -> MallResult<Cart>;
+    /// `POST /api/cart/items`.
+    async fn add_cart_item(
+        &self,
+        shopper: &Shopper,
+        item: &AddCartItem,
+        key: Option<IdempotencyKey>,
+    ) -> MallResult<Cart>;
+    /// `DELETE /api/cart/items/{item_id}`.
+    async fn remove_cart_item(
+        &self,
+        shopper: &Shopper,
+        item_id: &str,
+        key: Option<IdempotencyKey>,
+    ) -> MallResult<Cart>;
+    /// `DELETE /api/cart`.
+    async fn clear_cart(&self, shopper: &Shopper, key: Option<IdempotencyKey>) -> MallResult<Cart>;
+    /// `POST /api/orders`: re-prices the cart, reserves stock, empties the cart.
+    async fn create_order(
+        &self,
+        shopper: &Shopper,
+        order: &CreateOrder,
+        key: Option<IdempotencyKey>,
+    ) -> MallResult<Order>;
+    /// `GET /api/orders`, newest first.
+    async fn list_orders(&self, shopper: &Shopper, page: PageRequest) -> MallResult<Page<Order>>;
+    /// `GET /api/orders/{id}`.
+    async fn get_order(&self, shopper: &Shopper, order_id: &str) -> MallResult<Order>;
+    /// `POST /api/orders/{id}/cancel`: only `PENDING_PAYMENT` orders; returns stock.
+    async fn cancel_order(
+        &self,
+        shopper: &Shopper,
+        order_id: &str,
+        key: Option<IdempotencyKey>,
+    ) -> MallResult<Order>;
+}

@@ -1,0 +1,213 @@
+//! SQLite storage of the embedded mall: the schema, opening a database
+//! (WAL, created on first open), stock seeded from the catalog, and the
+//! idempotency records of mutating requests.
+
+use std::path::Path;
+
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::api::{IdempotencyKey, Shopper};
+use crate::error::ServiceError;
+
+use super::catalog::Catalog;
+use super::clock::unix_now;
+use super::inventory::Inventory;
+
+/// How long an idempotency key is remembered.
+pub(crate) const IDEMPOTENCY_TTL_SECS: i64 = 24 * 60 * 60;
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS inventory (
+    slot        TEXT PRIMARY KEY,   -- a SKU id, or the id of a product without SKUs
+    stock       INTEGER NOT NULL CHECK (stock >= 0),
+    price_cents INTEGER             -- an operator's price; NULL means the catalog's
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS carts (
+    shopper TEXT PRIMARY KEY,
+    cart_id TEXT NOT NULL UNIQUE
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS cart_items (
+    item_id    TEXT PRIMARY KEY,
+    cart_id    TEXT NOT NULL REFERENCES carts (cart_id),
+    product_id TEXT NOT NULL,
+    slot       TEXT NOT NULL,
+    quantity   INTEGER NOT NULL CHECK (quantity BETWEEN 1 AND 99),
+    UNIQUE (cart_id, slot)
+);
+
+CREATE TABLE IF NOT EXISTS orders (
+    seq             INTEGER PRIMARY KEY AUTOINCREMENT,
+    order_id        TEXT NOT NULL UNIQUE,
+    shopper         TEXT NOT NULL,
+    status          TEXT NOT NULL,
+    items           TEXT NOT NULL,  -- JSON array of the contract's CartItem, at the prices paid
+    total_cents     INTEGER NOT NULL,
+    created_at      TEXT NOT NULL,
+    pickup_store_id TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS orders_by_shopper ON orders (shopper, seq);
+
+CREATE TABLE IF NOT EXISTS idempotency (
+    shopper     TEXT NOT NULL,
+    key         TEXT NOT NULL,
+    operation   TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,      -- the operation and its request, as JSON
+    response    TEXT NOT NULL,      -- the answer given, as JSON
+    created_at  INTEGER NOT NULL,   -- Unix seconds
+    PRIMARY KEY (shopper, key)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS idempotency_by_age ON idempotency (created_at);
+";
+
+/// What can fail inside a mall operation: an answer for the shopper, or the storage.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum OpError {
+    /// An answer about the request (not found, out of stock…).
+    #[error(transparent)]
+    Service(#[from] ServiceError),
+    #[error("database: {0}")]
+    Db(#[from] rusqlite::Error),
+    #[error("stored JSON: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
+impl From<OpError> for ServiceError {
+    fn from(error: OpError) -> Self {
+        match error {
+            OpError::Service(e) => e,
+            other => {
+                tracing::error!(error = %other, "embedded mall storage failed");
+                ServiceError::Unavailable { message: format!("the mall's storage failed: {other}") }
+            }
+        }
+    }
+}
+
+/// Opens (or creates) the database at `path`, or an in-memory one, with the schema in place.
+pub(crate) fn open(path: Option<&Path>) -> Result<Connection, rusqlite::Error> {
+    let conn = match path {
+        Some(path) => {
+            let conn = Connection::open(path)?;
+            let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
+            if !mode.eq_ignore_ascii_case("wal") {
+                tracing::warn!(path = %path.display(), mode, "SQLite did not switch to WAL");
+            }
+            conn.pragma_update(None, "synchronous", "NORMAL")?;
+            conn
+        }
+        None => Connection::open_in_memory()?,
+    };
+    conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    conn.execute_batch(SCHEMA)?;
+    Ok(conn)
+}
+
+/// Adds a stock row for every catalog slot the database does not know yet,
+/// forgets expired idempotency records, and returns the current levels.
+pub(crate) fn prepare(conn: &mut Connection, catalog: &Catalog) -> Result<Inventory, rusqlite::Error> {
+    let tx = conn.transaction()?;
+    {
+        let mut insert = tx.prepare("INSERT OR IGNORE INTO inventory (slot, stock) VALUES (?1, ?2)")?;
+        for slot in &catalog.slots {
+            insert.execute(params![slot.key, slot.stock])?;
+        }
+    }
+    tx.execute("DELETE FROM idempotency WHERE created_at < ?1", [unix_now() - IDEMPOTENCY_TTL_SECS])?;
+    tx.commit()?;
+
+    let inventory = Inventory::new(catalog);
+    let mut rows = conn.prepare("SELECT slot, stock, price_cents FROM inventory")?;
+    let mut rows = rows.query([])?;
+    while let Some(row) = rows.next()? {
+        let key: String = row.get(0)?;
+        let Some(slot) = catalog.slot_index_of(&key) else { continue };
+        inventory.set_stock(catalog, slot, row.get(1)?);
+        if let Some(price) = row.get::<_, Option<i64>>(2)? {
+            inventory.set_price(catalog, slot, price);
+        }
+    }
+    Ok(inventory)
+}
+
+/// A random id with a prefix: `o-3f9a0c41d2e7`.
+pub(crate) fn new_id(prefix: &str) -> String {
+    format!("{prefix}-{:012x}", rand::random::<u64>() & 0xffff_ffff_ffff)
+}
+
+/// One mutating request as the idempotency table sees it.
+pub(crate) struct Idempotent<'a> {
+    pub shopper: &'a Shopper,
+    pub key: &'a IdempotencyKey,
+    pub operation: &'static str,
+    pub fingerprint: String,
+}
+
+impl<'a> Idempotent<'a> {
+    /// The record for `key`, or an error when the key is empty or too long.
+    pub fn new(
+        shopper: &'a Shopper,
+        key: &'a IdempotencyKey,
+        operation: &'static str,
+        request: &impl Serialize,
+    ) -> Result<Self, OpError> {
+        let len = key.as_str().chars().count();
+        if len == 0 || len > IdempotencyKey::MAX_LEN {
+            return Err(ServiceError::invalid(
+                "idempotency_key",
+                format!("an Idempotency-Key has 1 to {} characters, got {len}", IdempotencyKey::MAX_LEN),
+            )
+            .into());
+        }
+        let fingerprint = serde_json::to_string(&(operation, request))?;
+        Ok(Idempotent { shopper, key, operation, fingerprint })
+    }
+
+    /// The answer given to the same request with this key in the last 24 hours;
+    /// a conflict when the key was used for a different request.
+    pub fn replay<T: DeserializeOwned>(&self, tx: &Transaction) -> Result<Option<T>, OpError> {
+        let stored: Option<(String, String)> = tx
+            .query_row(
+                "SELECT fingerprint, response FROM idempotency
+                 WHERE shopper = ?1 AND key = ?2 AND created_at >= ?3",
+                params![self.shopper.as_str(), self.key.as_str(), unix_now() - IDEMPOTENCY_TTL_SECS],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .optional()?;
+        match stored {
+            None => Ok(None),
+            Some((fingerprint, response)) if fingerprint == self.fingerprint => {
+                tracing::debug!(operation = self.operation, "replaying an idempotent request");
+                Ok(Some(serde_json::from_str(&response)?))
+            }
+            Some(_) => Err(ServiceError::Conflict {
+                message: format!(
+                    "Idempotency-Key `{}` was already used for a different request",
+                    self.key.as_str()
+                ),
+            }
+            .into()),
+        }
+    }
+
+    /// Remembers the answer to this request.
+    pub fn remember(&self, tx: &Transaction, response: &impl Serialize) -> Result<(), OpError> {
+        tx.execute(
+            "INSERT OR REPLACE INTO idempotency (shopper, key, operation, fingerprint, response, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![
+                self.shopper.as_str(),
+                self.key.as_str(),
+                self.operation,
+                self.fingerprint,
+                serde_json::to_string(response)?,
+                unix_now()
+            ],
+        )?;
+        Ok(())
+    }
+}

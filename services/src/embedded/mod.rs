@@ -1,0 +1,239 @@
+//! [`EmbeddedMall`]: the demo mall in process, behind [`MallApi`]. The
+//! [`Catalog`] (kept in the repository as data) answers search, stores,
+//! areas and routes; carts, orders, stock and idempotency records live in
+//! SQLite and survive a restart.
+
+mod catalog;
+mod clock;
+mod data;
+mod db;
+mod generate;
+mod index;
+mod inventory;
+mod route;
+mod search;
+mod shopping;
+mod text;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+
+use crate::api::{IdempotencyKey, MallApi, MallResult, Shopper};
+use crate::error::ServiceError;
+use crate::models::*;
+
+pub use catalog::{Catalog, CatalogError};
+pub use data::Floor;
+
+use shopping::MallState;
+
+/// The demo mall: search over its [`Catalog`], and carts and orders in SQLite.
+///
+/// Cheap to clone; clones share one database connection and one stock mirror.
+#[derive(Clone)]
+pub struct EmbeddedMall {
+    state: Arc<MallState>,
+}
+
+impl std::fmt::Debug for EmbeddedMall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EmbeddedMall")
+            .field("products", &self.state.catalog.product_count())
+            .finish_non_exhaustive()
+    }
+}
+
+impl EmbeddedMall {
+    /// The demo mall with its database at `path` (WAL mode; created on first open).
+    pub fn open(path: impl AsRef<Path>) -> Result<EmbeddedMall, ServiceError> {
+        EmbeddedMall::with_catalog(Catalog::demo(), Some(path.as_ref()))
+    }
+
+    /// The demo mall with an in-memory database, for tests and demos.
+    pub fn in_memory() -> EmbeddedMall {
+        EmbeddedMall::with_catalog(Catalog::demo(), None).expect("an in-memory SQLite database opens")
+    }
+
+    /// A mall of `catalog`, with its database at `path` or in memory.
+    pub fn with_catalog(catalog: Arc<Catalog>, path: Option<&Path>) -> Result<EmbeddedMall, ServiceError> {
+        let state = MallState::open(catalog, path)?;
+        tracing::info!(
+            path = path.map(|p| p.display().to_string()).unwrap_or_else(|| ":memory:".to_owned()),
+            products = state.catalog.product_count(),
+            "embedded mall opened"
+        );
+        Ok(EmbeddedMall { state: Arc::new(state) })
+    }
+
+    /// The mall's catalog (with the catalog's original prices and stock).
+    pub fn catalog(&self) -> &Arc<Catalog> {
+        &self.state.catalog
+    }
+
+    /// Changes the price of a SKU (or of a product without SKUs, by its id), for operators and tests.
+    pub fn set_sku_price(&self, sku_id: &str, cents: i64) -> Result<(), ServiceError> {
+        let slot = self
+            .state
+            .catalog
+            .slot_index_of(sku_id)
+            .ok_or_else(|| ServiceError::not_found(format!("SKU {sku_id} not found")))?;
+        self.state.set_price(&[slot], cents)
+    }
+
+    /// Changes the price of a product: all its SKUs, or the product itself when it has none.
+    pub fn set_product_price(&self, product_id: &str, cents: i64) -> Result<(), ServiceError> {
+        let product = self
+            .state
+            .catalog
+            .product_index_of(product_id)
+            .ok_or_else(|| ServiceError::not_found(format!("product {product_id} not found")))?;
+        let slots: Vec<u32> = self.state.catalog.product_slots(product).collect();
+        self.state.set_price(&slots, cents)
+    }
+
+    /// Sets the stock of a SKU (or of a product without SKUs, by its id).
+    pub fn set_stock(&self, sku_id: &str, stock: u32) -> Result<(), ServiceError> {
+        self.state.set_stock(sku_id, stock)
+    }
+
+    /// Moves an order to another status, as a payment or a pickup would.
+    pub fn set_order_status(&self, order_id: &str, status: OrderStatus) -> Result<(), ServiceError> {
+        self.state.set_order_status(order_id, status)
+    }
+
+    /// Runs database work off the async runtime's threads.
+    async fn blocking<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&MallState) -> MallResult<T> + Send + 'static,
+    ) -> MallResult<T> {
+        let state = Arc::clone(&self.state);
+        tokio::task::spawn_blocking(move || work(&state)).await.map_err(|e| {
+            tracing::error!(error = %e, "embedded mall task failed");
+            ServiceError::Unavailable { message: format!("the mall's storage task failed: {e}") }
+        })?
+    }
+
+    fn store_or_404(&self, id: &str) -> MallResult<&Store> {
+        self.state.catalog.store(id).ok_or_else(|| ServiceError::not_found(format!("store {id} not found")))
+    }
+}
+
+#[async_trait]
+impl MallApi for EmbeddedMall {
+    async fn health(&self) -> MallResult<Health> {
+        self.blocking(|state| state.ping()).await?;
+        Ok(Health { status: "ok".to_owned() })
+    }
+
+    async fn search_products(&self, query: &ProductQuery) -> MallResult<Page<ProductBrief>> {
+        Ok(self.state.catalog.search_products_at(query, &self.state.inventory))
+    }
+
+    async fn get_product(&self, id: &str) -> MallResult<Product> {
+        let catalog = &self.state.catalog;
+        let product = catalog
+            .product_index_of(id)
+            .ok_or_else(|| ServiceError::not_found(format!("product {id} not found")))?;
+        Ok(catalog.product_view(product, &self.state.inventory))
+    }
+
+    async fn search_stores(&self, query: &StoreQuery) -> MallResult<Page<Store>> {
+        Ok(self.state.catalog.search_stores(query))
+    }
+
+    async fn get_store(&self, id: &str) -> MallResult<Store> {
+        self.store_or_404(id).cloned()
+    }
+
+    async fn store_promotions(&self, id: &str) -> MallResult<Page<Promotion>> {
+        self.store_or_404(id)?;
+        let items = self.state.catalog.promotions(id).unwrap_or_default().to_vec();
+        Ok(Page { total: items.len() as u64, items })
+    }
+
+    async fn store_reviews(&self, id: &str, page: PageRequest) -> MallResult<Page<Review>> {
+        self.store_or_404(id)?;
+        let all = self.state.catalog.reviews(id).unwrap_or_default();
+        let items = all.iter().skip(page.offset() as usize).take(page.limit() as usize).cloned().collect();
+        Ok(Page { items, total: all.len() as u64 })
+    }
+
+    async fn list_areas(&self) -> MallResult<Page<Area>> {
+        let items = self.state.catalog.areas().to_vec();
+        Ok(Page { total: items.len() as u64, items })
+    }
+
+    async fn get_area(&self, id: &str) -> MallResult<Area> {
+        self.state
+            .catalog
+            .area(id)
+            .cloned()
+            .ok_or_else(|| ServiceError::not_found(format!("area {id} not found")))
+    }
+
+    async fn route(&self, to_store: &str, from: Option<String>) -> MallResult<Route> {
+        self.state.catalog.route(to_store, from.as_deref())
+    }
+
+    async fn get_cart(&self, shopper: &Shopper) -> MallResult<Cart> {
+        let shopper = shopper.clone();
+        self.blocking(move |state| state.get_cart(&shopper)).await
+    }
+
+    async fn add_cart_item(
+        &self,
+        shopper: &Shopper,
+        item: &AddCartItem,
+        key: Option<IdempotencyKey>,
+    ) -> MallResult<Cart> {
+        let (shopper, item) = (shopper.clone(), item.clone());
+        self.blocking(move |state| state.add_cart_item(&shopper, &item, key.as_ref())).await
+    }
+
+    async fn remove_cart_item(
+        &self,
+        shopper: &Shopper,
+        item_id: &str,
+        key: Option<IdempotencyKey>,
+    ) -> MallResult<Cart> {
+        let (shopper, item_id) = (shopper.clone(), item_id.to_owned());
+        self.blocking(move |state| state.remove_cart_item(&shopper, &item_id, key.as_ref())).await
+    }
+
+    async fn clear_cart(&self, shopper: &Shopper, key: Option<IdempotencyKey>) -> MallResult<Cart> {
+        let shopper = shopper.clone();
+        self.blocking(move |state| state.clear_cart(&shopper, key.as_ref())).await
+    }
+
+    async fn create_order(
+        &self,
+        shopper: &Shopper,
+        order: &CreateOrder,
+        key: Option<IdempotencyKey>,
+    ) -> MallResult<Order> {
+        let (shopper, order) = (shopper.clone(), order.clone());
+        self.blocking(move |state| state.create_order(&shopper, &order, key.as_ref())).await
+    }
+
+    async fn list_orders(&self, shopper: &Shopper, page: PageRequest) -> MallResult<Page<Order>> {
+        let shopper = shopper.clone();
+        self.blocking(move |state| state.list_orders(&shopper, page)).await
+    }
+
+    async fn get_order(&self, shopper: &Shopper, order_id: &str) -> MallResult<Order> {
+        let (shopper, order_id) = (shopper.clone(), order_id.to_owned());
+        self.blocking(move |state| state.get_order(&shopper, &order_id)).await
+    }
+
+    async fn cancel_order(
+        &self,
+        shopper: &Shopper,
+        order_id: &str,
+        key: Option<IdempotencyKey>,
+    ) -> MallResult<Order> {
+        let (shopper, order_id) = (shopper.clone(), order_id.to_owned());
+        self.blocking(move |state| state.cancel_order(&shopper, &order_id, key.as_ref())).await
+    }
+}

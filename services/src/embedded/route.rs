@@ -1,0 +1,139 @@
+//! Walking directions: the catalog's route from the main entrance to every
+//! store, and routes from one store to another through the atrium escalators.
+
+use crate::error::ServiceError;
+use crate::models::Route;
+
+use super::catalog::Catalog;
+use super::data::{Side, StoreData, Wing};
+
+/// Metres of walking one escalator ride between adjacent floors is counted as.
+const ESCALATOR_M_PER_FLOOR: u32 = 15;
+/// Walking speed for the time estimate, metres per minute.
+const WALK_M_PER_MIN: u32 = 50;
+
+/// Directions to `to_store` from `from` (`main_entrance` when absent, or a store id).
+pub(crate) fn route(catalog: &Catalog, to_store: &str, from: Option<&str>) -> Result<Route, ServiceError> {
+    let to = catalog
+        .store_index_of(to_store)
+        .map(|i| &catalog.stores[i as usize])
+        .ok_or_else(|| ServiceError::not_found(format!("store {to_store} not found")))?;
+    let from = from.map(str::trim).filter(|f| !f.is_empty()).unwrap_or(&catalog.mall.entrance);
+    if from == catalog.mall.entrance {
+        return Ok(Route {
+            to_store_id: to.store.id.clone(),
+            from: from.to_owned(),
+            floor: to.store.floor,
+            steps: to.route.steps.clone(),
+            distance_m: to.route.distance_m,
+            eta_minutes: to.route.eta_minutes,
+        });
+    }
+    let start = catalog.store_index_of(from).map(|i| &catalog.stores[i as usize]).ok_or_else(|| {
+        ServiceError::invalid(
+            "from",
+            format!("unknown starting point `{from}`; use `{}` or a store id", catalog.mall.entrance),
+        )
+    })?;
+    Ok(between_stores(start, to))
+}
+
+/// Floors of escalator between two floors (there is no floor 0: B1 is next to 1F).
+fn escalator_hops(a: i32, b: i32) -> u32 {
+    let hops = a.abs_diff(b);
+    if (a < 0) != (b < 0) { hops - 1 } else { hops }
+}
+
+fn floor_label(floor: i32) -> String {
+    if floor < 0 { format!("B{}", -floor) } else { format!("{floor}F") }
+}
+
+fn wing_names(wing: Wing) -> (&'static str, &'static str) {
+    match wing {
+        Wing::East => ("东侧", "east"),
+        Wing::West => ("西侧", "west"),
+        Wing::North => ("北侧", "north"),
+        Wing::South => ("南侧", "south"),
+    }
+}
+
+fn side_names(side: Side) -> (&'static str, &'static str) {
+    match side {
+        Side::Left => ("左手边", "left"),
+        Side::Right => ("右手边", "right"),
+    }
+}
+
+fn arrival(to: &StoreData) -> String {
+    let (side_zh, side_en) = side_names(to.position.side);
+    format!(
+        "{}在{side_zh}，门牌 {} ({} is on your {side_en}, unit {})",
+        to.store.name, to.store.unit, to.store.name_en, to.store.unit
+    )
+}
+
+/// From one store to another: back to the atrium, up or down, along the corridor;
+/// or straight along the corridor when both are in the same wing of one floor.
+fn between_stores(from: &StoreData, to: &StoreData) -> Route {
+    let (a, b) = (&from.position, &to.position);
+    let mut steps = Vec::new();
+    let (distance, hops) = if from.store.id == to.store.id {
+        steps.push(format!(
+            "您已在{}（{}） (You are already at {})",
+            to.store.name, to.store.unit, to.store.name_en
+        ));
+        (0, 0)
+    } else if from.store.floor == to.store.floor && a.wing == b.wing {
+        let metres = a.offset_m.abs_diff(b.offset_m);
+        let (wing_zh, wing_en) = wing_names(b.wing);
+        let (dir_zh, dir_en) = if b.offset_m >= a.offset_m { ("向前", "on") } else { ("往回", "back") };
+        steps.push(format!(
+            "从{}出来，沿{wing_zh}走廊{dir_zh}走约 {metres} 米 (Leave {} and walk {dir_en} along the {wing_en} corridor for about {metres} m)",
+            from.store.name, from.store.name_en
+        ));
+        steps.push(arrival(to));
+        (metres, 0)
+    } else {
+        let (wing_a_zh, wing_a_en) = wing_names(a.wing);
+        let level_a = floor_label(from.store.floor);
+        steps.push(format!(
+            "从{}（{}）出来，沿{wing_a_zh}走廊走约 {} 米回到 {level_a} 中庭 (Leave {} and walk about {} m along the {wing_a_en} corridor back to the {level_a} atrium)",
+            from.store.name, from.store.unit, a.offset_m, from.store.name_en, a.offset_m
+        ));
+        let hops = escalator_hops(from.store.floor, to.store.floor);
+        if hops > 0 {
+            let level_b = floor_label(to.store.floor);
+            let (zh, en) = if to.store.floor > from.store.floor { ("上", "up") } else { ("下", "down") };
+            steps.push(format!("乘中庭扶梯{zh}到 {level_b} (Take the atrium escalator {en} to {level_b})"));
+        }
+        let (wing_b_zh, wing_b_en) = wing_names(b.wing);
+        steps.push(format!(
+            "沿{wing_b_zh}走廊前行约 {} 米 (Follow the {wing_b_en} corridor for about {} m)",
+            b.offset_m, b.offset_m
+        ));
+        steps.push(arrival(to));
+        (a.offset_m + ESCALATOR_M_PER_FLOOR * hops + b.offset_m, hops)
+    };
+    Route {
+        to_store_id: to.store.id.clone(),
+        from: from.store.id.clone(),
+        floor: to.store.floor,
+        steps,
+        distance_m: distance,
+        eta_minutes: distance.div_ceil(WALK_M_PER_MIN) + hops,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn basement_is_one_escalator_ride_from_the_ground_floor() {
+        assert_eq!(escalator_hops(1, -1), 1);
+        assert_eq!(escalator_hops(-1, 3), 3);
+        assert_eq!(escalator_hops(2, 5), 3);
+        assert_eq!(floor_label(-1), "B1");
+        assert_eq!(floor_label(3), "3F");
+    }
+}

@@ -1,0 +1,20 @@
+//! The mall API: typed models, the [`MallApi`] trait, the HTTP client
+//! [`HttpMall`], the in-process demo mall [`EmbeddedMall`] and the reference
+//! REST server that serves any `MallApi` (`mallbot mall-server`).
+//!
+//! This crate knows nothing of Telegram or language models.
+
+pub mod api;
+pub mod embedded;
+pub mod error;
+pub mod http;
+pub mod models;
+pub mod server;
+
+#[cfg(any(test, feature = "mock"))]
+pub use api::MockMallApi;
+pub use api::{IdempotencyKey, MallApi, Shopper};
+pub use embedded::{Catalog, EmbeddedMall};
+pub use error::ServiceError;
+pub use http::{HttpMall, HttpMallConfig};
+pub use models::*;

@@ -1,0 +1,294 @@
+//! The objects of the mall REST API (`shared/contracts/mall-api.md`).
+//!
+//! Money is always an integer number of fen in fields ending `_cents`.
+//! Every struct tolerates extra fields, so a newer backend does not break us.
+
+use serde::{Deserialize, Serialize};
+
+/// A shop in the mall.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Store {
+    pub id: String,
+    /// Chinese name.
+    pub name: String,
+    pub name_en: String,
+    pub category: String,
+    /// Floor number; basements are negative (B1 = -1).
+    pub floor: i32,
+    pub unit: String,
+    pub area_id: String,
+    pub open_hours: String,
+    pub phone: String,
+    #[serde(default)]
+    pub tags: Vec<String>,
+}
+
+/// A named part of the mall (food court, sports zone…).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Area {
+    pub id: String,
+    pub name: String,
+    pub name_en: String,
+    pub floor: i32,
+    pub description: String,
+    #[serde(default)]
+    pub store_ids: Vec<String>,
+}
+
+/// A product as listed in search results.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProductBrief {
+    pub id: String,
+    pub name: String,
+    pub brand: String,
+    pub category: String,
+    pub price_cents: i64,
+    pub rating: f32,
+    pub store_id: String,
+    pub store_name: String,
+    pub in_stock: bool,
+    /// Labels of the SKUs in stock.
+    #[serde(default)]
+    pub sizes: Vec<String>,
+}
+
+/// A product with its description, SKUs and images.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Product {
+    #[serde(flatten)]
+    pub brief: ProductBrief,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub skus: Vec<Sku>,
+    #[serde(default)]
+    pub images: Vec<String>,
+}
+
+/// One sellable variant of a product (a size, a colour).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Sku {
+    pub sku_id: String,
+    pub label: String,
+    pub price_cents: i64,
+    pub stock: u32,
+}
+
+/// A line of a cart or an order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CartItem {
+    pub item_id: String,
+    pub product_id: String,
+    #[serde(default)]
+    pub sku_id: Option<String>,
+    pub name: String,
+    #[serde(default)]
+    pub sku_label: Option<String>,
+    pub quantity: u32,
+    pub unit_price_cents: i64,
+    pub line_total_cents: i64,
+}
+
+/// A shopper's cart.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Cart {
+    pub cart_id: String,
+    #[serde(default)]
+    pub items: Vec<CartItem>,
+    pub total_cents: i64,
+}
+
+/// Where an order stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum OrderStatus {
+    PendingPayment,
+    Paid,
+    Cancelled,
+    Completed,
+}
+
+impl OrderStatus {
+    /// The contract's spelling (`PENDING_PAYMENT`…).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OrderStatus::PendingPayment => "PENDING_PAYMENT",
+            OrderStatus::Paid => "PAID",
+            OrderStatus::Cancelled => "CANCELLED",
+            OrderStatus::Completed => "COMPLETED",
+        }
+    }
+}
+
+/// An order placed from a cart, picked up at a store.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Order {
+    pub order_id: String,
+    pub status: OrderStatus,
+    #[serde(default)]
+    pub items: Vec<CartItem>,
+    pub total_cents: i64,
+    /// RFC 3339.
+    pub created_at: String,
+    pub pickup_store_id: String,
+}
+
+/// A store's promotion.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Promotion {
+    pub title: String,
+    pub description: String,
+    /// RFC 3339.
+    pub valid_until: String,
+}
+
+/// A shopper's review of a store.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Review {
+    pub rating: f32,
+    pub text: String,
+    pub author: String,
+    /// RFC 3339.
+    pub created_at: String,
+}
+
+/// Walking directions to a store.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Route {
+    pub to_store_id: String,
+    pub from: String,
+    pub floor: i32,
+    #[serde(default)]
+    pub steps: Vec<String>,
+    pub distance_m: u32,
+    pub eta_minutes: u32,
+}
+
+/// One page of a list endpoint: `{"items": [...], "total": n}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Page<T> {
+    pub items: Vec<T>,
+    pub total: u64,
+}
+
+/// `limit` (default 10, max 50) and `offset` of a list request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct PageRequest {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<u32>,
+}
+
+impl PageRequest {
+    /// Default page size of the contract.
+    pub const DEFAULT_LIMIT: u32 = 10;
+    /// Largest page size of the contract.
+    pub const MAX_LIMIT: u32 = 50;
+
+    /// A page of `limit` items from the start.
+    pub fn first(limit: u32) -> Self {
+        PageRequest { limit: Some(limit), offset: None }
+    }
+
+    /// The effective limit, defaulted and clamped to the contract's bounds.
+    pub fn limit(&self) -> u32 {
+        self.limit.unwrap_or(Self::DEFAULT_LIMIT).clamp(1, Self::MAX_LIMIT)
+    }
+
+    /// The effective offset.
+    pub fn offset(&self) -> u32 {
+        self.offset.unwrap_or(0)
+    }
+}
+
+/// Query of `GET /api/products/search`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ProductQuery {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keyword: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_price_cents: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_price_cents: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub brand: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
+    #[serde(flatten)]
+    pub page: PageRequest,
+}
+
+/// Query of `GET /api/stores/search`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct StoreQuery {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keyword: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub floor: Option<i32>,
+    #[serde(flatten)]
+    pub page: PageRequest,
+}
+
+/// Body of `POST /api/cart/items`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AddCartItem {
+    pub product_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sku_id: Option<String>,
+    pub quantity: u32,
+}
+
+/// Body of `POST /api/orders`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CreateOrder {
+    pub cart_id: String,
+    /// When given and the re-priced cart differs: `PRICE_CHANGED`, no order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_total_cents: Option<i64>,
+}
+
+/// Answer of `GET /api/health`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Health {
+    pub status: String,
+}
+
+/// Formats fen as yuan for people: `69900` → `"699"`, `1999` → `"19.99"`.
+pub fn format_yuan(cents: i64) -> String {
+    let sign = if cents < 0 { "-" } else { "" };
+    let abs = cents.unsigned_abs();
+    if abs % 100 == 0 {
+        format!("{sign}{}", abs / 100)
+    } else {
+        format!("{sign}{}.{:02}", abs / 100, abs % 100)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn yuan_formatting() {
+        assert_eq!(format_yuan(69900), "699");
+        assert_eq!(format_yuan(1999), "19.99");
+        assert_eq!(format_yuan(5), "0.05");
+        assert_eq!(format_yuan(-250), "-2.50");
+    }
+
+    #[test]
+    fn product_keeps_brief_fields_flat_and_ignores_extras() {
+        let json = r#"{"id":"p1","name":"跑鞋","brand":"Nike","category":"shoes","price_cents":69900,
+            "rating":4.5,"store_id":"s1","store_name":"Nike","in_stock":true,"sizes":["42"],
+            "description":"d","skus":[{"sku_id":"k","label":"42","price_cents":69900,"stock":3}],
+            "images":[],"extra_field":{"x":1}}"#;
+        let p: Product = serde_json::from_str(json).expect("parses");
+        assert_eq!(p.brief.id, "p1");
+        assert_eq!(p.skus[0].stock, 3);
+        let back = serde_json::to_value(&p).expect("serializes");
+        assert_eq!(back["price_cents"], 69900);
+    }
+}

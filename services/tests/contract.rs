@@ -1,0 +1,924 @@
+//! The mall contract (`shared/contracts/mall-api.md`) checked end to end: one suite run against
+//! the embedded mall and against `HttpMall` → the reference server → the embedded mall, plus
+//! HTTP-only checks of the server and failure handling of the client against stub servers.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+mod client {
+    //! `HttpMall` against scripted stub servers on loopback.
+
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Arc, Mutex};
+    use std::time::Duration;
+
+    use axum::Router;
+    use axum::extract::State;
+    use axum::http::{HeaderMap, StatusCode, Uri};
+    use axum::response::{IntoResponse, Response};
+    use axum::routing::any;
+    use serde_json::json;
+    use services::{AddCartItem, CreateOrder, IdempotencyKey, MallApi, PageRequest, ServiceError, Shopper};
+
+    use crate::common::{API_KEY, client_for, stub_server};
+
+    const PATIENT: Duration = Duration::from_secs(5);
+
+    fn cart_json() -> serde_json::Value {
+        json!({"cart_id": "c1", "items": [], "total_cents": 0, "served_by": "stub"})
+    }
+
+    fn order_json() -> serde_json::Value {
+        json!({"order_id": "o1", "status": "PENDING_PAYMENT", "items": [], "total_cents": 0,
+               "created_at": "2025-01-01T00:00:00Z", "pickup_store_id": "s1"})
+    }
+
+    /// A stub answering every request with `failures` 503 pages, then `success`; counts hits.
+    fn flaky(failures: usize, success: serde_json::Value) -> (Router, Arc<AtomicUsize>) {
+        let hits = Arc::new(AtomicUsize::new(0));
+        let handler = move |State(hits): State<Arc<AtomicUsize>>| {
+            let success = success.clone();
+            async move {
+                if hits.fetch_add(1, Ordering::SeqCst) < failures {
+                    (StatusCode::SERVICE_UNAVAILABLE, "<h1>503 Service Unavailable</h1>").into_response()
+                } else {
+                    axum::Json(success).into_response()
+                }
+            }
+        };
+        (Router::new().fallback(any(handler)).with_state(hits.clone()), hits)
+    }
+
+    #[tokio::test]
+    async fn a_get_that_fails_twice_with_503_is_retried_and_succeeds() {
+        let (router, hits) = flaky(2, json!({"status": "ok"}));
+        let server = stub_server(router).await;
+        let health = client_for(&server, PATIENT, 2).health().await.unwrap();
+        assert_eq!(health.status, "ok");
+        assert_eq!(hits.load(Ordering::SeqCst), 3);
+    }
+
+    #[tokio::test]
+    async fn retries_stop_at_the_configured_bound() {
+        let (router, hits) = flaky(10, json!({"status": "ok"}));
+        let server = stub_server(router).await;
+        let error = client_for(&server, PATIENT, 2).health().await.unwrap_err();
+        assert_eq!(hits.load(Ordering::SeqCst), 3);
+        let ServiceError::Unavailable { message } = error else { panic!("expected Unavailable: {error:?}") };
+        assert_eq!(
+            message,
+            "GET /api/health: HTTP 503 Service Unavailable: <h1>503 Service Unavailable</h1> (3 attempts)"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_post_without_idempotency_key_is_not_retried() {
+        let (router, hits) = flaky(1, cart_json());
+        let server = stub_server(router).await;
+        let item = AddCartItem { product_id: "p1".into(), sku_id: None, quantity: 1 };
+        let shopper = Shopper::new("telegram", 7);
+        let error = client_for(&server, PATIENT, 2).add_cart_item(&shopper, &item, None).await.unwrap_err();
+        assert!(matches!(error, ServiceError::Unavailable { .. }), "{error:?}");
+        assert_eq!(hits.load(Ordering::SeqCst), 1);
+    }
+
+    #[tokio::test]
+    async fn a_post_with_an_idempotency_key_is_retried() {
+        let (router, hits) = flaky(1, order_json());
+        let server = stub_server(router).await;
+        let order = CreateOrder { cart_id: "c1".into(), expected_total_cents: None };
+        let key = Some(IdempotencyKey("order-key-1".into()));
+        let placed = client_for(&server, PATIENT, 2)
+            .create_order(&Shopper::new("telegram", 7), &order, key)
+            .await
+            .unwrap();
+        assert_eq!(placed.order_id, "o1");
+        assert_eq!(hits.load(Ordering::SeqCst), 2);
+    }
+
+    #[tokio::test]
+    async fn an_html_502_page_is_unavailable_quoting_the_page() {
+        let page = "<html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>";
+        let server = stub_server(Router::new().fallback(any(move || async move {
+            (StatusCode::BAD_GATEWAY, [("content-type", "text/html")], page)
+        })))
+        .await;
+        let error = client_for(&server, PATIENT, 0).get_store("s1").await.unwrap_err();
+        let ServiceError::Unavailable { message } = &error else { panic!("expected Unavailable: {error:?}") };
+        assert_eq!(message, &format!("GET /api/stores/s1: HTTP 502 Bad Gateway: {page}"));
+    }
+
+    #[tokio::test]
+    async fn an_html_404_page_is_an_invalid_response_keeping_the_raw_body() {
+        let page = "<html><body><h1>File Not Found</h1></body></html>";
+        let server = stub_server(Router::new().fallback(any(move || async move {
+            (StatusCode::NOT_FOUND, [("content-type", "text/html")], page)
+        })))
+        .await;
+        let error = client_for(&server, PATIENT, 2).get_product("p1").await.unwrap_err();
+        match error {
+            ServiceError::InvalidResponse { status, raw, .. } => {
+                assert_eq!((status, raw.as_str()), (404, page))
+            }
+            other => panic!("expected InvalidResponse, got {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_success_that_is_not_json_is_an_invalid_response_keeping_the_raw_body() {
+        let server = stub_server(Router::new().fallback(any(|| async { "File Not Found" }))).await;
+        let error = client_for(&server, PATIENT, 2).list_areas().await.unwrap_err();
+        match error {
+            ServiceError::InvalidResponse { status, raw, .. } => {
+                assert_eq!((status, raw.as_str()), (200, "File Not Found"))
+            }
+            other => panic!("expected InvalidResponse, got {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_huge_unparsable_body_is_kept_only_in_part() {
+        let server = stub_server(Router::new().fallback(any(|| async { "x".repeat(1 << 20) }))).await;
+        let error = client_for(&server, PATIENT, 0).list_areas().await.unwrap_err();
+        let ServiceError::InvalidResponse { raw, .. } = error else { panic!("expected InvalidResponse") };
+        assert_eq!(raw, format!("{}…", "x".repeat(4096)));
+    }
+
+    #[tokio::test]
+    async fn a_server_slower_than_the_request_timeout_is_unavailable_saying_timeout() {
+        let server = stub_server(Router::new().fallback(any(|| async {
+            tokio::time::sleep(Duration::from_secs(5)).await;
+            axum::Json(json!({"status": "ok"}))
+        })))
+        .await;
+        let error = client_for(&server, Duration::from_millis(300), 0).health().await.unwrap_err();
+        let ServiceError::Unavailable { message } = &error else { panic!("expected Unavailable: {error:?}") };
+        assert_eq!(message, "GET /api/health: timed out after 300ms waiting for the answer");
+    }
+
+    #[tokio::test]
+    async fn a_closed_port_is_unavailable_saying_it_could_not_connect() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap();
+        drop(listener);
+        let config = services::HttpMallConfig::new(format!("http://{address}"), "");
+        let error = services::HttpMall::new(config).unwrap().health().await.unwrap_err();
+        let ServiceError::Unavailable { message } = &error else { panic!("expected Unavailable: {error:?}") };
+        assert!(message.starts_with("GET /api/health: could not connect: "), "{message}");
+        assert!(message.ends_with("(3 attempts)"), "{message}");
+    }
+
+    /// A stub whose every answer is `429` with `Retry-After: <seconds>` until `limited` requests
+    /// have been refused, then an empty page; counts hits.
+    fn rate_limited(limited: usize, seconds: &'static str) -> (Router, Arc<AtomicUsize>) {
+        let hits = Arc::new(AtomicUsize::new(0));
+        let handler = move |State(hits): State<Arc<AtomicUsize>>| async move {
+            if hits.fetch_add(1, Ordering::SeqCst) < limited {
+                return (StatusCode::TOO_MANY_REQUESTS, [("retry-after", seconds)], "slow down")
+                    .into_response();
+            }
+            axum::Json(json!({"items": [], "total": 0})).into_response()
+        };
+        (Router::new().fallback(any(handler)).with_state(hits.clone()), hits)
+    }
+
+    #[tokio::test]
+    async fn a_429_with_a_short_retry_after_is_retried() {
+        let (router, hits) = rate_limited(1, "0");
+        let server = stub_server(router).await;
+        let areas = client_for(&server, PATIENT, 2).list_areas().await.unwrap();
+        assert_eq!((areas.total, hits.load(Ordering::SeqCst)), (0, 2));
+    }
+
+    #[tokio::test]
+    async fn a_429_with_a_long_retry_after_ends_the_call_saying_so() {
+        let (router, hits) = rate_limited(1, "60");
+        let server = stub_server(router).await;
+        let error = client_for(&server, PATIENT, 2).list_areas().await.unwrap_err();
+        assert_eq!(hits.load(Ordering::SeqCst), 1);
+        let ServiceError::Unavailable { message } = &error else { panic!("expected Unavailable: {error:?}") };
+        assert_eq!(
+            message,
+            "GET /api/areas: HTTP 429 Too Many Requests: slow down; the mall asks to retry after 60 s"
+        );
+    }
+
+    #[tokio::test]
+    async fn contract_errors_come_back_as_their_kind() {
+        let server = stub_server(Router::new().fallback(any(|| async {
+            let body = json!({"error": {"code": "PRICE_CHANGED", "message": "total changed",
+                                        "details": {"total_cents": 51800}}});
+            (StatusCode::CONFLICT, axum::Json(body))
+        })))
+        .await;
+        let order = CreateOrder { cart_id: "c1".into(), expected_total_cents: Some(49900) };
+        let error = client_for(&server, PATIENT, 2)
+            .create_order(&Shopper::new("telegram", 1), &order, None)
+            .await
+            .unwrap_err();
+        assert_eq!(error, ServiceError::PriceChanged { total_cents: 51800, message: "total changed".into() });
+    }
+
+    /// What the stub saw of one request.
+    #[derive(Debug, Default, Clone, PartialEq)]
+    struct Seen {
+        path: String,
+        query: Option<String>,
+        authorization: Option<String>,
+        shopper: Option<String>,
+        idempotency_key: Option<String>,
+        body: String,
+    }
+
+    async fn record(
+        State(seen): State<Arc<Mutex<Vec<Seen>>>>,
+        uri: Uri,
+        headers: HeaderMap,
+        body: String,
+    ) -> Response {
+        let header = |name: &str| headers.get(name).map(|v| v.to_str().unwrap().to_owned());
+        seen.lock().unwrap().push(Seen {
+            path: uri.path().to_owned(),
+            query: uri.query().map(str::to_owned),
+            authorization: header("authorization"),
+            shopper: header("x-mall-user"),
+            idempotency_key: header("idempotency-key"),
+            body,
+        });
+        match uri.path() {
+            "/api/cart/items" => axum::Json(cart_json()).into_response(),
+            _ => axum::Json(json!({"items": [], "total": 0})).into_response(),
+        }
+    }
+
+    #[tokio::test]
+    async fn requests_carry_the_contract_headers_names_and_encoded_ids() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let server = stub_server(Router::new().fallback(any(record)).with_state(seen.clone())).await;
+        let mall = client_for(&server, PATIENT, 0);
+        let shopper = Shopper::new("telegram", 42);
+        let item = AddCartItem { product_id: "p1".into(), sku_id: Some("p1-42".into()), quantity: 2 };
+        let cart = mall.add_cart_item(&shopper, &item, Some(IdempotencyKey("k-1".into()))).await.unwrap();
+        assert_eq!(cart.cart_id, "c1");
+        mall.store_reviews("店/1", PageRequest { limit: Some(5), offset: None }).await.unwrap();
+
+        let seen = seen.lock().unwrap().clone();
+        assert_eq!(
+            seen[0],
+            Seen {
+                path: "/api/cart/items".into(),
+                query: None,
+                authorization: Some(format!("Bearer {API_KEY}")),
+                shopper: Some("telegram:42".into()),
+                idempotency_key: Some("k-1".into()),
+                body: r#"{"product_id":"p1","sku_id":"p1-42","quantity":2}"#.into(),
+            }
+        );
+        assert_eq!(seen[1].path, "/api/stores/%E5%BA%97%2F1/reviews");
+        assert_eq!(seen[1].query.as_deref(), Some("limit=5"));
+        assert_eq!(seen[1].shopper, None);
+    }
+}
+
+mod server_http {
+    //! The reference server spoken to with raw HTTP: what any client of the contract sees.
+
+    use std::sync::Arc;
+
+    use serde_json::{Value, json};
+    use services::EmbeddedMall;
+
+    use crate::common::{API_KEY, Running, mall_server};
+
+    async fn server() -> Running {
+        mall_server(Arc::new(EmbeddedMall::in_memory())).await
+    }
+
+    /// The status and the contract error body's code, message and `details.field`.
+    async fn refusal(response: reqwest::Response) -> (u16, String, String, Option<String>) {
+        let status = response.status().as_u16();
+        let body: Value = response.json().await.expect("a JSON error body");
+        let text = |v: &Value| v.as_str().map(str::to_owned);
+        (
+            status,
+            text(&body["error"]["code"]).expect("error.code"),
+            text(&body["error"]["message"]).expect("error.message"),
+            text(&body["error"]["details"]["field"]),
+        )
+    }
+
+    #[tokio::test]
+    async fn a_missing_or_wrong_bearer_key_is_401_with_the_contract_body() {
+        let server = server().await;
+        let client = reqwest::Client::new();
+        let missing = client.get(server.url("/api/health")).send().await.unwrap();
+        let (status, code, message, _) = refusal(missing).await;
+        assert_eq!((status, code.as_str()), (401, "UNAUTHORIZED"));
+        assert_eq!(message, "an Authorization: Bearer <api key> header is required");
+        let wrong = client.get(server.url("/api/health")).bearer_auth("not-the-key").send().await.unwrap();
+        let (status, code, message, _) = refusal(wrong).await;
+        assert_eq!((status, code.as_str(), message.as_str()), (401, "UNAUTHORIZED", "the API key is wrong"));
+        let right = client.get(server.url("/api/health")).bearer_auth(API_KEY).send().await.unwrap();
+        assert_eq!(right.json::<Value>().await.unwrap(), json!({"status": "ok"}));
+    }
+
+    #[tokio::test]
+    async fn a_cart_request_without_x_mall_user_is_401() {
+        let server = server().await;
+        let response =
+            reqwest::Client::new().get(server.url("/api/cart")).bearer_auth(API_KEY).send().await.unwrap();
+        let (status, code, message, _) = refusal(response).await;
+        assert_eq!((status, code.as_str()), (401, "UNAUTHORIZED"));
+        assert!(message.contains("X-Mall-User"), "{message}");
+    }
+
+    #[tokio::test]
+    async fn malformed_json_is_400() {
+        let server = server().await;
+        let response = reqwest::Client::new()
+            .post(server.url("/api/cart/items"))
+            .bearer_auth(API_KEY)
+            .header("X-Mall-User", "telegram:5")
+            .header("content-type", "application/json")
+            .body(r#"{"product_id": "p1", "quantity": "#)
+            .send()
+            .await
+            .unwrap();
+        let (status, code, message, field) = refusal(response).await;
+        assert_eq!((status, code.as_str(), field), (400, "INVALID_ARGUMENT", None));
+        assert!(message.starts_with("the request body must be one JSON object"), "{message}");
+    }
+
+    #[tokio::test]
+    async fn a_body_over_64_kib_is_413_with_the_contract_body() {
+        let server = server().await;
+        let padding = "x".repeat(70 * 1024);
+        let response = reqwest::Client::new()
+            .post(server.url("/api/orders"))
+            .bearer_auth(API_KEY)
+            .header("X-Mall-User", "telegram:5")
+            .json(&json!({"cart_id": "c1", "note": padding}))
+            .send()
+            .await
+            .unwrap();
+        let (status, code, message, _) = refusal(response).await;
+        assert_eq!((status, code.as_str()), (413, "INVALID_ARGUMENT"));
+        assert_eq!(message, "the request body is larger than 64 KiB");
+    }
+
+    #[tokio::test]
+    async fn a_non_numeric_limit_is_400_naming_limit() {
+        let server = server().await;
+        let response = reqwest::Client::new()
+            .get(server.url("/api/products/search?keyword=nike&limit=abc"))
+            .bearer_auth(API_KEY)
+            .send()
+            .await
+            .unwrap();
+        let (status, code, _, field) = refusal(response).await;
+        assert_eq!((status, code.as_str(), field.as_deref()), (400, "INVALID_ARGUMENT", Some("limit")));
+    }
+
+    #[tokio::test]
+    async fn an_unknown_route_is_404_with_the_contract_body() {
+        let server = server().await;
+        let response = reqwest::Client::new()
+            .get(server.url("/api/warehouse/stock"))
+            .bearer_auth(API_KEY)
+            .send()
+            .await
+            .unwrap();
+        let (status, code, message, _) = refusal(response).await;
+        assert_eq!((status, code.as_str()), (404, "NOT_FOUND"));
+        assert_eq!(message, "no such endpoint: GET /api/warehouse/stock");
+    }
+}
+
+/// Stamps out every case of [`suite`] twice: against the embedded mall directly, and through
+/// `HttpMall` → the reference server (with an API key) → a fresh embedded mall.
+macro_rules! contract_suite {
+    ($($case:ident),* $(,)?) => {
+        mod embedded {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $case() {
+                    super::suite::$case(super::suite::embedded()).await;
+                }
+            )*
+        }
+
+        mod over_http {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $case() {
+                    let (mall, _server) = super::suite::over_http().await;
+                    super::suite::$case(mall).await;
+                }
+            )*
+        }
+    };
+}
+
+contract_suite!(
+    health_is_ok,
+    chinese_and_english_keywords_find_nike_running_shoes,
+    price_bounds_and_brand_filter_products,
+    product_search_pages_by_limit_and_offset,
+    product_detail_matches_its_search_entry,
+    unknown_ids_are_not_found,
+    stores_are_found_by_keyword_and_floor,
+    a_store_has_details_promotions_and_reviews,
+    areas_list_their_stores,
+    routes_start_at_the_main_entrance,
+    items_are_added_removed_and_cleared,
+    quantities_outside_1_to_99_are_refused,
+    a_product_with_skus_needs_a_sku_id,
+    more_than_the_stock_is_out_of_stock,
+    an_order_empties_the_cart_and_reserves_stock,
+    a_changed_total_is_price_changed_and_orders_nothing,
+    an_empty_cart_cannot_be_ordered,
+    orders_are_listed_newest_first,
+    cancelling_returns_the_stock_once,
+    another_shoppers_cart_and_orders_are_not_found,
+    the_same_key_sent_twice_at_once_places_one_order,
+    the_same_key_with_another_body_is_a_conflict,
+    the_same_key_adds_an_item_once,
+);
+
+mod suite {
+    //! The contract's cases, each written once against `Arc<dyn MallApi>`.
+
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use services::{
+        AddCartItem, Cart, CreateOrder, EmbeddedMall, IdempotencyKey, MallApi, OrderStatus, PageRequest,
+        Product, ProductBrief, ProductQuery, ServiceError, Shopper, Sku, StoreQuery,
+    };
+
+    use crate::common::{Running, client_for, mall_server};
+
+    type Mall = Arc<dyn MallApi>;
+
+    pub fn embedded() -> Mall {
+        Arc::new(EmbeddedMall::in_memory())
+    }
+
+    /// `HttpMall` talking to the reference server over a fresh embedded mall; the server stops
+    /// when the returned guard is dropped.
+    pub async fn over_http() -> (Mall, Running) {
+        let server = mall_server(embedded()).await;
+        let mall: Mall = Arc::new(client_for(&server, Duration::from_secs(10), 2));
+        (mall, server)
+    }
+
+    fn shopper(id: u32) -> Shopper {
+        Shopper::new("telegram", id)
+    }
+
+    fn key(text: &str) -> Option<IdempotencyKey> {
+        Some(IdempotencyKey(text.to_owned()))
+    }
+
+    fn products(keyword: &str) -> ProductQuery {
+        ProductQuery { keyword: Some(keyword.to_owned()), page: PageRequest::first(50), ..Default::default() }
+    }
+
+    /// Every product of the mall, in the order an unfiltered search lists them.
+    async fn all_products(mall: &Mall) -> Vec<ProductBrief> {
+        let mut all = Vec::new();
+        loop {
+            let page = PageRequest { limit: Some(50), offset: Some(u32::try_from(all.len()).unwrap()) };
+            let query = ProductQuery { page, ..Default::default() };
+            let found = mall.search_products(&query).await.unwrap();
+            let done = found.items.is_empty() || all.len() + found.items.len() >= found.total as usize;
+            all.extend(found.items);
+            if done {
+                return all;
+            }
+        }
+    }
+
+    /// Products with SKUs whose stock allows buying 2 and asking for one more than the stock
+    /// (2 ≤ stock ≤ 98), with that SKU.
+    async fn stocked(mall: &Mall, how_many: usize) -> Vec<(Product, Sku)> {
+        let mut found = Vec::new();
+        for brief in all_products(mall).await {
+            let product = mall.get_product(&brief.id).await.unwrap();
+            if let Some(sku) = product.skus.iter().find(|sku| (2..=98).contains(&sku.stock)).cloned() {
+                found.push((product, sku));
+                if found.len() == how_many {
+                    return found;
+                }
+            }
+        }
+        panic!("the demo mall needs {how_many} products with a SKU of stock 2-98; found {}", found.len());
+    }
+
+    async fn one_stocked(mall: &Mall) -> (Product, Sku) {
+        stocked(mall, 1).await.remove(0)
+    }
+
+    async fn add(mall: &Mall, who: &Shopper, product: &Product, sku: &Sku, quantity: u32) -> Cart {
+        let item =
+            AddCartItem { product_id: product.brief.id.clone(), sku_id: Some(sku.sku_id.clone()), quantity };
+        mall.add_cart_item(who, &item, None).await.unwrap()
+    }
+
+    async fn stock_of(mall: &Mall, product: &Product, sku: &Sku) -> u32 {
+        let now = mall.get_product(&product.brief.id).await.unwrap();
+        now.skus.iter().find(|s| s.sku_id == sku.sku_id).expect("the SKU is still listed").stock
+    }
+
+    /// Orders what `who` has in the cart, confirming the total shown.
+    async fn order_cart(mall: &Mall, who: &Shopper, key_text: Option<&str>) -> services::Order {
+        let cart = mall.get_cart(who).await.unwrap();
+        let order = CreateOrder { cart_id: cart.cart_id, expected_total_cents: Some(cart.total_cents) };
+        mall.create_order(who, &order, key_text.and_then(key)).await.unwrap()
+    }
+
+    fn field_of(error: &ServiceError) -> Option<&str> {
+        match error {
+            ServiceError::InvalidArgument { field, .. } => field.as_deref(),
+            _ => None,
+        }
+    }
+
+    pub async fn health_is_ok(mall: Mall) {
+        assert_eq!(mall.health().await.unwrap().status, "ok");
+    }
+
+    pub async fn chinese_and_english_keywords_find_nike_running_shoes(mall: Mall) {
+        let chinese = mall.search_products(&products("Nike 跑鞋")).await.unwrap();
+        let best = chinese.items.first().expect("\"Nike 跑鞋\" finds something");
+        assert!(best.brand.eq_ignore_ascii_case("nike"), "best match of \"Nike 跑鞋\": {best:?}");
+        assert_eq!(chinese.total as usize, chinese.items.len());
+
+        let english = mall.search_products(&products("Nike running shoes")).await.unwrap();
+        assert_eq!(english.items.first().map(|p| &p.id), Some(&best.id), "same best match in English");
+        let generic = mall.search_products(&products("running shoes")).await.unwrap();
+        assert!(generic.items.iter().any(|p| p.id == best.id), "\"running shoes\" lists {}", best.id);
+    }
+
+    pub async fn price_bounds_and_brand_filter_products(mall: Mall) {
+        let all = all_products(&mall).await;
+        let mut prices: Vec<i64> = all.iter().map(|p| p.price_cents).collect();
+        prices.sort_unstable();
+        let (low, high) = (prices[prices.len() / 4], prices[prices.len() * 3 / 4]);
+        let query = ProductQuery {
+            min_price_cents: Some(low),
+            max_price_cents: Some(high),
+            page: PageRequest::first(50),
+            ..Default::default()
+        };
+        let bounded = mall.search_products(&query).await.unwrap();
+        let expected = all.iter().filter(|p| (low..=high).contains(&p.price_cents)).count();
+        assert_eq!(bounded.total as usize, expected, "products priced {low}-{high}");
+        assert!(bounded.items.iter().all(|p| (low..=high).contains(&p.price_cents)));
+
+        let above_all =
+            ProductQuery { min_price_cents: Some(prices[prices.len() - 1] + 1), ..Default::default() };
+        assert_eq!(mall.search_products(&above_all).await.unwrap().total, 0);
+
+        let brand =
+            ProductQuery { brand: Some("Nike".into()), page: PageRequest::first(50), ..Default::default() };
+        let nike = mall.search_products(&brand).await.unwrap();
+        let expected = all.iter().filter(|p| p.brand.eq_ignore_ascii_case("nike")).count();
+        assert!(expected > 0, "the demo mall sells Nike");
+        assert_eq!(nike.total as usize, expected);
+        assert!(nike.items.iter().all(|p| p.brand.eq_ignore_ascii_case("nike")), "{:?}", nike.items);
+    }
+
+    pub async fn product_search_pages_by_limit_and_offset(mall: Mall) {
+        let all = all_products(&mall).await;
+        assert!(all.len() >= 5, "the demo mall has a few products");
+        let page = |limit, offset| ProductQuery {
+            page: PageRequest { limit: Some(limit), offset: Some(offset) },
+            ..Default::default()
+        };
+        let first = mall.search_products(&page(2, 0)).await.unwrap();
+        let second = mall.search_products(&page(2, 2)).await.unwrap();
+        let ids = |items: &[ProductBrief]| items.iter().map(|p| p.id.clone()).collect::<Vec<_>>();
+        assert_eq!(ids(&first.items), ids(&all[0..2]));
+        assert_eq!(ids(&second.items), ids(&all[2..4]));
+        assert_eq!((first.total, second.total), (all.len() as u64, all.len() as u64));
+        let beyond = mall.search_products(&page(10, all.len() as u32)).await.unwrap();
+        assert!(beyond.items.is_empty());
+        assert_eq!(beyond.total, all.len() as u64);
+        let default = mall.search_products(&ProductQuery::default()).await.unwrap();
+        assert_eq!(default.items.len(), all.len().min(PageRequest::DEFAULT_LIMIT as usize));
+    }
+
+    pub async fn product_detail_matches_its_search_entry(mall: Mall) {
+        let brief = mall.search_products(&products("Nike 跑鞋")).await.unwrap().items.remove(0);
+        let product = mall.get_product(&brief.id).await.unwrap();
+        assert_eq!(product.brief, brief);
+        assert!(!product.skus.is_empty(), "running shoes come in sizes");
+        let in_stock: Vec<&str> =
+            product.skus.iter().filter(|sku| sku.stock > 0).map(|sku| sku.label.as_str()).collect();
+        assert_eq!(product.brief.sizes, in_stock, "sizes lists the SKUs in stock");
+        assert_eq!(product.brief.in_stock, !in_stock.is_empty());
+        assert!((0.0..=5.0).contains(&product.brief.rating));
+    }
+
+    pub async fn unknown_ids_are_not_found(mall: Mall) {
+        let not_found = |result: Result<(), ServiceError>, what: &str| match result {
+            Err(ServiceError::NotFound { .. }) => {}
+            other => panic!("{what}: expected NotFound, got {other:?}"),
+        };
+        not_found(mall.get_product("no-such-product").await.map(drop), "product");
+        not_found(mall.get_product("a/b c").await.map(drop), "product with a slash");
+        not_found(mall.get_store("no-such-store").await.map(drop), "store");
+        not_found(mall.store_promotions("no-such-store").await.map(drop), "promotions");
+        not_found(mall.store_reviews("no-such-store", PageRequest::default()).await.map(drop), "reviews");
+        not_found(mall.get_area("no-such-area").await.map(drop), "area");
+        not_found(mall.route("no-such-store", None).await.map(drop), "route");
+        not_found(mall.get_order(&shopper(1), "no-such-order").await.map(drop), "order");
+        not_found(mall.remove_cart_item(&shopper(1), "no-such-item", None).await.map(drop), "cart item");
+    }
+
+    pub async fn stores_are_found_by_keyword_and_floor(mall: Mall) {
+        let everything = StoreQuery { page: PageRequest::first(50), ..Default::default() };
+        let all = mall.search_stores(&everything).await.unwrap();
+        let store = all.items.first().expect("the demo mall has stores").clone();
+
+        let on_floor = StoreQuery { floor: Some(store.floor), ..everything.clone() };
+        let floor = mall.search_stores(&on_floor).await.unwrap();
+        assert!(floor.items.iter().all(|s| s.floor == store.floor), "{:?}", floor.items);
+        assert!(floor.items.iter().any(|s| s.id == store.id));
+        let expected = all.items.iter().filter(|s| s.floor == store.floor).count();
+        assert_eq!(floor.total as usize, expected);
+        assert!(floor.total < all.total, "the demo mall has more than one floor");
+
+        for keyword in [&store.name, &store.name_en] {
+            let query = StoreQuery { keyword: Some(keyword.clone()), ..everything.clone() };
+            let found = mall.search_stores(&query).await.unwrap();
+            assert_eq!(found.items.first().map(|s| &s.id), Some(&store.id), "searching {keyword:?}");
+        }
+    }
+
+    pub async fn a_store_has_details_promotions_and_reviews(mall: Mall) {
+        let everything = StoreQuery { page: PageRequest::first(50), ..Default::default() };
+        let stores = mall.search_stores(&everything).await.unwrap().items;
+        let (mut promoted, mut reviewed) = (false, false);
+        for store in &stores {
+            assert_eq!(&mall.get_store(&store.id).await.unwrap(), store);
+            let promotions = mall.store_promotions(&store.id).await.unwrap();
+            assert_eq!(promotions.total as usize, promotions.items.len());
+            promoted |= promotions.items.iter().any(|p| !p.title.is_empty() && !p.valid_until.is_empty());
+            let reviews = mall.store_reviews(&store.id, PageRequest::first(1)).await.unwrap();
+            assert!(reviews.items.len() <= 1);
+            assert!(reviews.items.iter().all(|r| (0.0..=5.0).contains(&r.rating) && !r.text.is_empty()));
+            reviewed |= reviews.total > 1 && reviews.items.len() == 1;
+        }
+        assert!(promoted, "some store has a promotion");
+        assert!(reviewed, "some store has more than one review, paged one at a time");
+    }
+
+    pub async fn areas_list_their_stores(mall: Mall) {
+        let areas = mall.list_areas().await.unwrap();
+        assert!(!areas.items.is_empty());
+        assert_eq!(areas.total as usize, areas.items.len());
+        for area in &areas.items {
+            assert_eq!(&mall.get_area(&area.id).await.unwrap(), area);
+            for store_id in &area.store_ids {
+                let store = mall.get_store(store_id).await.unwrap();
+                assert_eq!(store.area_id, area.id, "store {store_id} of area {}", area.id);
+            }
+        }
+    }
+
+    pub async fn routes_start_at_the_main_entrance(mall: Mall) {
+        let everything = StoreQuery { page: PageRequest::first(50), ..Default::default() };
+        let store = mall.search_stores(&everything).await.unwrap().items.remove(0);
+        let route = mall.route(&store.id, None).await.unwrap();
+        assert_eq!((route.from.as_str(), route.to_store_id.as_str()), ("main_entrance", store.id.as_str()));
+        assert_eq!(route.floor, store.floor);
+        assert!(!route.steps.is_empty() && route.distance_m > 0 && route.eta_minutes > 0, "{route:?}");
+        let explicit = mall.route(&store.id, Some("main_entrance".into())).await.unwrap();
+        assert_eq!(explicit, route);
+    }
+
+    pub async fn items_are_added_removed_and_cleared(mall: Mall) {
+        let who = shopper(10);
+        let empty = mall.get_cart(&who).await.unwrap();
+        assert!(empty.items.is_empty());
+        assert_eq!(empty.total_cents, 0);
+
+        let two = stocked(&mall, 2).await;
+        let (shoe, shoe_sku) = &two[0];
+        let cart = add(&mall, &who, shoe, shoe_sku, 2).await;
+        let line = &cart.items[0];
+        assert_eq!(
+            (line.product_id.as_str(), line.sku_id.as_deref()),
+            (shoe.brief.id.as_str(), Some(&*shoe_sku.sku_id))
+        );
+        assert_eq!(line.sku_label.as_deref(), Some(shoe_sku.label.as_str()));
+        assert_eq!((line.quantity, line.unit_price_cents), (2, shoe_sku.price_cents));
+        assert_eq!(line.line_total_cents, 2 * shoe_sku.price_cents);
+        assert_eq!(cart.total_cents, line.line_total_cents);
+
+        let (other, other_sku) = &two[1];
+        let cart = add(&mall, &who, other, other_sku, 1).await;
+        assert_eq!(cart.items.len(), 2);
+        assert_eq!(cart.total_cents, 2 * shoe_sku.price_cents + other_sku.price_cents);
+        assert_eq!(mall.get_cart(&who).await.unwrap(), cart);
+
+        let shoe_line = cart.items.iter().find(|i| i.product_id == shoe.brief.id).unwrap().item_id.clone();
+        let cart = mall.remove_cart_item(&who, &shoe_line, None).await.unwrap();
+        assert_eq!(cart.items.len(), 1);
+        assert_eq!(cart.items[0].product_id, other.brief.id);
+        assert_eq!(cart.total_cents, other_sku.price_cents);
+
+        let cart = mall.clear_cart(&who, None).await.unwrap();
+        assert!(cart.items.is_empty());
+        assert_eq!(cart.total_cents, 0);
+        assert!(mall.get_cart(&who).await.unwrap().items.is_empty());
+    }
+
+    pub async fn quantities_outside_1_to_99_are_refused(mall: Mall) {
+        let who = shopper(11);
+        let (product, sku) = one_stocked(&mall).await;
+        for quantity in [0, 100] {
+            let item = AddCartItem {
+                product_id: product.brief.id.clone(),
+                sku_id: Some(sku.sku_id.clone()),
+                quantity,
+            };
+            let error = mall.add_cart_item(&who, &item, None).await.unwrap_err();
+            assert_eq!(field_of(&error), Some("quantity"), "quantity {quantity}: {error:?}");
+        }
+        assert!(mall.get_cart(&who).await.unwrap().items.is_empty());
+    }
+
+    pub async fn a_product_with_skus_needs_a_sku_id(mall: Mall) {
+        let who = shopper(12);
+        let (product, _) = one_stocked(&mall).await;
+        let item = AddCartItem { product_id: product.brief.id.clone(), sku_id: None, quantity: 1 };
+        let error = mall.add_cart_item(&who, &item, None).await.unwrap_err();
+        assert_eq!(field_of(&error), Some("sku_id"), "{error:?}");
+        assert!(mall.get_cart(&who).await.unwrap().items.is_empty());
+    }
+
+    pub async fn more_than_the_stock_is_out_of_stock(mall: Mall) {
+        let who = shopper(13);
+        let (product, sku) = one_stocked(&mall).await;
+        let item = AddCartItem {
+            product_id: product.brief.id.clone(),
+            sku_id: Some(sku.sku_id.clone()),
+            quantity: sku.stock + 1,
+        };
+        let error = mall.add_cart_item(&who, &item, None).await.unwrap_err();
+        assert!(matches!(error, ServiceError::OutOfStock { .. }), "{error:?}");
+        assert!(mall.get_cart(&who).await.unwrap().items.is_empty());
+        assert_eq!(stock_of(&mall, &product, &sku).await, sku.stock);
+    }
+
+    pub async fn an_order_empties_the_cart_and_reserves_stock(mall: Mall) {
+        let who = shopper(14);
+        let (product, sku) = one_stocked(&mall).await;
+        let cart = add(&mall, &who, &product, &sku, 2).await;
+        let order = order_cart(&mall, &who, None).await;
+        assert_eq!(order.status, OrderStatus::PendingPayment);
+        assert_eq!(order.total_cents, cart.total_cents);
+        assert_eq!(order.pickup_store_id, product.brief.store_id);
+        let lines: Vec<_> =
+            order.items.iter().map(|i| (i.product_id.as_str(), i.sku_id.as_deref(), i.quantity)).collect();
+        assert_eq!(lines, [(product.brief.id.as_str(), Some(sku.sku_id.as_str()), 2)]);
+        assert!(!order.created_at.is_empty());
+        assert!(mall.get_cart(&who).await.unwrap().items.is_empty(), "the cart is emptied");
+        assert_eq!(stock_of(&mall, &product, &sku).await, sku.stock - 2, "the stock is reserved");
+        assert_eq!(mall.get_order(&who, &order.order_id).await.unwrap(), order);
+    }
+
+    pub async fn a_changed_total_is_price_changed_and_orders_nothing(mall: Mall) {
+        let who = shopper(15);
+        let (product, sku) = one_stocked(&mall).await;
+        let cart = add(&mall, &who, &product, &sku, 1).await;
+        let stale =
+            CreateOrder { cart_id: cart.cart_id.clone(), expected_total_cents: Some(cart.total_cents - 100) };
+        match mall.create_order(&who, &stale, None).await {
+            Err(ServiceError::PriceChanged { total_cents, .. }) => assert_eq!(total_cents, cart.total_cents),
+            other => panic!("expected PriceChanged, got {other:?}"),
+        }
+        assert_eq!(mall.list_orders(&who, PageRequest::default()).await.unwrap().total, 0);
+        assert_eq!(mall.get_cart(&who).await.unwrap(), cart, "the cart is unchanged");
+        assert_eq!(stock_of(&mall, &product, &sku).await, sku.stock);
+    }
+
+    pub async fn an_empty_cart_cannot_be_ordered(mall: Mall) {
+        let who = shopper(16);
+        let cart = mall.get_cart(&who).await.unwrap();
+        let order = CreateOrder { cart_id: cart.cart_id, expected_total_cents: None };
+        assert_eq!(mall.create_order(&who, &order, None).await.unwrap_err(), ServiceError::CartEmpty);
+        assert_eq!(mall.list_orders(&who, PageRequest::default()).await.unwrap().total, 0);
+    }
+
+    pub async fn orders_are_listed_newest_first(mall: Mall) {
+        let who = shopper(17);
+        let two = stocked(&mall, 2).await;
+        add(&mall, &who, &two[0].0, &two[0].1, 1).await;
+        let older = order_cart(&mall, &who, None).await;
+        add(&mall, &who, &two[1].0, &two[1].1, 1).await;
+        let newer = order_cart(&mall, &who, None).await;
+        assert_ne!(older.order_id, newer.order_id);
+
+        let listed = mall.list_orders(&who, PageRequest::default()).await.unwrap();
+        let ids: Vec<_> = listed.items.iter().map(|o| o.order_id.as_str()).collect();
+        assert_eq!(ids, [newer.order_id.as_str(), older.order_id.as_str()]);
+        assert_eq!(listed.total, 2);
+        let second = mall.list_orders(&who, PageRequest { limit: Some(1), offset: Some(1) }).await.unwrap();
+        assert_eq!(second.items, std::slice::from_ref(&older));
+        assert_eq!(mall.get_order(&who, &older.order_id).await.unwrap(), older);
+    }
+
+    pub async fn cancelling_returns_the_stock_once(mall: Mall) {
+        let who = shopper(18);
+        let (product, sku) = one_stocked(&mall).await;
+        add(&mall, &who, &product, &sku, 2).await;
+        let order = order_cart(&mall, &who, None).await;
+        assert_eq!(stock_of(&mall, &product, &sku).await, sku.stock - 2);
+
+        let cancelled = mall.cancel_order(&who, &order.order_id, None).await.unwrap();
+        assert_eq!(
+            (cancelled.order_id.as_str(), cancelled.status),
+            (order.order_id.as_str(), OrderStatus::Cancelled)
+        );
+        assert_eq!(stock_of(&mall, &product, &sku).await, sku.stock, "the stock is back");
+        assert_eq!(mall.get_order(&who, &order.order_id).await.unwrap().status, OrderStatus::Cancelled);
+
+        let again = mall.cancel_order(&who, &order.order_id, None).await.unwrap_err();
+        assert!(matches!(again, ServiceError::NotCancellable { .. }), "{again:?}");
+        assert_eq!(stock_of(&mall, &product, &sku).await, sku.stock, "returned once only");
+    }
+
+    pub async fn another_shoppers_cart_and_orders_are_not_found(mall: Mall) {
+        let (alice, bob) = (shopper(19), shopper(20));
+        let two = stocked(&mall, 2).await;
+        add(&mall, &alice, &two[0].0, &two[0].1, 1).await;
+        let order = order_cart(&mall, &alice, None).await;
+        let cart = add(&mall, &alice, &two[1].0, &two[1].1, 1).await;
+        let item_id = &cart.items[0].item_id;
+
+        let is_not_found = |e: ServiceError| matches!(e, ServiceError::NotFound { .. });
+        assert!(is_not_found(mall.get_order(&bob, &order.order_id).await.unwrap_err()));
+        assert!(is_not_found(mall.cancel_order(&bob, &order.order_id, None).await.unwrap_err()));
+        assert!(is_not_found(mall.remove_cart_item(&bob, item_id, None).await.unwrap_err()));
+        assert_eq!(mall.list_orders(&bob, PageRequest::default()).await.unwrap().total, 0);
+        assert!(mall.get_cart(&bob).await.unwrap().items.is_empty());
+
+        assert_eq!(
+            mall.get_order(&alice, &order.order_id).await.unwrap().status,
+            OrderStatus::PendingPayment
+        );
+        assert_eq!(mall.get_cart(&alice).await.unwrap(), cart);
+    }
+
+    pub async fn the_same_key_sent_twice_at_once_places_one_order(mall: Mall) {
+        let who = shopper(21);
+        let (product, sku) = one_stocked(&mall).await;
+        let cart = add(&mall, &who, &product, &sku, 1).await;
+        let order =
+            CreateOrder { cart_id: cart.cart_id.clone(), expected_total_cents: Some(cart.total_cents) };
+        let (first, second) = tokio::join!(
+            mall.create_order(&who, &order, key("confirm-abc")),
+            mall.create_order(&who, &order, key("confirm-abc")),
+        );
+        let (first, second) = (first.unwrap(), second.unwrap());
+        assert_eq!(first.order_id, second.order_id);
+        let listed = mall.list_orders(&who, PageRequest::default()).await.unwrap();
+        assert_eq!(listed.total, 1);
+        assert_eq!(stock_of(&mall, &product, &sku).await, sku.stock - 1, "the stock is reserved once");
+
+        let replay = mall.create_order(&who, &order, key("confirm-abc")).await.unwrap();
+        assert_eq!(replay.order_id, first.order_id, "a later replay answers the first order again");
+    }
+
+    pub async fn the_same_key_with_another_body_is_a_conflict(mall: Mall) {
+        let who = shopper(22);
+        let (product, sku) = one_stocked(&mall).await;
+        let cart = add(&mall, &who, &product, &sku, 1).await;
+        let order =
+            CreateOrder { cart_id: cart.cart_id.clone(), expected_total_cents: Some(cart.total_cents) };
+        mall.create_order(&who, &order, key("confirm-xyz")).await.unwrap();
+        let other = CreateOrder { expected_total_cents: Some(cart.total_cents + 1), ..order };
+        let error = mall.create_order(&who, &other, key("confirm-xyz")).await.unwrap_err();
+        assert!(matches!(error, ServiceError::Conflict { .. }), "{error:?}");
+        assert_eq!(mall.list_orders(&who, PageRequest::default()).await.unwrap().total, 1);
+    }
+
+    pub async fn the_same_key_adds_an_item_once(mall: Mall) {
+        let who = shopper(23);
+        let (product, sku) = one_stocked(&mall).await;
+        let item = AddCartItem {
+            product_id: product.brief.id.clone(),
+            sku_id: Some(sku.sku_id.clone()),
+            quantity: 1,
+        };
+        let first = mall.add_cart_item(&who, &item, key("add-1")).await.unwrap();
+        let again = mall.add_cart_item(&who, &item, key("add-1")).await.unwrap();
+        assert_eq!(again, first);
+        let cart = mall.get_cart(&who).await.unwrap();
+        assert_eq!(cart.items.iter().map(|i| i.quantity).sum::<u32>(), 1);
+    }
+}

@@ -1,0 +1,504 @@
+//! [`Config`]: every setting, with a working default for each, read from an
+//! optional TOML file and `MALLBOT_<SECTION>__<KEY>` environment variables.
+//! A bad config is refused with a message naming the key and what was wrong.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+use handlers::{Lang, Level};
+use serde::{Deserialize, Serialize};
+
+/// The whole configuration. Every key has a default (see `config.example.toml`).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    pub telegram: TelegramConfig,
+    pub llm: LlmConfig,
+    pub mall: MallConfig,
+    pub state: StateConfig,
+    pub bot: BotConfig,
+    pub safety: SafetyConfig,
+    /// Per-tool overrides: `[tools.add_to_cart] level = "safe"`.
+    pub tools: BTreeMap<String, ToolOverride>,
+}
+
+/// `[telegram]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TelegramConfig {
+    pub token: String,
+    pub api_url: String,
+    pub admins: Vec<i64>,
+    pub mode: TelegramMode,
+    pub webhook_url: String,
+    pub webhook_listen: String,
+    pub webhook_secret: String,
+}
+
+impl Default for TelegramConfig {
+    fn default() -> Self {
+        TelegramConfig {
+            token: String::new(),
+            api_url: "https://api.telegram.org".into(),
+            admins: Vec::new(),
+            mode: TelegramMode::Polling,
+            webhook_url: String::new(),
+            webhook_listen: "0.0.0.0:8443".into(),
+            webhook_secret: String::new(),
+        }
+    }
+}
+
+/// How updates arrive from Telegram.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TelegramMode {
+    Polling,
+    Webhook,
+}
+
+/// Which model plays the assistant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Provider {
+    /// The built-in intent parser: no model needed.
+    Offline,
+    /// Any OpenAI-compatible chat-completions API.
+    Openai,
+}
+
+/// `[llm]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LlmConfig {
+    pub provider: Provider,
+    pub base_url: String,
+    pub api_key: String,
+    pub model: String,
+    pub max_rounds: u32,
+    pub request_timeout_secs: u64,
+    pub max_retries: u32,
+    pub tool_timeout_secs: u64,
+    /// Stream completions (SSE) instead of waiting for the whole answer.
+    pub stream: bool,
+    /// Sampling temperature sent to the model (unset: the provider's default).
+    pub temperature: Option<f32>,
+    /// At most this many model calls run at once; further turns wait.
+    pub max_concurrent: usize,
+}
+
+impl Default for LlmConfig {
+    fn default() -> Self {
+        LlmConfig {
+            provider: Provider::Offline,
+            base_url: String::new(),
+            api_key: String::new(),
+            model: String::new(),
+            max_rounds: 10,
+            request_timeout_secs: 30,
+            max_retries: 3,
+            tool_timeout_secs: 10,
+            stream: false,
+            temperature: None,
+            max_concurrent: 16,
+        }
+    }
+}
+
+impl LlmConfig {
+    /// `offline` or `openai`.
+    pub fn provider_name(&self) -> &'static str {
+        match self.provider {
+            Provider::Offline => "offline",
+            Provider::Openai => "openai",
+        }
+    }
+}
+
+/// Where the mall lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MallBackend {
+    /// The in-process demo mall.
+    Embedded,
+    /// The mall's REST backend (`mall.base_url`).
+    Http,
+}
+
+/// `[mall]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MallConfig {
+    pub backend: MallBackend,
+    pub base_url: String,
+    pub api_key: String,
+    /// SQLite file of the embedded mall's carts, orders and stock.
+    pub embedded_db: String,
+    pub request_timeout_secs: u64,
+    pub max_retries: u32,
+}
+
+impl Default for MallConfig {
+    fn default() -> Self {
+        MallConfig {
+            backend: MallBackend::Embedded,
+            base_url: String::new(),
+            api_key: String::new(),
+            embedded_db: "mallbot-mall.db".into(),
+            request_timeout_secs: 10,
+            max_retries: 2,
+        }
+    }
+}
+
+impl MallConfig {
+    /// `embedded` or `http`.
+    pub fn backend_name(&self) -> &'static str {
+        match self.backend {
+            MallBackend::Embedded => "embedded",
+            MallBackend::Http => "http",
+        }
+    }
+}
+
+/// `[state]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct StateConfig {
+    pub url: String,
+}
+
+impl Default for StateConfig {
+    fn default() -> Self {
+        StateConfig { url: "sqlite://mallbot.db".into() }
+    }
+}
+
+/// `[bot]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BotConfig {
+    pub language: Lang,
+    pub history_messages: usize,
+    pub rate_limit_per_minute: u32,
+}
+
+impl Default for BotConfig {
+    fn default() -> Self {
+        BotConfig { language: Lang::Zh, history_messages: 20, rate_limit_per_minute: 20 }
+    }
+}
+
+/// `[safety]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SafetyConfig {
+    pub confirm_ttl_secs: u64,
+    pub critical_code: bool,
+}
+
+impl Default for SafetyConfig {
+    fn default() -> Self {
+        SafetyConfig { confirm_ttl_secs: 300, critical_code: false }
+    }
+}
+
+/// `[tools.NAME]`
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolOverride {
+    pub level: Level,
+}
+
+/// A config that cannot be used, with the key and what was wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read config file {path}: {source}")]
+    Read { path: String, source: std::io::Error },
+    #[error("config file {path}: {message}")]
+    Parse { path: String, message: String },
+    #[error("environment variable {var}: {message}")]
+    Env { var: String, message: String },
+    #[error("config key `{key}`: {message}")]
+    Invalid { key: String, message: String },
+}
+
+fn invalid(key: &str, message: impl Into<String>) -> ConfigError {
+    ConfigError::Invalid { key: key.to_owned(), message: message.into() }
+}
+
+impl Config {
+    /// Loads the file (if given) and the process environment.
+    pub fn load(path: Option<&Path>) -> Result<Config, ConfigError> {
+        Self::load_with_env(path, std::env::vars())
+    }
+
+    /// Loads the file (if given), overlays `MALLBOT_*` variables from `env`, and validates.
+    pub fn load_with_env(
+        path: Option<&Path>,
+        env: impl IntoIterator<Item = (String, String)>,
+    ) -> Result<Config, ConfigError> {
+        let (mut table, origin) = match path {
+            Some(path) => {
+                let origin = path.display().to_string();
+                let text = std::fs::read_to_string(path)
+                    .map_err(|source| ConfigError::Read { path: origin.clone(), source })?;
+                let table: toml::Table = toml::from_str(&text)
+                    .map_err(|e| ConfigError::Parse { path: origin.clone(), message: e.to_string() })?;
+                (table, origin)
+            }
+            None => (toml::Table::new(), "(defaults)".to_owned()),
+        };
+        for (var, value) in env {
+            if let Some(rest) = var.strip_prefix("MALLBOT_") {
+                apply_env(&mut table, &var, rest, &value)?;
+            }
+        }
+        let config: Config = toml::Value::Table(table)
+            .try_into()
+            .map_err(|e: toml::de::Error| ConfigError::Parse { path: origin, message: e.to_string() })?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Checks the values that the types alone cannot.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.llm.provider == Provider::Openai {
+            if self.llm.base_url.trim().is_empty() {
+                return Err(invalid(
+                    "llm.base_url",
+                    "required when llm.provider = \"openai\" (e.g. https://api.deepseek.com/v1)",
+                ));
+            }
+            check_url("llm.base_url", &self.llm.base_url)?;
+            if self.llm.model.trim().is_empty() {
+                return Err(invalid(
+                    "llm.model",
+                    "required when llm.provider = \"openai\" (e.g. deepseek-chat)",
+                ));
+            }
+        }
+        if self.llm.max_rounds == 0 {
+            return Err(invalid("llm.max_rounds", "must be at least 1"));
+        }
+        if self.llm.request_timeout_secs == 0 || self.llm.tool_timeout_secs == 0 {
+            return Err(invalid(
+                "llm.request_timeout_secs / llm.tool_timeout_secs",
+                "must be at least 1 second",
+            ));
+        }
+        if self.llm.max_concurrent == 0 {
+            return Err(invalid("llm.max_concurrent", "must be at least 1"));
+        }
+        if self.mall.backend == MallBackend::Http {
+            if self.mall.base_url.trim().is_empty() {
+                return Err(invalid("mall.base_url", "required when mall.backend = \"http\""));
+            }
+            check_url("mall.base_url", &self.mall.base_url)?;
+        }
+        let url = &self.state.url;
+        if !(url.starts_with("sqlite://")
+            || url.starts_with("redis://")
+            || url.starts_with("rediss://")
+            || url == "memory://")
+        {
+            return Err(invalid(
+                "state.url",
+                format!("`{url}`: use sqlite://PATH, redis://HOST:PORT or memory://"),
+            ));
+        }
+        check_url("telegram.api_url", &self.telegram.api_url)?;
+        if self.telegram.mode == TelegramMode::Webhook {
+            if !self.telegram.webhook_url.starts_with("https://") {
+                return Err(invalid("telegram.webhook_url", "webhook mode needs the public https:// URL"));
+            }
+            if self.telegram.webhook_listen.parse::<std::net::SocketAddr>().is_err() {
+                return Err(invalid("telegram.webhook_listen", "must be an address like 0.0.0.0:8443"));
+            }
+            if self.telegram.webhook_secret.is_empty() {
+                return Err(invalid("telegram.webhook_secret", "webhook mode needs a secret token"));
+            }
+        }
+        if self.safety.confirm_ttl_secs == 0 {
+            return Err(invalid("safety.confirm_ttl_secs", "must be at least 1"));
+        }
+        if self.bot.history_messages < 2 {
+            return Err(invalid("bot.history_messages", "must be at least 2"));
+        }
+        for name in self.tools.keys() {
+            if handlers::find(name).is_none() {
+                let known: Vec<&str> = handlers::all().iter().map(|s| s.name).collect();
+                return Err(invalid(
+                    &format!("tools.{name}"),
+                    format!("no such tool; known: {}", known.join(", ")),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The level of a tool after the operator's overrides.
+    pub fn tool_level(&self, spec: &handlers::ToolSpec) -> Level {
+        self.tools.get(spec.name).map(|o| o.level).unwrap_or(spec.level)
+    }
+
+    /// `llm.request_timeout_secs` as a duration.
+    pub fn request_timeout(&self) -> Duration {
+        Duration::from_secs(self.llm.request_timeout_secs)
+    }
+
+    /// `llm.tool_timeout_secs` as a duration.
+    pub fn tool_timeout(&self) -> Duration {
+        Duration::from_secs(self.llm.tool_timeout_secs)
+    }
+}
+
+fn check_url(key: &str, url: &str) -> Result<(), ConfigError> {
+    match reqwest::Url::parse(url) {
+        Ok(u) if u.scheme() == "http" || u.scheme() == "https" => Ok(()),
+        Ok(u) => Err(invalid(key, format!("`{url}` must be http:// or https://, not {}://", u.scheme()))),
+        Err(e) => Err(invalid(key, format!("`{url}` is not a URL: {e}"))),
+    }
+}
+
+/// Sets `[section] key = value` (or `[tools.NAME] key`) from `MALLBOT_SECTION__KEY`.
+/// The value is typed like the key's default: text stays text, numbers and
+/// booleans are parsed, lists are TOML arrays or comma-separated.
+fn apply_env(table: &mut toml::Table, var: &str, rest: &str, value: &str) -> Result<(), ConfigError> {
+    let env_err = |message: String| ConfigError::Env { var: var.to_owned(), message };
+    let path: Vec<String> = rest.split("__").map(|p| p.to_ascii_lowercase()).collect();
+    let defaults = toml::Table::try_from(Config::default()).map_err(|e| env_err(e.to_string()))?;
+    let (section_path, key) = match path.as_slice() {
+        [section, key] => (vec![section.clone()], key.clone()),
+        [tools, tool, key] if tools == "tools" => (vec![tools.clone(), tool.clone()], key.clone()),
+        _ => return Err(env_err("expected MALLBOT_<SECTION>__<KEY>, e.g. MALLBOT_LLM__BASE_URL".into())),
+    };
+    let typed = match defaults.get(&section_path[0]).and_then(|s| s.as_table()).and_then(|s| s.get(&key)) {
+        Some(toml::Value::String(_)) => toml::Value::String(value.to_owned()),
+        Some(toml::Value::Integer(_)) => toml::Value::Integer(
+            value.trim().parse().map_err(|_| env_err(format!("expected a whole number, got `{value}`")))?,
+        ),
+        Some(toml::Value::Boolean(_)) => toml::Value::Boolean(
+            value.trim().parse().map_err(|_| env_err(format!("expected true or false, got `{value}`")))?,
+        ),
+        Some(toml::Value::Array(_)) => parse_env_list(value).map_err(env_err)?,
+        _ => parse_env_scalar(value),
+    };
+    let mut cursor = table;
+    for part in &section_path {
+        let entry = cursor.entry(part.clone()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        cursor =
+            entry.as_table_mut().ok_or_else(|| env_err(format!("`{part}` in the file is not a table")))?;
+    }
+    cursor.insert(key, typed);
+    Ok(())
+}
+
+fn parse_env_list(value: &str) -> Result<toml::Value, String> {
+    let trimmed = value.trim();
+    if trimmed.is_empty() {
+        return Ok(toml::Value::Array(Vec::new()));
+    }
+    if trimmed.starts_with('[') {
+        let t: toml::Table = toml::from_str(&format!("v = {trimmed}")).map_err(|e| e.to_string())?;
+        return t.get("v").cloned().ok_or_else(|| "not a list".to_owned());
+    }
+    Ok(toml::Value::Array(trimmed.split(',').map(|item| parse_env_scalar(item.trim())).collect()))
+}
+
+fn parse_env_scalar(value: &str) -> toml::Value {
+    if let Ok(i) = value.parse::<i64>() {
+        toml::Value::Integer(i)
+    } else if let Ok(f) = value.parse::<f64>() {
+        toml::Value::Float(f)
+    } else if let Ok(b) = value.parse::<bool>() {
+        toml::Value::Boolean(b)
+    } else {
+        toml::Value::String(value.to_owned())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn load(toml_text: &str, env: &[(&str, &str)]) -> Result<Config, ConfigError> {
+        let dir = std::env::temp_dir().join(format!("mallbot-config-{}", rand::random::<u64>()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("config.toml");
+        std::fs::write(&path, toml_text).unwrap();
+        let env = env.iter().map(|(k, v)| (k.to_string(), v.to_string()));
+        let result = Config::load_with_env(Some(&path), env);
+        std::fs::remove_dir_all(&dir).ok();
+        result
+    }
+
+    #[test]
+    fn no_file_gives_working_defaults() {
+        let c = Config::load_with_env(None, Vec::new()).unwrap();
+        assert_eq!(c.llm.provider, Provider::Offline);
+        assert_eq!(c.mall.backend, MallBackend::Embedded);
+        assert_eq!(c.state.url, "sqlite://mallbot.db");
+        assert_eq!(c.llm.max_rounds, 10);
+        assert_eq!(c.safety.confirm_ttl_secs, 300);
+    }
+
+    #[test]
+    fn the_example_file_is_valid_and_complete() {
+        let text = include_str!("../config.example.toml");
+        let parsed: Config = toml::from_str(text).unwrap();
+        assert_eq!(parsed.llm.provider, Provider::Offline);
+        // Every key of the defaults appears in the example, commented.
+        let defaults = toml::Table::try_from(Config::default()).unwrap();
+        for (section, keys) in &defaults {
+            let Some(keys) = keys.as_table() else { continue };
+            assert!(text.contains(&format!("[{section}]")), "section [{section}] missing");
+            for key in keys.keys() {
+                assert!(
+                    text.contains(&format!("{key} =")),
+                    "key {section}.{key} missing from config.example.toml"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn env_overrides_the_file_with_typed_values() {
+        let c = load(
+            "[llm]\nmax_rounds = 5\n",
+            &[
+                ("MALLBOT_LLM__MAX_ROUNDS", "7"),
+                ("MALLBOT_TELEGRAM__TOKEN", "12345"),
+                ("MALLBOT_TELEGRAM__ADMINS", "1, 2"),
+                ("MALLBOT_SAFETY__CRITICAL_CODE", "true"),
+                ("MALLBOT_TOOLS__ADD_TO_CART__LEVEL", "safe"),
+            ],
+        )
+        .unwrap();
+        assert_eq!(c.llm.max_rounds, 7);
+        assert_eq!(c.telegram.token, "12345", "a numeric-looking token stays text");
+        assert_eq!(c.telegram.admins, vec![1, 2]);
+        assert!(c.safety.critical_code);
+        assert_eq!(c.tools["add_to_cart"].level, Level::Safe);
+    }
+
+    #[test]
+    fn bad_values_name_the_key() {
+        let e = load("[llm]\nmax_rounds = \"many\"\n", &[]).unwrap_err().to_string();
+        assert!(e.contains("max_rounds"), "{e}");
+        let e = load("[llm]\nmax_round = 3\n", &[]).unwrap_err().to_string();
+        assert!(e.contains("max_round"), "{e}");
+        let e = load("[llm]\nprovider = \"openai\"\n", &[]).unwrap_err().to_string();
+        assert!(e.contains("llm.base_url"), "{e}");
+        let e = load("", &[("MALLBOT_LLM__MAX_ROUNDS", "lots")]).unwrap_err().to_string();
+        assert!(e.contains("MALLBOT_LLM__MAX_ROUNDS") && e.contains("lots"), "{e}");
+        let e = load("[state]\nurl = \"postgres://x\"\n", &[]).unwrap_err().to_string();
+        assert!(e.contains("state.url"), "{e}");
+        let e = load("[tools.fly_to_moon]\nlevel = \"safe\"\n", &[]).unwrap_err().to_string();
+        assert!(e.contains("tools.fly_to_moon"), "{e}");
+        let e = load("[tools.add_to_cart]\nlevel = \"maybe\"\n", &[]).unwrap_err().to_string();
+        assert!(e.contains("maybe"), "{e}");
+    }
+}

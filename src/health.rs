@@ -1,0 +1,197 @@
+//! The health check behind `mallbot check` and `/health`: config, registry,
+//! model, mall and state store, each checked for real, with latencies.
+
+use std::fmt::Write as _;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use handlers::Lang;
+
+use crate::app::App;
+use crate::config::Provider;
+
+/// One checked component.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Check {
+    /// `config`, `registry`, `model`, `mall`, `state`.
+    pub name: &'static str,
+    pub ok: bool,
+    /// What was found (or what is wrong and what to do).
+    pub detail: String,
+    /// How long the check took, for remote components.
+    pub latency_ms: Option<u64>,
+}
+
+/// The whole picture.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HealthReport {
+    pub version: &'static str,
+    pub uptime: Duration,
+    pub checks: Vec<Check>,
+    pub tools: usize,
+    pub messages_handled: u64,
+    pub errors: u64,
+    pub tokens_in: u64,
+    pub tokens_out: u64,
+    pub pending_confirmations: Option<u64>,
+}
+
+impl HealthReport {
+    /// True when every check passed.
+    pub fn all_ok(&self) -> bool {
+        self.checks.iter().all(|c| c.ok)
+    }
+
+    /// The report as text for an operator.
+    pub fn render(&self, _lang: Lang) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "mallbot {} — {}",
+            self.version,
+            if self.all_ok() { "healthy" } else { "DEGRADED" }
+        );
+        let _ = writeln!(out, "uptime: {}", human_duration(self.uptime));
+        for c in &self.checks {
+            let mark = if c.ok { "✅" } else { "❌" };
+            let latency = c.latency_ms.map(|ms| format!(" ({ms} ms)")).unwrap_or_default();
+            let _ = writeln!(out, "{mark} {}: {}{latency}", c.name, c.detail);
+        }
+        let _ = writeln!(out, "messages handled: {}, errors: {}", self.messages_handled, self.errors);
+        let _ = writeln!(out, "model tokens: {} in, {} out", self.tokens_in, self.tokens_out);
+        match self.pending_confirmations {
+            Some(n) => {
+                let _ = write!(out, "pending confirmations: {n}");
+            }
+            None => {
+                let _ = write!(out, "pending confirmations: unknown (state store unreachable)");
+            }
+        }
+        out
+    }
+}
+
+fn human_duration(d: Duration) -> String {
+    let s = d.as_secs();
+    format!("{}d {}h {}m {}s", s / 86_400, s / 3600 % 24, s / 60 % 60, s % 60)
+}
+
+/// Checks every component of `app`.
+pub async fn collect(app: &App) -> HealthReport {
+    let registry = registry_check();
+    let (model, mall, state) = tokio::join!(model_check(app), mall_check(app), state_check(app));
+    let pending = app.state.count_pending().await.ok();
+    let config = Check {
+        name: "config",
+        ok: true,
+        detail: format!(
+            "llm.provider = {}, mall.backend = {}, state.url = {}",
+            app.config.llm.provider_name(),
+            app.config.mall.backend_name(),
+            redact_url(&app.config.state.url)
+        ),
+        latency_ms: None,
+    };
+    HealthReport {
+        version: env!("CARGO_PKG_VERSION"),
+        uptime: app.started.elapsed(),
+        tools: handlers::all().len(),
+        checks: vec![config, registry, model, mall, state],
+        messages_handled: app.stats.messages_handled.load(Ordering::Relaxed),
+        errors: app.stats.errors.load(Ordering::Relaxed),
+        tokens_in: app.stats.tokens_in.load(Ordering::Relaxed),
+        tokens_out: app.stats.tokens_out.load(Ordering::Relaxed),
+        pending_confirmations: pending,
+    }
+}
+
+fn registry_check() -> Check {
+    let tools = handlers::all();
+    let mut names: Vec<&str> = tools.iter().map(|s| s.name).collect();
+    names.dedup();
+    let unique = names.len() == tools.len();
+    let list: Vec<String> = tools.iter().map(|s| format!("{} ({})", s.name, s.level.as_str())).collect();
+    Check {
+        name: "registry",
+        ok: !tools.is_empty() && unique,
+        detail: format!("{} tools: {}", tools.len(), list.join(", ")),
+        latency_ms: None,
+    }
+}
+
+async fn model_check(app: &App) -> Check {
+    let llm = &app.config.llm;
+    if llm.provider == Provider::Offline {
+        return Check {
+            name: "model",
+            ok: true,
+            detail: "offline planner (no model configured)".into(),
+            latency_ms: None,
+        };
+    }
+    let started = Instant::now();
+    let url = format!("{}/models", llm.base_url.trim_end_matches('/'));
+    let client = reqwest::Client::builder().timeout(Duration::from_secs(5)).build();
+    let result = match client {
+        Ok(client) => {
+            let mut request = client.get(&url);
+            if !llm.api_key.is_empty() {
+                request = request.bearer_auth(&llm.api_key);
+            }
+            request.send().await
+        }
+        Err(e) => Err(e),
+    };
+    let latency_ms = Some(started.elapsed().as_millis() as u64);
+    let what = format!("{} at {}", app.model.describe(), llm.base_url);
+    let (ok, detail) = match result {
+        Ok(r) if r.status().is_success() => (true, format!("{what}: reachable")),
+        Ok(r) if r.status().as_u16() == 401 || r.status().as_u16() == 403 => (
+            false,
+            format!("{what}: the API key was rejected (HTTP {}); check llm.api_key", r.status().as_u16()),
+        ),
+        Ok(r) if r.status().is_client_error() => {
+            (true, format!("{what}: reachable (GET /models answered HTTP {})", r.status().as_u16()))
+        }
+        Ok(r) => (false, format!("{what}: HTTP {}", r.status().as_u16())),
+        Err(e) if e.is_timeout() => (false, format!("{what}: no answer within 5 s")),
+        Err(e) => (false, format!("{what}: unreachable ({e})")),
+    };
+    Check { name: "model", ok, detail, latency_ms }
+}
+
+async fn mall_check(app: &App) -> Check {
+    let started = Instant::now();
+    let result = tokio::time::timeout(Duration::from_secs(10), app.mall.health()).await;
+    let latency_ms = Some(started.elapsed().as_millis() as u64);
+    let backend = app.config.mall.backend_name();
+    let (ok, detail) = match result {
+        Ok(Ok(h)) => (h.status == "ok", format!("{backend}: status {}", h.status)),
+        Ok(Err(e)) => (false, format!("{backend}: {e}")),
+        Err(_) => (false, format!("{backend}: no answer within 10 s")),
+    };
+    Check { name: "mall", ok, detail, latency_ms }
+}
+
+async fn state_check(app: &App) -> Check {
+    let started = Instant::now();
+    let result = tokio::time::timeout(Duration::from_secs(5), app.state.health()).await;
+    let latency_ms = Some(started.elapsed().as_millis() as u64);
+    let (ok, detail) = match result {
+        Ok(Ok(())) => (true, app.state.describe()),
+        Ok(Err(e)) => (false, format!("{}: {e}", app.state.describe())),
+        Err(_) => (false, format!("{}: no answer within 5 s", app.state.describe())),
+    };
+    Check { name: "state", ok, detail, latency_ms }
+}
+
+/// A URL without its password, for logs and reports.
+pub fn redact_url(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut u) if u.password().is_some() => {
+            let _ = u.set_password(Some("***"));
+            u.to_string()
+        }
+        _ => url.to_owned(),
+    }
+}

@@ -1,0 +1,17 @@
+//! mallbot: a Telegram shopping guide for a shopping mall. A shopper's message
+//! becomes a [`context::MessageContext`], the [`router::FunctionCallRouter`]
+//! lets a model (or the offline planner) choose mall tools, risky tools wait
+//! for a confirmation, and the answer goes back through Telegram or the terminal.
+
+pub mod app;
+pub mod config;
+pub mod console;
+pub mod context;
+pub mod fallback;
+pub mod health;
+pub mod llm;
+pub mod pending;
+pub mod reply;
+pub mod router;
+pub mod state;
+pub mod stats;

@@ -1,0 +1,234 @@
+//! The offline planner's next move: given the shopper's intent and the tool
+//! calls of the current turn, call the next tool or answer.
+
+use serde_json::{Map, Value, json};
+
+use super::Step;
+use super::compose::{self, list};
+use super::conversation::{CallRecord, Conversation, Outcome};
+use super::extract::Pick;
+use super::intent::{CartTarget, Intent, ProductQuery, parse_intent};
+
+/// The next step of the turn.
+pub(crate) fn next_step(intent: &Intent, conv: &Conversation) -> Step {
+    let Some(last) = conv.last_turn_call() else {
+        return first_step(intent, conv);
+    };
+    match &last.outcome {
+        Some(Outcome::Failed(error)) => Step::Answer(compose::failure(last, error, conv)),
+        Some(Outcome::Declined) => Step::Answer(compose::declined(conv.lang)),
+        Some(Outcome::Data(data)) => follow_up(intent, last, data, conv)
+            .unwrap_or_else(|| Step::Answer(compose::answer(intent, last, data, conv))),
+        None => Step::Answer(String::new()),
+    }
+}
+
+/// The answer when `tool` is not offered here.
+pub(crate) fn without_tool(tool: &str, intent: &Intent, conv: &Conversation) -> String {
+    match conv.last_turn_call() {
+        Some(last @ CallRecord { outcome: Some(Outcome::Data(data)), .. }) => {
+            compose::answer(intent, last, data, conv)
+        }
+        _ => compose::unavailable(tool, conv.lang),
+    }
+}
+
+fn call(tool: &'static str, arguments: Value) -> Step {
+    Step::Call { tool, arguments }
+}
+
+fn first_step(intent: &Intent, conv: &Conversation) -> Step {
+    match intent {
+        Intent::SearchProducts(query) => search_step(query, conv),
+        Intent::ShowProduct(pick) => show_step(*pick, conv),
+        Intent::AddToCart { size, quantity, explicit } => {
+            add_step(size.as_deref(), *quantity, *explicit, conv)
+        }
+        Intent::NavigateToStore { store } => call("navigate_to_store", json!({ "store_name": store })),
+        Intent::NavigateToArea { area } => {
+            call("navigate_to_area", json!({ "area_name": area, "show_stores": true }))
+        }
+        Intent::StoreInfo { store, info } => {
+            call("get_store_info", json!({ "store_id": store, "info_type": info.as_str() }))
+        }
+        Intent::SearchStores { keyword } => call("search_stores", json!({ "keyword": keyword })),
+        Intent::ViewCart | Intent::RemoveFromCart(_) | Intent::Checkout => call("view_cart", json!({})),
+        Intent::ClearCart => call("clear_cart", json!({})),
+        Intent::OrderStatus { order_id: Some(id) } => call("get_order_status", json!({ "order_id": id })),
+        Intent::CancelOrder { order_id: Some(id) } => call("cancel_order", json!({ "order_id": id })),
+        Intent::ListOrders | Intent::OrderStatus { .. } | Intent::CancelOrder { .. } => {
+            call("list_orders", json!({}))
+        }
+        Intent::None => Step::Answer(String::new()),
+    }
+}
+
+/// The step after a successful call, when the flow goes on.
+fn follow_up(intent: &Intent, last: &CallRecord, data: &Value, conv: &Conversation) -> Option<Step> {
+    let lang = conv.lang;
+    match (intent, last.name.as_str()) {
+        (Intent::SearchProducts(query), "search_products") if query.buy => {
+            let id = list(data, "products").first().map(|p| compose::text(p, "product_id"))?;
+            Some(call("get_product_detail", json!({ "product_id": id })))
+        }
+        (Intent::RemoveFromCart(target), "view_cart") => Some(remove_step(target, data, conv)),
+        (Intent::Checkout, "view_cart") => Some(if list(data, "items").is_empty() {
+            Step::Answer(compose::cart_empty(lang))
+        } else {
+            call("create_order", json!({ "cart_id": compose::text(data, "cart_id") }))
+        }),
+        (Intent::OrderStatus { .. }, "list_orders") => Some(match list(data, "orders").first() {
+            Some(order) => call("get_order_status", json!({ "order_id": compose::text(order, "order_id") })),
+            None => Step::Answer(compose::no_orders(lang)),
+        }),
+        (Intent::CancelOrder { .. }, "list_orders") => {
+            let orders = list(data, "orders");
+            let pending = orders.iter().find(|o| compose::text(o, "status") == "PENDING_PAYMENT");
+            Some(match pending {
+                Some(order) => call("cancel_order", json!({ "order_id": compose::text(order, "order_id") })),
+                None => Step::Answer(compose::no_pending_orders(!orders.is_empty(), lang)),
+            })
+        }
+        _ => None,
+    }
+}
+
+fn search_step(query: &ProductQuery, conv: &Conversation) -> Step {
+    let previous = conv.latest_before_turn("search_products");
+    let mut args = Map::new();
+    if query.keyword.is_empty() {
+        let Some(previous) = previous else {
+            return Step::Answer(compose::ask_what_to_search(conv.lang));
+        };
+        for key in ["keyword", "brand", "min_price", "max_price"] {
+            if let Some(v) = previous.args.get(key).filter(|v| !v.is_null()) {
+                args.insert(key.to_owned(), v.clone());
+            }
+        }
+        if !query.price.is_empty() {
+            args.remove("min_price");
+            args.remove("max_price");
+        } else if query.cheap {
+            cheaper_than_before(&mut args, previous);
+        }
+    } else {
+        args.insert("keyword".to_owned(), json!(query.keyword));
+        if let Some(brand) = &query.brand {
+            args.insert("brand".to_owned(), json!(brand));
+        }
+    }
+    for (key, bound) in [("min_price", query.price.min), ("max_price", query.price.max)] {
+        if let Some(v) = bound {
+            args.insert(key.to_owned(), yuan_json(v));
+        }
+    }
+    call("search_products", Value::Object(args))
+}
+
+/// "便宜点的": below the price of the best match shown last.
+fn cheaper_than_before(args: &mut Map<String, Value>, previous: &CallRecord) {
+    let top = previous.data().and_then(|d| list(d, "products").first().cloned());
+    let Some(price) = top.and_then(|p| p.get("price_yuan").and_then(Value::as_f64)) else {
+        return;
+    };
+    let below = price.ceil() - 1.0;
+    let current = args.get("max_price").and_then(Value::as_f64).unwrap_or(f64::MAX);
+    if below > 0.0 && below < current {
+        args.insert("max_price".to_owned(), yuan_json(below));
+    }
+}
+
+/// A price as a JSON number: whole yuan as integers.
+fn yuan_json(v: f64) -> Value {
+    if v.fract() == 0.0 && v.abs() < 1e12 { json!(v as i64) } else { json!(v) }
+}
+
+fn show_step(pick: Pick, conv: &Conversation) -> Step {
+    let Some(search) = conv.latest_before_turn("search_products") else {
+        return Step::Answer(compose::nothing_listed(conv.lang));
+    };
+    let products = search.data().map(|d| list(d, "products")).unwrap_or_default();
+    match pick.index(products.len()).and_then(|i| products.get(i)) {
+        Some(p) => call("get_product_detail", json!({ "product_id": compose::text(p, "product_id") })),
+        None => Step::Answer(compose::no_such_item(products.len(), conv.lang)),
+    }
+}
+
+/// A product's SKU as the planner needs it.
+struct SkuView {
+    id: String,
+    label: String,
+    in_stock: bool,
+}
+
+fn add_step(size: Option<&str>, quantity: Option<u32>, explicit: bool, conv: &Conversation) -> Step {
+    let Some(detail) = conv.latest_before_turn("get_product_detail").and_then(CallRecord::data) else {
+        return Step::Answer(if explicit { compose::which_product(conv.lang) } else { String::new() });
+    };
+    let skus: Vec<SkuView> = list(detail, "skus")
+        .iter()
+        .map(|s| SkuView {
+            id: compose::text(s, "sku_id").to_owned(),
+            label: compose::text(s, "label").to_owned(),
+            in_stock: s.get("stock").and_then(Value::as_i64).is_none_or(|n| n > 0),
+        })
+        .collect();
+    let quantity = quantity.or_else(|| remembered_quantity(conv)).unwrap_or(1);
+    let product_id = compose::text(detail, "product_id");
+    let add = |sku: Option<&SkuView>| {
+        let mut args = json!({ "product_id": product_id, "quantity": quantity });
+        if let (Some(sku), Some(obj)) = (sku, args.as_object_mut()) {
+            obj.insert("sku_id".to_owned(), json!(sku.id));
+        }
+        call("add_to_cart", args)
+    };
+    let in_stock: Vec<&SkuView> = skus.iter().filter(|s| s.in_stock).collect();
+    match size {
+        Some(size) => match skus.iter().find(|s| label_matches(&s.label, size)) {
+            Some(sku) if sku.in_stock => add(Some(sku)),
+            _ => Step::Answer(compose::size_unavailable(size, detail, conv.lang)),
+        },
+        None if skus.is_empty() => add(None),
+        None if skus.len() == 1 || in_stock.len() == 1 => add(in_stock.first().copied().or(skus.first())),
+        None => Step::Answer(compose::ask_size(detail, conv.lang)),
+    }
+}
+
+/// Whether a SKU label is the size the shopper said (`42` ~ `EU 42`, `m` ~ `M`).
+fn label_matches(label: &str, size: &str) -> bool {
+    let norm = |s: &str| s.to_lowercase().replace(['码', '号'], "").trim().to_owned();
+    let size = norm(size);
+    let label = norm(label);
+    label == size || label.split(|c: char| !(c.is_alphanumeric() || c == '.')).any(|token| token == size)
+}
+
+/// The quantity said when the shopper started buying ("买两双…"), if any.
+fn remembered_quantity(conv: &Conversation) -> Option<u32> {
+    for text in conv.earlier_user_texts() {
+        match parse_intent(text) {
+            Intent::ShowProduct(_) => continue,
+            Intent::SearchProducts(query) if query.buy => return query.quantity,
+            _ => return None,
+        }
+    }
+    None
+}
+
+fn remove_step(target: &CartTarget, cart: &Value, conv: &Conversation) -> Step {
+    let items = list(cart, "items");
+    if items.is_empty() {
+        return Step::Answer(compose::cart_empty(conv.lang));
+    }
+    let item = match target {
+        CartTarget::Pick(pick) => pick.index(items.len()).and_then(|i| items.get(i)),
+        CartTarget::Name(name) => {
+            let name = name.to_lowercase();
+            items.iter().find(|i| compose::text(i, "name").to_lowercase().contains(&name))
+        }
+        CartTarget::Unspecified => items.first().filter(|_| items.len() == 1),
+    };
+    match item {
+        Some(item) => call("remove_from_cart", json!({ "item_id": compose::text(item, "item_id") })),
+        None => Step::Answer(compose::which_cart_item(cart, conv.lang)),
+    }
+}

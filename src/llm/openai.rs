@@ -1,0 +1,485 @@
+//! The OpenAI-compatible chat-completions client: one `POST {base_url}/chat/completions`
+//! per model call (plain or streamed), with bounded retries, and lenient reading
+//! of what DeepSeek, Qwen, OpenAI, Gemini, Groq, OpenRouter, Ollama, vLLM,
+//! SGLang, LiteLLM and llama.cpp really send.
+//!
+//! The answer the router gets is normalised: `arguments` are JSON text (objects
+//! re-serialized, `""` and `"null"` kept as written), every tool call has an
+//! id (`call_<n>` minted when missing), `finish_reason: ""` is `None` and is
+//! `tool_calls` whenever tool calls came, `reasoning` is read as
+//! `reasoning_content`, and a tool call written into the text is turned into
+//! a real one when tools were offered.
+
+mod draft;
+mod sse;
+mod stream;
+mod text_calls;
+mod wire;
+
+use std::fmt;
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use reqwest::header::{CONTENT_TYPE, HeaderMap, RETRY_AFTER};
+use reqwest::{StatusCode, Url};
+use tracing::Instrument;
+
+use self::draft::Draft;
+use self::sse::SseDecoder;
+pub use self::stream::{ChunkError, StreamAccumulator};
+use self::wire::WireCompletion;
+use super::{ChatModel, ChatRequest, ChatResponse, LlmError};
+
+/// The longest `Retry-After` honoured.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(20);
+/// The first backoff ceiling; it doubles on every retry.
+const BACKOFF_BASE: Duration = Duration::from_millis(500);
+/// The largest backoff ceiling.
+const BACKOFF_CAP: Duration = Duration::from_secs(8);
+/// How much of a raw body errors and logs keep.
+const RAW_LIMIT: usize = 2048;
+
+/// How to reach an OpenAI-compatible provider.
+#[derive(Clone)]
+pub struct OpenAiSettings {
+    /// The API root, up to and including the version segment, e.g.
+    /// `https://api.deepseek.com/v1`, `https://api.openai.com/v1`,
+    /// `http://localhost:11434/v1`. `/chat/completions` is appended; nothing else is.
+    pub base_url: String,
+    /// Sent as `Authorization: Bearer …` when not empty.
+    pub api_key: String,
+    /// The model name, e.g. `deepseek-chat`.
+    pub model: String,
+    /// Budget for one attempt: the whole answer, or, when streaming, the
+    /// headers and then each gap between chunks.
+    pub request_timeout: Duration,
+    /// Retries after the first attempt on timeouts, network errors, 408, 429 and 5xx.
+    pub max_retries: u32,
+    /// Ask for a streamed answer (server-sent events).
+    pub stream: bool,
+    /// Sampling temperature; the provider's default when `None`.
+    pub temperature: Option<f32>,
+}
+
+impl fmt::Debug for OpenAiSettings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OpenAiSettings")
+            .field("base_url", &self.base_url)
+            .field("api_key", &if self.api_key.is_empty() { "" } else { "<redacted>" })
+            .field("model", &self.model)
+            .field("request_timeout", &self.request_timeout)
+            .field("max_retries", &self.max_retries)
+            .field("stream", &self.stream)
+            .field("temperature", &self.temperature)
+            .finish()
+    }
+}
+
+/// A [`ChatModel`] backed by an OpenAI-compatible chat-completions API.
+#[derive(Debug, Clone)]
+pub struct OpenAiClient {
+    http: reqwest::Client,
+    endpoint: Url,
+    settings: OpenAiSettings,
+}
+
+/// Why one attempt failed.
+enum Failure {
+    /// Worth another attempt (after `retry_after` when the provider said so).
+    Retry { message: String, retry_after: Option<Duration> },
+    /// Final.
+    Fatal(LlmError),
+}
+
+impl Failure {
+    fn retry(message: impl Into<String>) -> Self {
+        Failure::Retry { message: message.into(), retry_after: None }
+    }
+}
+
+impl OpenAiClient {
+    /// A client for these settings; refuses a base URL that is not http(s) or an empty model.
+    pub fn new(settings: OpenAiSettings) -> Result<OpenAiClient, LlmError> {
+        let endpoint = endpoint(&settings.base_url)?;
+        if settings.model.trim().is_empty() {
+            return Err(config_error("llm.model is empty: name the model, e.g. `deepseek-chat`"));
+        }
+        let http = reqwest::Client::builder()
+            .connect_timeout(settings.request_timeout)
+            .user_agent(concat!("mallbot/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| config_error(format!("cannot build the HTTP client: {}", error_chain(&e))))?;
+        Ok(OpenAiClient { http, endpoint, settings })
+    }
+
+    /// The URL requests go to.
+    pub fn endpoint(&self) -> &str {
+        self.endpoint.as_str()
+    }
+
+    /// One completion with retries; the span records tokens and latency.
+    async fn call(&self, request: ChatRequest<'_>) -> Result<ChatResponse, LlmError> {
+        let started = Instant::now();
+        let body = wire::request_body(&self.settings, request).to_string();
+        let result = self.with_retries(&body).await.map(|draft| draft.finalize(!request.tools.is_empty()));
+        let span = tracing::Span::current();
+        span.record("latency_ms", millis(started.elapsed()));
+        match &result {
+            Ok(response) => {
+                span.record("tokens_in", response.usage.prompt_tokens);
+                span.record("tokens_out", response.usage.completion_tokens);
+                tracing::info!(
+                    tool_calls = response.message.tool_calls.len(),
+                    finish_reason = response.finish_reason.as_deref().unwrap_or(""),
+                    "model answered"
+                );
+            }
+            Err(error) => tracing::warn!(%error, "model call failed"),
+        }
+        result
+    }
+
+    async fn with_retries(&self, body: &str) -> Result<Draft, LlmError> {
+        let attempts = self.settings.max_retries.saturating_add(1);
+        let mut last = String::new();
+        for attempt in 1..=attempts {
+            match self.attempt(body, attempt).await {
+                Ok(draft) => return Ok(draft),
+                Err(Failure::Fatal(error)) => return Err(error),
+                Err(Failure::Retry { message, retry_after }) => {
+                    if attempt < attempts {
+                        let delay = retry_after.unwrap_or_else(|| backoff(attempt - 1));
+                        tracing::warn!(attempt, delay_ms = millis(delay), error = %message, "retrying the model call");
+                        tokio::time::sleep(delay).await;
+                    }
+                    last = message;
+                }
+            }
+        }
+        Err(LlmError::Unavailable { message: format!("{last} (gave up after {attempts} attempts)") })
+    }
+
+    async fn attempt(&self, body: &str, attempt: u32) -> Result<Draft, Failure> {
+        let started = Instant::now();
+        let deadline = tokio::time::Instant::now() + self.settings.request_timeout;
+        let mut request = self.http.post(self.endpoint.clone()).header(CONTENT_TYPE, "application/json");
+        if !self.settings.api_key.is_empty() {
+            request = request.bearer_auth(&self.settings.api_key);
+        }
+        let sent = tokio::time::timeout_at(deadline, request.body(body.to_owned()).send()).await;
+        let response = match self.transport(sent) {
+            Ok(response) => response,
+            Err(message) => {
+                tracing::warn!(attempt, latency_ms = millis(started.elapsed()), error = %message, "model request failed");
+                return Err(Failure::retry(message));
+            }
+        };
+        let status = response.status();
+        tracing::info!(
+            attempt,
+            status = status.as_u16(),
+            latency_ms = millis(started.elapsed()),
+            "model responded"
+        );
+        if !status.is_success() {
+            return Err(self.rejection(response, deadline).await);
+        }
+        if is_event_stream(response.headers(), self.settings.stream) {
+            self.read_stream(response).await
+        } else {
+            let raw = self
+                .transport(tokio::time::timeout_at(deadline, response.text()).await)
+                .map_err(Failure::retry)?;
+            parse_completion(&raw)
+        }
+    }
+
+    /// A reqwest result under a timeout, as a retryable message on failure.
+    fn transport<T>(
+        &self,
+        result: Result<Result<T, reqwest::Error>, tokio::time::error::Elapsed>,
+    ) -> Result<T, String> {
+        match result {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(e)) if e.is_timeout() => Err(format!("request timed out: {}", error_chain(&e))),
+            Ok(Err(e)) => Err(format!("request failed: {}", error_chain(&e))),
+            Err(_) => Err(format!("request timed out after {} ms", millis(self.settings.request_timeout))),
+        }
+    }
+
+    /// The failure for a non-2xx answer: retried for 408, 429 and 5xx, refused otherwise.
+    async fn rejection(&self, response: reqwest::Response, deadline: tokio::time::Instant) -> Failure {
+        let status = response.status();
+        let retry_after = retry_after(response.headers());
+        let raw = match tokio::time::timeout_at(deadline, response.text()).await {
+            Ok(Ok(text)) => truncate(&text),
+            _ => String::new(),
+        };
+        tracing::warn!(status = status.as_u16(), body = %raw, "model request rejected");
+        let retryable = status.is_server_error()
+            || status == StatusCode::TOO_MANY_REQUESTS
+            || status == StatusCode::REQUEST_TIMEOUT;
+        if retryable {
+            Failure::Retry { message: format!("HTTP {}: {raw}", status.as_u16()), retry_after }
+        } else {
+            Failure::Fatal(LlmError::Refused { status: status.as_u16(), raw })
+        }
+    }
+
+    /// Reads server-sent events into a draft; each gap between chunks gets the full timeout.
+    async fn read_stream(&self, mut response: reqwest::Response) -> Result<Draft, Failure> {
+        let mut decoder = SseDecoder::default();
+        let mut accumulator = StreamAccumulator::new();
+        let mut head = Vec::new();
+        loop {
+            let timeout = self.settings.request_timeout;
+            let chunk = match tokio::time::timeout(timeout, response.chunk()).await {
+                Err(_) => return Err(Failure::retry(format!("stream stalled for {} ms", millis(timeout)))),
+                Ok(read) => self.transport(Ok(read)).map_err(Failure::retry)?,
+            };
+            let Some(bytes) = chunk else { break };
+            head.extend_from_slice(&bytes[..bytes.len().min(RAW_LIMIT.saturating_sub(head.len()))]);
+            for data in decoder.feed(&bytes) {
+                push(&mut accumulator, &data)?;
+            }
+            if accumulator.is_done() {
+                break;
+            }
+        }
+        for data in decoder.finish() {
+            push(&mut accumulator, &data)?;
+        }
+        if !accumulator.has_chunks() {
+            let raw = truncate(&String::from_utf8_lossy(&head));
+            tracing::warn!(body = %raw, "the stream carried no completion chunk");
+            let message = "the stream carried no completion chunk".into();
+            return Err(Failure::Fatal(LlmError::InvalidResponse { message, raw }));
+        }
+        Ok(accumulator.into_draft())
+    }
+}
+
+#[async_trait]
+impl ChatModel for OpenAiClient {
+    fn describe(&self) -> String {
+        format!("openai/{}", self.settings.model)
+    }
+
+    async fn complete(&self, request: ChatRequest<'_>) -> Result<ChatResponse, LlmError> {
+        let span = tracing::info_span!(
+            "llm_call",
+            model = %self.settings.model,
+            stream = self.settings.stream,
+            tokens_in = tracing::field::Empty,
+            tokens_out = tracing::field::Empty,
+            latency_ms = tracing::field::Empty,
+        );
+        self.call(request).instrument(span).await
+    }
+}
+
+/// Feeds one payload; unreadable ones are logged and skipped, provider errors retried.
+fn push(accumulator: &mut StreamAccumulator, data: &str) -> Result<(), Failure> {
+    match accumulator.push_data(data) {
+        Ok(()) => Ok(()),
+        Err(ChunkError::NotJson { raw }) => {
+            tracing::warn!(raw = %truncate(&raw), "skipping an unreadable stream chunk");
+            Ok(())
+        }
+        Err(error @ ChunkError::Provider { .. }) => Err(Failure::retry(error.to_string())),
+    }
+}
+
+/// A plain (non-streamed) answer body as a draft.
+fn parse_completion(raw: &str) -> Result<Draft, Failure> {
+    let invalid = |message: String| {
+        tracing::warn!(body = %truncate(raw), %message, "unreadable model answer");
+        Failure::Fatal(LlmError::InvalidResponse { message, raw: truncate(raw) })
+    };
+    let body: WireCompletion =
+        serde_json::from_str(raw).map_err(|e| invalid(format!("not a chat completion: {e}")))?;
+    if let Some(error) = body.error.as_ref().filter(|_| body.choices.is_empty()) {
+        return Err(Failure::retry(format!("the provider reported an error: {}", wire::error_text(error))));
+    }
+    body.into_draft().ok_or_else(|| invalid("the answer has no choices".into()))
+}
+
+/// `{base_url}/chat/completions`, keeping any query; a base URL already ending
+/// in `/chat/completions` is taken as is.
+fn endpoint(base_url: &str) -> Result<Url, LlmError> {
+    let trimmed = base_url.trim();
+    let mut url = Url::parse(trimmed).map_err(|e| {
+        config_error(format!(
+            "llm.base_url `{trimmed}` is not a URL ({e}); e.g. `https://api.deepseek.com/v1`"
+        ))
+    })?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none_or(str::is_empty) {
+        return Err(config_error(format!(
+            "llm.base_url `{trimmed}` must be an http(s) URL, e.g. `https://api.deepseek.com/v1`"
+        )));
+    }
+    let path = url.path().trim_end_matches('/').to_owned();
+    if !path.ends_with("/chat/completions") {
+        url.set_path(&format!("{path}/chat/completions"));
+    }
+    Ok(url)
+}
+
+fn config_error(message: impl Into<String>) -> LlmError {
+    LlmError::Unavailable { message: message.into() }
+}
+
+/// Whether the body is an event stream: it says so, or it was asked for and is not JSON.
+fn is_event_stream(headers: &HeaderMap, asked: bool) -> bool {
+    let content_type = headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+    content_type.contains("event-stream") || (asked && !content_type.contains("json"))
+}
+
+/// `Retry-After` in seconds, capped; HTTP dates are ignored (backoff applies).
+fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let seconds: f64 = headers.get(RETRY_AFTER)?.to_str().ok()?.trim().parse().ok()?;
+    (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds).min(MAX_RETRY_AFTER))
+}
+
+/// Full-jitter exponential backoff before retry number `retry` (0-based).
+fn backoff(retry: u32) -> Duration {
+    let ceiling = BACKOFF_BASE.saturating_mul(2u32.saturating_pow(retry.min(16))).min(BACKOFF_CAP);
+    let ceiling_ms = u64::try_from(ceiling.as_millis()).unwrap_or(u64::MAX);
+    Duration::from_millis(rand::random_range(0..=ceiling_ms))
+}
+
+/// At most [`RAW_LIMIT`] bytes of a body, cut on a character boundary.
+fn truncate(raw: &str) -> String {
+    if raw.len() <= RAW_LIMIT {
+        return raw.to_owned();
+    }
+    let mut end = RAW_LIMIT;
+    while !raw.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({} bytes in all)", &raw[..end], raw.len())
+}
+
+/// An error with its causes, `a: b: c`.
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn settings(base_url: &str) -> OpenAiSettings {
+        OpenAiSettings {
+            base_url: base_url.into(),
+            api_key: "sk-secret".into(),
+            model: "deepseek-chat".into(),
+            request_timeout: Duration::from_secs(5),
+            max_retries: 2,
+            stream: false,
+            temperature: None,
+        }
+    }
+
+    #[test]
+    fn the_endpoint_is_appended_once() {
+        for base in [
+            "https://api.deepseek.com/v1",
+            "https://api.deepseek.com/v1/",
+            " https://api.deepseek.com/v1/chat/completions ",
+        ] {
+            assert_eq!(
+                endpoint(base).unwrap().as_str(),
+                "https://api.deepseek.com/v1/chat/completions",
+                "{base}"
+            );
+        }
+        assert_eq!(
+            endpoint("http://127.0.0.1:11434").unwrap().as_str(),
+            "http://127.0.0.1:11434/chat/completions"
+        );
+        assert_eq!(
+            endpoint("https://x.example/openai/v1?api-version=2").unwrap().as_str(),
+            "https://x.example/openai/v1/chat/completions?api-version=2"
+        );
+    }
+
+    #[test]
+    fn bad_settings_are_refused_with_the_key_named() {
+        for base in ["", "api.deepseek.com/v1", "ftp://example.com/v1", "unix:/tmp/sock"] {
+            let error = OpenAiClient::new(settings(base)).unwrap_err().to_string();
+            assert!(error.contains("llm.base_url"), "{base}: {error}");
+        }
+        let error =
+            OpenAiClient::new(OpenAiSettings { model: " ".into(), ..settings("http://localhost/v1") })
+                .unwrap_err()
+                .to_string();
+        assert!(error.contains("llm.model"), "{error}");
+    }
+
+    #[test]
+    fn the_api_key_stays_out_of_debug_output() {
+        let client = OpenAiClient::new(settings("https://api.deepseek.com/v1")).unwrap();
+        let printed = format!("{client:?}");
+        assert!(!printed.contains("sk-secret"), "{printed}");
+        assert!(printed.contains("<redacted>"));
+        assert_eq!(client.describe(), "openai/deepseek-chat");
+    }
+
+    #[test]
+    fn retry_after_is_read_in_seconds_and_capped() {
+        let mut headers = HeaderMap::new();
+        assert_eq!(retry_after(&headers), None);
+        headers.insert(RETRY_AFTER, "2".parse().unwrap());
+        assert_eq!(retry_after(&headers), Some(Duration::from_secs(2)));
+        headers.insert(RETRY_AFTER, "0.5".parse().unwrap());
+        assert_eq!(retry_after(&headers), Some(Duration::from_millis(500)));
+        headers.insert(RETRY_AFTER, "3600".parse().unwrap());
+        assert_eq!(retry_after(&headers), Some(MAX_RETRY_AFTER));
+        headers.insert(RETRY_AFTER, "Wed, 21 Oct 2015 07:28:00 GMT".parse().unwrap());
+        assert_eq!(retry_after(&headers), None);
+    }
+
+    #[test]
+    fn backoff_stays_under_its_doubling_ceiling() {
+        for retry in 0..40 {
+            let ceiling = BACKOFF_BASE.saturating_mul(2u32.saturating_pow(retry.min(16))).min(BACKOFF_CAP);
+            for _ in 0..20 {
+                assert!(backoff(retry) <= ceiling);
+            }
+        }
+    }
+
+    #[test]
+    fn long_bodies_are_cut_on_a_character_boundary() {
+        let body = "错".repeat(1000);
+        let cut = truncate(&body);
+        assert!(cut.starts_with(&"错".repeat(682)));
+        assert!(cut.ends_with("(3000 bytes in all)"));
+        assert_eq!(truncate("File Not Found"), "File Not Found");
+    }
+
+    #[test]
+    fn streams_are_recognised_by_content_type() {
+        let mut headers = HeaderMap::new();
+        headers.insert(CONTENT_TYPE, "text/event-stream; charset=utf-8".parse().unwrap());
+        assert!(is_event_stream(&headers, false));
+        headers.insert(CONTENT_TYPE, "application/json".parse().unwrap());
+        assert!(!is_event_stream(&headers, true));
+        headers.remove(CONTENT_TYPE);
+        assert!(is_event_stream(&headers, true));
+        assert!(!is_event_stream(&headers, false));
+    }
+}

@@ -1,0 +1,364 @@
+//! The JSON of the chat-completions endpoint: the request body we send, and
+//! lenient readings of the answers (every field optional, unknown fields ignored,
+//! odd types tolerated) shared by the plain and the streaming paths.
+
+use serde::{Deserialize, Deserializer};
+use serde_json::{Map, Value, json};
+
+use super::OpenAiSettings;
+use super::draft::{Draft, DraftCall};
+use crate::llm::{ChatMessage, ChatRequest, Role, ToolCall, Usage};
+
+/// The request body for one chat completion.
+pub(super) fn request_body(settings: &OpenAiSettings, request: ChatRequest<'_>) -> Value {
+    let mut body = Map::new();
+    body.insert("model".into(), json!(settings.model));
+    body.insert("messages".into(), request.messages.iter().map(message_json).collect());
+    if !request.tools.is_empty() {
+        body.insert("tools".into(), request.tools.iter().map(|t| t.openai_definition()).collect());
+        body.insert("tool_choice".into(), json!("auto"));
+    }
+    if let Some(t) = settings.temperature {
+        body.insert("temperature".into(), decimal(t));
+    }
+    body.insert("stream".into(), json!(settings.stream));
+    if settings.stream {
+        body.insert("stream_options".into(), json!({ "include_usage": true }));
+    }
+    Value::Object(body)
+}
+
+/// An `f32` as the decimal a person wrote (`0.7`, not `0.699999988079071`).
+fn decimal(value: f32) -> Value {
+    let wide = value.to_string().parse::<f64>().unwrap_or(f64::from(value));
+    json!(wide)
+}
+
+/// One message in the shape every OpenAI-compatible provider accepts.
+fn message_json(m: &ChatMessage) -> Value {
+    let mut out = Map::new();
+    out.insert("role".into(), json!(m.role));
+    match m.role {
+        Role::Assistant => {
+            let content = match &m.content {
+                Some(text) => json!(text),
+                None if m.tool_calls.is_empty() => json!(""),
+                None => Value::Null,
+            };
+            out.insert("content".into(), content);
+            if !m.tool_calls.is_empty() {
+                out.insert("tool_calls".into(), m.tool_calls.iter().map(tool_call_json).collect());
+            }
+            if let Some(reasoning) = &m.reasoning_content {
+                out.insert("reasoning_content".into(), json!(reasoning));
+            }
+        }
+        Role::Tool => {
+            out.insert("content".into(), json!(m.text()));
+            out.insert("tool_call_id".into(), json!(m.tool_call_id.as_deref().unwrap_or("")));
+        }
+        Role::System | Role::User => {
+            out.insert("content".into(), json!(m.text()));
+        }
+    }
+    Value::Object(out)
+}
+
+/// A tool call echoed back: `arguments` always a JSON string (OpenAI rejects
+/// objects), `""` and `"null"` sent as `"{}"` (strict providers parse it).
+fn tool_call_json(call: &ToolCall) -> Value {
+    let trimmed = call.arguments.trim();
+    let arguments = if trimmed.is_empty() || trimmed == "null" { "{}" } else { call.arguments.as_str() };
+    json!({
+        "id": call.id,
+        "type": "function",
+        "function": { "name": call.name, "arguments": arguments },
+    })
+}
+
+/// A chat completion, or one chunk of a streamed one.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(super) struct WireCompletion {
+    #[serde(deserialize_with = "list")]
+    pub choices: Vec<WireChoice>,
+    pub usage: Option<WireUsage>,
+    /// An error object some providers send with status 200 or inside a stream.
+    pub error: Option<Value>,
+    /// Groq's extras; its streams have reported usage only in here.
+    pub x_groq: Option<WireGroq>,
+}
+
+/// Groq's `x_groq` object.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(super) struct WireGroq {
+    pub usage: Option<WireUsage>,
+}
+
+/// One choice; `message` in plain answers, `delta` in stream chunks.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(super) struct WireChoice {
+    #[serde(deserialize_with = "index")]
+    pub index: Option<u64>,
+    pub message: Option<WireMessage>,
+    pub delta: Option<WireMessage>,
+    #[serde(deserialize_with = "text")]
+    pub finish_reason: Option<String>,
+}
+
+/// An assistant message or delta.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(super) struct WireMessage {
+    /// A string, or (some providers) an array of `{"type":"text","text":…}` parts.
+    pub content: Option<Value>,
+    pub reasoning_content: Option<Value>,
+    /// OpenRouter's name for `reasoning_content`.
+    pub reasoning: Option<Value>,
+    #[serde(deserialize_with = "list")]
+    pub tool_calls: Vec<WireToolCall>,
+}
+
+/// A tool call or a piece of one.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(super) struct WireToolCall {
+    #[serde(deserialize_with = "index")]
+    pub index: Option<u64>,
+    #[serde(deserialize_with = "text")]
+    pub id: Option<String>,
+    pub function: Option<WireFunction>,
+}
+
+/// The function part of a tool call.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(super) struct WireFunction {
+    #[serde(deserialize_with = "text")]
+    pub name: Option<String>,
+    /// A string normally; an object from llama.cpp and TGI.
+    pub arguments: Option<Value>,
+}
+
+/// Token counts.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(super) struct WireUsage {
+    #[serde(deserialize_with = "count")]
+    pub prompt_tokens: u64,
+    #[serde(deserialize_with = "count")]
+    pub completion_tokens: u64,
+}
+
+impl From<WireUsage> for Usage {
+    fn from(u: WireUsage) -> Usage {
+        Usage { prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens }
+    }
+}
+
+impl WireCompletion {
+    /// The token counts, from `usage` or Groq's `x_groq.usage`.
+    pub fn take_usage(&mut self) -> Option<Usage> {
+        let groq = self.x_groq.as_mut().and_then(|g| g.usage.take());
+        self.usage.take().or(groq).map(Usage::from)
+    }
+
+    /// The first choice of a plain answer as a draft; `None` when there is no choice.
+    pub fn into_draft(mut self) -> Option<Draft> {
+        let usage = self.take_usage().unwrap_or_default();
+        let choice = first_choice(self.choices)?;
+        let message = choice.message.or(choice.delta).unwrap_or_default();
+        let calls = message
+            .tool_calls
+            .iter()
+            .map(|c| {
+                let function = c.function.as_ref();
+                DraftCall {
+                    id: c.id.clone().unwrap_or_default(),
+                    name: function.and_then(|f| f.name.clone()).unwrap_or_default(),
+                    arguments: arguments_text(function.and_then(|f| f.arguments.as_ref())),
+                }
+            })
+            .collect();
+        Some(Draft {
+            content: message.content.as_ref().and_then(content_text).filter(|t| !t.is_empty()),
+            reasoning: message.reasoning_text(),
+            calls,
+            finish_reason: choice.finish_reason,
+            usage,
+        })
+    }
+}
+
+/// The choice with index 0 (or the first one when none says its index).
+pub(super) fn first_choice(choices: Vec<WireChoice>) -> Option<WireChoice> {
+    let mut fallback = None;
+    for choice in choices {
+        match choice.index {
+            Some(0) => return Some(choice),
+            None if fallback.is_none() => fallback = Some(choice),
+            _ => {}
+        }
+    }
+    fallback
+}
+
+impl WireMessage {
+    /// `reasoning_content`, or OpenRouter's `reasoning`, when non-empty.
+    pub fn reasoning_text(&self) -> Option<String> {
+        [&self.reasoning_content, &self.reasoning]
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v.as_str())
+            .find(|s| !s.is_empty())
+            .map(str::to_owned)
+    }
+}
+
+/// The text of a `content` value: a string, or the text parts of an array.
+pub(super) fn content_text(content: &Value) -> Option<String> {
+    match content {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(parts) => {
+            let texts: Vec<&str> =
+                parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect();
+            (!texts.is_empty()).then(|| texts.concat())
+        }
+        _ => None,
+    }
+}
+
+/// Arguments as JSON text: a string as written, an object re-serialized,
+/// missing or `null` as `""`.
+pub(super) fn arguments_text(arguments: Option<&Value>) -> String {
+    match arguments {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+    }
+}
+
+/// The provider's error message out of an `error` value.
+pub(super) fn error_text(error: &Value) -> String {
+    match error.get("message").and_then(Value::as_str) {
+        Some(message) => message.to_owned(),
+        None => error.to_string(),
+    }
+}
+
+/// A list; `null` reads as empty.
+fn list<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Vec<T>, D::Error> {
+    Ok(Option::<Vec<T>>::deserialize(d)?.unwrap_or_default())
+}
+
+/// A string field; `null`, `""` and odd types read as absent, numbers as text.
+fn text<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Ok(match Value::deserialize(d)? {
+        Value::String(s) if !s.is_empty() => Some(s),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    })
+}
+
+/// An index; `null` and odd values read as absent.
+fn index<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    Ok(match Value::deserialize(d)? {
+        Value::Number(n) => n.as_u64(),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    })
+}
+
+/// A token count; `null` and odd values read as 0.
+fn count<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    let value = Value::deserialize(d)?;
+    Ok(value.as_u64().or_else(|| value.as_f64().map(|f| f.max(0.0).round() as u64)).unwrap_or(0))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn parse(raw: &str) -> Draft {
+        serde_json::from_str::<WireCompletion>(raw).unwrap().into_draft().unwrap()
+    }
+
+    #[test]
+    fn groq_extras_are_ignored() {
+        let draft = parse(
+            r#"{"id":"x","x_groq":{"id":"req_1"},"service_tier":"on_demand",
+                "choices":[{"index":0,"logprobs":null,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}],
+                "usage":{"queue_time":0.02,"prompt_tokens":12,"completion_tokens":3,"total_time":0.1}}"#,
+        );
+        assert_eq!(draft.content.as_deref(), Some("hi"));
+        assert_eq!(draft.usage, Usage { prompt_tokens: 12, completion_tokens: 3 });
+    }
+
+    #[test]
+    fn groq_usage_inside_x_groq_is_read() {
+        let mut chunk: WireCompletion = serde_json::from_str(
+            r#"{"choices":[],"x_groq":{"id":"req_1","usage":{"prompt_tokens":9,"completion_tokens":2,"queue_time":0.1}}}"#,
+        )
+        .unwrap();
+        assert_eq!(chunk.take_usage(), Some(Usage { prompt_tokens: 9, completion_tokens: 2 }));
+    }
+
+    #[test]
+    fn nulls_and_odd_types_are_tolerated() {
+        let draft = parse(
+            r#"{"choices":[{"index":null,"message":{"content":[{"type":"text","text":"a"},{"type":"text","text":"b"}],
+                "tool_calls":null},"finish_reason":""}],"usage":{"prompt_tokens":null,"completion_tokens":4.0}}"#,
+        );
+        assert_eq!(draft.content.as_deref(), Some("ab"));
+        assert!(draft.calls.is_empty());
+        assert_eq!(draft.finish_reason, None);
+        assert_eq!(draft.usage, Usage { prompt_tokens: 0, completion_tokens: 4 });
+    }
+
+    #[test]
+    fn arguments_keep_their_text() {
+        assert_eq!(arguments_text(Some(&json!({"keyword": "鞋"}))), r#"{"keyword":"鞋"}"#);
+        assert_eq!(arguments_text(Some(&json!(""))), "");
+        assert_eq!(arguments_text(Some(&json!("null"))), "null");
+        assert_eq!(arguments_text(Some(&Value::Null)), "");
+        assert_eq!(arguments_text(None), "");
+    }
+
+    #[test]
+    fn the_first_choice_is_index_zero() {
+        let draft = parse(
+            r#"{"choices":[{"index":1,"message":{"content":"second"}},{"index":0,"message":{"content":"first"}}]}"#,
+        );
+        assert_eq!(draft.content.as_deref(), Some("first"));
+    }
+
+    #[test]
+    fn assistant_messages_echo_calls_as_strings_and_reasoning() {
+        let mut turn = ChatMessage::assistant_calls(vec![
+            ToolCall { id: "call_0".into(), name: "view_cart".into(), arguments: String::new() },
+            ToolCall {
+                id: "c2".into(),
+                name: "search_products".into(),
+                arguments: r#"{"keyword":"nike"}"#.into(),
+            },
+        ]);
+        turn.reasoning_content = Some("the shopper wants shoes".into());
+        let v = message_json(&turn);
+        assert_eq!(v["content"], Value::Null);
+        assert_eq!(v["reasoning_content"], "the shopper wants shoes");
+        assert_eq!(v["tool_calls"][0]["function"]["arguments"], "{}");
+        assert_eq!(v["tool_calls"][1]["function"]["arguments"], r#"{"keyword":"nike"}"#);
+        assert_eq!(v["tool_calls"][1]["type"], "function");
+        let tool = message_json(&ChatMessage::tool("c2", "[]"));
+        assert_eq!(tool, json!({"role": "tool", "content": "[]", "tool_call_id": "c2"}));
+    }
+
+    #[test]
+    fn temperature_is_sent_as_written() {
+        assert_eq!(decimal(0.7).to_string(), "0.7");
+        assert_eq!(decimal(1.0).to_string(), "1.0");
+    }
+}

@@ -1,0 +1,73 @@
+//! [`Reply`]: what the bot answers, independent of the transport that shows it.
+
+use handlers::Level;
+
+/// The bot's answer to one message or button press.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Reply {
+    /// The text, plain (transports escape it).
+    pub text: String,
+    /// Follow-up requests offered as buttons; pressing one sends it as the
+    /// shopper's next message.
+    pub suggestions: Vec<String>,
+    /// A risky action waiting for the shopper's decision.
+    pub confirmation: Option<ConfirmationPrompt>,
+    /// A picture to show, if any.
+    pub image: Option<String>,
+    /// In a group, a private-only request: the text to carry over to the
+    /// private chat (Telegram shows a button opening it).
+    pub open_private: Option<String>,
+}
+
+impl Reply {
+    /// A text-only reply.
+    pub fn text(text: impl Into<String>) -> Self {
+        Reply { text: text.into(), ..Default::default() }
+    }
+}
+
+/// A pending confirm/critical action shown to the shopper.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfirmationPrompt {
+    /// Short random token: the button's `callback_data` carries it.
+    pub token: String,
+    /// Confirm or critical.
+    pub level: Level,
+    /// What will happen (for an order: items, sizes, quantities, total, pickup store).
+    pub summary: String,
+    /// When the shopper must also type back a one-time code (critical only).
+    pub needs_code: bool,
+}
+
+/// A press of a confirmation button.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfirmationPress {
+    /// The token from the button.
+    pub token: String,
+    /// Who pressed.
+    pub user_id: i64,
+    /// In which chat.
+    pub chat_id: i64,
+    /// Confirm (`true`) or Cancel (`false`).
+    pub approve: bool,
+}
+
+/// What a press leads to at once, before any slow work: transports answer the
+/// button with this, then call [`crate::router::FunctionCallRouter::finish`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum PressCheck {
+    /// The press is valid and now owned by the caller; `outcome` is the line to
+    /// show in place of the buttons ("✅ 已确认…" / "已取消").
+    Accepted { claim: crate::pending::Claim, outcome: String },
+    /// Pressed by someone other than the shopper who asked: an alert, nothing done.
+    NotYours { alert: String },
+    /// Pressed again after it was handled.
+    AlreadyDone { alert: String },
+    /// Pressed after the confirmation expired (or unknown token).
+    Expired { alert: String },
+    /// A critical action with `safety.critical_code`: the shopper must now type the code.
+    CodeRequired { message: String },
+    /// The press could not be checked (the state store is down): nothing was
+    /// done, the shopper may press again.
+    Failed { alert: String },
+}

@@ -1,0 +1,111 @@
+//! Running the model's tool calls: argument parsing that forgives what
+//! providers send, unknown tools, timeouts, and the text each result becomes.
+
+use std::time::{Duration, Instant};
+
+use handlers::{ToolContext, ToolError, ToolOutput, ToolSpec};
+use serde_json::Value;
+use tracing::Instrument;
+
+use crate::llm::ToolCall;
+
+/// The tool message sent back when the shopper declined a confirmation.
+pub const DECLINED: &str = r#"{"status":"declined","message":"The shopper declined; nothing was done."}"#;
+
+/// Parses a call's argument text into a JSON object. `""` and `"null"` mean
+/// no arguments; a JSON string holding an object (double-encoded) is unwrapped.
+pub fn parse_arguments(raw: &str) -> Result<Value, String> {
+    let trimmed = raw.trim();
+    if trimmed.is_empty() || trimmed == "null" || trimmed == "{}" {
+        return Ok(Value::Object(Default::default()));
+    }
+    match serde_json::from_str::<Value>(trimmed) {
+        Ok(Value::Object(map)) => Ok(Value::Object(map)),
+        Ok(Value::String(inner)) => match serde_json::from_str::<Value>(&inner) {
+            Ok(Value::Object(map)) => Ok(Value::Object(map)),
+            _ => Err("the arguments must be a JSON object, not a string".to_owned()),
+        },
+        Ok(Value::Null) => Ok(Value::Object(Default::default())),
+        Ok(other) => Err(format!("the arguments must be a JSON object, not {}", json_kind(&other))),
+        Err(e) => Err(format!("the arguments are not valid JSON ({e})")),
+    }
+}
+
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The text sent back to the model for a call whose arguments could not be read.
+pub fn bad_arguments_message(tool: &str, why: &str) -> String {
+    format!("Error: could not read the arguments of `{tool}`: {why}. Call it again with a JSON object.")
+}
+
+/// The text sent back to the model for a tool that does not exist.
+pub fn unknown_tool_message(name: &str, offered: &[&'static ToolSpec]) -> String {
+    let names: Vec<&str> = offered.iter().map(|s| s.name).collect();
+    format!("Error: there is no tool named `{name}`. Available tools: {}.", names.join(", "))
+}
+
+/// The tool message text of a finished call.
+pub fn result_text(result: &Result<ToolOutput, ToolError>) -> String {
+    match result {
+        Ok(out) => out.data.to_string(),
+        Err(e) => e.model_message(),
+    }
+}
+
+/// Runs one tool call with a time limit, in a span with its name, call id,
+/// duration and outcome.
+pub async fn run_tool(
+    spec: &'static ToolSpec,
+    call: &ToolCall,
+    ctx: ToolContext,
+    args: Value,
+    limit: Duration,
+) -> Result<ToolOutput, ToolError> {
+    let span = tracing::info_span!("tool", name = spec.name, call_id = %call.id);
+    async move {
+        let started = Instant::now();
+        let result = match tokio::time::timeout(limit, spec.invoke(ctx, args)).await {
+            Ok(result) => result,
+            Err(_) => Err(ToolError::Timeout(limit.as_secs())),
+        };
+        let ms = started.elapsed().as_millis() as u64;
+        match &result {
+            Ok(_) => tracing::info!(duration_ms = ms, outcome = "ok", "tool call"),
+            Err(e @ (ToolError::Upstream(_) | ToolError::Timeout(_))) => {
+                tracing::warn!(duration_ms = ms, outcome = "failed", error = %e, "tool call")
+            }
+            Err(e) => tracing::info!(duration_ms = ms, outcome = "error", error = %e, "tool call"),
+        }
+        result
+    }
+    .instrument(span)
+    .await
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn forgiving_argument_parsing() {
+        assert_eq!(parse_arguments("").unwrap(), json!({}));
+        assert_eq!(parse_arguments("null").unwrap(), json!({}));
+        assert_eq!(parse_arguments(r#"{"keyword":"跑鞋"}"#).unwrap(), json!({"keyword": "跑鞋"}));
+        assert_eq!(parse_arguments(r#""{\"keyword\":\"x\"}""#).unwrap(), json!({"keyword": "x"}));
+        let e = parse_arguments("{keyword: x").unwrap_err();
+        assert!(e.contains("not valid JSON"), "{e}");
+        let e = parse_arguments("[1,2]").unwrap_err();
+        assert!(e.contains("an array"), "{e}");
+    }
+}

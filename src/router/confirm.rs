@@ -1,0 +1,322 @@
+//! Button presses: checking who pressed and when, claiming the pending action
+//! exactly once, re-checking orders, running the confirmed tool, and resuming
+//! the tool loop where it stopped.
+
+use std::time::Duration;
+
+use handlers::{Approval, Lang, Level, Preview, ToolError};
+use tracing::Instrument;
+
+use super::{FunctionCallRouter, Turn, TurnScope, calls, confirmation_text};
+use crate::context::MessageContext;
+use crate::llm::{ChatMessage, Usage};
+use crate::pending::{Claim, PendingAction, new_token};
+use crate::reply::{ConfirmationPress, ConfirmationPrompt, PressCheck, Reply};
+use crate::state::{AuditEntry, ClaimOutcome, PendingStatus, StoredPending, unix_now};
+
+/// How long a press owns an action before another press may take it over
+/// (the mall's idempotency key keeps the action from running twice).
+const CLAIM_LEASE: Duration = Duration::from_secs(60);
+
+const EXPIRED: &str = "这个确认已过期，请重新提问。 / This confirmation has expired — please ask again.";
+
+impl FunctionCallRouter {
+    /// Checks a press and claims the action; quick, so transports can answer
+    /// the button at once and then call [`FunctionCallRouter::finish`].
+    pub async fn press(&self, press: &ConfirmationPress) -> PressCheck {
+        let stored = match self.state.get_pending(&press.token).await {
+            Ok(Some(stored)) => stored,
+            Ok(None) => return PressCheck::Expired { alert: EXPIRED.to_owned() },
+            Err(e) => {
+                tracing::error!(error = %e, "could not read a pending action");
+                self.stats.count_error();
+                return PressCheck::Failed {
+                    alert:
+                        "系统繁忙，请稍后再按一次。 / Something went wrong — please press again in a moment."
+                            .to_owned(),
+                };
+            }
+        };
+        let action = match decode(&stored) {
+            Some(action) => action,
+            None => return PressCheck::Expired { alert: EXPIRED.to_owned() },
+        };
+        let lang = action.lang;
+        if stored.user_id != press.user_id {
+            tracing::info!(token = %stored.token, presser = press.user_id, "press by someone else");
+            return PressCheck::NotYours {
+                alert: lang
+                    .pick(
+                        "这是其他顾客的确认，只有发起请求的人才能操作。",
+                        "This confirmation belongs to another shopper; only they can press it.",
+                    )
+                    .to_owned(),
+            };
+        }
+        let now = unix_now();
+        if stored.status == PendingStatus::Done {
+            return already_done(lang);
+        }
+        if stored.expires_at <= now {
+            return PressCheck::Expired { alert: EXPIRED.to_owned() };
+        }
+        if press.approve && stored.status == PendingStatus::Waiting {
+            if let Some(code) = &action.code {
+                if let Err(e) =
+                    self.state.set_pending_status(&stored.token, PendingStatus::AwaitingCode).await
+                {
+                    tracing::error!(error = %e, "could not mark the action as awaiting its code");
+                }
+                return PressCheck::CodeRequired { message: code_request(lang, code) };
+            }
+        }
+        if press.approve && stored.status == PendingStatus::AwaitingCode {
+            if let Some(code) = &action.code {
+                return PressCheck::CodeRequired { message: code_request(lang, code) };
+            }
+        }
+        self.claim(&stored.token, action, press.approve).await
+    }
+
+    async fn claim(&self, token: &str, action: PendingAction, approve: bool) -> PressCheck {
+        let lang = action.lang;
+        match self.state.claim_pending(token, CLAIM_LEASE).await {
+            Ok(ClaimOutcome::Claimed(stored)) => {
+                let outcome = if approve {
+                    format!("✅ {}{}", lang.pick("已确认：", "Confirmed: "), action.preview.summary)
+                } else {
+                    format!("❎ {}{}", lang.pick("已取消：", "Cancelled: "), action.preview.summary)
+                };
+                PressCheck::Accepted { claim: Claim { stored, action, approve }, outcome }
+            }
+            Ok(ClaimOutcome::InProgress) => PressCheck::AlreadyDone {
+                alert: lang.pick("正在处理中，请稍候。", "Already being handled — one moment.").to_owned(),
+            },
+            Ok(ClaimOutcome::AlreadyDone) => already_done(lang),
+            Ok(ClaimOutcome::Expired) => PressCheck::Expired { alert: EXPIRED.to_owned() },
+            Err(e) => {
+                tracing::error!(error = %e, "could not claim a pending action");
+                self.stats.count_error();
+                PressCheck::Failed {
+                    alert: lang
+                        .pick(
+                            "系统繁忙，请稍后再按一次。",
+                            "Something went wrong — please press again in a moment.",
+                        )
+                        .to_owned(),
+                }
+            }
+        }
+    }
+
+    /// Runs (or declines) a claimed action and resumes the tool loop; the
+    /// reply is the model's follow-up, or a new confirmation when an order's
+    /// price or stock changed.
+    pub async fn finish(&self, claim: Claim) -> Reply {
+        let span = tracing::info_span!(
+            "confirmation",
+            token = %claim.stored.token,
+            tool = %claim.action.call.name,
+            approve = claim.approve
+        );
+        self.finish_claim(claim).instrument(span).await
+    }
+
+    async fn finish_claim(&self, claim: Claim) -> Reply {
+        let Claim { stored, action, approve } = claim;
+        let scope = TurnScope::of_action(&action);
+        let (result_text, decision) = if approve {
+            match self.execute(&stored, &action, &scope).await {
+                Execution::Done(text, decision) => (text, decision),
+                Execution::Reconfirm(preview) => return self.reconfirm(&stored, action, preview).await,
+            }
+        } else {
+            (calls::DECLINED.to_owned(), "declined".to_owned())
+        };
+        if let Err(e) = self.state.set_pending_status(&stored.token, PendingStatus::Done).await {
+            tracing::error!(error = %e, "could not mark the action done");
+        }
+        let entry = AuditEntry {
+            at: unix_now(),
+            user_id: action.user_id,
+            chat_id: action.chat_id,
+            tool: action.call.name.clone(),
+            arguments: action.arguments.to_string(),
+            decision,
+            result: result_text.chars().take(500).collect(),
+        };
+        if let Err(e) = self.state.audit(&entry).await {
+            tracing::error!(error = %e, "could not write the audit log");
+        }
+        tracing::info!(token = %stored.token, tool = %entry.tool, decision = %entry.decision, "confirmation resolved");
+        self.resume(scope, action, result_text).await
+    }
+
+    /// Continues the loop of `action` with the waiting call answered.
+    async fn resume(&self, scope: TurnScope, action: PendingAction, result_text: String) -> Reply {
+        let mut messages = match self.state.load_history(&scope.conversation()).await {
+            Ok(history) => history,
+            Err(e) => {
+                tracing::error!(error = %e, "could not load the conversation to resume");
+                Vec::new()
+            }
+        };
+        messages.push(action.assistant.clone());
+        for (call, result) in action.assistant.tool_calls.iter().zip(&action.results) {
+            let text = result.clone().unwrap_or_else(|| result_text.clone());
+            messages.push(ChatMessage::tool(call.id.clone(), text));
+        }
+        let turn = Turn {
+            scope,
+            messages,
+            rounds_used: action.rounds_used,
+            basic_mode: action.basic_mode,
+            usage: Usage::default(),
+            suggestions: Vec::new(),
+            image: None,
+            tools_ran: true,
+        };
+        self.run_loop(turn, "").await
+    }
+
+    async fn execute(&self, stored: &StoredPending, action: &PendingAction, scope: &TurnScope) -> Execution {
+        let Some(spec) = handlers::find(&action.call.name) else {
+            let text = format!("Error: the tool `{}` is no longer available.", action.call.name);
+            return Execution::Done(text, "failed: unknown tool".to_owned());
+        };
+        if action.level == Level::Critical {
+            match self.preview(spec, scope, &action.arguments).await {
+                Ok(fresh) if fresh.fingerprint != action.preview.fingerprint => {
+                    tracing::info!("order changed since it was shown; asking again");
+                    return Execution::Reconfirm(fresh);
+                }
+                Ok(_) => {}
+                Err(e) => return Execution::Done(e.model_message(), format!("failed: {e}")),
+            }
+        }
+        let approval = Approval {
+            idempotency_key: PendingAction::idempotency_key(&stored.token),
+            preview: action.preview.clone(),
+        };
+        let ctx = self.tool_context(scope, Some(approval));
+        let result =
+            calls::run_tool(spec, &action.call, ctx, action.arguments.clone(), self.settings.tool_timeout)
+                .await;
+        if let Err(ToolError::Refused { code: "PRICE_CHANGED", .. }) = &result {
+            if let Ok(fresh) = self.preview(spec, scope, &action.arguments).await {
+                return Execution::Reconfirm(fresh);
+            }
+        }
+        let decision = match &result {
+            Ok(_) => "approved".to_owned(),
+            Err(e) => format!("failed: {e}"),
+        };
+        Execution::Done(calls::result_text(&result), decision)
+    }
+
+    /// Replaces a pending order whose figures changed with a new confirmation.
+    async fn reconfirm(&self, stored: &StoredPending, action: PendingAction, preview: Preview) -> Reply {
+        let lang = action.lang;
+        if let Err(e) = self.state.set_pending_status(&stored.token, PendingStatus::Done).await {
+            tracing::error!(error = %e, "could not retire the old confirmation");
+        }
+        let token = new_token();
+        let level = action.level;
+        let needs_code = action.code.is_some();
+        let action = PendingAction { preview: preview.clone(), ..action };
+        if let Err(e) = self.store_pending(&token, &action).await {
+            tracing::error!(error = %e, "could not store the new confirmation");
+            return Reply::text(lang.pick(
+                "订单信息有变化，但系统暂时无法保存新的确认，请重新下单。",
+                "Your order changed, and I couldn't hold a new confirmation — please place the order again.",
+            ));
+        }
+        let text = format!(
+            "{}\n{}",
+            lang.pick(
+                "价格或库存有变化，请按最新信息重新确认。",
+                "The price or stock changed — please confirm the updated order."
+            ),
+            confirmation_text(lang, level, &preview.summary)
+        );
+        Reply {
+            text,
+            confirmation: Some(ConfirmationPrompt { token, level, summary: preview.summary, needs_code }),
+            ..Default::default()
+        }
+    }
+
+    /// A typed one-time code for an order waiting for it.
+    pub(super) async fn try_code(&self, ctx: &MessageContext) -> Option<Reply> {
+        if !self.settings.critical_code {
+            return None;
+        }
+        let waiting =
+            match self.state.pending_for(ctx.chat_id, ctx.user_id, PendingStatus::AwaitingCode).await {
+                Ok(waiting) => waiting,
+                Err(e) => {
+                    tracing::warn!(error = %e, "could not look up actions awaiting a code");
+                    return None;
+                }
+            };
+        let typed = ctx.text.trim();
+        let looks_like_code = typed.len() == 6 && typed.chars().all(|c| c.is_ascii_digit());
+        for stored in &waiting {
+            let Some(action) = decode(stored) else { continue };
+            if action.code.as_deref() == Some(typed) {
+                return Some(match self.claim(&stored.token, action, true).await {
+                    PressCheck::Accepted { claim, outcome } => {
+                        let follow_up = self.finish(claim).await;
+                        Reply { text: format!("{outcome}\n\n{}", follow_up.text), ..follow_up }
+                    }
+                    PressCheck::AlreadyDone { alert }
+                    | PressCheck::Expired { alert }
+                    | PressCheck::NotYours { alert }
+                    | PressCheck::Failed { alert } => Reply::text(alert),
+                    PressCheck::CodeRequired { message } => Reply::text(message),
+                });
+            }
+        }
+        (looks_like_code && !waiting.is_empty()).then(|| {
+            Reply::text(
+                ctx.lang
+                    .pick("确认码不正确，请再输入一次。", "That code doesn't match — please type it again."),
+            )
+        })
+    }
+
+    /// Confirmations waiting for a press or a code, for `/health`.
+    pub async fn pending_count(&self) -> Result<u64, crate::state::StateError> {
+        self.state.count_pending().await
+    }
+}
+
+enum Execution {
+    /// The tool ran (or failed): the tool message text and the audit decision.
+    Done(String, String),
+    /// The order changed: ask again with these figures.
+    Reconfirm(Preview),
+}
+
+fn decode(stored: &StoredPending) -> Option<PendingAction> {
+    match serde_json::from_str(&stored.payload) {
+        Ok(action) => Some(action),
+        Err(e) => {
+            tracing::error!(token = %stored.token, error = %e, "unreadable pending action");
+            None
+        }
+    }
+}
+
+fn already_done(lang: Lang) -> PressCheck {
+    PressCheck::AlreadyDone {
+        alert: lang.pick("这个操作已经处理过了。", "This has already been handled.").to_owned(),
+    }
+}
+
+fn code_request(lang: Lang, code: &str) -> String {
+    match lang {
+        Lang::Zh => format!("为了安全，请输入确认码 {code} 来完成下单。"),
+        Lang::En => format!("For your safety, type the code {code} to place the order."),
+    }
+}

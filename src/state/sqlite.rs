@@ -1,0 +1,458 @@
+//! The SQLite [`StateStore`] (`sqlite://PATH`, the default): one file in WAL
+//! mode that several processes on the same machine may share.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSqlOutput, ValueRef};
+use rusqlite::{Connection, OptionalExtension, Row, ToSql, TransactionBehavior, params};
+
+use super::{
+    AuditEntry, ClaimOutcome, PENDING_KEEP_SECS, PendingStatus, StateError, StateStore, StoredPending,
+    lease_secs, ttl_millis, unix_now, unix_now_ms,
+};
+use crate::llm::ChatMessage;
+
+/// How long a statement waits for another process's write to finish.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The tables, created on first start.
+const SCHEMA: &str = "
+BEGIN IMMEDIATE;
+CREATE TABLE IF NOT EXISTS history (
+    conversation TEXT PRIMARY KEY,
+    messages TEXT NOT NULL,
+    expires_ms INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS pending (
+    token TEXT PRIMARY KEY,
+    user_id INTEGER NOT NULL,
+    chat_id INTEGER NOT NULL,
+    tool TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    expires_at INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    claimed_until INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS pending_by_user ON pending (chat_id, user_id, status);
+CREATE INDEX IF NOT EXISTS pending_by_expiry ON pending (expires_at);
+CREATE TABLE IF NOT EXISTS updates (
+    update_id INTEGER PRIMARY KEY,
+    expires_ms INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS rate_counters (
+    key TEXT PRIMARY KEY,
+    count INTEGER NOT NULL,
+    window_ends_ms INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS locks (
+    key TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    expires_ms INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS audit (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    at INTEGER NOT NULL,
+    user_id INTEGER NOT NULL,
+    chat_id INTEGER NOT NULL,
+    tool TEXT NOT NULL,
+    arguments TEXT NOT NULL,
+    decision TEXT NOT NULL,
+    result TEXT NOT NULL
+);
+PRAGMA user_version = 1;
+COMMIT;
+";
+
+const PENDING_COLUMNS: &str = "token, user_id, chat_id, tool, payload, expires_at, status, claimed_until";
+
+/// Takes a claimable action (open, or claimed past its lease) that has not expired.
+const CLAIM_SQL: &str = "UPDATE pending SET status = 'claimed', claimed_until = ?2
+    WHERE token = ?1 AND expires_at > ?3
+      AND (status IN ('waiting', 'awaiting_code') OR (status = 'claimed' AND claimed_until < ?3))
+    RETURNING token, user_id, chat_id, tool, payload, expires_at, status, claimed_until";
+
+/// The state in one SQLite file.
+#[derive(Debug)]
+pub struct SqliteStore {
+    conn: Arc<Mutex<Connection>>,
+    path: String,
+}
+
+impl ToSql for PendingStatus {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::from(self.as_str()))
+    }
+}
+
+impl FromSql for PendingStatus {
+    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
+        let name = value.as_str()?;
+        PendingStatus::from_name(name)
+            .ok_or_else(|| FromSqlError::Other(format!("unknown pending status `{name}`").into()))
+    }
+}
+
+impl SqliteStore {
+    /// Opens (or creates, with its parent directory and tables) the database at `path`.
+    pub async fn open(path: &str) -> Result<SqliteStore, StateError> {
+        let owned = path.to_string();
+        let conn = tokio::task::spawn_blocking(move || open_blocking(&owned))
+            .await
+            .map_err(|e| StateError::Unavailable(format!("sqlite {path}: opening failed: {e}")))??;
+        tracing::info!(path, "sqlite state store opened");
+        Ok(SqliteStore { conn: Arc::new(Mutex::new(conn)), path: path.to_string() })
+    }
+
+    /// Runs `work` on the connection off the async threads.
+    async fn run<T, F>(&self, work: F) -> Result<T, StateError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection) -> rusqlite::Result<T> + Send + 'static,
+    {
+        let conn = Arc::clone(&self.conn);
+        let joined = tokio::task::spawn_blocking(move || {
+            let mut guard = conn.lock().unwrap_or_else(PoisonError::into_inner);
+            work(&mut guard)
+        })
+        .await;
+        match joined {
+            Ok(result) => result.map_err(|e| sql_error(&self.path, e)),
+            Err(e) => Err(StateError::Unavailable(format!("sqlite {}: worker failed: {e}", self.path))),
+        }
+    }
+}
+
+/// Opens the file, sets WAL mode and the busy timeout, and creates the tables.
+fn open_blocking(path: &str) -> Result<Connection, StateError> {
+    let failed = |e: rusqlite::Error| sql_error(path, e);
+    if let Some(parent) = Path::new(path).parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| {
+            StateError::Unavailable(format!("sqlite {path}: cannot create {}: {e}", parent.display()))
+        })?;
+    }
+    let conn = Connection::open(path).map_err(failed)?;
+    conn.busy_timeout(BUSY_TIMEOUT).map_err(failed)?;
+    let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0)).map_err(failed)?;
+    if mode != "wal" {
+        tracing::warn!(path, mode, "sqlite state store is not in WAL mode");
+    }
+    conn.pragma_update(None, "synchronous", "NORMAL").map_err(failed)?;
+    conn.execute_batch(SCHEMA).map_err(failed)?;
+    Ok(conn)
+}
+
+/// A failed statement: unreadable data is corrupt, anything else unavailable.
+fn sql_error(path: &str, e: rusqlite::Error) -> StateError {
+    match e {
+        rusqlite::Error::FromSqlConversionFailure(..) | rusqlite::Error::InvalidColumnType(..) => {
+            StateError::Corrupt(format!("sqlite {path}: {e}"))
+        }
+        _ => StateError::Unavailable(format!("sqlite {path}: {e}")),
+    }
+}
+
+fn pending_from_row(row: &Row<'_>) -> rusqlite::Result<StoredPending> {
+    Ok(StoredPending {
+        token: row.get(0)?,
+        user_id: row.get(1)?,
+        chat_id: row.get(2)?,
+        tool: row.get(3)?,
+        payload: row.get(4)?,
+        expires_at: row.get(5)?,
+        status: row.get(6)?,
+        claimed_until: row.get(7)?,
+    })
+}
+
+fn audit_from_row(row: &Row<'_>) -> rusqlite::Result<AuditEntry> {
+    Ok(AuditEntry {
+        at: row.get(0)?,
+        user_id: row.get(1)?,
+        chat_id: row.get(2)?,
+        tool: row.get(3)?,
+        arguments: row.get(4)?,
+        decision: row.get(5)?,
+        result: row.get(6)?,
+    })
+}
+
+/// Claims the action in one transaction, or says why it cannot be claimed.
+fn claim_blocking(
+    conn: &mut Connection,
+    token: &str,
+    now: i64,
+    lease: i64,
+) -> rusqlite::Result<ClaimOutcome> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let claimed = tx.query_row(CLAIM_SQL, params![token, now + lease, now], pending_from_row).optional()?;
+    let outcome = match claimed {
+        Some(pending) => ClaimOutcome::Claimed(pending),
+        None => {
+            let found = tx
+                .query_row(
+                    "SELECT status, expires_at, claimed_until FROM pending WHERE token = ?1",
+                    [token],
+                    |row| Ok((row.get::<_, PendingStatus>(0)?, row.get::<_, i64>(1)?, row.get::<_, i64>(2)?)),
+                )
+                .optional()?;
+            refusal(found, now)
+        }
+    };
+    tx.commit()?;
+    Ok(outcome)
+}
+
+/// Why an action that could not be claimed at `now` was refused.
+fn refusal(found: Option<(PendingStatus, i64, i64)>, now: i64) -> ClaimOutcome {
+    match found {
+        None => ClaimOutcome::Expired,
+        Some((PendingStatus::Done, _, _)) => ClaimOutcome::AlreadyDone,
+        Some((PendingStatus::Claimed, _, claimed_until)) if claimed_until >= now => ClaimOutcome::InProgress,
+        Some((_, expires_at, _)) if expires_at <= now => ClaimOutcome::Expired,
+        Some(_) => ClaimOutcome::InProgress,
+    }
+}
+
+/// Deletes everything expired in one transaction; returns how many rows went.
+fn purge_blocking(conn: &mut Connection, now: i64, now_ms: i64) -> rusqlite::Result<u64> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let mut purged = tx.execute("DELETE FROM pending WHERE expires_at <= ?1", [now - PENDING_KEEP_SECS])?;
+    for sql in [
+        "DELETE FROM history WHERE expires_ms <= ?1",
+        "DELETE FROM updates WHERE expires_ms <= ?1",
+        "DELETE FROM rate_counters WHERE window_ends_ms <= ?1",
+        "DELETE FROM locks WHERE expires_ms <= ?1",
+    ] {
+        purged += tx.execute(sql, [now_ms])?;
+    }
+    tx.commit()?;
+    Ok(purged as u64)
+}
+
+#[async_trait]
+impl StateStore for SqliteStore {
+    fn describe(&self) -> String {
+        format!("sqlite:{}", self.path)
+    }
+
+    async fn health(&self) -> Result<(), StateError> {
+        self.run(|conn| conn.query_row("SELECT 1", [], |row| row.get::<_, i64>(0))).await.map(drop)
+    }
+
+    async fn load_history(&self, conversation: &str) -> Result<Vec<ChatMessage>, StateError> {
+        let conversation = conversation.to_string();
+        let stored: Option<String> = self
+            .run(move |conn| {
+                conn.query_row(
+                    "SELECT messages FROM history WHERE conversation = ?1 AND expires_ms > ?2",
+                    params![conversation, unix_now_ms()],
+                    |row| row.get(0),
+                )
+                .optional()
+            })
+            .await?;
+        match stored {
+            Some(json) => serde_json::from_str(&json)
+                .map_err(|e| StateError::Corrupt(format!("sqlite {}: history: {e}", self.path))),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    async fn save_history(
+        &self,
+        conversation: &str,
+        messages: &[ChatMessage],
+        ttl: Duration,
+    ) -> Result<(), StateError> {
+        let json = serde_json::to_string(messages)
+            .map_err(|e| StateError::Corrupt(format!("history cannot be encoded: {e}")))?;
+        let conversation = conversation.to_string();
+        let expires_ms = unix_now_ms() + ttl_millis(ttl);
+        self.run(move |conn| {
+            conn.execute(
+                "INSERT OR REPLACE INTO history (conversation, messages, expires_ms) VALUES (?1, ?2, ?3)",
+                params![conversation, json, expires_ms],
+            )
+        })
+        .await
+        .map(drop)
+    }
+
+    async fn clear_history(&self, conversation: &str) -> Result<(), StateError> {
+        let conversation = conversation.to_string();
+        self.run(move |conn| conn.execute("DELETE FROM history WHERE conversation = ?1", [conversation]))
+            .await
+            .map(drop)
+    }
+
+    async fn put_pending(&self, pending: &StoredPending) -> Result<(), StateError> {
+        let p = pending.clone();
+        self.run(move |conn| {
+            conn.execute(
+                &format!("INSERT OR REPLACE INTO pending ({PENDING_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"),
+                params![p.token, p.user_id, p.chat_id, p.tool, p.payload, p.expires_at, p.status, p.claimed_until],
+            )
+        })
+        .await
+        .map(drop)
+    }
+
+    async fn get_pending(&self, token: &str) -> Result<Option<StoredPending>, StateError> {
+        let token = token.to_string();
+        self.run(move |conn| {
+            conn.query_row(
+                &format!("SELECT {PENDING_COLUMNS} FROM pending WHERE token = ?1 AND expires_at > ?2"),
+                params![token, unix_now()],
+                pending_from_row,
+            )
+            .optional()
+        })
+        .await
+    }
+
+    async fn claim_pending(&self, token: &str, lease: Duration) -> Result<ClaimOutcome, StateError> {
+        let token = token.to_string();
+        let lease = lease_secs(lease);
+        self.run(move |conn| claim_blocking(conn, &token, unix_now(), lease)).await
+    }
+
+    async fn set_pending_status(&self, token: &str, status: PendingStatus) -> Result<(), StateError> {
+        let token = token.to_string();
+        self.run(move |conn| {
+            conn.execute("UPDATE pending SET status = ?2 WHERE token = ?1", params![token, status])
+        })
+        .await
+        .map(drop)
+    }
+
+    async fn pending_for(
+        &self,
+        chat_id: i64,
+        user_id: i64,
+        status: PendingStatus,
+    ) -> Result<Vec<StoredPending>, StateError> {
+        self.run(move |conn| {
+            let mut stmt = conn.prepare_cached(&format!(
+                "SELECT {PENDING_COLUMNS} FROM pending
+                 WHERE chat_id = ?1 AND user_id = ?2 AND status = ?3 AND expires_at > ?4
+                 ORDER BY expires_at DESC, rowid DESC"
+            ))?;
+            let rows = stmt.query_map(params![chat_id, user_id, status, unix_now()], pending_from_row)?;
+            rows.collect()
+        })
+        .await
+    }
+
+    async fn count_pending(&self) -> Result<u64, StateError> {
+        let count: i64 = self
+            .run(|conn| {
+                conn.query_row(
+                    "SELECT COUNT(*) FROM pending
+                     WHERE status IN ('waiting', 'awaiting_code') AND expires_at > ?1",
+                    [unix_now()],
+                    |row| row.get(0),
+                )
+            })
+            .await?;
+        Ok(count.max(0) as u64)
+    }
+
+    async fn first_delivery(&self, update_id: i64, ttl: Duration) -> Result<bool, StateError> {
+        let now_ms = unix_now_ms();
+        let expires_ms = now_ms + ttl_millis(ttl);
+        let changed = self
+            .run(move |conn| {
+                conn.execute(
+                    "INSERT INTO updates (update_id, expires_ms) VALUES (?1, ?2)
+                     ON CONFLICT (update_id) DO UPDATE SET expires_ms = excluded.expires_ms
+                     WHERE updates.expires_ms <= ?3",
+                    params![update_id, expires_ms, now_ms],
+                )
+            })
+            .await?;
+        Ok(changed == 1)
+    }
+
+    async fn rate_hit(&self, user: &str, window: Duration) -> Result<u32, StateError> {
+        let window_ms = ttl_millis(window);
+        let key = format!("{user}|{window_ms}");
+        let now_ms = unix_now_ms();
+        let count: i64 = self
+            .run(move |conn| {
+                conn.query_row(
+                    "INSERT INTO rate_counters (key, count, window_ends_ms) VALUES (?1, 1, ?2)
+                     ON CONFLICT (key) DO UPDATE SET
+                       count = CASE WHEN rate_counters.window_ends_ms <= ?3
+                                    THEN 1 ELSE rate_counters.count + 1 END,
+                       window_ends_ms = CASE WHEN rate_counters.window_ends_ms <= ?3
+                                    THEN excluded.window_ends_ms ELSE rate_counters.window_ends_ms END
+                     RETURNING count",
+                    params![key, now_ms + window_ms, now_ms],
+                    |row| row.get(0),
+                )
+            })
+            .await?;
+        Ok(u32::try_from(count).unwrap_or(u32::MAX))
+    }
+
+    async fn try_lock(&self, key: &str, owner: &str, ttl: Duration) -> Result<bool, StateError> {
+        let (key, owner) = (key.to_string(), owner.to_string());
+        let now_ms = unix_now_ms();
+        let expires_ms = now_ms + ttl_millis(ttl);
+        let changed = self
+            .run(move |conn| {
+                conn.execute(
+                    "INSERT INTO locks (key, owner, expires_ms) VALUES (?1, ?2, ?3)
+                     ON CONFLICT (key) DO UPDATE SET owner = excluded.owner, expires_ms = excluded.expires_ms
+                     WHERE locks.owner = excluded.owner OR locks.expires_ms <= ?4",
+                    params![key, owner, expires_ms, now_ms],
+                )
+            })
+            .await?;
+        Ok(changed == 1)
+    }
+
+    async fn unlock(&self, key: &str, owner: &str) -> Result<(), StateError> {
+        let (key, owner) = (key.to_string(), owner.to_string());
+        self.run(move |conn| conn.execute("DELETE FROM locks WHERE key = ?1 AND owner = ?2", [key, owner]))
+            .await
+            .map(drop)
+    }
+
+    async fn audit(&self, entry: &AuditEntry) -> Result<(), StateError> {
+        let e = entry.clone();
+        self.run(move |conn| {
+            conn.execute(
+                "INSERT INTO audit (at, user_id, chat_id, tool, arguments, decision, result)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                params![e.at, e.user_id, e.chat_id, e.tool, e.arguments, e.decision, e.result],
+            )
+        })
+        .await
+        .map(drop)
+    }
+
+    async fn recent_audit(&self, limit: usize) -> Result<Vec<AuditEntry>, StateError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.run(move |conn| {
+            let mut stmt = conn.prepare_cached(
+                "SELECT at, user_id, chat_id, tool, arguments, decision, result
+                 FROM audit ORDER BY id DESC LIMIT ?1",
+            )?;
+            let rows = stmt.query_map([limit], audit_from_row)?;
+            rows.collect()
+        })
+        .await
+    }
+
+    async fn purge_expired(&self) -> Result<u64, StateError> {
+        let purged = self.run(|conn| purge_blocking(conn, unix_now(), unix_now_ms())).await?;
+        if purged > 0 {
+            tracing::debug!(purged, path = %self.path, "expired state purged");
+        }
+        Ok(purged)
+    }
+}

@@ -1,0 +1,70 @@
+//! The `callback_data` of the bot's buttons: `c:<token>:y` / `c:<token>:n` for
+//! Confirm / Cancel, `s:<index>` for a suggestion. Always within Telegram's 64 bytes.
+
+/// What a button press asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ButtonData {
+    /// Confirm (`approve`) or Cancel a pending action.
+    Confirmation { token: String, approve: bool },
+    /// The suggestion at this index of the message's buttons.
+    Suggestion(usize),
+}
+
+/// Telegram's limit on `callback_data`.
+pub const CALLBACK_DATA_LIMIT: usize = 64;
+
+impl ButtonData {
+    /// The `callback_data` string.
+    pub fn encode(&self) -> String {
+        match self {
+            ButtonData::Confirmation { token, approve } => {
+                format!("c:{token}:{}", if *approve { "y" } else { "n" })
+            }
+            ButtonData::Suggestion(index) => format!("s:{index}"),
+        }
+    }
+
+    /// Reads a `callback_data` string; `None` for anything else.
+    pub fn decode(data: &str) -> Option<ButtonData> {
+        if let Some(rest) = data.strip_prefix("c:") {
+            let (token, answer) = rest.rsplit_once(':')?;
+            let approve = match answer {
+                "y" => true,
+                "n" => false,
+                _ => return None,
+            };
+            if token.is_empty() {
+                return None;
+            }
+            return Some(ButtonData::Confirmation { token: token.to_owned(), approve });
+        }
+        let index = data.strip_prefix("s:")?.parse().ok()?;
+        Some(ButtonData::Suggestion(index))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips() {
+        for data in [
+            ButtonData::Confirmation { token: "aB3xY7kLm2Qp".into(), approve: true },
+            ButtonData::Confirmation { token: "aB3xY7kLm2Qp".into(), approve: false },
+            ButtonData::Suggestion(3),
+        ] {
+            let encoded = data.encode();
+            assert!(encoded.len() <= CALLBACK_DATA_LIMIT);
+            assert_eq!(ButtonData::decode(&encoded), Some(data));
+        }
+        assert_eq!(ButtonData::Confirmation { token: "t".into(), approve: true }.encode(), "c:t:y");
+    }
+
+    #[test]
+    fn rejects_other_data() {
+        for data in ["", "c:", "c::y", "c:tok:maybe", "s:", "s:x", "x:1", "下单"] {
+            assert_eq!(ButtonData::decode(data), None, "{data}");
+        }
+    }
+}

@@ -1,0 +1,370 @@
+//! Reading an incoming message: what it says, whether it is addressed to the
+//! bot (in groups only mentions, replies to the bot and `/command@bot` are),
+//! the text with the bot's mention stripped, and which command it is.
+
+use teloxide::types::{Me, Message, MessageEntityKind, MessageEntityRef, MessageKind, UserId};
+
+/// What a message carries, as far as the bot is concerned.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Content<'a> {
+    /// Text or a media caption, with its entities.
+    Text { text: &'a str, entities: Vec<MessageEntityRef<'a>> },
+    /// Something a shopper sent that has no text to read (sticker, voice,
+    /// document or photo without caption, location, dice…).
+    Unreadable,
+    /// A service message (members joined, title changed, pinned…): never answered.
+    Service,
+}
+
+/// The content of `msg`.
+pub fn content(msg: &Message) -> Content<'_> {
+    let MessageKind::Common(common) = &msg.kind else {
+        return if msg.dice().is_some() { Content::Unreadable } else { Content::Service };
+    };
+    if matches!(common.media_kind, teloxide::types::MediaKind::Migration(_)) {
+        return Content::Service;
+    }
+    let parsed = match (msg.text(), msg.caption()) {
+        (Some(text), _) => msg.parse_entities().map(|e| (text, e)),
+        (None, Some(caption)) => msg.parse_caption_entities().map(|e| (caption, e)),
+        (None, None) => None,
+    };
+    match parsed {
+        Some((text, entities)) if !text.trim().is_empty() => Content::Text { text, entities },
+        _ => Content::Unreadable,
+    }
+}
+
+/// The bot as seen in messages: its user id and @username.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BotIdentity {
+    /// The bot's user id.
+    pub id: UserId,
+    /// The bot's username, without `@`.
+    pub username: String,
+}
+
+impl BotIdentity {
+    /// The identity `getMe` reported.
+    pub fn from_me(me: &Me) -> Self {
+        BotIdentity { id: me.user.id, username: me.user.username.clone().unwrap_or_default() }
+    }
+
+    fn is_my_name(&self, name: &str) -> bool {
+        !self.username.is_empty() && name.eq_ignore_ascii_case(&self.username)
+    }
+}
+
+/// The text of a message after reading who it is for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Addressing {
+    /// Whether the message mentions the bot, replies to it or is a `/command@bot`.
+    pub addressed: bool,
+    /// The text with the bot's mentions (and the `@bot` of a command) removed.
+    pub text: String,
+}
+
+/// Reads whether `text` (with its `entities`) is addressed to `bot` and strips
+/// the bot's mentions; `reply_to_bot` is whether the message replies to one of
+/// the bot's messages.
+pub fn addressing(text: &str, entities: &[MessageEntityRef<'_>], bot: &BotIdentity, reply_to_bot: bool) -> Addressing {
+    let mut addressed = reply_to_bot;
+    let mut cut: Vec<std::ops::Range<usize>> = Vec::new();
+    for entity in entities {
+        match entity.kind() {
+            MessageEntityKind::Mention if entity.text().strip_prefix('@').is_some_and(|n| bot.is_my_name(n)) => {
+                addressed = true;
+                cut.push(entity.range());
+            }
+            MessageEntityKind::TextMention { user } if user.id == bot.id => {
+                addressed = true;
+                cut.push(entity.range());
+            }
+            MessageEntityKind::BotCommand if entity.start() == 0 => {
+                if let Some((_, name)) = entity.text().split_once('@') {
+                    if bot.is_my_name(name) {
+                        addressed = true;
+                        let at = entity.start() + entity.text().len() - name.len() - 1;
+                        cut.push(at..entity.end());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    Addressing { addressed, text: strip_ranges(text, cut) }
+}
+
+/// Removes the byte ranges from `text`, leaves one space where a removal
+/// joined two spaces, and trims what a leading mention leaves (`@bot，…`).
+fn strip_ranges(text: &str, mut ranges: Vec<std::ops::Range<usize>>) -> String {
+    ranges.sort_by_key(|r| std::cmp::Reverse(r.start));
+    let mut out = text.to_owned();
+    for range in ranges {
+        if range.end > out.len() || !out.is_char_boundary(range.start) || !out.is_char_boundary(range.end) {
+            continue;
+        }
+        out.replace_range(range.clone(), "");
+        let before_space = out[..range.start].ends_with(' ');
+        let after_space = out[range.start..].starts_with(' ');
+        if before_space && after_space {
+            out.remove(range.start);
+        }
+    }
+    out.trim().trim_start_matches([',', '，', ':', '：', '、']).trim().to_owned()
+}
+
+/// Whether `msg` replies to one of the bot's own messages. In forum topics
+/// every message "replies" to the topic's first message; that does not count.
+pub fn replies_to_bot(msg: &Message, bot: &BotIdentity) -> bool {
+    replied_message(msg).and_then(|r| r.from.as_ref()).is_some_and(|u| u.id == bot.id)
+}
+
+/// The message `msg` really replies to (not a forum topic's first message).
+pub fn replied_message(msg: &Message) -> Option<&Message> {
+    let replied = msg.reply_to_message()?;
+    let topic_root = msg.is_topic_message
+        && (replied.forum_topic_created().is_some() || msg.thread_id.is_some_and(|t| t.0 == replied.id));
+    if topic_root { None } else { Some(replied) }
+}
+
+/// The text of the message `msg` replies to, if any.
+pub fn reply_text(msg: &Message) -> Option<String> {
+    let replied = replied_message(msg)?;
+    replied.text().or(replied.caption()).map(str::to_owned)
+}
+
+/// A command the bot understands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// `/start`, with the deep-link payload if any.
+    Start(Option<String>),
+    /// `/help`.
+    Help,
+    /// `/cart`.
+    Cart,
+    /// `/orders`.
+    Orders,
+    /// `/reset`.
+    Reset,
+    /// `/lang`, with its argument if any.
+    Lang(Option<String>),
+    /// `/health` (admins only).
+    Health,
+    /// Any other command.
+    Unknown,
+}
+
+impl Command {
+    /// The commands shown in Telegram's command menu, with their descriptions
+    /// (Chinese, English). `/health` is not listed.
+    pub const MENU: [(&'static str, &'static str, &'static str); 6] = [
+        ("start", "开始使用", "Get started"),
+        ("help", "我能做什么", "What I can do"),
+        ("cart", "查看购物车", "Show my cart"),
+        ("orders", "我的订单", "My orders"),
+        ("reset", "重新开始对话", "Start the conversation over"),
+        ("lang", "切换语言：/lang zh 或 /lang en", "Switch language: /lang zh or /lang en"),
+    ];
+}
+
+/// Parses a command at the start of `text` (`/name`, `/name@bot`, with an
+/// optional argument). `None` when the text is not a command. A command for
+/// another bot (`/name@otherbot`) is [`Command::Unknown`].
+pub fn parse_command(text: &str, bot: &BotIdentity) -> Option<Command> {
+    let rest = text.trim_start().strip_prefix('/')?;
+    let (head, arg) = match rest.split_once(char::is_whitespace) {
+        Some((head, arg)) => (head, Some(arg.trim()).filter(|a| !a.is_empty()).map(str::to_owned)),
+        None => (rest, None),
+    };
+    let (name, target) = match head.split_once('@') {
+        Some((name, target)) => (name, Some(target)),
+        None => (head, None),
+    };
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return None;
+    }
+    if target.is_some_and(|t| !bot.is_my_name(t)) {
+        return Some(Command::Unknown);
+    }
+    Some(match name.to_ascii_lowercase().as_str() {
+        "start" => Command::Start(arg),
+        "help" => Command::Help,
+        "cart" => Command::Cart,
+        "orders" => Command::Orders,
+        "reset" => Command::Reset,
+        "lang" | "language" => Command::Lang(arg),
+        "health" => Command::Health,
+        _ => Command::Unknown,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use serde_json::json;
+
+    const BOT_ID: u64 = 4242;
+
+    fn bot() -> BotIdentity {
+        BotIdentity { id: UserId(BOT_ID), username: "MallGuideBot".into() }
+    }
+
+    fn group_message(text: &str, entities: serde_json::Value) -> Message {
+        serde_json::from_value(json!({
+            "message_id": 7, "date": 1_700_000_000,
+            "chat": {"id": -100, "type": "supergroup", "title": "Mall fans"},
+            "from": {"id": 1, "is_bot": false, "first_name": "Li"},
+            "text": text, "entities": entities
+        }))
+        .unwrap()
+    }
+
+    fn read(msg: &Message) -> Addressing {
+        let Content::Text { text, entities } = content(msg) else { panic!("not text") };
+        addressing(text, &entities, &bot(), replies_to_bot(msg, &bot()))
+    }
+
+    #[test]
+    fn a_plain_group_message_is_not_addressed() {
+        let got = read(&group_message("帮我找跑鞋", json!([])));
+        assert_eq!(got, Addressing { addressed: false, text: "帮我找跑鞋".into() });
+    }
+
+    #[test]
+    fn a_mention_of_the_bot_is_addressed_and_stripped() {
+        // "@MallGuideBot" is 13 UTF-16 units at offset 0.
+        let msg = group_message("@MallGuideBot 帮我找跑鞋", json!([{"type": "mention", "offset": 0, "length": 13}]));
+        assert_eq!(read(&msg), Addressing { addressed: true, text: "帮我找跑鞋".into() });
+    }
+
+    #[test]
+    fn a_mention_in_the_middle_after_chinese_text_uses_utf16_offsets() {
+        // "请问 " is 3 UTF-16 units, the mention follows.
+        let msg = group_message(
+            "请问 @mallguidebot Nike 在几楼？",
+            json!([{"type": "mention", "offset": 3, "length": 13}]),
+        );
+        assert_eq!(read(&msg), Addressing { addressed: true, text: "请问 Nike 在几楼？".into() });
+    }
+
+    #[test]
+    fn a_mention_followed_by_a_comma_leaves_no_leading_comma() {
+        let msg = group_message("@MallGuideBot，Nike 在几楼", json!([{"type": "mention", "offset": 0, "length": 13}]));
+        assert_eq!(read(&msg).text, "Nike 在几楼");
+    }
+
+    #[test]
+    fn a_mention_of_another_bot_is_not_addressed_and_kept() {
+        let msg = group_message("@OtherBot 你好", json!([{"type": "mention", "offset": 0, "length": 9}]));
+        assert_eq!(read(&msg), Addressing { addressed: false, text: "@OtherBot 你好".into() });
+    }
+
+    #[test]
+    fn a_text_mention_of_the_bot_is_addressed() {
+        let msg = group_message(
+            "商场导购 哪里有咖啡",
+            json!([{"type": "text_mention", "offset": 0, "length": 4,
+                    "user": {"id": BOT_ID, "is_bot": true, "first_name": "商场导购"}}]),
+        );
+        assert_eq!(read(&msg), Addressing { addressed: true, text: "哪里有咖啡".into() });
+    }
+
+    #[test]
+    fn a_command_for_this_bot_is_addressed_and_its_suffix_removed() {
+        let msg = group_message("/help@MallGuideBot", json!([{"type": "bot_command", "offset": 0, "length": 18}]));
+        let got = read(&msg);
+        assert_eq!(got, Addressing { addressed: true, text: "/help".into() });
+        assert_eq!(parse_command(&got.text, &bot()), Some(Command::Help));
+    }
+
+    #[test]
+    fn a_bare_command_or_one_for_another_bot_is_not_addressed_in_a_group() {
+        let bare = group_message("/help", json!([{"type": "bot_command", "offset": 0, "length": 5}]));
+        assert!(!read(&bare).addressed);
+        let other = group_message("/help@OtherBot", json!([{"type": "bot_command", "offset": 0, "length": 14}]));
+        assert!(!read(&other).addressed);
+    }
+
+    #[test]
+    fn a_reply_to_the_bot_is_addressed() {
+        let mut value = serde_json::to_value(group_message("要 42 码", json!([]))).unwrap();
+        value["reply_to_message"] = json!({
+            "message_id": 6, "date": 1_700_000_000,
+            "chat": {"id": -100, "type": "supergroup", "title": "Mall fans"},
+            "from": {"id": BOT_ID, "is_bot": true, "first_name": "Guide", "username": "MallGuideBot"},
+            "text": "要什么尺码？"
+        });
+        let msg: Message = serde_json::from_value(value).unwrap();
+        assert_eq!(read(&msg), Addressing { addressed: true, text: "要 42 码".into() });
+        assert_eq!(reply_text(&msg).as_deref(), Some("要什么尺码？"));
+    }
+
+    #[test]
+    fn the_first_message_of_a_forum_topic_is_not_a_reply() {
+        let mut value = serde_json::to_value(group_message("你好", json!([]))).unwrap();
+        value["message_thread_id"] = json!(5);
+        value["is_topic_message"] = json!(true);
+        value["reply_to_message"] = json!({
+            "message_id": 5, "date": 1_700_000_000, "message_thread_id": 5,
+            "chat": {"id": -100, "type": "supergroup", "title": "Mall fans", "is_forum": true},
+            "from": {"id": BOT_ID, "is_bot": true, "first_name": "Guide", "username": "MallGuideBot"},
+            "forum_topic_created": {"name": "Shoes", "icon_color": 7322096}
+        });
+        let msg: Message = serde_json::from_value(value).unwrap();
+        assert!(!read(&msg).addressed);
+        assert_eq!(reply_text(&msg), None);
+    }
+
+    #[test]
+    fn a_photo_caption_is_read_and_a_sticker_is_unreadable() {
+        let photo: Message = serde_json::from_value(json!({
+            "message_id": 8, "date": 1_700_000_000,
+            "chat": {"id": 1, "type": "private", "first_name": "Li"},
+            "from": {"id": 1, "is_bot": false, "first_name": "Li"},
+            "photo": [{"file_id": "a", "file_unique_id": "b", "width": 1, "height": 1}],
+            "caption": "有这双鞋吗"
+        }))
+        .unwrap();
+        assert!(matches!(content(&photo), Content::Text { text: "有这双鞋吗", .. }));
+
+        let sticker: Message = serde_json::from_value(json!({
+            "message_id": 9, "date": 1_700_000_000,
+            "chat": {"id": 1, "type": "private", "first_name": "Li"},
+            "from": {"id": 1, "is_bot": false, "first_name": "Li"},
+            "sticker": {"file_id": "a", "file_unique_id": "b", "type": "regular", "width": 512,
+                        "height": 512, "is_animated": false, "is_video": false}
+        }))
+        .unwrap();
+        assert_eq!(content(&sticker), Content::Unreadable);
+    }
+
+    #[test]
+    fn a_member_joining_is_a_service_message() {
+        let joined: Message = serde_json::from_value(json!({
+            "message_id": 10, "date": 1_700_000_000,
+            "chat": {"id": -100, "type": "supergroup", "title": "Mall fans"},
+            "from": {"id": 1, "is_bot": false, "first_name": "Li"},
+            "new_chat_members": [{"id": 2, "is_bot": false, "first_name": "Wang"}]
+        }))
+        .unwrap();
+        assert_eq!(content(&joined), Content::Service);
+    }
+
+    #[test]
+    fn parses_commands_with_arguments() {
+        let b = bot();
+        assert_eq!(parse_command("/start", &b), Some(Command::Start(None)));
+        assert_eq!(parse_command("/start h_ab12", &b), Some(Command::Start(Some("h_ab12".into()))));
+        assert_eq!(parse_command("/lang en", &b), Some(Command::Lang(Some("en".into()))));
+        assert_eq!(parse_command("/LANG", &b), Some(Command::Lang(None)));
+        assert_eq!(parse_command("/health@mallguidebot", &b), Some(Command::Health));
+        assert_eq!(parse_command("/cart@OtherBot", &b), Some(Command::Unknown));
+        assert_eq!(parse_command("/frobnicate", &b), Some(Command::Unknown));
+        assert_eq!(parse_command("帮我买鞋", &b), None);
+        assert_eq!(parse_command("/ 500", &b), None);
+        assert_eq!(parse_command("1/2 价", &b), None);
+    }
+}

@@ -1,0 +1,337 @@
+//! The endpoints of the update tree: shopper messages (text, commands, other
+//! media) and button presses (confirmations, suggestions).
+
+use std::future::Future;
+use std::sync::Arc;
+
+use handlers::Lang;
+use teloxide::RequestError;
+use teloxide::prelude::*;
+use teloxide::types::{Me, User};
+
+use super::callback::ButtonData;
+use super::inbound::{self, BotIdentity, Command, Content};
+use super::send::{self, ButtonContext, Target, Typing};
+use super::{TelegramError, Transport, texts};
+use crate::context::MessageContext;
+use crate::reply::{ConfirmationPress, PressCheck, Reply};
+
+/// What every endpoint returns to the dispatcher.
+pub type HandlerResult = Result<(), TelegramError>;
+
+/// A message in a private chat, group or supergroup.
+pub async fn on_message(bot: Bot, msg: Message, me: Me, tg: Arc<Transport>) -> HandlerResult {
+    let Some(from) = msg.from.clone().filter(|u| !u.is_bot) else { return Ok(()) };
+    if msg.chat.is_channel() {
+        return Ok(());
+    }
+    let target = Target::answering(&msg);
+    if let Err(e) = tg.handle_message(&bot, &msg, &me, &from, &target).await {
+        tg.apologise(&bot, &target, tg.lang_of(&from, None), &e).await;
+    }
+    Ok(())
+}
+
+/// A press of one of the bot's buttons.
+pub async fn on_button(bot: Bot, query: CallbackQuery, me: Me, tg: Arc<Transport>) -> HandlerResult {
+    let lang = tg.lang_of(&query.from, None);
+    let Some(message) = query.regular_message().cloned() else {
+        send::answer_press(&bot, &query, Some(texts::button_expired(lang)), true).await;
+        return Ok(());
+    };
+    let is_group = message.chat.is_group() || message.chat.is_supergroup();
+    let target = Target {
+        chat: message.chat.id,
+        thread: message.thread_id.filter(|_| message.is_topic_message),
+        reply_to: is_group.then_some(message.id),
+    };
+    let result = match query.data.as_deref().and_then(ButtonData::decode) {
+        Some(ButtonData::Confirmation { token, approve }) => {
+            tg.on_confirmation(&bot, &query, &message, &me, &target, token, approve).await
+        }
+        Some(ButtonData::Suggestion(index)) => tg.on_suggestion(&bot, &query, &message, &me, &target, index).await,
+        None => {
+            send::answer_press(&bot, &query, None, false).await;
+            Ok(())
+        }
+    };
+    if let Err(e) = result {
+        tg.apologise(&bot, &target, lang, &e).await;
+    }
+    Ok(())
+}
+
+impl Transport {
+    async fn handle_message(
+        &self,
+        bot: &Bot,
+        msg: &Message,
+        me: &Me,
+        from: &User,
+        target: &Target,
+    ) -> Result<(), RequestError> {
+        let is_group = msg.chat.is_group() || msg.chat.is_supergroup();
+        match inbound::content(msg) {
+            Content::Service => Ok(()),
+            Content::Unreadable if is_group => Ok(()),
+            Content::Unreadable => {
+                self.app.stats.count_message();
+                let lang = self.lang_of(from, None);
+                send::send_text(bot, target, texts::please_write(lang), None).await.map(drop)
+            }
+            Content::Text { text, entities } => {
+                let bot_id = BotIdentity::from_me(me);
+                let reply_to_bot = inbound::replies_to_bot(msg, &bot_id);
+                let addressing = inbound::addressing(text, &entities, &bot_id, reply_to_bot);
+                if is_group && !addressing.addressed {
+                    return Ok(());
+                }
+                let ctx = self.context(from, msg.chat.id, is_group, addressing.text, inbound::reply_text(msg));
+                self.handle_text(bot, me, target, from, ctx).await
+            }
+        }
+    }
+
+    /// A text addressed to the bot (typed, or a pressed suggestion): a command
+    /// or a request for the router.
+    async fn handle_text(
+        &self,
+        bot: &Bot,
+        me: &Me,
+        target: &Target,
+        from: &User,
+        mut ctx: MessageContext,
+    ) -> Result<(), RequestError> {
+        let bot_id = BotIdentity::from_me(me);
+        match inbound::parse_command(&ctx.text, &bot_id) {
+            Some(command) => {
+                ctx.lang = self.lang_of(from, None);
+                self.handle_command(bot, me, target, from, ctx, command).await
+            }
+            None if ctx.text.is_empty() => self.greet(bot, me, target, ctx.lang).await,
+            None => self.route(bot, me, target, ctx).await,
+        }
+    }
+
+    async fn handle_command(
+        &self,
+        bot: &Bot,
+        me: &Me,
+        target: &Target,
+        from: &User,
+        ctx: MessageContext,
+        command: Command,
+    ) -> Result<(), RequestError> {
+        let lang = ctx.lang;
+        let router = self.app.router.clone();
+        match command {
+            Command::Start(Some(payload)) if !ctx.is_group => {
+                match self.handoffs.take(&payload, ctx.user_id) {
+                    Some(request) => {
+                        let ctx = self.context(from, target.chat, false, request, None);
+                        self.route(bot, me, target, ctx).await
+                    }
+                    None => self.greet(bot, me, target, lang).await,
+                }
+            }
+            Command::Start(_) => self.greet(bot, me, target, lang).await,
+            Command::Help => {
+                let tools = router.tools_for(ctx.is_group, true);
+                self.say(bot, target, &texts::help(lang, &tools, ctx.is_group)).await
+            }
+            Command::Cart => {
+                let reply = self.run_guarded(bot, target, lang, async move { router.show_cart(&ctx).await }).await;
+                self.deliver(bot, me, target, lang, 0, &reply).await
+            }
+            Command::Orders => {
+                let reply = self.run_guarded(bot, target, lang, async move { router.show_orders(&ctx).await }).await;
+                self.deliver(bot, me, target, lang, 0, &reply).await
+            }
+            Command::Reset => {
+                router.reset(&ctx).await;
+                self.say(bot, target, texts::reset_done(lang)).await
+            }
+            Command::Lang(arg) => match arg.as_deref().and_then(Lang::parse) {
+                Some(chosen) => {
+                    self.set_lang(ctx.user_id, chosen);
+                    router.set_lang(&ctx, chosen).await;
+                    self.say(bot, target, texts::lang_set(chosen)).await
+                }
+                None => self.say(bot, target, texts::lang_usage(lang)).await,
+            },
+            Command::Health if self.is_admin(ctx.user_id) && !ctx.is_group => {
+                let report = self.health_report(bot, me, lang).await;
+                self.say(bot, target, &report).await
+            }
+            Command::Health if self.is_admin(ctx.user_id) => {
+                self.say(bot, target, lang.pick("请在私聊里使用 /health。", "Please use /health in a private chat.")).await
+            }
+            Command::Health | Command::Unknown => self.say(bot, target, texts::unknown_command(lang)).await,
+        }
+    }
+
+    /// Asks the router, showing "typing…" meanwhile, and delivers its answer.
+    async fn route(&self, bot: &Bot, me: &Me, target: &Target, ctx: MessageContext) -> Result<(), RequestError> {
+        let lang = ctx.lang;
+        let user_id = ctx.user_id;
+        let router = self.app.router.clone();
+        let reply = self.run_guarded(bot, target, lang, async move { router.dispatch(&ctx).await }).await;
+        self.deliver(bot, me, target, lang, user_id, &reply).await
+    }
+
+    /// Runs router work in its own task with the typing indicator on; a
+    /// panic becomes a logged error and an apology.
+    async fn run_guarded<F>(&self, bot: &Bot, target: &Target, lang: Lang, work: F) -> Reply
+    where
+        F: Future<Output = Reply> + Send + 'static,
+    {
+        let _typing = Typing::start(bot, target);
+        match tokio::spawn(work).await {
+            Ok(reply) => reply,
+            Err(e) => {
+                tracing::error!(error = %e, chat = target.chat.0, "answering a message failed");
+                self.app.stats.count_error();
+                Reply::text(texts::apology(lang))
+            }
+        }
+    }
+
+    /// Sends a router reply; a group hand-off gets its deep link for `user_id`.
+    async fn deliver(
+        &self,
+        bot: &Bot,
+        me: &Me,
+        target: &Target,
+        lang: Lang,
+        user_id: i64,
+        reply: &Reply,
+    ) -> Result<(), RequestError> {
+        let handoff_payload =
+            reply.open_private.as_deref().filter(|r| !r.trim().is_empty()).map(|r| self.handoffs.put(user_id, r));
+        let username = me.user.username.as_deref().unwrap_or_default();
+        let buttons = ButtonContext { lang, bot_username: username, handoff_payload };
+        send::send_reply(bot, target, reply, &buttons).await
+    }
+
+    /// Sends the transport's own text (no buttons); counts it as a handled message.
+    async fn say(&self, bot: &Bot, target: &Target, text: &str) -> Result<(), RequestError> {
+        self.app.stats.count_message();
+        send::send_text(bot, target, text, None).await.map(drop)
+    }
+
+    async fn greet(&self, bot: &Bot, me: &Me, target: &Target, lang: Lang) -> Result<(), RequestError> {
+        self.app.stats.count_message();
+        let reply = Reply { suggestions: texts::examples(lang), ..Reply::text(texts::greeting(lang)) };
+        self.deliver(bot, me, target, lang, 0, &reply).await
+    }
+
+    /// Confirm / Cancel: answer the press first, then show the outcome in
+    /// place of the buttons, then run the action and send its result.
+    #[allow(clippy::too_many_arguments)]
+    async fn on_confirmation(
+        &self,
+        bot: &Bot,
+        query: &CallbackQuery,
+        message: &Message,
+        me: &Me,
+        target: &Target,
+        token: String,
+        approve: bool,
+    ) -> Result<(), RequestError> {
+        let lang = self.lang_of(&query.from, None);
+        let press = ConfirmationPress { token, user_id: query.from.id.0 as i64, chat_id: message.chat.id.0, approve };
+        let router = self.app.router.clone();
+        let check = match tokio::spawn(async move { router.press(&press).await }).await {
+            Ok(check) => check,
+            Err(e) => {
+                tracing::error!(error = %e, "checking a button press failed");
+                self.app.stats.count_error();
+                send::answer_press(bot, query, Some(texts::apology(lang)), true).await;
+                return Ok(());
+            }
+        };
+        match check {
+            PressCheck::Accepted { claim, outcome } => {
+                send::answer_press(bot, query, None, false).await;
+                send::close_buttons(bot, message, &outcome).await;
+                let lang = claim.action.lang;
+                let user_id = claim.action.user_id;
+                let router = self.app.router.clone();
+                let reply = self.run_guarded(bot, target, lang, async move { router.finish(claim).await }).await;
+                self.deliver(bot, me, target, lang, user_id, &reply).await
+            }
+            PressCheck::NotYours { alert } => {
+                send::answer_press(bot, query, Some(&alert), true).await;
+                Ok(())
+            }
+            PressCheck::AlreadyDone { alert } | PressCheck::Failed { alert } => {
+                send::answer_press(bot, query, Some(&alert), false).await;
+                Ok(())
+            }
+            PressCheck::Expired { alert } => {
+                send::answer_press(bot, query, Some(&alert), false).await;
+                send::close_buttons(bot, message, &alert).await;
+                Ok(())
+            }
+            PressCheck::CodeRequired { message: prompt } => {
+                send::answer_press(bot, query, None, false).await;
+                send::close_buttons(bot, message, texts::code_needed(lang)).await;
+                send::send_text(bot, target, &prompt, None).await.map(drop)
+            }
+        }
+    }
+
+    /// A suggestion button: sent on as the presser's next message.
+    async fn on_suggestion(
+        &self,
+        bot: &Bot,
+        query: &CallbackQuery,
+        message: &Message,
+        me: &Me,
+        target: &Target,
+        index: usize,
+    ) -> Result<(), RequestError> {
+        let lang = self.lang_of(&query.from, None);
+        let Some(text) = send::pressed_suggestion(message, index) else {
+            send::answer_press(bot, query, Some(texts::button_expired(lang)), true).await;
+            return Ok(());
+        };
+        send::answer_press(bot, query, None, false).await;
+        send::close_buttons(bot, message, &format!("› {text}")).await;
+        let is_group = message.chat.is_group() || message.chat.is_supergroup();
+        let ctx = self.context(&query.from, message.chat.id, is_group, text, None);
+        self.handle_text(bot, me, target, &query.from, ctx).await
+    }
+
+    /// Logs a failure to answer, counts it, and tells the shopper briefly.
+    async fn apologise(&self, bot: &Bot, target: &Target, lang: Lang, error: &RequestError) {
+        tracing::error!(error = %error, chat = target.chat.0, "could not answer on telegram");
+        self.app.stats.count_error();
+        if let Err(e) = send::send_text(bot, target, texts::apology(lang), None).await {
+            tracing::warn!(error = %e, "could not send the apology either");
+        }
+    }
+
+    /// The shopper's message as the router takes it.
+    fn context(
+        &self,
+        from: &User,
+        chat: ChatId,
+        is_group: bool,
+        text: String,
+        reply_to: Option<String>,
+    ) -> MessageContext {
+        let lang = self.lang_of(from, Some(&text));
+        MessageContext {
+            platform: "telegram",
+            user_id: from.id.0 as i64,
+            user_name: Some(from.full_name()),
+            chat_id: chat.0,
+            is_group,
+            mentioned: true,
+            text,
+            reply_to,
+            lang,
+        }
+    }
+}

@@ -1,0 +1,56 @@
+//! `mallbot chat` from a script, on the defaults (offline planner, embedded
+//! mall): the seed purchase flow ends with an order that a later run still sees.
+#![allow(clippy::unwrap_used)]
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+fn chat(dir: &Path, script: &str) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mallbot"))
+        .args(["chat", "--user", "5"])
+        .env("MALLBOT_STATE__URL", format!("sqlite://{}", dir.join("state.db").display()))
+        .env("MALLBOT_MALL__EMBEDDED_DB", dir.join("mall.db"))
+        .env_remove("MALLBOT_LLM__PROVIDER")
+        .env_remove("MALLBOT_CONFIG")
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "chat failed: {}\n{stdout}", String::from_utf8_lossy(&out.stderr));
+    stdout
+}
+
+#[test]
+fn the_purchase_flow_from_a_script_and_the_order_survives_a_restart() {
+    let dir = std::env::temp_dir().join(format!("mallbot-chat-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = chat(&dir, "帮我买一双 Nike 跑鞋，500 以内的\n42码\ny\n下单\ny\n");
+    assert!(out.contains("尺码"), "asks for the size:\n{out}");
+    assert!(out.contains("已加入购物车"), "adds to the cart:\n{out}");
+    assert!(out.contains("待支付"), "an order pending payment:\n{out}");
+    let order_id = out
+        .split_whitespace()
+        .find(|w| w.starts_with("o-"))
+        .map(|w| w.trim_matches(|c: char| !c.is_ascii_alphanumeric() && c != '-').to_owned());
+    let order_id = order_id.unwrap_or_else(|| panic!("an order id in:\n{out}"));
+
+    let later = chat(&dir, "/orders\n");
+    assert!(later.contains(&order_id), "the order is still there after a restart:\n{later}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn english_small_talk_and_directions() {
+    let dir = std::env::temp_dir().join(format!("mallbot-chat-en-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = chat(&dir, "hello\nwhere is Uniqlo?\n");
+    assert!(out.contains("Hello"), "greets back in English:\n{out}");
+    assert!(out.contains("Uniqlo") && out.to_lowercase().contains("floor"), "gives the way:\n{out}");
+    std::fs::remove_dir_all(&dir).ok();
+}

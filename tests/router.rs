@@ -1,0 +1,429 @@
+//! The tool loop with a scripted model over the embedded mall: model mistakes,
+//! parallel calls, the round limit, timeouts, confirmations and their presses,
+//! basic mode, group hand-off and conversation memory.
+#![allow(clippy::unwrap_used)]
+
+mod support;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use handlers::{Lang, Level};
+use mallbot::app::App;
+use mallbot::config::{Config, ToolOverride};
+use mallbot::context::MessageContext;
+use mallbot::llm::Role;
+use mallbot::reply::{ConfirmationPress, PressCheck, Reply};
+use mallbot::state::MemoryStore;
+use services::*;
+use support::scripted::{ScriptedModel, Step, calls, text};
+
+const USER: i64 = 7001;
+
+struct Bot {
+    app: App,
+    model: ScriptedModel,
+    mall: Arc<dyn MallApi>,
+}
+
+fn bot_with(model: ScriptedModel, mall: Arc<dyn MallApi>, tweak: impl FnOnce(&mut Config)) -> Bot {
+    let mut config = Config::default();
+    config.state.url = "memory://".into();
+    tweak(&mut config);
+    let app = App::with_model(config, mall.clone(), Arc::new(MemoryStore::new()), Arc::new(model.clone()));
+    Bot { app, model, mall }
+}
+
+fn bot(steps: Vec<Step>) -> Bot {
+    bot_with(ScriptedModel::new(steps), Arc::new(EmbeddedMall::in_memory()), |_| {})
+}
+
+fn msg(text: &str) -> MessageContext {
+    MessageContext::private("telegram", USER, text, Lang::Zh)
+}
+
+fn shopper() -> Shopper {
+    Shopper::new("telegram", USER)
+}
+
+async fn nike_shoe(mall: &dyn MallApi) -> Product {
+    let query = ProductQuery {
+        keyword: Some("Nike 跑鞋".into()),
+        max_price_cents: Some(50_000),
+        ..Default::default()
+    };
+    let hits = mall.search_products(&query).await.unwrap();
+    let brief = hits.items.into_iter().find(|p| p.sizes.iter().any(|s| s == "42")).expect("a Nike shoe in 42");
+    mall.get_product(&brief.id).await.unwrap()
+}
+
+fn sku_42(product: &Product) -> String {
+    product.skus.iter().find(|s| s.label == "42").unwrap().sku_id.clone()
+}
+
+async fn press(bot: &Bot, reply: &Reply, user: i64, approve: bool) -> PressCheck {
+    let token = reply.confirmation.as_ref().expect("a confirmation").token.clone();
+    bot.app.router.press(&ConfirmationPress { token, user_id: user, chat_id: USER, approve }).await
+}
+
+async fn approve(bot: &Bot, reply: &Reply) -> Reply {
+    match press(bot, reply, USER, true).await {
+        PressCheck::Accepted { claim, .. } => bot.app.router.finish(claim).await,
+        other => panic!("expected the press to be accepted, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn an_unknown_tool_goes_back_to_the_model_which_recovers() {
+    let bot = bot(vec![calls(&[("find_shoes", r#"{"q":"x"}"#)]), text("我换个方式找找。")]);
+    let reply = bot.app.router.dispatch(&msg("找鞋")).await;
+    assert_eq!(reply.text, "我换个方式找找。");
+    let results = bot.model.last_tool_results();
+    assert!(results[0].1.contains("no tool named `find_shoes`"), "{results:?}");
+    assert!(results[0].1.contains("search_products"), "the model is told what exists");
+}
+
+#[tokio::test]
+async fn broken_and_empty_arguments_are_explained_or_forgiven() {
+    let bot = bot(vec![
+        calls(&[("search_products", "{keyword: 'nike'"), ("view_cart", ""), ("list_orders", "null")]),
+        text("ok"),
+    ]);
+    bot.app.router.dispatch(&msg("看看")).await;
+    let results = bot.model.last_tool_results();
+    assert_eq!(results.len(), 3, "one tool message per call");
+    assert!(results[0].1.contains("not valid JSON"), "{}", results[0].1);
+    assert!(results[1].1.contains("\"items\""), "empty arguments mean none: {}", results[1].1);
+    assert!(results[2].1.contains("\"orders\""), "\"null\" arguments mean none: {}", results[2].1);
+}
+
+#[tokio::test]
+async fn schema_errors_name_the_field() {
+    let bot = bot(vec![calls(&[("search_products", r#"{"keyword":"鞋","max_price":"cheap"}"#)]), text("ok")]);
+    bot.app.router.dispatch(&msg("便宜的鞋")).await;
+    let result = &bot.model.last_tool_results()[0].1;
+    assert!(result.starts_with("Error:") && result.contains("max_price"), "{result}");
+}
+
+#[tokio::test]
+async fn parallel_calls_answer_in_call_order_with_matching_ids() {
+    let bot = bot(vec![
+        calls(&[
+            ("search_stores", r#"{"keyword":"Uniqlo"}"#),
+            ("search_products", r#"{"keyword":"咖啡"}"#),
+            ("view_cart", "{}"),
+        ]),
+        text("done"),
+    ]);
+    bot.app.router.dispatch(&msg("逛逛")).await;
+    let seen = bot.model.seen();
+    let last = &seen.last().unwrap().messages;
+    let call_msg = last.iter().rev().find(|m| !m.tool_calls.is_empty()).unwrap();
+    let ids: Vec<&str> = call_msg.tool_calls.iter().map(|c| c.id.as_str()).collect();
+    let results = bot.model.last_tool_results();
+    let result_ids: Vec<&str> = results.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(ids, result_ids);
+    assert!(results[0].1.contains("\"stores\""));
+    assert!(results[1].1.contains("\"products\""));
+    assert!(results[2].1.contains("\"cart_id\""));
+}
+
+#[tokio::test]
+async fn the_round_limit_ends_with_a_graceful_answer() {
+    let mut model = ScriptedModel::new(vec![]);
+    model.repeat = Some(("search_products", r#"{"keyword":"鞋"}"#));
+    let bot = bot_with(model, Arc::new(EmbeddedMall::in_memory()), |c| c.llm.max_rounds = 4);
+    let reply = bot.app.router.dispatch(&msg("随便看看")).await;
+    assert!(reply.text.contains("限定步骤"), "{}", reply.text);
+    assert_eq!(bot.model.seen().len(), 4, "exactly max_rounds model calls");
+}
+
+/// A mall whose cart never answers in time.
+struct SlowMall(EmbeddedMall);
+
+#[async_trait]
+impl MallApi for SlowMall {
+    async fn health(&self) -> MallResult<Health> {
+        self.0.health().await
+    }
+    async fn search_products(&self, q: &ProductQuery) -> MallResult<Page<ProductBrief>> {
+        self.0.search_products(q).await
+    }
+    async fn get_product(&self, id: &str) -> MallResult<Product> {
+        self.0.get_product(id).await
+    }
+    async fn search_stores(&self, q: &StoreQuery) -> MallResult<Page<Store>> {
+        self.0.search_stores(q).await
+    }
+    async fn get_store(&self, id: &str) -> MallResult<Store> {
+        self.0.get_store(id).await
+    }
+    async fn store_promotions(&self, id: &str) -> MallResult<Page<Promotion>> {
+        self.0.store_promotions(id).await
+    }
+    async fn store_reviews(&self, id: &str, page: PageRequest) -> MallResult<Page<Review>> {
+        self.0.store_reviews(id, page).await
+    }
+    async fn list_areas(&self) -> MallResult<Page<Area>> {
+        self.0.list_areas().await
+    }
+    async fn get_area(&self, id: &str) -> MallResult<Area> {
+        self.0.get_area(id).await
+    }
+    async fn route(&self, to: &str, from: Option<String>) -> MallResult<Route> {
+        self.0.route(to, from).await
+    }
+    async fn get_cart(&self, _s: &Shopper) -> MallResult<Cart> {
+        tokio::time::sleep(Duration::from_secs(30)).await;
+        Err(ServiceError::Unavailable { message: "slow".into() })
+    }
+    async fn add_cart_item(&self, s: &Shopper, i: &AddCartItem, k: Option<IdempotencyKey>) -> MallResult<Cart> {
+        self.0.add_cart_item(s, i, k).await
+    }
+    async fn remove_cart_item(&self, s: &Shopper, i: &str, k: Option<IdempotencyKey>) -> MallResult<Cart> {
+        self.0.remove_cart_item(s, i, k).await
+    }
+    async fn clear_cart(&self, s: &Shopper, k: Option<IdempotencyKey>) -> MallResult<Cart> {
+        self.0.clear_cart(s, k).await
+    }
+    async fn create_order(&self, s: &Shopper, o: &CreateOrder, k: Option<IdempotencyKey>) -> MallResult<Order> {
+        self.0.create_order(s, o, k).await
+    }
+    async fn list_orders(&self, s: &Shopper, p: PageRequest) -> MallResult<Page<Order>> {
+        self.0.list_orders(s, p).await
+    }
+    async fn get_order(&self, s: &Shopper, id: &str) -> MallResult<Order> {
+        self.0.get_order(s, id).await
+    }
+    async fn cancel_order(&self, s: &Shopper, id: &str, k: Option<IdempotencyKey>) -> MallResult<Order> {
+        self.0.cancel_order(s, id, k).await
+    }
+}
+
+#[tokio::test]
+async fn a_tool_that_times_out_gives_the_model_a_safe_sentence() {
+    let model = ScriptedModel::new(vec![calls(&[("view_cart", "{}")]), text("购物车暂时打不开，请稍后再试。")]);
+    let bot = bot_with(model, Arc::new(SlowMall(EmbeddedMall::in_memory())), |c| c.llm.tool_timeout_secs = 1);
+    let reply = bot.app.router.dispatch(&msg("看看购物车")).await;
+    assert_eq!(reply.text, "购物车暂时打不开，请稍后再试。");
+    let result = &bot.model.last_tool_results()[0].1;
+    assert!(result.contains("did not answer in time"), "{result}");
+    assert!(!result.contains("slow"), "no internal detail leaks to the model");
+}
+
+#[tokio::test]
+async fn add_to_cart_waits_for_the_shopper_and_runs_once_approved() {
+    let mall: Arc<dyn MallApi> = Arc::new(EmbeddedMall::in_memory());
+    let shoe = nike_shoe(mall.as_ref()).await;
+    let args = format!(r#"{{"product_id":"{}","quantity":1,"sku_id":"{}"}}"#, shoe.brief.id, sku_42(&shoe));
+    let model = ScriptedModel::new(vec![calls(&[("add_to_cart", &args)]), text("已加入购物车。")]);
+    let bot = bot_with(model, mall, |_| {});
+    let reply = bot.app.router.dispatch(&msg("42码")).await;
+    let prompt = reply.confirmation.clone().expect("a confirmation");
+    assert_eq!(prompt.level, Level::Confirm);
+    assert!(reply.text.contains(&shoe.brief.name) && reply.text.contains("42"), "{}", reply.text);
+    assert!(bot.mall.get_cart(&shopper()).await.unwrap().items.is_empty(), "nothing before the press");
+
+    let follow_up = approve(&bot, &reply).await;
+    assert_eq!(follow_up.text, "已加入购物车。");
+    let cart = bot.mall.get_cart(&shopper()).await.unwrap();
+    assert_eq!(cart.items.len(), 1);
+    assert_eq!(cart.items[0].sku_label.as_deref(), Some("42"));
+    assert!(bot.model.last_tool_results()[0].1.contains("\"cart_id\""), "the model sees the new cart");
+}
+
+#[tokio::test]
+async fn a_declined_confirmation_changes_nothing_and_tells_the_model() {
+    let mall: Arc<dyn MallApi> = Arc::new(EmbeddedMall::in_memory());
+    let shoe = nike_shoe(mall.as_ref()).await;
+    let args = format!(r#"{{"product_id":"{}","quantity":1,"sku_id":"{}"}}"#, shoe.brief.id, sku_42(&shoe));
+    let model = ScriptedModel::new(vec![calls(&[("add_to_cart", &args)]), text("好的，不加了。")]);
+    let bot = bot_with(model, mall, |_| {});
+    let reply = bot.app.router.dispatch(&msg("42码")).await;
+    let follow_up = match press(&bot, &reply, USER, false).await {
+        PressCheck::Accepted { claim, outcome } => {
+            assert!(outcome.contains("已取消"), "{outcome}");
+            bot.app.router.finish(claim).await
+        }
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(follow_up.text, "好的，不加了。");
+    assert!(bot.model.last_tool_results()[0].1.contains("declined"));
+    assert!(bot.mall.get_cart(&shopper()).await.unwrap().items.is_empty());
+}
+
+#[tokio::test]
+async fn presses_by_others_twice_or_too_late_do_no_harm() {
+    let mall: Arc<dyn MallApi> = Arc::new(EmbeddedMall::in_memory());
+    let shoe = nike_shoe(mall.as_ref()).await;
+    let args = format!(r#"{{"product_id":"{}","quantity":1,"sku_id":"{}"}}"#, shoe.brief.id, sku_42(&shoe));
+    let model = ScriptedModel::new(vec![calls(&[("add_to_cart", &args)]), text("ok"), calls(&[("add_to_cart", &args)])]);
+    let bot = bot_with(model, mall, |c| c.safety.confirm_ttl_secs = 1);
+    let reply = bot.app.router.dispatch(&msg("42码")).await;
+
+    assert!(matches!(press(&bot, &reply, 999, true).await, PressCheck::NotYours { .. }));
+    assert!(bot.mall.get_cart(&shopper()).await.unwrap().items.is_empty(), "a stranger's press does nothing");
+    approve(&bot, &reply).await;
+    match press(&bot, &reply, USER, true).await {
+        PressCheck::AlreadyDone { alert } => assert!(alert.contains("已经处理过"), "{alert}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(bot.mall.get_cart(&shopper()).await.unwrap().items[0].quantity, 1, "one add only");
+
+    let late = bot.app.router.dispatch(&msg("再来一双")).await;
+    tokio::time::sleep(Duration::from_millis(2100)).await;
+    match press(&bot, &late, USER, true).await {
+        PressCheck::Expired { alert } => assert!(alert.contains("过期"), "{alert}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(bot.mall.get_cart(&shopper()).await.unwrap().items[0].quantity, 1);
+}
+
+async fn cart_with_shoe(mall: &Arc<dyn MallApi>) -> (Product, Cart) {
+    let shoe = nike_shoe(mall.as_ref()).await;
+    let item = AddCartItem { product_id: shoe.brief.id.clone(), sku_id: Some(sku_42(&shoe)), quantity: 1 };
+    let cart = mall.add_cart_item(&shopper(), &item, None).await.unwrap();
+    (shoe, cart)
+}
+
+#[tokio::test]
+async fn an_order_shows_everything_and_is_created_once() {
+    let embedded = Arc::new(EmbeddedMall::in_memory());
+    let mall: Arc<dyn MallApi> = embedded.clone();
+    let (shoe, cart) = cart_with_shoe(&mall).await;
+    let args = format!(r#"{{"cart_id":"{}"}}"#, cart.cart_id);
+    let model = ScriptedModel::new(vec![calls(&[("create_order", &args)]), text("下单成功。")]);
+    let bot = bot_with(model, mall, |_| {});
+    let reply = bot.app.router.dispatch(&msg("下单")).await;
+    let prompt = reply.confirmation.clone().unwrap();
+    assert_eq!(prompt.level, Level::Critical);
+    assert!(prompt.summary.contains(&shoe.brief.name), "{}", prompt.summary);
+    assert!(prompt.summary.contains(&format_yuan(cart.total_cents)), "{}", prompt.summary);
+
+    // Two presses at once: one order.
+    let (a, b) = tokio::join!(press(&bot, &reply, USER, true), press(&bot, &reply, USER, true));
+    let claims: Vec<_> = [a, b]
+        .into_iter()
+        .filter_map(|p| match p {
+            PressCheck::Accepted { claim, .. } => Some(claim),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(claims.len(), 1, "only one press wins the claim");
+    let follow_up = bot.app.router.finish(claims.into_iter().next().unwrap()).await;
+    assert_eq!(follow_up.text, "下单成功。");
+    let orders = bot.mall.list_orders(&shopper(), PageRequest::default()).await.unwrap();
+    assert_eq!(orders.total, 1);
+    assert_eq!(orders.items[0].status, OrderStatus::PendingPayment);
+    let audit = bot.app.state.recent_audit(5).await.unwrap();
+    assert_eq!(audit[0].tool, "create_order");
+    assert_eq!(audit[0].decision, "approved");
+}
+
+#[tokio::test]
+async fn a_price_change_before_the_press_asks_again_with_the_new_total() {
+    let embedded = Arc::new(EmbeddedMall::in_memory());
+    let mall: Arc<dyn MallApi> = embedded.clone();
+    let (shoe, cart) = cart_with_shoe(&mall).await;
+    let args = format!(r#"{{"cart_id":"{}"}}"#, cart.cart_id);
+    let model = ScriptedModel::new(vec![calls(&[("create_order", &args)]), text("下单成功。")]);
+    let bot = bot_with(model, mall, |_| {});
+    let reply = bot.app.router.dispatch(&msg("下单")).await;
+    embedded.set_sku_price(&sku_42(&shoe), 88_800).unwrap();
+    let again = approve(&bot, &reply).await;
+    let prompt = again.confirmation.clone().expect("a new confirmation");
+    assert!(again.text.contains("有变化"), "{}", again.text);
+    assert!(prompt.summary.contains("888"), "{}", prompt.summary);
+    assert_eq!(bot.mall.list_orders(&shopper(), PageRequest::default()).await.unwrap().total, 0);
+    approve(&bot, &again).await;
+    let orders = bot.mall.list_orders(&shopper(), PageRequest::default()).await.unwrap();
+    assert_eq!(orders.total, 1);
+    assert_eq!(orders.items[0].total_cents, 88_800);
+}
+
+#[tokio::test]
+async fn with_critical_code_the_order_needs_the_typed_code() {
+    let mall: Arc<dyn MallApi> = Arc::new(EmbeddedMall::in_memory());
+    let (_, cart) = cart_with_shoe(&mall).await;
+    let args = format!(r#"{{"cart_id":"{}"}}"#, cart.cart_id);
+    let model = ScriptedModel::new(vec![calls(&[("create_order", &args)]), text("下单成功。")]);
+    let bot = bot_with(model, mall, |c| c.safety.critical_code = true);
+    let reply = bot.app.router.dispatch(&msg("下单")).await;
+    assert!(reply.confirmation.as_ref().unwrap().needs_code);
+    let message = match press(&bot, &reply, USER, true).await {
+        PressCheck::CodeRequired { message } => message,
+        other => panic!("{other:?}"),
+    };
+    let code: String = message.chars().filter(char::is_ascii_digit).collect();
+    assert_eq!(code.len(), 6, "{message}");
+    let wrong = bot.app.router.dispatch(&msg("000000")).await;
+    if code != "000000" {
+        assert!(wrong.text.contains("不正确"), "{}", wrong.text);
+    }
+    assert_eq!(bot.mall.list_orders(&shopper(), PageRequest::default()).await.unwrap().total, 0);
+    let done = bot.app.router.dispatch(&msg(&code)).await;
+    assert!(done.text.contains("下单成功"), "{}", done.text);
+    assert_eq!(bot.mall.list_orders(&shopper(), PageRequest::default()).await.unwrap().total, 1);
+}
+
+#[tokio::test]
+async fn an_operator_can_make_add_to_cart_safe() {
+    let mall: Arc<dyn MallApi> = Arc::new(EmbeddedMall::in_memory());
+    let shoe = nike_shoe(mall.as_ref()).await;
+    let args = format!(r#"{{"product_id":"{}","quantity":2,"sku_id":"42"}}"#, shoe.brief.id);
+    let model = ScriptedModel::new(vec![calls(&[("add_to_cart", &args)]), text("加好了")]);
+    let bot = bot_with(model, mall, |c| {
+        c.tools.insert("add_to_cart".into(), ToolOverride { level: Level::Safe });
+    });
+    let reply = bot.app.router.dispatch(&msg("要两双")).await;
+    assert!(reply.confirmation.is_none());
+    assert_eq!(bot.mall.get_cart(&shopper()).await.unwrap().items[0].quantity, 2);
+}
+
+#[tokio::test]
+async fn an_unreachable_model_falls_back_to_basic_mode() {
+    let bot = bot(vec![Step::Down]);
+    let reply = bot.app.router.dispatch(&msg("优衣库在哪")).await;
+    assert!(reply.text.contains("基础模式"), "{}", reply.text);
+    assert!(reply.text.contains("优衣库") || reply.text.contains("Uniqlo"), "{}", reply.text);
+}
+
+#[tokio::test]
+async fn small_talk_goes_to_the_chat_fallback() {
+    let bot = bot(vec![text("")]);
+    let reply = bot.app.router.dispatch(&msg("你好")).await;
+    assert!(reply.text.contains("导购"), "{}", reply.text);
+    assert!(!reply.suggestions.is_empty());
+}
+
+#[tokio::test]
+async fn cart_requests_in_a_group_move_to_the_private_chat() {
+    let bot = bot(vec![calls(&[("view_cart", "{}")])]);
+    let mut ctx = msg("看看我的购物车");
+    ctx.is_group = true;
+    ctx.chat_id = -100_123;
+    let reply = bot.app.router.dispatch(&ctx).await;
+    assert_eq!(reply.open_private.as_deref(), Some("看看我的购物车"));
+    assert!(reply.text.contains("私聊"), "{}", reply.text);
+}
+
+#[tokio::test]
+async fn memory_is_per_conversation_bounded_and_keeps_calls_with_results() {
+    let mut model = ScriptedModel::new(vec![]);
+    for i in 0..6 {
+        model.push(calls(&[("view_cart", "{}")]));
+        model.push(text(&format!("answer {i}")));
+    }
+    model.repeat = None;
+    let bot = bot_with(model, Arc::new(EmbeddedMall::in_memory()), |c| c.bot.history_messages = 6);
+    for i in 0..6 {
+        bot.app.router.dispatch(&msg(&format!("question {i}"))).await;
+    }
+    let history = bot.app.state.load_history(&msg("").conversation_key()).await.unwrap();
+    assert!(history.len() <= 6, "{}", history.len());
+    assert_eq!(history[0].role, Role::User);
+    assert_eq!(history.last().unwrap().text(), "answer 5");
+    let other = bot.app.state.load_history(&MessageContext::private("telegram", 1, "", Lang::Zh).conversation_key());
+    assert!(other.await.unwrap().is_empty(), "another shopper's memory is separate");
+}

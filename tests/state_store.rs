@@ -1,0 +1,642 @@
+//! One suite for every state store backend: each case is written once against
+//! `Arc<dyn StateStore>` and run on the memory, SQLite and Redis stores.
+//! Redis is expected at 127.0.0.1:6379; without it the Redis cases are skipped
+//! with a loud line, unless `CI=true`, where its absence fails them.
+#![allow(clippy::unwrap_used)]
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mallbot::llm::{ChatMessage, ToolCall};
+use mallbot::state::redis::RedisStore;
+use mallbot::state::sqlite::SqliteStore;
+use mallbot::state::{
+    AuditEntry, ClaimOutcome, MemoryStore, PENDING_KEEP_SECS, PendingStatus, StateError, StateStore,
+    StoredPending, unix_now,
+};
+
+const REDIS_URL: &str = "redis://127.0.0.1:6379";
+const HOUR: Duration = Duration::from_secs(3600);
+const LEASE: Duration = Duration::from_secs(60);
+/// A Telegram supergroup id: too long for a double to keep exactly.
+const GROUP_CHAT: i64 = -1_001_234_567_890_123;
+
+// ---------------------------------------------------------------- backends
+
+/// A unique name for one test's database file or key prefix.
+fn unique(case: &str) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    format!("{case}-{}-{nanos}", std::process::id())
+}
+
+fn memory_store() -> Arc<dyn StateStore> {
+    Arc::new(MemoryStore::new())
+}
+
+/// A SQLite file under the temp dir, removed (with its WAL files) when dropped.
+struct TempDb {
+    path: PathBuf,
+}
+
+impl TempDb {
+    fn new(case: &str) -> TempDb {
+        TempDb { path: std::env::temp_dir().join(format!("mallbot-state-{}.db", unique(case))) }
+    }
+
+    fn path(&self) -> &str {
+        self.path.to_str().unwrap()
+    }
+
+    async fn open(&self) -> Arc<dyn StateStore> {
+        Arc::new(SqliteStore::open(self.path()).await.unwrap())
+    }
+}
+
+impl Drop for TempDb {
+    fn drop(&mut self) {
+        for suffix in ["", "-wal", "-shm"] {
+            let mut file = self.path.clone().into_os_string();
+            file.push(suffix);
+            let _ = std::fs::remove_file(file);
+        }
+    }
+}
+
+/// A Redis store under a prefix of its own, or `None` (with a loud line) when
+/// Redis is not running outside CI.
+async fn redis_store(prefix: &str) -> Option<Arc<dyn StateStore>> {
+    match RedisStore::connect_with_prefix(REDIS_URL, prefix).await {
+        Ok(store) => Some(Arc::new(store)),
+        Err(e) if std::env::var("CI").as_deref() == Ok("true") => {
+            panic!("Redis must be reachable at 127.0.0.1:6379 in CI (CI=true), but: {e}")
+        }
+        Err(_) => {
+            // Written past the test harness's capture so that it shows even when the tests pass.
+            static ONCE: std::sync::Once = std::sync::Once::new();
+            ONCE.call_once(|| {
+                let line =
+                    "SKIPPED: Redis not reachable at 127.0.0.1:6379 — state store tests ran without Redis\n";
+                let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
+            });
+            None
+        }
+    }
+}
+
+/// Deletes every key a Redis test left under its prefix.
+async fn redis_cleanup(prefix: &str) {
+    let client = redis::Client::open(REDIS_URL).unwrap();
+    let mut conn = client.get_multiplexed_async_connection().await.unwrap();
+    let mut cursor = 0_u64;
+    loop {
+        let (next, keys): (u64, Vec<String>) = redis::cmd("SCAN")
+            .arg(cursor)
+            .arg("MATCH")
+            .arg(format!("{prefix}:*"))
+            .arg("COUNT")
+            .arg(1000)
+            .query_async(&mut conn)
+            .await
+            .unwrap();
+        if !keys.is_empty() {
+            redis::cmd("DEL").arg(keys).query_async::<()>(&mut conn).await.unwrap();
+        }
+        if next == 0 {
+            break;
+        }
+        cursor = next;
+    }
+}
+
+/// Stamps every case out for the three backends.
+macro_rules! suite {
+    ($($case:ident),* $(,)?) => {
+        mod memory_backend {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                async fn $case() {
+                    super::$case(super::memory_store()).await;
+                }
+            )*
+        }
+
+        mod sqlite_backend {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                async fn $case() {
+                    let db = super::TempDb::new(stringify!($case));
+                    super::$case(db.open().await).await;
+                }
+            )*
+        }
+
+        mod redis_backend {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                async fn $case() {
+                    let prefix = format!("mallbot-test:{}", super::unique(stringify!($case)));
+                    if let Some(store) = super::redis_store(&prefix).await {
+                        let outcome = tokio::spawn(super::$case(store)).await;
+                        super::redis_cleanup(&prefix).await;
+                        if let Err(failure) = outcome {
+                            std::panic::resume_unwind(failure.into_panic());
+                        }
+                    }
+                }
+            )*
+        }
+    };
+}
+
+suite!(
+    history_round_trip_keeps_tool_calls_and_results_in_order,
+    history_save_overwrites,
+    history_clear_forgets,
+    history_expires_after_ttl,
+    pending_put_then_get,
+    expired_pending_is_gone_and_claims_as_expired,
+    claim_once_then_in_progress_then_already_done,
+    failed_attempt_set_back_to_waiting_is_claimable_again,
+    claim_is_taken_again_after_the_lease_runs_out,
+    concurrent_claims_give_exactly_one_winner,
+    awaiting_code_is_claimable,
+    pending_for_filters_by_chat_user_status_newest_first,
+    count_pending_counts_open_live_actions,
+    first_delivery_then_redelivery,
+    first_delivery_forgotten_after_ttl,
+    rate_hit_counts_within_a_window,
+    try_lock_is_exclusive_and_unlock_needs_the_owner,
+    lock_is_free_again_after_its_ttl,
+    audit_is_newest_first,
+    purge_removes_expired_and_keeps_live,
+);
+
+// ---------------------------------------------------------------- fixtures
+
+fn conversation() -> Vec<ChatMessage> {
+    vec![
+        ChatMessage::system("You are the mall's shopping guide."),
+        ChatMessage::user("找一双500元以内的跑鞋，然后带我去那家店"),
+        ChatMessage::assistant_calls(vec![
+            ToolCall {
+                id: "call_1".into(),
+                name: "search_products".into(),
+                arguments: r#"{"keyword":"跑鞋","max_price":500}"#.into(),
+            },
+            ToolCall {
+                id: "call_2".into(),
+                name: "navigate_to_store".into(),
+                arguments: r#"{"store_name":"Nike"}"#.into(),
+            },
+        ]),
+        ChatMessage::tool("call_1", r#"[{"id":"P1001","name":"Pegasus 40","price":499}]"#),
+        ChatMessage::tool("call_2", r#"{"floor":"L2","route":"take the east escalator"}"#),
+        ChatMessage::assistant("Pegasus 40 costs ¥499 at Nike, L2: take the east escalator."),
+    ]
+}
+
+fn pending(token: &str, chat_id: i64, user_id: i64, status: PendingStatus, expires_at: i64) -> StoredPending {
+    StoredPending {
+        token: token.to_string(),
+        user_id,
+        chat_id,
+        tool: "create_order".to_string(),
+        payload: format!(
+            r#"{{"round":2,"call":{{"name":"create_order","arguments":{{"cart_id":"cart-{token}"}}}}}}"#
+        ),
+        expires_at,
+        status,
+        claimed_until: 0,
+    }
+}
+
+fn waiting(token: &str) -> StoredPending {
+    pending(token, GROUP_CHAT, 42, PendingStatus::Waiting, unix_now() + 300)
+}
+
+fn audit_entry(at: i64, tool: &str, result: &str) -> AuditEntry {
+    AuditEntry {
+        at,
+        user_id: 42,
+        chat_id: 42,
+        tool: tool.to_string(),
+        arguments: r#"{"cart_id":"cart-7"}"#.to_string(),
+        decision: "approved".to_string(),
+        result: result.to_string(),
+    }
+}
+
+fn outcome_kind(outcome: &ClaimOutcome) -> &'static str {
+    match outcome {
+        ClaimOutcome::Claimed(_) => "claimed",
+        ClaimOutcome::InProgress => "in progress",
+        ClaimOutcome::AlreadyDone => "already done",
+        ClaimOutcome::Expired => "expired",
+    }
+}
+
+fn tokens(found: &[StoredPending]) -> Vec<&str> {
+    found.iter().map(|p| p.token.as_str()).collect()
+}
+
+// ---------------------------------------------------------------- history
+
+async fn history_round_trip_keeps_tool_calls_and_results_in_order(store: Arc<dyn StateStore>) {
+    store.save_history("chat:42", &conversation(), HOUR).await.unwrap();
+
+    let loaded = store.load_history("chat:42").await.unwrap();
+    assert_eq!(loaded, conversation());
+    assert_eq!(loaded[2].tool_calls[1].name, "navigate_to_store");
+    assert_eq!(loaded[3].tool_call_id.as_deref(), Some("call_1"));
+    assert!(store.load_history("chat:43").await.unwrap().is_empty());
+}
+
+async fn history_save_overwrites(store: Arc<dyn StateStore>) {
+    store.save_history("chat:42", &conversation(), HOUR).await.unwrap();
+    let shorter = vec![ChatMessage::user("还有别的颜色吗？"), ChatMessage::assistant("有黑色和白色。")];
+    store.save_history("chat:42", &shorter, HOUR).await.unwrap();
+
+    assert_eq!(store.load_history("chat:42").await.unwrap(), shorter);
+}
+
+async fn history_clear_forgets(store: Arc<dyn StateStore>) {
+    store.save_history("chat:42", &conversation(), HOUR).await.unwrap();
+    store.save_history("chat:43", &conversation(), HOUR).await.unwrap();
+
+    store.clear_history("chat:42").await.unwrap();
+    store.clear_history("chat:never-seen").await.unwrap();
+
+    assert!(store.load_history("chat:42").await.unwrap().is_empty());
+    assert_eq!(store.load_history("chat:43").await.unwrap(), conversation());
+}
+
+async fn history_expires_after_ttl(store: Arc<dyn StateStore>) {
+    store.save_history("chat:short", &conversation(), Duration::from_secs(1)).await.unwrap();
+    store.save_history("chat:long", &conversation(), HOUR).await.unwrap();
+
+    tokio::time::sleep(Duration::from_millis(1300)).await;
+
+    assert!(store.load_history("chat:short").await.unwrap().is_empty());
+    assert_eq!(store.load_history("chat:long").await.unwrap(), conversation());
+}
+
+// ---------------------------------------------------------------- pending actions
+
+async fn pending_put_then_get(store: Arc<dyn StateStore>) {
+    let action = waiting("tok-a");
+    store.put_pending(&action).await.unwrap();
+
+    assert_eq!(store.get_pending("tok-a").await.unwrap(), Some(action.clone()));
+    assert_eq!(store.get_pending("tok-unknown").await.unwrap(), None);
+
+    let replaced = StoredPending { payload: r#"{"round":3}"#.to_string(), ..action };
+    store.put_pending(&replaced).await.unwrap();
+    assert_eq!(store.get_pending("tok-a").await.unwrap(), Some(replaced));
+}
+
+async fn expired_pending_is_gone_and_claims_as_expired(store: Arc<dyn StateStore>) {
+    let action = pending("tok-old", GROUP_CHAT, 42, PendingStatus::Waiting, unix_now() - 1);
+    store.put_pending(&action).await.unwrap();
+
+    assert_eq!(store.get_pending("tok-old").await.unwrap(), None);
+    assert_eq!(store.claim_pending("tok-old", LEASE).await.unwrap(), ClaimOutcome::Expired);
+    assert_eq!(store.claim_pending("tok-never-issued", LEASE).await.unwrap(), ClaimOutcome::Expired);
+}
+
+async fn claim_once_then_in_progress_then_already_done(store: Arc<dyn StateStore>) {
+    let action = waiting("tok-b");
+    store.put_pending(&action).await.unwrap();
+    let before = unix_now();
+
+    let ClaimOutcome::Claimed(claimed) = store.claim_pending("tok-b", LEASE).await.unwrap() else {
+        panic!("the first press must claim the action");
+    };
+    assert_eq!(claimed.status, PendingStatus::Claimed);
+    assert!(claimed.claimed_until >= before + 60, "lease too short: {claimed:?}");
+    assert_eq!(
+        (claimed.payload.as_str(), claimed.user_id, claimed.chat_id),
+        (action.payload.as_str(), 42, GROUP_CHAT)
+    );
+    assert_eq!(store.get_pending("tok-b").await.unwrap().unwrap().status, PendingStatus::Claimed);
+
+    assert_eq!(store.claim_pending("tok-b", LEASE).await.unwrap(), ClaimOutcome::InProgress);
+
+    store.set_pending_status("tok-b", PendingStatus::Done).await.unwrap();
+    assert_eq!(store.claim_pending("tok-b", LEASE).await.unwrap(), ClaimOutcome::AlreadyDone);
+}
+
+async fn failed_attempt_set_back_to_waiting_is_claimable_again(store: Arc<dyn StateStore>) {
+    store.put_pending(&waiting("tok-c")).await.unwrap();
+    assert!(matches!(store.claim_pending("tok-c", LEASE).await.unwrap(), ClaimOutcome::Claimed(_)));
+
+    store.set_pending_status("tok-c", PendingStatus::Waiting).await.unwrap();
+
+    assert_eq!(store.count_pending().await.unwrap(), 1);
+    assert!(matches!(store.claim_pending("tok-c", LEASE).await.unwrap(), ClaimOutcome::Claimed(_)));
+    assert_eq!(store.count_pending().await.unwrap(), 0);
+}
+
+async fn claim_is_taken_again_after_the_lease_runs_out(store: Arc<dyn StateStore>) {
+    store.put_pending(&waiting("tok-d")).await.unwrap();
+    let lease = Duration::from_secs(1);
+    assert!(matches!(store.claim_pending("tok-d", lease).await.unwrap(), ClaimOutcome::Claimed(_)));
+    assert_eq!(store.claim_pending("tok-d", lease).await.unwrap(), ClaimOutcome::InProgress);
+
+    // Leases count in whole seconds and end strictly after `claimed_until`.
+    tokio::time::sleep(Duration::from_millis(2200)).await;
+
+    let ClaimOutcome::Claimed(again) = store.claim_pending("tok-d", LEASE).await.unwrap() else {
+        panic!("a claim whose holder died must be taken again after its lease");
+    };
+    assert_eq!(again.token, "tok-d");
+    assert_eq!(store.claim_pending("tok-d", LEASE).await.unwrap(), ClaimOutcome::InProgress);
+}
+
+async fn concurrent_claims_give_exactly_one_winner(store: Arc<dyn StateStore>) {
+    store.put_pending(&waiting("tok-race")).await.unwrap();
+    let start = Arc::new(tokio::sync::Barrier::new(20));
+
+    let presses: Vec<_> = (0..20)
+        .map(|_| {
+            let (store, start) = (Arc::clone(&store), Arc::clone(&start));
+            tokio::spawn(async move {
+                start.wait().await;
+                store.claim_pending("tok-race", LEASE).await.unwrap()
+            })
+        })
+        .collect();
+    let mut outcomes = Vec::new();
+    for press in presses {
+        outcomes.push(press.await.unwrap());
+    }
+
+    let kinds: Vec<&str> = outcomes.iter().map(outcome_kind).collect();
+    let winners = kinds.iter().filter(|k| **k == "claimed").count();
+    let in_progress = kinds.iter().filter(|k| **k == "in progress").count();
+    assert_eq!((winners, in_progress), (1, 19), "{kinds:?}");
+}
+
+async fn awaiting_code_is_claimable(store: Arc<dyn StateStore>) {
+    let action = pending("tok-code", 42, 42, PendingStatus::AwaitingCode, unix_now() + 300);
+    store.put_pending(&action).await.unwrap();
+    assert_eq!(store.count_pending().await.unwrap(), 1);
+
+    let ClaimOutcome::Claimed(claimed) = store.claim_pending("tok-code", LEASE).await.unwrap() else {
+        panic!("an action awaiting its code must be claimable");
+    };
+    assert_eq!(claimed.status, PendingStatus::Claimed);
+    assert_eq!(store.count_pending().await.unwrap(), 0);
+}
+
+async fn pending_for_filters_by_chat_user_status_newest_first(store: Arc<dyn StateStore>) {
+    let now = unix_now();
+    let actions = [
+        pending("older", GROUP_CHAT, 7, PendingStatus::Waiting, now + 100),
+        pending("newer", GROUP_CHAT, 7, PendingStatus::Waiting, now + 300),
+        pending("code", GROUP_CHAT, 7, PendingStatus::AwaitingCode, now + 200),
+        pending("other-user", GROUP_CHAT, 8, PendingStatus::Waiting, now + 300),
+        pending("other-chat", 7, 7, PendingStatus::Waiting, now + 300),
+        pending("expired", GROUP_CHAT, 7, PendingStatus::Waiting, now - 5),
+    ];
+    for action in &actions {
+        store.put_pending(action).await.unwrap();
+    }
+
+    let found = store.pending_for(GROUP_CHAT, 7, PendingStatus::Waiting).await.unwrap();
+    assert_eq!(tokens(&found), ["newer", "older"]);
+    assert_eq!(found[0], actions[1]);
+    let codes = store.pending_for(GROUP_CHAT, 7, PendingStatus::AwaitingCode).await.unwrap();
+    assert_eq!(tokens(&codes), ["code"]);
+    assert!(store.pending_for(GROUP_CHAT, 7, PendingStatus::Done).await.unwrap().is_empty());
+
+    store.set_pending_status("newer", PendingStatus::Done).await.unwrap();
+    let done = store.pending_for(GROUP_CHAT, 7, PendingStatus::Done).await.unwrap();
+    assert_eq!(tokens(&done), ["newer"]);
+    let found = store.pending_for(GROUP_CHAT, 7, PendingStatus::Waiting).await.unwrap();
+    assert_eq!(tokens(&found), ["older"]);
+}
+
+async fn count_pending_counts_open_live_actions(store: Arc<dyn StateStore>) {
+    let now = unix_now();
+    assert_eq!(store.count_pending().await.unwrap(), 0);
+    for action in [
+        pending("w1", 1, 1, PendingStatus::Waiting, now + 300),
+        pending("w2", 2, 2, PendingStatus::Waiting, now + 300),
+        pending("code", 3, 3, PendingStatus::AwaitingCode, now + 300),
+        pending("done", 4, 4, PendingStatus::Done, now + 300),
+        pending("claimed", 5, 5, PendingStatus::Claimed, now + 300),
+        pending("expired", 6, 6, PendingStatus::Waiting, now - 5),
+    ] {
+        store.put_pending(&action).await.unwrap();
+    }
+    assert_eq!(store.count_pending().await.unwrap(), 3);
+
+    assert!(matches!(store.claim_pending("w1", LEASE).await.unwrap(), ClaimOutcome::Claimed(_)));
+    store.set_pending_status("w2", PendingStatus::Done).await.unwrap();
+    assert_eq!(store.count_pending().await.unwrap(), 1);
+}
+
+// ---------------------------------------------------------------- update ids, rates, locks
+
+async fn first_delivery_then_redelivery(store: Arc<dyn StateStore>) {
+    assert!(store.first_delivery(900_001, HOUR).await.unwrap());
+    assert!(!store.first_delivery(900_001, HOUR).await.unwrap());
+    assert!(!store.first_delivery(900_001, HOUR).await.unwrap());
+    assert!(store.first_delivery(900_002, HOUR).await.unwrap());
+}
+
+async fn first_delivery_forgotten_after_ttl(store: Arc<dyn StateStore>) {
+    assert!(store.first_delivery(900_003, Duration::from_secs(1)).await.unwrap());
+    tokio::time::sleep(Duration::from_millis(1300)).await;
+    assert!(store.first_delivery(900_003, HOUR).await.unwrap());
+    assert!(!store.first_delivery(900_003, HOUR).await.unwrap());
+}
+
+async fn rate_hit_counts_within_a_window(store: Arc<dyn StateStore>) {
+    let minute = Duration::from_secs(60);
+    let mut counts = Vec::new();
+    for _ in 0..3 {
+        counts.push(store.rate_hit("user:42", minute).await.unwrap());
+    }
+    assert_eq!(counts, [1, 2, 3]);
+    assert_eq!(store.rate_hit("user:43", minute).await.unwrap(), 1);
+
+    let second = Duration::from_secs(1);
+    assert_eq!(store.rate_hit("user:44", second).await.unwrap(), 1);
+    assert_eq!(store.rate_hit("user:44", second).await.unwrap(), 2);
+    tokio::time::sleep(Duration::from_millis(1300)).await;
+    assert_eq!(store.rate_hit("user:44", second).await.unwrap(), 1, "a new window starts from zero");
+    assert_eq!(store.rate_hit("user:42", minute).await.unwrap(), 4);
+}
+
+async fn try_lock_is_exclusive_and_unlock_needs_the_owner(store: Arc<dyn StateStore>) {
+    assert!(store.try_lock("chat:42", "instance-a", HOUR).await.unwrap());
+    assert!(!store.try_lock("chat:42", "instance-b", HOUR).await.unwrap());
+    assert!(store.try_lock("chat:42", "instance-a", HOUR).await.unwrap(), "the owner may take it again");
+    assert!(store.try_lock("chat:43", "instance-b", HOUR).await.unwrap(), "other keys are independent");
+
+    store.unlock("chat:42", "instance-b").await.unwrap();
+    assert!(!store.try_lock("chat:42", "instance-b", HOUR).await.unwrap(), "only the owner unlocks");
+
+    store.unlock("chat:42", "instance-a").await.unwrap();
+    assert!(store.try_lock("chat:42", "instance-b", HOUR).await.unwrap());
+    assert!(!store.try_lock("chat:42", "instance-a", HOUR).await.unwrap());
+}
+
+async fn lock_is_free_again_after_its_ttl(store: Arc<dyn StateStore>) {
+    assert!(store.try_lock("chat:42", "instance-a", Duration::from_secs(1)).await.unwrap());
+    assert!(!store.try_lock("chat:42", "instance-b", HOUR).await.unwrap());
+    tokio::time::sleep(Duration::from_millis(1300)).await;
+    assert!(store.try_lock("chat:42", "instance-b", HOUR).await.unwrap());
+}
+
+// ---------------------------------------------------------------- audit and purge
+
+async fn audit_is_newest_first(store: Arc<dyn StateStore>) {
+    assert!(store.recent_audit(10).await.unwrap().is_empty());
+    let entries = [
+        audit_entry(1_700_000_001, "add_to_cart", "cart-7: 1 item"),
+        audit_entry(1_700_000_002, "create_order", "order O-1001"),
+        audit_entry(1_700_000_003, "cancel_order", "mall error: order already picked up"),
+    ];
+    for entry in &entries {
+        store.audit(entry).await.unwrap();
+    }
+
+    let recent = store.recent_audit(2).await.unwrap();
+    assert_eq!(recent, [entries[2].clone(), entries[1].clone()]);
+    let all = store.recent_audit(10).await.unwrap();
+    assert_eq!(all, [entries[2].clone(), entries[1].clone(), entries[0].clone()]);
+    assert!(store.recent_audit(0).await.unwrap().is_empty());
+}
+
+async fn purge_removes_expired_and_keeps_live(store: Arc<dyn StateStore>) {
+    let now = unix_now();
+    let short = Duration::from_secs(1);
+    for action in [
+        pending("long-gone", 1, 1, PendingStatus::Done, now - 2 * PENDING_KEEP_SECS),
+        pending("just-done", 1, 1, PendingStatus::Done, now - 10),
+        pending("just-expired", 1, 1, PendingStatus::Waiting, now - 10),
+        pending("live", 1, 1, PendingStatus::Waiting, now + 600),
+    ] {
+        store.put_pending(&action).await.unwrap();
+    }
+    store.save_history("chat:old", &conversation(), short).await.unwrap();
+    store.save_history("chat:live", &conversation(), HOUR).await.unwrap();
+    assert!(store.try_lock("lock:old", "a", short).await.unwrap());
+    assert!(store.try_lock("lock:live", "a", HOUR).await.unwrap());
+    assert!(store.first_delivery(1, short).await.unwrap());
+    assert!(store.first_delivery(2, HOUR).await.unwrap());
+    tokio::time::sleep(Duration::from_millis(1300)).await;
+
+    let purged = store.purge_expired().await.unwrap();
+    assert!(purged >= 1, "something had expired, yet purge removed {purged} records");
+    assert_eq!(store.purge_expired().await.unwrap(), 0, "a second purge finds nothing left");
+
+    // Long expired: forgotten. Recently expired: a late press still hears "already done".
+    assert_eq!(store.claim_pending("long-gone", LEASE).await.unwrap(), ClaimOutcome::Expired);
+    assert_eq!(store.claim_pending("just-done", LEASE).await.unwrap(), ClaimOutcome::AlreadyDone);
+    assert_eq!(store.claim_pending("just-expired", LEASE).await.unwrap(), ClaimOutcome::Expired);
+    assert_eq!(store.count_pending().await.unwrap(), 1);
+    assert_eq!(store.get_pending("live").await.unwrap().unwrap().token, "live");
+
+    assert!(store.load_history("chat:old").await.unwrap().is_empty());
+    assert_eq!(store.load_history("chat:live").await.unwrap(), conversation());
+    assert!(!store.try_lock("lock:live", "b", HOUR).await.unwrap());
+    assert!(store.try_lock("lock:old", "b", HOUR).await.unwrap());
+    assert!(!store.first_delivery(2, HOUR).await.unwrap());
+    assert!(store.first_delivery(1, HOUR).await.unwrap());
+}
+
+// ---------------------------------------------------------------- SQLite only
+
+#[tokio::test]
+async fn sqlite_history_and_pending_survive_reopen() {
+    let db = TempDb::new("reopen");
+    let action = waiting("tok-persist");
+    {
+        let store = db.open().await;
+        store.save_history("chat:42", &conversation(), HOUR).await.unwrap();
+        store.put_pending(&action).await.unwrap();
+        store.audit(&audit_entry(1_700_000_001, "create_order", "order O-1001")).await.unwrap();
+    }
+
+    let reopened = db.open().await;
+    assert_eq!(reopened.load_history("chat:42").await.unwrap(), conversation());
+    assert_eq!(reopened.get_pending("tok-persist").await.unwrap(), Some(action));
+    assert_eq!(reopened.recent_audit(5).await.unwrap()[0].result, "order O-1001");
+    assert!(matches!(reopened.claim_pending("tok-persist", LEASE).await.unwrap(), ClaimOutcome::Claimed(_)));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sqlite_two_openers_of_one_file_share_state_and_claims() {
+    let db = TempDb::new("two-openers");
+    let (first, second) = (db.open().await, db.open().await);
+    first.put_pending(&waiting("tok-shared")).await.unwrap();
+    second.save_history("chat:42", &conversation(), HOUR).await.unwrap();
+    assert_eq!(first.load_history("chat:42").await.unwrap(), conversation());
+
+    let start = Arc::new(tokio::sync::Barrier::new(20));
+    let presses: Vec<_> = (0..20)
+        .map(|i| {
+            let store = Arc::clone(if i % 2 == 0 { &first } else { &second });
+            let start = Arc::clone(&start);
+            tokio::spawn(async move {
+                start.wait().await;
+                store.claim_pending("tok-shared", LEASE).await.unwrap()
+            })
+        })
+        .collect();
+    let mut winners = 0;
+    for press in presses {
+        if matches!(press.await.unwrap(), ClaimOutcome::Claimed(_)) {
+            winners += 1;
+        }
+    }
+    assert_eq!(winners, 1);
+}
+
+#[tokio::test]
+async fn sqlite_creates_the_parent_directory() {
+    let dir = std::env::temp_dir().join(format!("mallbot-state-dir-{}", unique("parent")));
+    let path = dir.join("nested").join("state.db");
+    let store = SqliteStore::open(path.to_str().unwrap()).await.unwrap();
+    store.save_history("chat:1", &conversation(), HOUR).await.unwrap();
+    assert!(path.exists());
+    assert!(store.describe().contains("nested/state.db"), "{}", store.describe());
+    drop(store);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+// ---------------------------------------------------------------- opening by URL
+
+#[tokio::test]
+async fn open_dispatches_on_the_url() {
+    let memory = mallbot::state::open("memory://").await.unwrap();
+    assert_eq!(memory.describe(), "memory");
+
+    let db = TempDb::new("open-url");
+    let sqlite = mallbot::state::open(&format!("sqlite://{}", db.path())).await.unwrap();
+    assert_eq!(sqlite.describe(), format!("sqlite:{}", db.path()));
+    sqlite.health().await.unwrap();
+
+    let Err(StateError::BadUrl(message)) = mallbot::state::open("mysql://localhost/mallbot").await else {
+        panic!("an unsupported URL must be refused");
+    };
+    assert!(message.contains("sqlite://PATH"), "{message}");
+}
+
+#[tokio::test]
+async fn unreachable_redis_fails_fast_naming_the_address_without_the_password() {
+    let Err(StateError::Unavailable(message)) =
+        RedisStore::connect("redis://mallbot:s3cret-pw@127.0.0.1:1/0").await
+    else {
+        panic!("nothing listens on port 1");
+    };
+    assert!(message.contains("127.0.0.1:1"), "{message}");
+    assert!(!message.contains("s3cret-pw"), "{message}");
+}

@@ -1,0 +1,541 @@
+//! The Telegram transport end to end: the real dispatcher (`telegram::dispatcher`
+//! around `telegram::schema()`) long-polls a fake Bot API server on loopback,
+//! with the embedded mall and the offline planner behind it; the tests read
+//! what the shopper saw from the requests the fake server recorded.
+
+#![allow(clippy::unwrap_used)]
+
+#[path = "support/fake_bot_api.rs"]
+mod fake_bot_api;
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use fake_bot_api::*;
+use mallbot::app::App;
+use mallbot::config::Config;
+use mallbot::llm::{ChatMessage, ChatModel, ChatRequest, ChatResponse, LlmError, Usage};
+use mallbot::state::MemoryStore;
+use serde_json::{Value, json};
+use services::{MallApi as _, OrderStatus, PageRequest};
+use teloxide::dispatching::ShutdownToken;
+
+const ALICE: Shopper = Shopper { id: 1001, name: "Alice" };
+const BOB: Shopper = Shopper { id: 1002, name: "Bob" };
+const ADMIN: Shopper = Shopper { id: 9001, name: "Operator" };
+const GROUP: i64 = -100_555;
+
+/// The bot running against the fake server.
+struct Running {
+    api: FakeBotApi,
+    app: App,
+    shutdown: ShutdownToken,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Running {
+    /// Stops the dispatcher and checks it stopped cleanly (no worker died).
+    async fn stop(self) {
+        if let Ok(done) = self.shutdown.shutdown() {
+            done.await;
+        }
+        self.task.await.expect("the dispatcher ended cleanly");
+    }
+
+    async fn orders_of(&self, shopper: Shopper) -> Vec<services::Order> {
+        let who = services::Shopper::new("telegram", shopper.id);
+        self.app.mall.list_orders(&who, PageRequest::default()).await.expect("orders").items
+    }
+
+    /// The last message the bot sent to `chat`, as it stands now (with its buttons).
+    fn last_sent(&self, chat: i64) -> Value {
+        self.api.sent_to(chat).last().cloned().expect("a message to the chat")
+    }
+}
+
+fn test_config() -> Config {
+    let mut config = Config::default();
+    config.state.url = "memory://".into();
+    config.telegram.admins = vec![ADMIN.id];
+    config.bot.rate_limit_per_minute = 0;
+    config
+}
+
+async fn start(config: Config) -> Running {
+    let app =
+        App::with_parts(config, Arc::new(services::EmbeddedMall::in_memory()), Arc::new(MemoryStore::new()))
+            .expect("app");
+    start_app(app).await
+}
+
+async fn start_with_model(answer: &str) -> Running {
+    let model: Arc<dyn ChatModel> = Arc::new(FixedAnswer(answer.to_owned()));
+    let app = App::with_model(
+        test_config(),
+        Arc::new(services::EmbeddedMall::in_memory()),
+        Arc::new(MemoryStore::new()),
+        model,
+    );
+    start_app(app).await
+}
+
+async fn start_app(app: App) -> Running {
+    let api = FakeBotApi::start().await;
+    let mut dispatcher = mallbot::telegram::dispatcher(api.bot(), app.clone()).build();
+    let shutdown = dispatcher.shutdown_token();
+    let task = tokio::spawn(async move { dispatcher.dispatch().await });
+    Running { api, app, shutdown, task }
+}
+
+/// A model that always answers the same text.
+struct FixedAnswer(String);
+
+#[async_trait]
+impl ChatModel for FixedAnswer {
+    fn describe(&self) -> String {
+        "fixed".into()
+    }
+
+    async fn complete(&self, _request: ChatRequest<'_>) -> Result<ChatResponse, LlmError> {
+        Ok(ChatResponse {
+            message: ChatMessage::assistant(self.0.clone()),
+            finish_reason: Some("stop".into()),
+            usage: Usage::default(),
+        })
+    }
+}
+
+/// Presses the button labelled `label` on the last message to `chat`, as `user`.
+fn press_button(bot: &Running, chat: i64, user: Shopper, label: &str) {
+    let message = bot.last_sent(chat);
+    let data = button_data(&message, label)
+        .unwrap_or_else(|| panic!("no button {label:?} on {:?}", buttons(&message)));
+    bot.api.push_update(press(user, &message, &data));
+}
+
+fn answered_presses(api: &FakeBotApi) -> Vec<Value> {
+    api.calls("answerCallbackQuery")
+}
+
+// ---------------------------------------------------------------- purchase
+
+#[tokio::test]
+async fn a_private_purchase_goes_through_both_confirmations_and_creates_the_order() {
+    let bot = start(test_config()).await;
+    let chat = ALICE.id;
+
+    bot.api.push_update(private_text(ALICE, "帮我买一双 Nike 跑鞋，500 以内的"));
+    let texts = bot.api.wait_for_texts(chat, 1).await;
+    assert!(texts[0].contains("码"), "asks for the size: {}", texts[0]);
+    assert!(
+        bot.api.calls("sendChatAction").iter().any(|b| b["action"] == "typing"),
+        "typing shown while the router works"
+    );
+
+    bot.api.push_update(private_text(ALICE, "42码"));
+    let texts = bot.api.wait_for_texts(chat, 2).await;
+    let prompt = bot.last_sent(chat);
+    assert!(texts[1].contains("42"), "the confirmation names the size: {}", texts[1]);
+    assert_eq!(
+        buttons(&prompt).iter().map(|(l, _)| l.as_str()).collect::<Vec<_>>(),
+        vec!["✅ 确认", "✖️ 取消"],
+        "confirm / cancel in Chinese"
+    );
+    let confirm = button_data(&prompt, "✅ 确认").unwrap();
+    assert!(confirm.starts_with("c:") && confirm.ends_with(":y") && confirm.len() <= 64, "{confirm}");
+
+    press_button(&bot, chat, ALICE, "✅ 确认");
+    let texts = bot.api.wait_for_texts(chat, 3).await;
+    assert_eq!(answered_presses(&bot.api).len(), 1, "the press is answered");
+    let edited = &bot.api.sent_to(chat)[1];
+    assert!(edited.get("reply_markup").is_none(), "buttons removed after the press: {edited}");
+    assert!(
+        edited["text"].as_str().unwrap().len() > texts[1].len(),
+        "the outcome is shown under the summary"
+    );
+    assert!(bot.orders_of(ALICE).await.is_empty(), "nothing ordered yet");
+
+    // The cart answer offers to order; the shopper says so.
+    bot.api.push_update(private_text(ALICE, "下单"));
+    let texts = bot.api.wait_for_texts(chat, 4).await;
+    let order_prompt = bot.last_sent(chat);
+    assert!(texts[3].contains("Nike") && texts[3].contains("42"), "the full order is shown: {}", texts[3]);
+    assert!(button_data(&order_prompt, "✅ 确认").is_some(), "{order_prompt}");
+
+    press_button(&bot, chat, ALICE, "✅ 确认");
+    let texts = bot.api.wait_for_texts(chat, 5).await;
+    assert!(
+        texts[4].contains("待支付") || texts[4].contains("PENDING_PAYMENT"),
+        "order placed: {}",
+        texts[4]
+    );
+    let orders = bot.orders_of(ALICE).await;
+    assert_eq!(orders.len(), 1);
+    assert_eq!(orders[0].status, OrderStatus::PendingPayment);
+    assert!(texts[4].contains(&orders[0].order_id), "the order id is shown: {}", texts[4]);
+    bot.stop().await;
+}
+
+/// Brings Alice's private chat to the add-to-cart confirmation.
+async fn up_to_cart_confirmation(bot: &Running) {
+    bot.api.push_update(private_text(ALICE, "帮我买一双 Nike 跑鞋，500 以内的"));
+    bot.api.wait_for_texts(ALICE.id, 1).await;
+    bot.api.push_update(private_text(ALICE, "42码"));
+    bot.api.wait_for_texts(ALICE.id, 2).await;
+    assert!(button_data(&bot.last_sent(ALICE.id), "✅ 确认").is_some());
+}
+
+/// Brings Alice's private chat to the order confirmation.
+async fn up_to_order_confirmation(bot: &Running) {
+    up_to_cart_confirmation(bot).await;
+    press_button(bot, ALICE.id, ALICE, "✅ 确认");
+    bot.api.wait_for_texts(ALICE.id, 3).await;
+    bot.api.push_update(private_text(ALICE, "下单"));
+    bot.api.wait_for_texts(ALICE.id, 4).await;
+    assert!(button_data(&bot.last_sent(ALICE.id), "✅ 确认").is_some());
+}
+
+#[tokio::test]
+async fn a_press_by_someone_else_gets_an_alert_and_does_nothing() {
+    let bot = start(test_config()).await;
+    up_to_order_confirmation(&bot).await;
+    let prompt = bot.last_sent(ALICE.id);
+    let sent_before = bot.api.calls("sendMessage").len();
+
+    press_button(&bot, ALICE.id, BOB, "✅ 确认");
+    bot.api.wait_until("the press answered", |api| !answered_presses(api).is_empty()).await;
+    let answer = &answered_presses(&bot.api)[0];
+    assert_eq!(answer["show_alert"], true, "{answer}");
+    assert!(!answer["text"].as_str().unwrap_or_default().is_empty(), "{answer}");
+
+    // Alice's own press still works afterwards: so Bob's press changed nothing.
+    press_button(&bot, ALICE.id, ALICE, "✅ 确认");
+    bot.api.wait_for_texts(ALICE.id, 5).await;
+    assert_eq!(bot.api.calls("sendMessage").len(), sent_before + 1, "nothing was sent for Bob's press");
+    assert_eq!(bot.orders_of(BOB).await.len(), 0);
+    assert_eq!(bot.orders_of(ALICE).await.len(), 1);
+    assert_ne!(bot.last_sent(ALICE.id), prompt);
+    bot.stop().await;
+}
+
+#[tokio::test]
+async fn a_double_press_makes_one_order() {
+    let bot = start(test_config()).await;
+    up_to_order_confirmation(&bot).await;
+    let prompt = bot.last_sent(ALICE.id);
+    let data = button_data(&prompt, "✅ 确认").unwrap();
+    bot.api.push_update(press(ALICE, &prompt, &data));
+    bot.api.push_update(press(ALICE, &prompt, &data));
+
+    bot.api.wait_until("both presses answered", |api| answered_presses(api).len() >= 3).await;
+    let texts = bot.api.wait_for_texts(ALICE.id, 5).await;
+    assert_eq!(bot.orders_of(ALICE).await.len(), 1, "one order");
+    let second = &answered_presses(&bot.api)[2];
+    assert!(!second["text"].as_str().unwrap_or_default().is_empty(), "the second press is told: {second}");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(bot.api.texts_to(ALICE.id).len(), texts.len(), "the second press sent nothing");
+    bot.stop().await;
+}
+
+#[tokio::test]
+async fn an_expired_confirmation_is_refused_and_its_buttons_removed() {
+    let mut config = test_config();
+    config.safety.confirm_ttl_secs = 1;
+    let bot = start(config).await;
+    up_to_cart_confirmation(&bot).await;
+    tokio::time::sleep(Duration::from_millis(2100)).await;
+
+    press_button(&bot, ALICE.id, ALICE, "✅ 确认");
+    bot.api.wait_until("the press answered", |api| !answered_presses(api).is_empty()).await;
+    let answer = &answered_presses(&bot.api)[0];
+    let alert = answer["text"].as_str().unwrap_or_default().to_owned();
+    assert!(alert.contains("过期") || alert.contains("失效"), "{answer}");
+    bot.api.wait_until("buttons removed", |api| api.sent_to(ALICE.id)[1].get("reply_markup").is_none()).await;
+    let cart = bot.app.mall.get_cart(&services::Shopper::new("telegram", ALICE.id)).await.unwrap();
+    assert!(cart.items.is_empty(), "nothing added: {cart:?}");
+    assert_eq!(bot.api.texts_to(ALICE.id).len(), 2, "no new message");
+    bot.stop().await;
+}
+
+// ---------------------------------------------------------------- groups
+
+#[tokio::test]
+async fn in_a_group_only_messages_addressed_to_the_bot_are_answered() {
+    let bot = start(test_config()).await;
+    bot.api.push_update(text_message(GROUP, ALICE, "Nike 店在哪里？", json!([])));
+    bot.api.push_update(sticker(GROUP, ALICE));
+    let mention = group_mention(GROUP, BOB, "Nike 店在哪里？");
+    let bob_message_id = mention["message"]["message_id"].clone();
+    bot.api.push_update(mention);
+
+    let texts = bot.api.wait_for_texts(GROUP, 1).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let sent: Vec<Value> =
+        bot.api.calls("sendMessage").into_iter().filter(|b| b["chat_id"] == json!(GROUP)).collect();
+    assert_eq!(sent.len(), 1, "only the mention is answered: {texts:?}");
+    assert!(texts[0].contains("Nike"), "{}", texts[0]);
+    assert_eq!(sent[0]["reply_parameters"]["message_id"], bob_message_id, "the answer replies to Bob");
+    bot.stop().await;
+}
+
+#[tokio::test]
+async fn a_group_answer_in_a_forum_topic_stays_in_the_topic() {
+    let bot = start(test_config()).await;
+    let mut update = group_mention(GROUP, ALICE, "有哪些餐厅？");
+    update["message"]["message_thread_id"] = json!(77);
+    update["message"]["is_topic_message"] = json!(true);
+    update["message"]["chat"]["is_forum"] = json!(true);
+    bot.api.push_update(update);
+    bot.api.wait_for_texts(GROUP, 1).await;
+    let sent = bot.api.calls("sendMessage");
+    assert_eq!(sent[0]["message_thread_id"], 77);
+    assert!(bot.api.calls("sendChatAction").iter().all(|b| b["message_thread_id"] == 77));
+    bot.stop().await;
+}
+
+#[tokio::test]
+async fn a_cart_request_in_a_group_continues_in_the_private_chat_through_a_deep_link() {
+    let bot = start(test_config()).await;
+    bot.api.push_update(group_mention(GROUP, ALICE, "看看我的购物车"));
+    bot.api.wait_for_texts(GROUP, 1).await;
+    let handoff = bot.last_sent(GROUP);
+    let (_, url) = buttons(&handoff).into_iter().find(|(_, d)| d.starts_with("https://t.me/")).expect("link");
+    let payload =
+        url.strip_prefix(&format!("https://t.me/{BOT_USERNAME}?start=")).expect("deep link").to_owned();
+    assert!(payload.len() <= 64 && payload.chars().all(|c| c.is_ascii_alphanumeric() || "_-".contains(c)));
+
+    bot.api.push_update(private_text(ALICE, &format!("/start {payload}")));
+    let texts = bot.api.wait_for_texts(ALICE.id, 1).await;
+    assert!(texts[0].contains("购物车"), "the carried-over request is answered: {}", texts[0]);
+    assert!(!texts[0].contains("您好！我是商场导购助手"), "not the greeting: {}", texts[0]);
+    bot.stop().await;
+}
+
+// ---------------------------------------------------------------- commands
+
+#[tokio::test]
+async fn start_greets_with_example_buttons_that_send_the_example() {
+    let bot = start(test_config()).await;
+    bot.api.push_update(private_text(ALICE, "/start"));
+    let texts = bot.api.wait_for_texts(ALICE.id, 1).await;
+    assert!(texts[0].contains("商场导购"), "{}", texts[0]);
+    let greeting = bot.last_sent(ALICE.id);
+    let examples = buttons(&greeting);
+    assert!(examples.len() >= 3, "{examples:?}");
+    assert!(examples.iter().all(|(_, d)| d.starts_with("s:") && d.len() <= 64));
+
+    press_button(&bot, ALICE.id, ALICE, "Nike 店在哪里？");
+    let texts = bot.api.wait_for_texts(ALICE.id, 2).await;
+    assert!(texts[1].contains("Nike"), "the example was sent as Alice's message: {}", texts[1]);
+    let greeting_now = &bot.api.sent_to(ALICE.id)[0];
+    assert!(greeting_now["text"].as_str().unwrap().ends_with("› Nike 店在哪里？"), "{greeting_now}");
+    bot.stop().await;
+}
+
+#[tokio::test]
+async fn help_lists_the_capabilities_of_the_registry() {
+    let bot = start(test_config()).await;
+    bot.api.push_update(private_text(ALICE, "/help"));
+    let texts = bot.api.wait_for_texts(ALICE.id, 1).await;
+    for capability in ["找路", "找商品", "购物车", "订单", "/lang"] {
+        assert!(texts[0].contains(capability), "{capability} missing: {}", texts[0]);
+    }
+    bot.stop().await;
+}
+
+#[tokio::test]
+async fn health_is_for_admins_and_looks_like_an_unknown_command_to_anyone_else() {
+    let bot = start(test_config()).await;
+    bot.api.set_privacy_mode(true);
+    bot.api.push_update(private_text(ADMIN, "/health"));
+    bot.api.push_update(private_text(BOB, "/health"));
+    bot.api.push_update(private_text(BOB, "/frobnicate"));
+    let admin = bot.api.wait_for_texts(ADMIN.id, 1).await;
+    let stranger = bot.api.wait_for_texts(BOB.id, 2).await;
+
+    let tools = handlers::all().len();
+    assert!(admin[0].contains(&tools.to_string()), "tool count {tools}: {}", admin[0]);
+    assert!(admin[0].contains("mall"), "{}", admin[0]);
+    assert!(admin[0].contains("/setprivacy"), "privacy mode advice: {}", admin[0]);
+    assert_eq!(stranger[0], stranger[1], "/health from a stranger is an unknown command");
+    let bodies: Vec<Value> =
+        bot.api.calls("sendMessage").into_iter().filter(|b| b["chat_id"] == json!(BOB.id)).collect();
+    assert_eq!(bodies[0], bodies[1], "byte-identical requests");
+    bot.stop().await;
+}
+
+#[tokio::test]
+async fn lang_switches_the_answers_to_english() {
+    let bot = start(test_config()).await;
+    bot.api.push_update(private_text(ALICE, "/lang en"));
+    bot.api.push_update(private_text(ALICE, "/start"));
+    let texts = bot.api.wait_for_texts(ALICE.id, 2).await;
+    assert!(texts[0].contains("English"), "{}", texts[0]);
+    assert!(texts[1].starts_with("Hello"), "{}", texts[1]);
+    bot.stop().await;
+}
+
+// ---------------------------------------------------------------- delivery
+
+#[tokio::test]
+async fn a_long_answer_is_split_without_losing_anything() {
+    let paragraph = "Nike Pegasus 41 跑鞋 ¥499，三楼 Nike 店有货，适合日常慢跑。\n\n";
+    let answer: String = paragraph.repeat(6000 / paragraph.chars().count() + 1);
+    let bot = start_with_model(&answer).await;
+    bot.api.push_update(private_text(ALICE, "介绍一下所有跑鞋"));
+    bot.api.wait_until("two messages", |api| api.texts_to(ALICE.id).len() >= 2).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let texts = bot.api.texts_to(ALICE.id);
+    assert_eq!(texts.len(), 2, "6000+ characters → two messages");
+    assert!(texts.iter().all(|t| t.chars().count() <= 4096));
+    let strip = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    assert_eq!(strip(&texts.concat()), strip(&answer), "nothing lost");
+    bot.stop().await;
+}
+
+#[tokio::test]
+async fn text_telegram_cannot_parse_is_sent_again_plain() {
+    let answer = "Use <b>bold & *stars_ for 50% off > today";
+    let bot = start_with_model(answer).await;
+    bot.api.fail_next(
+        "sendMessage",
+        400,
+        json!({"ok": false, "error_code": 400,
+               "description": "Bad Request: can't parse entities: Can't find end of the entity starting at byte offset 4"}),
+    );
+    bot.api.push_update(private_text(ALICE, "hello"));
+    bot.api.wait_for_texts(ALICE.id, 1).await;
+    let attempts: Vec<_> = bot.api.requests().into_iter().filter(|r| r.method == "sendMessage").collect();
+    assert_eq!(attempts.len(), 2);
+    assert!(attempts[0].failed);
+    assert_eq!(attempts[0].body["parse_mode"], "HTML");
+    assert_eq!(attempts[0].body["text"], "Use &lt;b&gt;bold &amp; *stars_ for 50% off &gt; today");
+    assert!(attempts[1].body.get("parse_mode").is_none(), "{}", attempts[1].body);
+    assert_eq!(attempts[1].body["text"], answer, "the same text, plain");
+    bot.stop().await;
+}
+
+#[tokio::test]
+async fn flood_control_is_waited_out_and_the_message_arrives() {
+    let bot = start(test_config()).await;
+    bot.api.fail_next(
+        "sendMessage",
+        429,
+        json!({"ok": false, "error_code": 429, "description": "Too Many Requests: retry after 1",
+               "parameters": {"retry_after": 1}}),
+    );
+    bot.api.push_update(private_text(ALICE, "/start"));
+    let texts = bot.api.wait_for_texts(ALICE.id, 1).await;
+    assert!(texts[0].contains("商场导购"));
+    let attempts: Vec<_> = bot.api.requests().into_iter().filter(|r| r.method == "sendMessage").collect();
+    assert_eq!(attempts.len(), 2, "one refused, one delivered");
+    assert!(attempts[0].failed && !attempts[1].failed);
+    assert_eq!(attempts[0].body, attempts[1].body, "the same message retried");
+    bot.stop().await;
+}
+
+#[tokio::test]
+async fn stickers_get_a_please_write_answer_in_private_and_nothing_in_groups() {
+    let bot = start(test_config()).await;
+    bot.api.push_update(sticker(ALICE.id, ALICE));
+    let texts = bot.api.wait_for_texts(ALICE.id, 1).await;
+    assert!(texts[0].contains("文字"), "{}", texts[0]);
+
+    bot.api.push_update(sticker(GROUP, ALICE));
+    bot.api.push_update(group_mention(GROUP, ALICE, "你好"));
+    bot.api.wait_for_texts(GROUP, 1).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(bot.api.texts_to(GROUP).len(), 1, "the sticker got no answer");
+    bot.stop().await;
+}
+
+#[tokio::test]
+async fn edited_messages_and_service_messages_are_ignored() {
+    let bot = start(test_config()).await;
+    let mut edited = private_text(ALICE, "Nike 店在哪里？");
+    edited["edited_message"] = edited["message"].take();
+    edited.as_object_mut().unwrap().remove("message");
+    bot.api.push_update(edited);
+    let mut joined = text_message(GROUP, ALICE, "", json!([]));
+    joined["message"].as_object_mut().unwrap().remove("text");
+    joined["message"]["new_chat_members"] = json!([{"id": 5, "is_bot": false, "first_name": "Wang"}]);
+    bot.api.push_update(joined);
+    bot.api.push_update(private_text(ALICE, "/help"));
+    bot.api.wait_for_texts(ALICE.id, 1).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(bot.api.calls("sendMessage").len(), 1, "only /help was answered");
+    assert_eq!(bot.app.stats.errors.load(Ordering::Relaxed), 0);
+    bot.stop().await;
+}
+
+// ---------------------------------------------------------------- start-up
+
+#[tokio::test]
+async fn a_missing_token_is_refused_naming_the_setting() {
+    let config = Config::default();
+    let err = mallbot::telegram::connect(&config.telegram).await.unwrap_err().to_string();
+    assert!(err.contains("telegram.token") && err.contains("MALLBOT_TELEGRAM__TOKEN"), "{err}");
+}
+
+#[tokio::test]
+async fn a_token_telegram_refuses_is_reported_as_such() {
+    let api = FakeBotApi::start().await;
+    api.fail_next("getMe", 401, json!({"ok": false, "error_code": 401, "description": "Unauthorized"}));
+    let mut config = Config::default();
+    config.telegram.token = "123:WRONG".into();
+    config.telegram.api_url = api.url.to_string();
+    let err = mallbot::telegram::connect(&config.telegram).await.unwrap_err().to_string();
+    assert!(err.contains("refused the bot token") && err.contains("401"), "{err}");
+    assert_eq!(api.requests()[0].method, "getMe", "the configured api_url was used");
+}
+
+#[tokio::test]
+async fn the_command_menu_is_set_in_both_languages() {
+    let api = FakeBotApi::start().await;
+    mallbot::telegram::register_commands(&api.bot(), handlers::Lang::Zh).await;
+    let calls = api.calls("setMyCommands");
+    assert_eq!(calls.len(), 3);
+    let english = calls.iter().find(|c| c["language_code"] == "en").expect("english menu");
+    let names: Vec<&str> =
+        english["commands"].as_array().unwrap().iter().map(|c| c["command"].as_str().unwrap()).collect();
+    assert_eq!(names, ["start", "help", "cart", "orders", "reset", "lang"]);
+}
+
+// ---------------------------------------------------------------- webhook
+
+#[tokio::test]
+async fn the_webhook_answers_once_per_update_even_when_telegram_delivers_it_twice() {
+    let api = FakeBotApi::start().await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let mut config = test_config();
+    config.telegram.webhook_url = format!("http://{addr}/tg-hook");
+    config.telegram.webhook_secret = "s3cret".into();
+    let app =
+        App::with_parts(config, Arc::new(services::EmbeddedMall::in_memory()), Arc::new(MemoryStore::new()))
+            .unwrap();
+    let server = tokio::spawn(mallbot::telegram::webhook::serve_on(api.bot(), app, listener));
+    api.wait_until("setWebhook", |api| !api.calls("setWebhook").is_empty()).await;
+    let hook = &api.calls("setWebhook")[0];
+    assert_eq!(hook["secret_token"], "s3cret");
+
+    let mut update = private_text(ALICE, "/start");
+    update["update_id"] = json!(555);
+    let client = reqwest::Client::new();
+    let post = |secret: &'static str| {
+        client
+            .post(format!("http://{addr}/tg-hook"))
+            .header("X-Telegram-Bot-Api-Secret-Token", secret)
+            .json(&update)
+            .send()
+    };
+    assert_eq!(post("wrong").await.unwrap().status(), 401);
+    assert_eq!(post("s3cret").await.unwrap().status(), 200);
+    assert_eq!(post("s3cret").await.unwrap().status(), 200);
+    api.wait_for_texts(ALICE.id, 1).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(api.texts_to(ALICE.id).len(), 1, "the re-delivery was dropped");
+    server.abort();
+}
