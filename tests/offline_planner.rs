@@ -179,6 +179,22 @@ async fn seed_flow_from_chinese_request_to_order() {
 }
 
 #[tokio::test]
+async fn yes_after_the_order_offer_places_the_order() {
+    let mut chat = Chat::new(false);
+    chat.say("帮我买一双 Nike 跑鞋").await.call("search_products");
+    chat.data(nike_search()).await.call("get_product_detail");
+    chat.data(pegasus_detail()).await.text();
+    chat.say("42码").await.call("add_to_cart");
+    assert!(chat.data(cart_with_pegasus(1)).await.text().ends_with("要现在下单吗？"));
+    chat.say("好的").await.call("view_cart");
+    let args = chat.data(cart_with_pegasus(1)).await.call("create_order");
+    assert_eq!(args, json!({"cart_id": "cart-7"}));
+
+    let mut chat = Chat::new(false);
+    assert_eq!(chat.say("好的").await.text(), "", "a yes to nothing is small talk");
+}
+
+#[tokio::test]
 async fn english_buy_flow_answers_in_english() {
     let mut chat = Chat::new(false);
     let args = chat.say("I want to buy Nike running shoes under 500").await.call("search_products");
@@ -187,7 +203,7 @@ async fn english_buy_flow_answers_in_english() {
     chat.data(nike_search()).await.call("get_product_detail");
     let answer = chat.data(pegasus_detail()).await.text();
     assert!(answer.contains("Sizes in stock: 40, 41, 42. Which size would you like?"), "{answer}");
-    assert!(answer.contains("at Nike 专卖店 (3F, L3-01)"), "{answer}");
+    assert!(answer.contains("at Nike 专卖店 (floor 3, unit L3-01)"), "{answer}");
 
     let args = chat.say("size 42, 2 pairs").await.call("add_to_cart");
     assert_eq!(args, json!({"product_id": "p-pegasus", "sku_id": "sku-peg-42", "quantity": 2}));
@@ -220,12 +236,12 @@ async fn plain_search_lists_then_an_ordinal_opens_a_product() {
     assert_eq!(args, json!({"keyword": "running shoes"}));
     let answer = chat.data(nike_search()).await.text();
     assert!(answer.starts_with("I found 3 products:"), "{answer}");
-    assert!(answer.contains("2. Nike Revolution 7 — ¥399, rated 4.5, Nike 专卖店 (3F)"), "{answer}");
+    assert!(answer.contains("2. Nike Revolution 7 — ¥399, rated 4.5, Nike 专卖店 (floor 3)"), "{answer}");
 
     let args = chat.say("the second one").await.call("get_product_detail");
     assert_eq!(args, json!({"product_id": "p-revolution"}));
-    let args = chat.say("第五个").await.text();
-    assert_eq!(args, "上次只列出了 3 件商品，请选 1 到 3 之间的序号。");
+    let answer = chat.say("第五个").await.text();
+    assert_eq!(answer, "上次只列出了 3 件商品，请选 1 到 3 之间的序号。");
 }
 
 #[tokio::test]

@@ -3,7 +3,8 @@
 //! basic mode, group hand-off and conversation memory.
 #![allow(clippy::unwrap_used)]
 
-mod support;
+#[path = "support/scripted.rs"]
+mod scripted;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,8 +17,8 @@ use mallbot::context::MessageContext;
 use mallbot::llm::Role;
 use mallbot::reply::{ConfirmationPress, PressCheck, Reply};
 use mallbot::state::MemoryStore;
+use scripted::{ScriptedModel, Step, calls, text};
 use services::*;
-use support::scripted::{ScriptedModel, Step, calls, text};
 
 const USER: i64 = 7001;
 
@@ -54,7 +55,8 @@ async fn nike_shoe(mall: &dyn MallApi) -> Product {
         ..Default::default()
     };
     let hits = mall.search_products(&query).await.unwrap();
-    let brief = hits.items.into_iter().find(|p| p.sizes.iter().any(|s| s == "42")).expect("a Nike shoe in 42");
+    let brief =
+        hits.items.into_iter().find(|p| p.sizes.iter().any(|s| s == "42")).expect("a Nike shoe in 42");
     mall.get_product(&brief.id).await.unwrap()
 }
 
@@ -118,6 +120,7 @@ async fn parallel_calls_answer_in_call_order_with_matching_ids() {
     ]);
     bot.app.router.dispatch(&msg("逛逛")).await;
     let seen = bot.model.seen();
+    assert_eq!(seen[0].tools.len(), 14, "every tool is offered in a private chat");
     let last = &seen.last().unwrap().messages;
     let call_msg = last.iter().rev().find(|m| !m.tool_calls.is_empty()).unwrap();
     let ids: Vec<&str> = call_msg.tool_calls.iter().map(|c| c.id.as_str()).collect();
@@ -178,7 +181,12 @@ impl MallApi for SlowMall {
         tokio::time::sleep(Duration::from_secs(30)).await;
         Err(ServiceError::Unavailable { message: "slow".into() })
     }
-    async fn add_cart_item(&self, s: &Shopper, i: &AddCartItem, k: Option<IdempotencyKey>) -> MallResult<Cart> {
+    async fn add_cart_item(
+        &self,
+        s: &Shopper,
+        i: &AddCartItem,
+        k: Option<IdempotencyKey>,
+    ) -> MallResult<Cart> {
         self.0.add_cart_item(s, i, k).await
     }
     async fn remove_cart_item(&self, s: &Shopper, i: &str, k: Option<IdempotencyKey>) -> MallResult<Cart> {
@@ -187,7 +195,12 @@ impl MallApi for SlowMall {
     async fn clear_cart(&self, s: &Shopper, k: Option<IdempotencyKey>) -> MallResult<Cart> {
         self.0.clear_cart(s, k).await
     }
-    async fn create_order(&self, s: &Shopper, o: &CreateOrder, k: Option<IdempotencyKey>) -> MallResult<Order> {
+    async fn create_order(
+        &self,
+        s: &Shopper,
+        o: &CreateOrder,
+        k: Option<IdempotencyKey>,
+    ) -> MallResult<Order> {
         self.0.create_order(s, o, k).await
     }
     async fn list_orders(&self, s: &Shopper, p: PageRequest) -> MallResult<Page<Order>> {
@@ -203,7 +216,8 @@ impl MallApi for SlowMall {
 
 #[tokio::test]
 async fn a_tool_that_times_out_gives_the_model_a_safe_sentence() {
-    let model = ScriptedModel::new(vec![calls(&[("view_cart", "{}")]), text("购物车暂时打不开，请稍后再试。")]);
+    let model =
+        ScriptedModel::new(vec![calls(&[("view_cart", "{}")]), text("购物车暂时打不开，请稍后再试。")]);
     let bot = bot_with(model, Arc::new(SlowMall(EmbeddedMall::in_memory())), |c| c.llm.tool_timeout_secs = 1);
     let reply = bot.app.router.dispatch(&msg("看看购物车")).await;
     assert_eq!(reply.text, "购物车暂时打不开，请稍后再试。");
@@ -258,7 +272,11 @@ async fn presses_by_others_twice_or_too_late_do_no_harm() {
     let mall: Arc<dyn MallApi> = Arc::new(EmbeddedMall::in_memory());
     let shoe = nike_shoe(mall.as_ref()).await;
     let args = format!(r#"{{"product_id":"{}","quantity":1,"sku_id":"{}"}}"#, shoe.brief.id, sku_42(&shoe));
-    let model = ScriptedModel::new(vec![calls(&[("add_to_cart", &args)]), text("ok"), calls(&[("add_to_cart", &args)])]);
+    let model = ScriptedModel::new(vec![
+        calls(&[("add_to_cart", &args)]),
+        text("ok"),
+        calls(&[("add_to_cart", &args)]),
+    ]);
     let bot = bot_with(model, mall, |c| c.safety.confirm_ttl_secs = 1);
     let reply = bot.app.router.dispatch(&msg("42码")).await;
 
@@ -424,6 +442,7 @@ async fn memory_is_per_conversation_bounded_and_keeps_calls_with_results() {
     assert!(history.len() <= 6, "{}", history.len());
     assert_eq!(history[0].role, Role::User);
     assert_eq!(history.last().unwrap().text(), "answer 5");
-    let other = bot.app.state.load_history(&MessageContext::private("telegram", 1, "", Lang::Zh).conversation_key());
-    assert!(other.await.unwrap().is_empty(), "another shopper's memory is separate");
+    let other_key = MessageContext::private("telegram", 1, "", Lang::Zh).conversation_key();
+    let other = bot.app.state.load_history(&other_key).await.unwrap();
+    assert!(other.is_empty(), "another shopper's memory is separate");
 }

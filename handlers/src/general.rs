@@ -53,12 +53,19 @@ pub fn store_name(lang: Lang, store: &Store) -> &str {
     }
 }
 
-/// Where a store is, for people: `优衣库（2F 201）` / `Uniqlo (2F, unit 201)`.
+/// Where a store is, for people: `优衣库（2F 201）` / `Uniqlo (2F, unit 201)`;
+/// a unit that already names its floor (`2F-01`) stands alone.
 pub fn store_place(lang: Lang, store: &Store) -> String {
     let floor = floor_label(store.floor);
+    let unit = &store.unit;
+    let place = match lang {
+        _ if unit.starts_with(&floor) => unit.clone(),
+        Lang::Zh => format!("{floor} {unit}"),
+        Lang::En => format!("{floor}, unit {unit}"),
+    };
     match lang {
-        Lang::Zh => format!("{}（{floor} {}）", store.name, store.unit),
-        Lang::En => format!("{} ({floor}, unit {})", store_name(lang, store), store.unit),
+        Lang::Zh => format!("{}（{place}）", store.name),
+        Lang::En => format!("{} ({place})", store_name(lang, store)),
     }
 }
 
@@ -235,7 +242,7 @@ mod tests {
             name_en: name_en.into(),
             category: "服装".into(),
             floor: -1,
-            unit: "B101".into(),
+            unit: "105".into(),
             area_id: "a1".into(),
             open_hours: "10:00-22:00".into(),
             phone: "021-1234".into(),
@@ -266,8 +273,11 @@ mod tests {
     fn places_read_as_malls_write_them() {
         let uniqlo = store("优衣库", "Uniqlo");
         assert_eq!(floor_label(2), "2F");
-        assert_eq!(store_place(Lang::Zh, &uniqlo), "优衣库（B1 B101）");
-        assert_eq!(store_place(Lang::En, &uniqlo), "Uniqlo (B1, unit B101)");
+        assert_eq!(store_place(Lang::Zh, &uniqlo), "优衣库（B1 105）");
+        assert_eq!(store_place(Lang::En, &uniqlo), "Uniqlo (B1, unit 105)");
+        let nike = Store { floor: 3, unit: "3F-01".into(), ..store("耐克", "Nike") };
+        assert_eq!(store_place(Lang::Zh, &nike), "耐克（3F-01）");
+        assert_eq!(store_place(Lang::En, &nike), "Nike (3F-01)");
     }
 
     #[test]

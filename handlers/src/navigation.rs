@@ -5,7 +5,7 @@ use serde::Deserialize;
 use serde_json::json;
 use services::{Area, Route, Store};
 
-use crate::general::{find_store, floor_label, store_name, store_place};
+use crate::general::{find_store, floor_label, store_for_display, store_name, store_place};
 use crate::{Lang, ToolContext, ToolError, ToolOutput, ToolResult, tool_function};
 
 /// Arguments of `navigate_to_store`.
@@ -102,9 +102,10 @@ pub async fn navigate_to_area(ctx: &ToolContext, args: NavigateToAreaArgs) -> To
     });
     if args.show_stores != Some(false) {
         let stores =
-            futures::future::try_join_all(area.store_ids.iter().map(|id| ctx.mall.get_store(id))).await?;
+            futures::future::join_all(area.store_ids.iter().map(|id| store_for_display(ctx, id))).await;
         data["stores"] = stores
             .iter()
+            .flatten()
             .map(|s| json!({"store_id": s.id, "name": s.name, "category": s.category, "unit": s.unit}))
             .collect();
     }

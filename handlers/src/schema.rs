@@ -33,18 +33,19 @@ pub fn parameters_schema<T: JsonSchema>() -> Value {
 }
 
 /// Parses a tool's JSON arguments. A wrong or missing field is named in
-/// [`ToolError::InvalidArguments`]. `null` counts as `{}` (providers send it
-/// for tools without parameters), and a JSON object written as a string is
-/// read as that object.
+/// [`ToolError::InvalidArguments`]. `null`, `""` and `"null"` count as `{}`
+/// (providers send them for tools without parameters), and a JSON object
+/// written as a string is read as that object.
 pub fn parse_arguments<T: DeserializeOwned>(arguments: Value) -> Result<T, ToolError> {
     let arguments = match arguments {
-        Value::Null => Value::Object(Map::new()),
+        Value::String(text) if text.trim().is_empty() => Value::Null,
         Value::String(text) => serde_json::from_str(&text).map_err(|e| ToolError::InvalidArguments {
             field: None,
             message: format!("the arguments are not a JSON object: {e}"),
         })?,
         other => other,
     };
+    let arguments = if arguments.is_null() { Value::Object(Map::new()) } else { arguments };
     serde_path_to_error::deserialize(arguments).map_err(|error| {
         let path = error.path().to_string();
         let message = error.into_inner().to_string();
@@ -319,6 +320,8 @@ mod tests {
     fn null_empty_and_stringified_arguments_are_accepted() {
         assert_eq!(parse_arguments::<NoArgs>(Value::Null).unwrap(), NoArgs {});
         assert_eq!(parse_arguments::<NoArgs>(json!({})).unwrap(), NoArgs {});
+        assert_eq!(parse_arguments::<NoArgs>(json!("")).unwrap(), NoArgs {});
+        assert_eq!(parse_arguments::<NoArgs>(json!("null")).unwrap(), NoArgs {});
         let args: Search = parse_arguments(json!(r#"{"keyword":"nike","kind":"reviews"}"#)).unwrap();
         assert_eq!(args.kind, Kind::Reviews);
         let err = parse_arguments::<NoArgs>(json!("not json")).unwrap_err();

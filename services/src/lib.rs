@@ -13,7 +13,7 @@ pub mod server;
 
 #[cfg(any(test, feature = "mock"))]
 pub use api::MockMallApi;
-pub use api::{IdempotencyKey, MallApi, Shopper};
+pub use api::{IdempotencyKey, MallApi, MallResult, Shopper};
 pub use embedded::{Catalog, EmbeddedMall};
 pub use error::ServiceError;
 pub use http::{HttpMall, HttpMallConfig};

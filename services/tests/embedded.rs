@@ -500,9 +500,10 @@ async fn adding_again_raises_the_line_until_the_stock_runs_out() {
     let mall = EmbeddedMall::in_memory();
     let (shoe, sku) = nike_shoe_42(&mall).await;
     mall.set_stock(&sku.sku_id, 3).unwrap();
-    let cart = mall.add_cart_item(&shopper(1), &add(&shoe, Some(&sku), 2), None).await.unwrap();
+    let first = mall.add_cart_item(&shopper(1), &add(&shoe, Some(&sku), 2), None).await.unwrap();
     let cart = mall.add_cart_item(&shopper(1), &add(&shoe, Some(&sku), 1), None).await.unwrap();
     assert_eq!(cart.items.len(), 1, "one line per product and SKU");
+    assert_eq!(cart.items[0].item_id, first.items[0].item_id, "the same line grew");
     let line = &cart.items[0];
     assert_eq!((line.quantity, line.sku_label.as_deref()), (3, Some("42")));
     assert_eq!(line.line_total_cents, 3 * sku.price_cents);

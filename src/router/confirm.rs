@@ -119,7 +119,8 @@ impl FunctionCallRouter {
             tool = %claim.action.call.name,
             approve = claim.approve
         );
-        self.finish_claim(claim).instrument(span).await
+        let conversation = claim.action.conversation_key();
+        self.locked(&conversation, self.finish_claim(claim)).instrument(span).await
     }
 
     async fn finish_claim(&self, claim: Claim) -> Reply {
@@ -266,7 +267,7 @@ impl FunctionCallRouter {
             if action.code.as_deref() == Some(typed) {
                 return Some(match self.claim(&stored.token, action, true).await {
                     PressCheck::Accepted { claim, outcome } => {
-                        let follow_up = self.finish(claim).await;
+                        let follow_up = self.finish_claim(claim).await;
                         Reply { text: format!("{outcome}\n\n{}", follow_up.text), ..follow_up }
                     }
                     PressCheck::AlreadyDone { alert }

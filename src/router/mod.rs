@@ -25,6 +25,7 @@ use crate::stats::Stats;
 pub mod calls;
 mod confirm;
 pub mod history;
+mod lock;
 pub mod prompt;
 mod shortcuts;
 
@@ -234,7 +235,7 @@ impl FunctionCallRouter {
         async move {
             let started = Instant::now();
             self.stats.count_message();
-            let reply = self.dispatch_inner(&ctx).await;
+            let reply = self.locked(&ctx.conversation_key(), self.dispatch_inner(&ctx)).await;
             tracing::info!(duration_ms = started.elapsed().as_millis() as u64, "answered");
             reply
         }

@@ -99,6 +99,10 @@ impl ChatModel for ScriptedModel {
                 )
             }
         };
-        Ok(ChatResponse { message, finish_reason: None, usage: Usage { prompt_tokens: 10, completion_tokens: 5 } })
+        Ok(ChatResponse {
+            message,
+            finish_reason: None,
+            usage: Usage { prompt_tokens: 10, completion_tokens: 5 },
+        })
     }
 }

@@ -48,7 +48,7 @@ async fn a_store_name_in_chinese_falls_back_to_the_store_search() {
     assert_eq!(
         output.display.as_deref(),
         Some(
-            "📍 优衣库（B1 B105）\n从正门出发：\n1. 进门右转\n2. 乘扶梯下到 B1\n3. 左手第三家\n约 120 米，步行约 2 分钟"
+            "📍 优衣库（B105）\n从正门出发：\n1. 进门右转\n2. 乘扶梯下到 B1\n3. 左手第三家\n约 120 米，步行约 2 分钟"
         )
     );
     assert_eq!(output.suggestions, ["优衣库有什么优惠"]);
@@ -139,6 +139,23 @@ async fn an_area_is_found_by_part_of_its_english_name_with_its_stores() {
         })
     );
     assert_eq!(output.display.as_deref(), Some("📍 Fashion Street · B1"));
+}
+
+#[tokio::test]
+async fn a_store_that_cannot_be_looked_up_is_left_out_of_the_area() {
+    let mut mall = MockMallApi::new();
+    mall.expect_list_areas().returning(|| Ok(areas()));
+    mall.expect_get_store()
+        .with(eq("s-uniqlo"))
+        .returning(|_| Err(ServiceError::not_found("store s-uniqlo")));
+    mall.expect_get_store().with(eq("s-nike")).returning(|_| Ok(nike()));
+    let output =
+        call(ctx(mall, Lang::Zh), "navigate_to_area", json!({"area_name": "潮流服饰"})).await.unwrap();
+    assert_eq!(
+        output.data["stores"],
+        json!([{"store_id": "s-nike", "name": "耐克", "category": "运动", "unit": "201"}])
+    );
+    assert_eq!(output.display.as_deref(), Some("📍 潮流服饰 · B1"));
 }
 
 #[tokio::test]

@@ -97,6 +97,8 @@ pub struct Catalog {
     areas: Vec<Area>,
     pub(crate) stores: Vec<StoreData>,
     pub(crate) products: Vec<ProductRecord>,
+    /// Each product's rating in hundredths, kept compact for ranking.
+    pub(crate) ratings: Vec<u16>,
     pub(crate) slots: Vec<Slot>,
     pub(crate) lexicon: Lexicon,
     pub(crate) product_index: InvertedIndex,
@@ -173,6 +175,7 @@ impl Catalog {
             floors,
             areas,
             stores,
+            ratings: records.iter().map(|p| (p.rating * 100.0).round() as u16).collect(),
             products: records,
             slots,
             lexicon,

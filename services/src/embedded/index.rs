@@ -2,7 +2,8 @@
 //! mention which concept, word or Chinese bigram, in which field; keyword
 //! parsing; and filtered, scored evaluation.
 
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 
 use super::text::{ConceptKind, Entry, Lexicon, Unit, units};
 
@@ -241,8 +242,9 @@ impl InvertedIndex {
         query.terms.iter().map(|t| Filter { term: Some(t.term), fields, scores: false }).collect()
     }
 
-    /// Every document matching the query and filters that `accept` lets
-    /// through, scored with `weight` of the fields each query term was found in.
+    /// Reports every document matching the query and filters that `accept`
+    /// lets through to `hit`, with its score: the `weights` of the fields
+    /// each query term was found in.
     ///
     /// All terms must match. When that leaves nothing but the query has both
     /// strong and weak terms, the weak ones become optional (they still score).
@@ -251,75 +253,98 @@ impl InvertedIndex {
         query: &ParsedQuery,
         filters: &[Filter],
         accept: impl Fn(u32) -> bool,
-        weight: impl Fn(Fields) -> u32,
-    ) -> Vec<Hit> {
+        weights: &Weights,
+        mut hit: impl FnMut(u32, u32),
+    ) {
         if query.matches_nothing() || filters.iter().any(|f| f.term.is_none()) {
-            return Vec::new();
+            return;
         }
         let mut required = filters.to_vec();
         required.extend(query.terms.iter().map(|t| Filter::query_term(t.term)));
-        let hits = self.scan(&required, &[], &accept, &weight);
+        let found = self.scan(&required, &[], &accept, weights, &mut hit);
         let of = |strength| {
             query.terms.iter().filter(move |t| t.strength == strength).map(|t| Filter::query_term(t.term))
         };
         let weak: Vec<Filter> = of(Strength::Weak).collect();
-        if !hits.is_empty() || weak.is_empty() || of(Strength::Strong).next().is_none() {
-            return hits;
+        if found > 0 || weak.is_empty() || of(Strength::Strong).next().is_none() {
+            return;
         }
         let mut required = filters.to_vec();
         required.extend(of(Strength::Strong));
-        self.scan(&required, &weak, &accept, &weight)
+        self.scan(&required, &weak, &accept, weights, &mut hit);
     }
 
     fn list(&self, filter: &Filter) -> &[Posting] {
         filter.term.map(|t| self.postings[t as usize].as_slice()).unwrap_or(&[])
     }
 
-    /// Documents in every `required` list (in the right fields), scored by
-    /// the query-term lists among `required` (those with all fields) and `optional`.
+    /// Documents in every `required` list (in the right fields), scored by the
+    /// query terms among `required` and by `optional`; returns how many.
     fn scan(
         &self,
         required: &[Filter],
         optional: &[Filter],
         accept: &impl Fn(u32) -> bool,
-        weight: &impl Fn(Fields) -> u32,
-    ) -> Vec<Hit> {
-        let mut hits = Vec::new();
+        weights: &Weights,
+        hit: &mut impl FnMut(u32, u32),
+    ) -> u64 {
+        let required: Vec<(&[Posting], Fields, bool)> =
+            required.iter().map(|f| (self.list(f), f.fields, f.scores)).collect();
+        let optional: Vec<&[Posting]> = optional.iter().map(|f| self.list(f)).collect();
         let mut cursors = vec![0usize; required.len() + optional.len()];
-        let mut visit = |doc: u32, cursors: &mut [usize]| {
+        let (req_cursors, opt_cursors) = cursors.split_at_mut(required.len());
+        let mut found = 0;
+        let mut visit = |doc: u32| {
+            if !accept(doc) {
+                return;
+            }
             let mut score = 0;
-            for (i, filter) in required.iter().enumerate() {
-                match seek(self.list(filter), &mut cursors[i], doc) {
-                    Some(found) if found & filter.fields != 0 => {
-                        if filter.scores {
-                            score += weight(found);
-                        }
-                    }
+            for ((list, fields, scores), pos) in required.iter().zip(req_cursors.iter_mut()) {
+                match seek(list, pos, doc) {
+                    Some(f) if f & fields != 0 => score += if *scores { weights.of(f) } else { 0 },
                     _ => return,
                 }
             }
-            for (i, filter) in optional.iter().enumerate() {
-                if let Some(found) = seek(self.list(filter), &mut cursors[required.len() + i], doc) {
-                    score += weight(found);
+            for (list, pos) in optional.iter().zip(opt_cursors.iter_mut()) {
+                if let Some(f) = seek(list, pos, doc) {
+                    score += weights.of(f);
                 }
             }
-            if accept(doc) {
-                hits.push(Hit { doc, score });
-            }
+            found += 1;
+            hit(doc, score);
         };
-        match required.iter().min_by_key(|f| self.list(f).len()) {
-            Some(driver) => {
-                for posting in self.list(driver) {
-                    visit(posting.doc, &mut cursors);
-                }
-            }
-            None => {
-                for doc in 0..self.docs {
-                    visit(doc, &mut cursors);
-                }
-            }
+        match required.iter().min_by_key(|(list, _, _)| list.len()) {
+            Some((driver, _, _)) => driver.iter().for_each(|p| visit(p.doc)),
+            None => (0..self.docs).for_each(&mut visit),
         }
-        hits
+        found
+    }
+}
+
+/// Score of a term by the fields it was found in, for every combination of fields.
+#[derive(Debug, Clone)]
+pub(crate) struct Weights([u32; 64]);
+
+impl Weights {
+    /// The score of a term found in some fields: the sum of those fields' weights.
+    pub const fn new(fields: &[(Fields, u32)]) -> Self {
+        let mut table = [0; 64];
+        let mut mask = 0;
+        while mask < 64 {
+            let mut i = 0;
+            while i < fields.len() {
+                if mask & fields[i].0 as usize != 0 {
+                    table[mask] += fields[i].1;
+                }
+                i += 1;
+            }
+            mask += 1;
+        }
+        Weights(table)
+    }
+
+    fn of(&self, found: Fields) -> u32 {
+        self.0[(found & 63) as usize]
     }
 }
 
@@ -343,27 +368,51 @@ fn seek(list: &[Posting], pos: &mut usize, doc: u32) -> Option<Fields> {
     list.get(*pos).filter(|p| p.doc == doc).map(|p| p.fields)
 }
 
-/// Orders hits best first by `(score, key)` (higher key first, then lower doc)
-/// and returns the page `offset..offset + limit`.
-pub(crate) fn top_page(
-    mut hits: Vec<Hit>,
-    offset: usize,
-    limit: usize,
-    key: impl Fn(u32) -> u64,
-) -> Vec<Hit> {
-    let end = offset.saturating_add(limit).min(hits.len());
-    if offset >= end {
-        return Vec::new();
+/// Orders hits: a higher score first, then a higher tie-break, then a lower document number.
+pub(crate) fn rank_key(score: u32, tiebreak: u16, doc: u32) -> u64 {
+    (u64::from(score.min(0xFFFF)) << 48) | (u64::from(tiebreak) << 32) | u64::from(u32::MAX - doc)
+}
+
+/// The best `k` of many ranked hits (by [`rank_key`]), and how many there were.
+#[derive(Debug)]
+pub(crate) struct TopK {
+    k: usize,
+    heap: BinaryHeap<Reverse<u64>>,
+    total: u64,
+}
+
+impl TopK {
+    /// Keeps the best `k`.
+    pub fn new(k: usize) -> Self {
+        TopK { k, heap: BinaryHeap::with_capacity(k.min(1024) + 1), total: 0 }
     }
-    let mut ranked: Vec<(u32, u64, u32)> = hits.drain(..).map(|h| (h.score, key(h.doc), h.doc)).collect();
-    let order =
-        |a: &(u32, u64, u32), b: &(u32, u64, u32)| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2));
-    if end < ranked.len() {
-        ranked.select_nth_unstable_by(end - 1, order);
-        ranked.truncate(end);
+
+    /// Counts a hit and keeps it when it is among the best so far.
+    pub fn offer(&mut self, key: u64) {
+        self.total += 1;
+        if self.heap.len() < self.k {
+            self.heap.push(Reverse(key));
+        } else if let Some(mut least) = self.heap.peek_mut()
+            && key > least.0
+        {
+            *least = Reverse(key);
+        }
     }
-    ranked.sort_unstable_by(order);
-    ranked.into_iter().skip(offset).map(|(score, _, doc)| Hit { doc, score }).collect()
+
+    /// How many hits were offered.
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// The kept hits best first, without the first `offset`.
+    pub fn page(self, offset: usize) -> Vec<Hit> {
+        let mut keys: Vec<u64> = self.heap.into_iter().map(|Reverse(k)| k).collect();
+        keys.sort_unstable_by(|a, b| b.cmp(a));
+        keys.into_iter()
+            .skip(offset)
+            .map(|key| Hit { doc: u32::MAX - key as u32, score: (key >> 48) as u32 })
+            .collect()
+    }
 }
 
 #[cfg(test)]
@@ -394,14 +443,13 @@ mod tests {
         idx
     }
 
-    fn weight(f: Fields) -> u32 {
-        (if f & BRAND != 0 { 30 } else { 0 }) + (if f & NAME != 0 { 10 } else { 0 })
-    }
+    const WEIGHTS: Weights = Weights::new(&[(BRAND, 30), (NAME, 10)]);
 
     fn search(idx: &InvertedIndex, lex: &Lexicon, q: &str) -> Vec<u32> {
         let parsed = idx.parse(lex, q);
-        let hits = idx.evaluate(&parsed, &[], |_| true, weight);
-        top_page(hits, 0, 10, |_| 0).into_iter().map(|h| h.doc).collect()
+        let mut top = TopK::new(10);
+        idx.evaluate(&parsed, &[], |_| true, &WEIGHTS, |doc, score| top.offer(rank_key(score, 0, doc)));
+        top.page(0).into_iter().map(|h| h.doc).collect()
     }
 
     #[test]
@@ -435,19 +483,20 @@ mod tests {
     }
 
     #[test]
-    fn page_is_ordered_by_score_then_key_then_doc() {
-        let hits = vec![
-            Hit { doc: 0, score: 10 },
-            Hit { doc: 1, score: 30 },
-            Hit { doc: 2, score: 10 },
-            Hit { doc: 3, score: 10 },
-        ];
-        let key = |doc: u32| if doc == 3 { 5 } else { 1 };
-        let order: Vec<u32> = top_page(hits.clone(), 0, 10, key).into_iter().map(|h| h.doc).collect();
-        assert_eq!(order, [1, 3, 0, 2]);
-        let page: Vec<u32> = top_page(hits.clone(), 1, 2, key).into_iter().map(|h| h.doc).collect();
-        assert_eq!(page, [3, 0]);
-        assert!(top_page(hits, 4, 2, key).is_empty());
+    fn pages_are_ordered_by_score_then_tiebreak_then_doc() {
+        let hits = [(0, 10, 1), (1, 30, 1), (2, 10, 1), (3, 10, 5)];
+        let page = |k: usize, offset| {
+            let mut top = TopK::new(k);
+            for (doc, score, tiebreak) in hits {
+                top.offer(rank_key(score, tiebreak, doc));
+            }
+            assert_eq!(top.total(), 4);
+            top.page(offset).into_iter().map(|h| (h.doc, h.score)).collect::<Vec<_>>()
+        };
+        assert_eq!(page(10, 0), [(1, 30), (3, 10), (0, 10), (2, 10)]);
+        assert_eq!(page(3, 1), [(3, 10), (0, 10)]);
+        assert!(page(2, 4).is_empty());
+        assert_eq!(Weights::new(&[(BRAND, 30), (NAME, 10)]).of(BRAND | NAME), 40);
     }
 
     #[test]

@@ -4,46 +4,32 @@
 use crate::models::{Page, ProductBrief, ProductQuery, Store, StoreQuery};
 
 use super::catalog::{Catalog, Levels, field};
-use super::index::{Fields, Filter, InvertedIndex, top_page};
+use super::index::{Fields, Filter, InvertedIndex, TopK, Weights, rank_key};
 use super::text::{ConceptKind, Lexicon};
 
 /// Relevance of a product term by where it was found: brand and category
 /// matches count most, then the name, then SKU labels.
-fn product_weight(found: Fields) -> u32 {
-    weigh(
-        found,
-        &[
-            (field::BRAND, 30),
-            (field::CATEGORY, 20),
-            (field::PARENT, 12),
-            (field::NAME, 10),
-            (field::DETAIL, 4),
-        ],
-    )
-}
+const PRODUCT_WEIGHTS: Weights = Weights::new(&[
+    (field::BRAND, 30),
+    (field::CATEGORY, 20),
+    (field::PARENT, 12),
+    (field::NAME, 10),
+    (field::DETAIL, 4),
+]);
 
 /// Relevance of a store term: the store's name first, then its category,
 /// tags and what it sells.
-fn store_weight(found: Fields) -> u32 {
-    weigh(
-        found,
-        &[
-            (field::NAME, 30),
-            (field::CATEGORY, 20),
-            (field::PARENT, 12),
-            (field::DETAIL, 8),
-            (field::SELLS, 6),
-        ],
-    )
-}
-
-fn weigh(found: Fields, weights: &[(Fields, u32)]) -> u32 {
-    weights.iter().filter(|(f, _)| found & f != 0).map(|(_, w)| w).sum()
-}
+const STORE_WEIGHTS: Weights = Weights::new(&[
+    (field::NAME, 30),
+    (field::CATEGORY, 20),
+    (field::PARENT, 12),
+    (field::DETAIL, 8),
+    (field::SELLS, 6),
+]);
 
 /// Among equally relevant products: in stock first, then the better rated.
-fn product_rank(in_stock: bool, rating: f32) -> u64 {
-    (u64::from(in_stock) << 32) | (rating.clamp(0.0, 5.0) * 100.0).round() as u64
+fn product_tiebreak(in_stock: bool, rating_hundredths: u16) -> u16 {
+    (u16::from(in_stock) << 15) | rating_hundredths.min(0x7FFF)
 }
 
 fn nonblank(value: &Option<String>) -> Option<&str> {
@@ -89,11 +75,14 @@ impl Catalog {
             let price = levels.product_price(doc);
             min.is_none_or(|m| price >= m) && max.is_none_or(|m| price <= m)
         };
-        let hits = index.evaluate(&parsed, &filters, within_budget, product_weight);
-        let total = hits.len() as u64;
-        let rank = |doc: u32| product_rank(levels.product_stock(doc) > 0, self.products[doc as usize].rating);
-        let page = top_page(hits, query.page.offset() as usize, query.page.limit() as usize, rank);
-        Page { items: page.into_iter().map(|hit| self.brief(hit.doc, levels)).collect(), total }
+        let (offset, limit) = (query.page.offset() as usize, query.page.limit() as usize);
+        let mut top = TopK::new(offset.saturating_add(limit));
+        index.evaluate(&parsed, &filters, within_budget, &PRODUCT_WEIGHTS, |doc, score| {
+            let tiebreak = product_tiebreak(levels.product_stock(doc) > 0, self.ratings[doc as usize]);
+            top.offer(rank_key(score, tiebreak, doc));
+        });
+        let total = top.total();
+        Page { items: top.page(offset).into_iter().map(|hit| self.brief(hit.doc, levels)).collect(), total }
     }
 
     /// Searches stores by keyword (name, category, tags, what they sell),
@@ -105,12 +94,14 @@ impl Catalog {
             .map(|category| category_filters(index, &self.lexicon, category))
             .unwrap_or_default();
         let on_floor = |doc: u32| query.floor.is_none_or(|f| self.stores[doc as usize].store.floor == f);
-        let hits = index.evaluate(&parsed, &filters, on_floor, store_weight);
-        let total = hits.len() as u64;
-        let page = top_page(hits, query.page.offset() as usize, query.page.limit() as usize, |_| 0);
-        Page {
-            items: page.into_iter().map(|hit| self.stores[hit.doc as usize].store.clone()).collect(),
-            total,
-        }
+        let (offset, limit) = (query.page.offset() as usize, query.page.limit() as usize);
+        let mut top = TopK::new(offset.saturating_add(limit));
+        index.evaluate(&parsed, &filters, on_floor, &STORE_WEIGHTS, |doc, score| {
+            top.offer(rank_key(score, 0, doc))
+        });
+        let total = top.total();
+        let items =
+            top.page(offset).into_iter().map(|hit| self.stores[hit.doc as usize].store.clone()).collect();
+        Page { items, total }
     }
 }

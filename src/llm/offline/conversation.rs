@@ -43,6 +43,8 @@ impl CallRecord {
 pub(crate) enum Event {
     User(String),
     Call(CallRecord),
+    /// An assistant's text answer.
+    Answer(String),
 }
 
 /// The conversation, oldest first.
@@ -56,7 +58,7 @@ pub(crate) struct Conversation {
 }
 
 impl Conversation {
-    /// Reads the messages (the system prompt and assistant texts are skipped).
+    /// Reads the messages (the system prompt is skipped).
     pub(crate) fn from_messages(messages: &[ChatMessage]) -> Self {
         let mut events = Vec::new();
         let mut by_id: HashMap<String, usize> = HashMap::new();
@@ -64,6 +66,9 @@ impl Conversation {
             match message.role {
                 Role::User => events.push(Event::User(message.text().to_owned())),
                 Role::Assistant => {
+                    if !message.text().trim().is_empty() {
+                        events.push(Event::Answer(message.text().to_owned()));
+                    }
                     for call in &message.tool_calls {
                         by_id.insert(call.id.clone(), events.len());
                         let args = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
@@ -114,15 +119,25 @@ impl Conversation {
         let until = self.turn_start.unwrap_or(0);
         self.events[..until].iter().rev().filter_map(|e| match e {
             Event::User(text) => Some(text.as_str()),
-            Event::Call(_) => None,
+            _ => None,
         })
+    }
+
+    /// The assistant's last text answer before the current turn, if it came
+    /// after the shopper's previous message.
+    pub(crate) fn previous_answer(&self) -> Option<&str> {
+        let until = self.turn_start.unwrap_or(self.events.len());
+        match self.events[..until].iter().rev().find(|e| !matches!(e, Event::Call(_)))? {
+            Event::Answer(text) => Some(text),
+            _ => None,
+        }
     }
 }
 
 fn as_call(event: &Event) -> Option<&CallRecord> {
     match event {
         Event::Call(call) => Some(call),
-        Event::User(_) => None,
+        _ => None,
     }
 }
 
@@ -158,7 +173,7 @@ fn reply_language(events: &[Event]) -> Lang {
         .rev()
         .filter_map(|e| match e {
             Event::User(text) => Lang::detect(text),
-            Event::Call(_) => None,
+            _ => None,
         })
         .next()
         .unwrap_or(Lang::Zh)

@@ -23,6 +23,22 @@ pub(crate) fn next_step(intent: &Intent, conv: &Conversation) -> Step {
     }
 }
 
+/// What a bare "好的" / "yes" agrees to: the offer the assistant's previous
+/// answer ended with (placing the order, adding the product shown).
+pub(crate) fn resolve_affirmation(intent: Intent, conv: &Conversation) -> Intent {
+    if intent != Intent::Affirm {
+        return intent;
+    }
+    let offer = conv.previous_answer().unwrap_or("").to_lowercase();
+    if offer.contains("下单吗") || offer.contains("place the order") {
+        Intent::Checkout
+    } else if offer.contains("加入购物车吗") || offer.contains("add it to your cart") {
+        Intent::AddToCart { size: None, quantity: None, explicit: true }
+    } else {
+        Intent::None
+    }
+}
+
 /// The answer when `tool` is not offered here.
 pub(crate) fn without_tool(tool: &str, intent: &Intent, conv: &Conversation) -> String {
     match conv.last_turn_call() {
@@ -59,7 +75,7 @@ fn first_step(intent: &Intent, conv: &Conversation) -> Step {
         Intent::ListOrders | Intent::OrderStatus { .. } | Intent::CancelOrder { .. } => {
             call("list_orders", json!({}))
         }
-        Intent::None => Step::Answer(String::new()),
+        Intent::Affirm | Intent::None => Step::Answer(String::new()),
     }
 }
 

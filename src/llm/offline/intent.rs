@@ -3,7 +3,7 @@
 
 use super::extract::{self, Pick, PriceBounds};
 use super::lexicon::{self, BROWSE, BUY, CHEAP, CLASSIFIERS, EN_FILLER, GREETINGS, ZH_FILLER};
-use super::text::{Scratch, numbers};
+use super::text::{Scratch, has_cjk, numbers};
 
 /// A product search as the shopper phrased it.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -101,6 +101,8 @@ pub enum Intent {
     CancelOrder {
         order_id: Option<String>,
     },
+    /// "好的", "yes": agrees to what the assistant just offered.
+    Affirm,
     /// Nothing the planner knows: small talk, greetings, gibberish.
     None,
 }
@@ -112,7 +114,7 @@ pub fn parse_intent(text: &str) -> Intent {
     if s.residual().is_empty() {
         return Intent::None;
     }
-    let detectors: [fn(&Scratch) -> Option<Intent>; 8] = [
+    let detectors: [fn(&Scratch) -> Option<Intent>; 9] = [
         order_intent,
         cart_intent,
         store_info_intent,
@@ -121,6 +123,7 @@ pub fn parse_intent(text: &str) -> Intent {
         ordinal_intent,
         sku_intent,
         product_intent,
+        affirm_intent,
     ];
     detectors.iter().find_map(|detect| detect(&s)).unwrap_or(Intent::None)
 }
@@ -139,8 +142,9 @@ const ORDER_STATUS: &[&str] = &[
 
 fn order_intent(s: &Scratch) -> Option<Intent> {
     let has_order = s.contains_any(ORDER);
-    let order_id = if has_order { extract::find_order_id(s.orig()) } else { None };
-    if has_order && s.contains_any(CANCEL) {
+    let cancel = s.contains_any(CANCEL);
+    let order_id = if has_order || cancel { extract::find_order_id(s.orig()) } else { None };
+    if cancel && (has_order || order_id.is_some()) {
         return Some(Intent::CancelOrder { order_id });
     }
     if s.contains_any(CHECKOUT) {
@@ -195,7 +199,10 @@ fn cart_intent(s: &Scratch) -> Option<Intent> {
     cart.then_some(Intent::ViewCart)
 }
 
-const REVIEWS: &[&str] = &["评价", "评论", "口碑", "reviews", "review", "ratings", "rating"];
+#[rustfmt::skip]
+const REVIEWS: &[&str] = &[
+    "评价", "评论", "口碑", "好吃吗", "好不好吃", "reviews", "review", "ratings", "rating",
+];
 #[rustfmt::skip]
 const PROMOTIONS: &[&str] = &[
     "优惠", "活动", "打折", "折扣", "促销", "deals", "deal", "promotions", "promotion", "discounts",
@@ -226,9 +233,9 @@ fn store_info_intent(s: &Scratch) -> Option<Intent> {
 #[rustfmt::skip]
 const NAVIGATE: &[&str] = &[
     "在哪里", "在哪儿", "在哪", "在几楼", "几楼", "怎么走", "怎么去", "怎么过去", "怎么到", "带我去",
-    "导航到", "导航去", "我想去", "where is", "where's", "where are", "how do i get to", "how can i get to",
-    "how to get to", "how do i go to", "take me to", "directions to", "navigate to", "the way to",
-    "guide me to",
+    "导航到", "导航去", "我想去", "where can i find", "where is", "where's", "where are", "how do i get to",
+    "how can i get to", "how to get to", "how do i go to", "take me to", "directions to", "navigate to",
+    "the way to", "guide me to",
 ];
 #[rustfmt::skip]
 const LIST_STORES: &[&str] = &[
@@ -272,7 +279,16 @@ const FIND_STORE: &[&str] = &[
     "looking for", "any", "recommend", "search", "is there", "are there",
 ];
 
+#[rustfmt::skip]
+const EAT: &[&str] = &[
+    "吃饭的地方", "吃饭", "吃东西", "吃的地方", "place to eat", "where to eat", "something to eat", "get food",
+];
+
 fn store_search_intent(s: &Scratch) -> Option<Intent> {
+    if s.contains_any(EAT) {
+        let keyword = if has_cjk(s.orig()) { "餐厅" } else { "restaurant" };
+        return Some(Intent::SearchStores { keyword: keyword.to_owned() });
+    }
     let mut rest = s.clone();
     rest.remove_all(FIND_STORE);
     rest.remove_all(&["a", "an", "the", "me", "some", "good", "nearby", "一个", "的", "吗", "?"]);
@@ -300,12 +316,21 @@ const SKU_FILLER: &[&str] = &[
     "take", "i", "want", "ok", "okay", "yes", "size", "please", "in", "give", "me",
 ];
 
+#[rustfmt::skip]
+const THIS_ONE: &[&str] = &[
+    "就这个", "这个", "这款", "这双", "这件", "就它", "this one", "that one", "take it", "take this",
+];
+
 fn sku_intent(s: &Scratch) -> Option<Intent> {
     let mut rest = s.clone();
     let mut size = extract::take_size(&mut rest);
     let quantity = extract::take_quantity(&mut rest);
+    let this_one = rest.remove_all(THIS_ONE);
     rest.remove_all(SKU_FILLER);
     let left = rest.residual();
+    if this_one && left.is_empty() {
+        return Some(Intent::AddToCart { size, quantity, explicit: false });
+    }
     if size.is_none() && quantity.is_none() {
         let digits = left.starts_with(|c: char| c.is_ascii_digit());
         let bare = numbers(&left).into_iter().find(|n| digits && n.range == (0..left.len()))?;
@@ -341,7 +366,20 @@ fn product_intent(s: &Scratch) -> Option<Intent> {
     Some(Intent::SearchProducts(ProductQuery { keyword, brand, price, cheap, buy, quantity }))
 }
 
-/// Strikes out `一双`, `两件`, `几款`: a numeral (or `几`) followed by a classifier.
+#[rustfmt::skip]
+const AFFIRM: &[&str] = &[
+    "好的", "好啊", "好", "可以", "行", "是的", "是", "对", "嗯", "要", "没问题", "确定", "yes", "yeah", "yep",
+    "ok", "okay", "sure", "go ahead", "please do", "do it", "of course",
+];
+
+fn affirm_intent(s: &Scratch) -> Option<Intent> {
+    let mut rest = s.clone();
+    rest.remove_all(AFFIRM).then_some(())?;
+    rest.remove_all(&["吧", "的", "呀", "啊", "please"]);
+    rest.residual().is_empty().then_some(Intent::Affirm)
+}
+
+/// Strikes out `一双`, `两件`, `几款`, `买个`: a numeral (or `几`, `买`…) and a classifier.
 fn remove_counted_classifiers(s: &mut Scratch) {
     let lower = s.lower().to_owned();
     let spans: Vec<_> = lower
@@ -349,8 +387,7 @@ fn remove_counted_classifiers(s: &mut Scratch) {
         .filter(|(_, c)| CLASSIFIERS.contains(*c))
         .filter_map(|(at, c)| {
             let head = lower[..at].chars().last()?;
-            let counted =
-                head == '几' || head == '这' || head == '那' || "一二两三四五六七八九十".contains(head);
+            let counted = "几这那买要来一二两三四五六七八九十".contains(head);
             counted.then(|| at - head.len_utf8()..at + c.len_utf8())
         })
         .collect();

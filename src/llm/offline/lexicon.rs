@@ -41,7 +41,8 @@ pub(crate) const CATEGORIES: &[&str] = &[
     "shoes", "shoe", "sneakers", "trainers", "t-shirt", "t-shirts", "tee", "shirt", "jacket", "coat",
     "hoodie", "jeans", "pants", "trousers", "dress", "skirt", "phone", "phones", "smartphone", "headphones",
     "earbuds", "earphones", "laptop", "tablet", "watch", "coffee", "latte", "tea", "toy", "toys", "bag",
-    "backpack", "hat", "cap", "socks", "lipstick", "perfume",
+    "backpack", "hat", "cap", "socks", "lipstick", "perfume", "iphone", "ipad", "macbook",
+    "airpods",
 ];
 
 /// Named areas of the mall.
@@ -95,7 +96,7 @@ pub(crate) const ZH_FILLER: &[&str] = &[
     "帮我", "给我", "我想要", "我想", "我要", "想要", "想买", "购买", "搜一下", "搜索", "查一下", "找一下",
     "找找", "看一下", "看看", "推荐一下", "推荐", "有什么", "有没有", "有哪些", "有啥", "什么", "哪些",
     "一些", "一下", "一点", "商品", "东西", "价格", "左右", "元", "块钱", "块", "的", "吗", "呢", "吧", "啊",
-    "呀", "买", "要", "有", "卖", "找", "搜", "我", "在", "款",
+    "呀", "买", "要", "有", "卖", "找", "搜", "我", "在", "款", "哪里", "哪儿", "哪",
 ];
 
 /// English words struck out of a keyword.
@@ -139,18 +140,7 @@ pub(crate) fn store_type_keyword(place: &str) -> Option<String> {
     let ending = STORE_TYPES.iter().find(|t| lower.ends_with(*t))?;
     let mut rest = Scratch::new(place);
     rest.remove_all(&[
-        ending,
-        "一家",
-        "家",
-        "a",
-        "an",
-        "the",
-        "some",
-        "any",
-        "nearby",
-        "附近",
-        "附近的",
-        "的",
+        ending, "一家", "家", "有", "吗", "a", "an", "the", "some", "any", "nearby", "附近", "的",
     ]);
     let keyword = rest.residual();
     if keyword.is_empty() {

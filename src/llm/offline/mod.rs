@@ -42,7 +42,7 @@ pub enum Step {
 /// The next step for a conversation, given the names of the tools offered.
 pub fn plan(messages: &[ChatMessage], tools: &[&str]) -> Step {
     let conv = Conversation::from_messages(messages);
-    let intent = parse_intent(conv.user_text());
+    let intent = flow::resolve_affirmation(parse_intent(conv.user_text()), &conv);
     tracing::debug!(?intent, calls_this_turn = conv.turn_calls().count(), "offline planner");
     if conv.turn_calls().count() >= MAX_CALLS_PER_TURN {
         return Step::Answer(flow::without_tool("", &intent, &conv));

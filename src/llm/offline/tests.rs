@@ -84,6 +84,10 @@ fn parses_product_searches_with_brands_and_price_bounds() {
             "我想要一杯星巴克咖啡",
             with_quantity(search("Starbucks 咖啡", Some("Starbucks"), None, None, true), 1),
         ),
+        ("我想买个华为手机", search("Huawei 手机", Some("Huawei"), None, None, true)),
+        ("三百到五百的运动鞋", search("运动鞋", None, Some(300.0), Some(500.0), false)),
+        ("nike shoes cheaper than 600", search("Nike shoes", nike, None, Some(600.0), false)),
+        ("跑鞋在哪", search("跑鞋", None, None, None, false)),
     ];
     for (text, expected) in cases {
         assert_eq!(parse_intent(text), expected, "{text}");
@@ -112,6 +116,9 @@ fn parses_ordinals_sizes_and_quantities() {
         ("加入购物车", add(None, None, true)),
         ("add to cart", add(None, None, true)),
         ("41码加入购物车", add(Some("41"), None, true)),
+        ("我要这个", add(None, None, false)),
+        ("好的", Intent::Affirm),
+        ("yes please", Intent::Affirm),
     ];
     for (text, expected) in cases {
         assert_eq!(parse_intent(text), expected, "{text}");
@@ -140,6 +147,10 @@ fn parses_stores_areas_and_store_information() {
         ("find a coffee shop", stores("coffee")),
         ("哪里有咖啡店", stores("咖啡")),
         ("any restaurants?", stores("restaurant")),
+        ("有火锅店吗", stores("火锅")),
+        ("附近有吃饭的地方吗", stores("餐厅")),
+        ("海底捞好吃吗", info("海底捞", InfoKind::Reviews)),
+        ("where can I find Nike", store("Nike")),
     ];
     for (text, expected) in cases {
         assert_eq!(parse_intent(text), expected, "{text}");
@@ -168,6 +179,7 @@ fn parses_cart_and_order_requests() {
         ("where is my order", Intent::OrderStatus { order_id: None }),
         ("取消订单", Intent::CancelOrder { order_id: None }),
         ("cancel my last order", Intent::CancelOrder { order_id: None }),
+        ("cancel o-5", Intent::CancelOrder { order_id: Some("o-5".to_owned()) }),
         ("cancel order ORD-2024-0007", Intent::CancelOrder { order_id: Some("ORD-2024-0007".to_owned()) }),
     ];
     for (text, expected) in cases {
@@ -202,78 +214,4 @@ fn reads_chinese_numerals() {
     }
     assert_eq!(cn_number("一千零五"), Some(1005));
     assert_eq!(cn_number("双"), None);
-}
-
-#[test]
-fn zz_probe() {
-    for t in [
-        "我想买个华为手机",
-        "有没有小米耳机",
-        "给我推荐几款跑鞋",
-        "李宁运动鞋200到400",
-        "recommend some headphones under 1000",
-        "do you have any Lego toys?",
-        "Nike 在哪",
-        "where can I find Nike",
-        "跑鞋在哪",
-        "星巴克在几楼",
-        "take me to the food court",
-        "附近有吃饭的地方吗",
-        "哪里有卖咖啡的",
-        "有火锅店吗",
-        "what's in the food court",
-        "is Starbucks open now",
-        "Apple 营业时间",
-        "海底捞好吃吗",
-        "我要这个",
-        "来两件",
-        "L",
-        "XL码",
-        "37.5码",
-        "size M please",
-        "3 of them",
-        "就42吧",
-        "42码的",
-        "要第一个",
-        "加购",
-        "add it to my cart",
-        "put it in my cart, size 41",
-        "删掉跑鞋",
-        "把第二件删了",
-        "清空",
-        "I want to check out",
-        "pay now",
-        "订单状态",
-        "我的订单怎么样了",
-        "track order o-77",
-        "cancel o-5",
-        "取消订单 o-5",
-        "order history",
-        "show my orders",
-        "cheapest running shoes",
-        "nike shoes cheaper than 600",
-        "¥300以内的T恤",
-        "预算1000的耳机",
-        "三百到五百的运动鞋",
-        "500左右的跑鞋",
-        "Adidas",
-        "阿迪",
-        "who are you",
-        "你是谁",
-        "帮我一下",
-        "好的",
-        "ok",
-        "yes",
-        "不要了",
-        "算了",
-        "200",
-        "iphone 15",
-        "我想要一个女朋友",
-        "第一次来这个商场",
-        "what time does the cinema close",
-        "H&M 在哪",
-        "h&m t-shirts",
-    ] {
-        println!("{t:40} => {:?}", parse_intent(t));
-    }
 }

@@ -85,7 +85,7 @@ pub(crate) fn rating(v: &Value) -> Option<String> {
     v.get("rating").or_else(|| v.get("average_rating")).and_then(Value::as_f64).map(|r| format!("{r:.1}"))
 }
 
-/// A floor: `3楼` / `3F`, basements `B1`.
+/// A floor: `3楼` / `floor 3`, basements `B1`.
 pub(crate) fn floor(v: Option<&Value>, lang: Lang) -> String {
     let number = match v {
         Some(Value::Number(n)) => n.as_i64(),
@@ -99,16 +99,20 @@ pub(crate) fn floor(v: Option<&Value>, lang: Lang) -> String {
         (None, _) => String::new(),
         (Some(n), _) if n < 0 => format!("B{}", -n),
         (Some(n), Lang::Zh) => format!("{n}楼"),
-        (Some(n), Lang::En) => format!("{n}F"),
+        (Some(n), Lang::En) => format!("floor {n}"),
     }
 }
 
-/// Floor and unit of a store object: `3楼 L3-01` / `3F, L3-01`.
+/// Floor and unit of a store object: `3楼 L3-01` / `floor 3, unit L3-01`.
 pub(crate) fn place(store: &Value, lang: Lang) -> String {
     let floor = floor(store.get("floor"), lang);
-    let unit = text(store, "unit");
+    let unit = match (text(store, "unit"), lang) {
+        ("", _) => String::new(),
+        (unit, Lang::Zh) => unit.to_owned(),
+        (unit, Lang::En) => format!("unit {unit}"),
+    };
     let sep = lang.pick(" ", ", ");
-    [floor.as_str(), unit].iter().filter(|s| !s.is_empty()).copied().collect::<Vec<_>>().join(sep)
+    [floor, unit].into_iter().filter(|s| !s.is_empty()).collect::<Vec<_>>().join(sep)
 }
 
 /// A store's name in the shopper's language.

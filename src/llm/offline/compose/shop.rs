@@ -280,7 +280,7 @@ pub(crate) fn route(data: &Value, lang: Lang) -> String {
             place(&store, lang)
         ),
         Lang::En => format!(
-            "{} is at {}. From {from} it is about {distance} m, {eta} min on foot:",
+            "{} is on {}. From {from} it is about {distance} m, {eta} min on foot:",
             store_name(&store, lang),
             place(&store, lang)
         ),

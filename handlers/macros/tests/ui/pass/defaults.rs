@@ -7,7 +7,7 @@ struct Nothing {}
 
 /// Says what time the mall opens.
 #[tool_function(level = "safe", scope = "both")]
-pub async fn opening_time(_ctx: &ToolContext, _args: Nothing) -> ToolResult {
+async fn opening_time(_ctx: &ToolContext, _args: Nothing) -> ToolResult {
     Ok(ToolOutput::data(serde_json::json!("10:00")))
 }
 

@@ -1,0 +1,45 @@
+//! One turn at a time per conversation, across instances: a lock in the
+//! state store around each turn, so two bots sharing Redis keep a chat's
+//! messages in order. A lock that cannot be had in time is logged and the
+//! turn goes ahead: a message is never dropped for it.
+
+use std::future::Future;
+use std::time::{Duration, Instant};
+
+use super::FunctionCallRouter;
+
+/// How long a turn may hold its conversation's lock (a crashed holder's lock
+/// frees itself after this).
+const LOCK_TTL: Duration = Duration::from_secs(120);
+/// How long a turn waits for the lock before going ahead anyway.
+const LOCK_WAIT: Duration = Duration::from_secs(60);
+/// Pause between attempts.
+const RETRY_EVERY: Duration = Duration::from_millis(50);
+
+impl FunctionCallRouter {
+    /// Runs `turn` holding the lock of `conversation`.
+    pub(super) async fn locked<T>(&self, conversation: &str, turn: impl Future<Output = T>) -> T {
+        let key = format!("conversation:{conversation}");
+        let owner = crate::pending::new_token();
+        let started = Instant::now();
+        let held = loop {
+            match self.state.try_lock(&key, &owner, LOCK_TTL).await {
+                Ok(true) => break true,
+                Ok(false) if started.elapsed() < LOCK_WAIT => tokio::time::sleep(RETRY_EVERY).await,
+                Ok(false) => {
+                    tracing::warn!(%key, "conversation still locked after 60 s; going ahead");
+                    break false;
+                }
+                Err(e) => {
+                    tracing::warn!(%key, error = %e, "conversation lock unavailable; going ahead");
+                    break false;
+                }
+            }
+        };
+        let result = turn.await;
+        if held && let Err(e) = self.state.unlock(&key, &owner).await {
+            tracing::warn!(%key, error = %e, "could not release the conversation lock");
+        }
+        result
+    }
+}
