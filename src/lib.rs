@@ -15,3 +15,4 @@ pub mod reply;
 pub mod router;
 pub mod state;
 pub mod stats;
+pub mod telegram;

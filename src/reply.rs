@@ -58,7 +58,7 @@ pub struct ConfirmationPress {
 pub enum PressCheck {
     /// The press is valid and now owned by the caller; `outcome` is the line to
     /// show in place of the buttons ("✅ 已确认…" / "已取消").
-    Accepted { claim: crate::pending::Claim, outcome: String },
+    Accepted { claim: Box<crate::pending::Claim>, outcome: String },
     /// Pressed by someone other than the shopper who asked: an alert, nothing done.
     NotYours { alert: String },
     /// Pressed again after it was handled.

@@ -952,6 +952,7 @@ FEATURES = {
     "toys": ["适合 3 岁以上儿童", "益智好玩，亲子互动", "正品授权，可开盒验货"],
     "groceries": ["当日到店，新鲜直达", "产地直采"],
     "snacks": ["独立小包装，方便携带", "办公室下午茶好选择"],
+    "sports_gear": ["入门友好，性价比高", "耐用材质，训练更安心", "店内可试用"],
 }
 
 
@@ -960,7 +961,7 @@ FEATURE_GROUP = {
     "coffee": "drinks", "tea_drinks": "drinks",
     "personal_care": "beauty", "skincare": "beauty", "makeup": "beauty", "fragrance": "beauty",
     "building_blocks": "toys", "blind_boxes": "toys", "dolls": "toys", "model_cars": "toys",
-    "sports_equipment": "hiking_shoes", "balls": "toys", "camping": "hiking_shoes",
+    "sports_equipment": "sports_gear", "balls": "sports_gear", "camping": "sports_gear",
     "kitchenware": "home", "drinkware": "home", "home_textiles": "home", "storage": "home",
     "stationery": "home", "home_fragrance": "home",
 }

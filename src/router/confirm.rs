@@ -60,20 +60,20 @@ impl FunctionCallRouter {
         if stored.expires_at <= now {
             return PressCheck::Expired { alert: EXPIRED.to_owned() };
         }
-        if press.approve && stored.status == PendingStatus::Waiting {
-            if let Some(code) = &action.code {
-                if let Err(e) =
-                    self.state.set_pending_status(&stored.token, PendingStatus::AwaitingCode).await
-                {
-                    tracing::error!(error = %e, "could not mark the action as awaiting its code");
-                }
-                return PressCheck::CodeRequired { message: code_request(lang, code) };
+        if press.approve
+            && stored.status == PendingStatus::Waiting
+            && let Some(code) = &action.code
+        {
+            if let Err(e) = self.state.set_pending_status(&stored.token, PendingStatus::AwaitingCode).await {
+                tracing::error!(error = %e, "could not mark the action as awaiting its code");
             }
+            return PressCheck::CodeRequired { message: code_request(lang, code) };
         }
-        if press.approve && stored.status == PendingStatus::AwaitingCode {
-            if let Some(code) = &action.code {
-                return PressCheck::CodeRequired { message: code_request(lang, code) };
-            }
+        if press.approve
+            && stored.status == PendingStatus::AwaitingCode
+            && let Some(code) = &action.code
+        {
+            return PressCheck::CodeRequired { message: code_request(lang, code) };
         }
         self.claim(&stored.token, action, press.approve).await
     }
@@ -87,7 +87,7 @@ impl FunctionCallRouter {
                 } else {
                     format!("❎ {}{}", lang.pick("已取消：", "Cancelled: "), action.preview.summary)
                 };
-                PressCheck::Accepted { claim: Claim { stored, action, approve }, outcome }
+                PressCheck::Accepted { claim: Box::new(Claim { stored, action, approve }), outcome }
             }
             Ok(ClaimOutcome::InProgress) => PressCheck::AlreadyDone {
                 alert: lang.pick("正在处理中，请稍候。", "Already being handled — one moment.").to_owned(),
@@ -112,7 +112,7 @@ impl FunctionCallRouter {
     /// Runs (or declines) a claimed action and resumes the tool loop; the
     /// reply is the model's follow-up, or a new confirmation when an order's
     /// price or stock changed.
-    pub async fn finish(&self, claim: Claim) -> Reply {
+    pub async fn finish(&self, claim: Box<Claim>) -> Reply {
         let span = tracing::info_span!(
             "confirmation",
             token = %claim.stored.token,
@@ -123,8 +123,8 @@ impl FunctionCallRouter {
         self.locked(&conversation, self.finish_claim(claim)).instrument(span).await
     }
 
-    async fn finish_claim(&self, claim: Claim) -> Reply {
-        let Claim { stored, action, approve } = claim;
+    async fn finish_claim(&self, claim: Box<Claim>) -> Reply {
+        let Claim { stored, action, approve } = *claim;
         let scope = TurnScope::of_action(&action);
         let (result_text, decision) = if approve {
             match self.execute(&stored, &action, &scope).await {
@@ -203,10 +203,10 @@ impl FunctionCallRouter {
         let result =
             calls::run_tool(spec, &action.call, ctx, action.arguments.clone(), self.settings.tool_timeout)
                 .await;
-        if let Err(ToolError::Refused { code: "PRICE_CHANGED", .. }) = &result {
-            if let Ok(fresh) = self.preview(spec, scope, &action.arguments).await {
-                return Execution::Reconfirm(fresh);
-            }
+        if let Err(ToolError::Refused { code: "PRICE_CHANGED", .. }) = &result
+            && let Ok(fresh) = self.preview(spec, scope, &action.arguments).await
+        {
+            return Execution::Reconfirm(fresh);
         }
         let decision = match &result {
             Ok(_) => "approved".to_owned(),

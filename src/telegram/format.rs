@@ -34,7 +34,7 @@ pub fn split_message(text: &str, limit: usize) -> Vec<String> {
     let mut chunks = Vec::new();
     let mut rest = text.trim_end();
     loop {
-        rest = rest.trim_start_matches(['\n', '\r']);
+        rest = rest.trim_start();
         if rest.is_empty() {
             break;
         }
@@ -88,7 +88,9 @@ fn last_sentence_end(window: &str) -> Option<usize> {
     while let Some((i, c)) = chars.next() {
         let end = i + c.len_utf8();
         let next_is_space = chars.peek().is_some_and(|&(_, n)| n.is_whitespace());
-        if matches!(c, '。' | '！' | '？' | '；' | '…') || (matches!(c, '.' | '!' | '?' | ';') && next_is_space) {
+        if matches!(c, '。' | '！' | '？' | '；' | '…')
+            || (matches!(c, '.' | '!' | '?' | ';') && next_is_space)
+        {
             found = Some(end);
         }
     }

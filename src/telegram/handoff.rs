@@ -48,10 +48,10 @@ impl Handoffs {
         let Ok(mut entries) = self.entries.lock() else { return payload };
         let ttl = self.ttl;
         entries.retain(|_, e| e.created.elapsed() < ttl);
-        if entries.len() >= MAX_ENTRIES {
-            if let Some(oldest) = entries.iter().min_by_key(|(_, e)| e.created).map(|(k, _)| k.clone()) {
-                entries.remove(&oldest);
-            }
+        if entries.len() >= MAX_ENTRIES
+            && let Some(oldest) = entries.iter().min_by_key(|(_, e)| e.created).map(|(k, _)| k.clone())
+        {
+            entries.remove(&oldest);
         }
         let entry = Entry { user_id, request: request.to_owned(), created: Instant::now() };
         entries.insert(payload.clone(), entry);

@@ -67,12 +67,19 @@ pub struct Addressing {
 /// Reads whether `text` (with its `entities`) is addressed to `bot` and strips
 /// the bot's mentions; `reply_to_bot` is whether the message replies to one of
 /// the bot's messages.
-pub fn addressing(text: &str, entities: &[MessageEntityRef<'_>], bot: &BotIdentity, reply_to_bot: bool) -> Addressing {
+pub fn addressing(
+    text: &str,
+    entities: &[MessageEntityRef<'_>],
+    bot: &BotIdentity,
+    reply_to_bot: bool,
+) -> Addressing {
     let mut addressed = reply_to_bot;
     let mut cut: Vec<std::ops::Range<usize>> = Vec::new();
     for entity in entities {
         match entity.kind() {
-            MessageEntityKind::Mention if entity.text().strip_prefix('@').is_some_and(|n| bot.is_my_name(n)) => {
+            MessageEntityKind::Mention
+                if entity.text().strip_prefix('@').is_some_and(|n| bot.is_my_name(n)) =>
+            {
                 addressed = true;
                 cut.push(entity.range());
             }
@@ -81,12 +88,12 @@ pub fn addressing(text: &str, entities: &[MessageEntityRef<'_>], bot: &BotIdenti
                 cut.push(entity.range());
             }
             MessageEntityKind::BotCommand if entity.start() == 0 => {
-                if let Some((_, name)) = entity.text().split_once('@') {
-                    if bot.is_my_name(name) {
-                        addressed = true;
-                        let at = entity.start() + entity.text().len() - name.len() - 1;
-                        cut.push(at..entity.end());
-                    }
+                if let Some((_, name)) = entity.text().split_once('@')
+                    && bot.is_my_name(name)
+                {
+                    addressed = true;
+                    let at = entity.end() - name.len() - 1;
+                    cut.push(at..entity.end());
                 }
             }
             _ => {}
@@ -236,7 +243,10 @@ mod tests {
     #[test]
     fn a_mention_of_the_bot_is_addressed_and_stripped() {
         // "@MallGuideBot" is 13 UTF-16 units at offset 0.
-        let msg = group_message("@MallGuideBot 帮我找跑鞋", json!([{"type": "mention", "offset": 0, "length": 13}]));
+        let msg = group_message(
+            "@MallGuideBot 帮我找跑鞋",
+            json!([{"type": "mention", "offset": 0, "length": 13}]),
+        );
         assert_eq!(read(&msg), Addressing { addressed: true, text: "帮我找跑鞋".into() });
     }
 
@@ -252,7 +262,10 @@ mod tests {
 
     #[test]
     fn a_mention_followed_by_a_comma_leaves_no_leading_comma() {
-        let msg = group_message("@MallGuideBot，Nike 在几楼", json!([{"type": "mention", "offset": 0, "length": 13}]));
+        let msg = group_message(
+            "@MallGuideBot，Nike 在几楼",
+            json!([{"type": "mention", "offset": 0, "length": 13}]),
+        );
         assert_eq!(read(&msg).text, "Nike 在几楼");
     }
 
@@ -274,7 +287,8 @@ mod tests {
 
     #[test]
     fn a_command_for_this_bot_is_addressed_and_its_suffix_removed() {
-        let msg = group_message("/help@MallGuideBot", json!([{"type": "bot_command", "offset": 0, "length": 18}]));
+        let msg =
+            group_message("/help@MallGuideBot", json!([{"type": "bot_command", "offset": 0, "length": 18}]));
         let got = read(&msg);
         assert_eq!(got, Addressing { addressed: true, text: "/help".into() });
         assert_eq!(parse_command(&got.text, &bot()), Some(Command::Help));
@@ -284,7 +298,8 @@ mod tests {
     fn a_bare_command_or_one_for_another_bot_is_not_addressed_in_a_group() {
         let bare = group_message("/help", json!([{"type": "bot_command", "offset": 0, "length": 5}]));
         assert!(!read(&bare).addressed);
-        let other = group_message("/help@OtherBot", json!([{"type": "bot_command", "offset": 0, "length": 14}]));
+        let other =
+            group_message("/help@OtherBot", json!([{"type": "bot_command", "offset": 0, "length": 14}]));
         assert!(!read(&other).addressed);
     }
 

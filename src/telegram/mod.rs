@@ -159,7 +159,8 @@ pub async fn connect(config: &TelegramConfig) -> Result<(Bot, Me), TelegramError
 /// language. A failure is logged: the bot works without the menu.
 pub async fn register_commands(bot: &Bot, default: Lang) {
     for (code, lang) in [(None, default), (Some("zh"), Lang::Zh), (Some("en"), Lang::En)] {
-        let commands = inbound::Command::MENU.iter().map(|(name, zh, en)| BotCommand::new(*name, lang.pick(zh, en)));
+        let commands =
+            inbound::Command::MENU.iter().map(|(name, zh, en)| BotCommand::new(*name, lang.pick(zh, en)));
         let mut request = bot.set_my_commands(commands);
         if let Some(code) = code {
             request = request.language_code(code);
@@ -194,10 +195,15 @@ pub async fn run(app: App) -> anyhow::Result<()> {
 
 /// Long polling until Ctrl-C.
 async fn poll(bot: Bot, app: App) -> Result<(), TelegramError> {
-    let listener = Polling::builder(bot.clone()).timeout(Duration::from_secs(10)).delete_webhook().await.build();
+    let listener =
+        Polling::builder(bot.clone()).timeout(Duration::from_secs(10)).delete_webhook().await.build();
     let listener_errors = Arc::new(|error: RequestError| async move {
         tracing::warn!(error = %error, "getUpdates failed; retrying");
     });
-    dispatcher(bot, app).enable_ctrlc_handler().build().try_dispatch_with_listener(listener, listener_errors).await?;
+    dispatcher(bot, app)
+        .enable_ctrlc_handler()
+        .build()
+        .try_dispatch_with_listener(listener, listener_errors)
+        .await?;
     Ok(())
 }

@@ -62,9 +62,15 @@ where
     let mut network = 0;
     loop {
         match request.send_ref().await {
-            Err(RequestError::RetryAfter(after)) if flood < FLOOD_RETRIES && after.duration() <= MAX_FLOOD_WAIT => {
+            Err(RequestError::RetryAfter(after))
+                if flood < FLOOD_RETRIES && after.duration() <= MAX_FLOOD_WAIT =>
+            {
                 flood += 1;
-                tracing::warn!(retry_after = after.seconds(), attempt = flood, "telegram flood control; waiting");
+                tracing::warn!(
+                    retry_after = after.seconds(),
+                    attempt = flood,
+                    "telegram flood control; waiting"
+                );
                 tokio::time::sleep(after.duration()).await;
             }
             Err(RequestError::Network(e)) if network < NETWORK_RETRIES => {
@@ -132,13 +138,16 @@ pub fn keyboard(reply: &Reply, buttons: &ButtonContext<'_>) -> Option<InlineKeyb
     if let Some(prompt) = &reply.confirmation {
         let (yes, no) = texts::confirm_labels(buttons.lang);
         let data = |approve| ButtonData::Confirmation { token: prompt.token.clone(), approve }.encode();
-        rows.push(vec![InlineKeyboardButton::callback(yes, data(true)), InlineKeyboardButton::callback(no, data(false))]);
+        rows.push(vec![
+            InlineKeyboardButton::callback(yes, data(true)),
+            InlineKeyboardButton::callback(no, data(false)),
+        ]);
     }
     rows.extend(suggestion_rows(&reply.suggestions));
-    if reply.open_private.is_some() {
-        if let Some(url) = private_chat_url(buttons.bot_username, buttons.handoff_payload.as_deref()) {
-            rows.push(vec![InlineKeyboardButton::url(texts::open_private_label(buttons.lang), url)]);
-        }
+    if reply.open_private.is_some()
+        && let Some(url) = private_chat_url(buttons.bot_username, buttons.handoff_payload.as_deref())
+    {
+        rows.push(vec![InlineKeyboardButton::url(texts::open_private_label(buttons.lang), url)]);
     }
     (!rows.is_empty()).then(|| InlineKeyboardMarkup::new(rows))
 }
@@ -299,7 +308,11 @@ mod tests {
     }
 
     fn labels_and_data(markup: &InlineKeyboardMarkup) -> Vec<Vec<(String, String)>> {
-        markup.inline_keyboard.iter().map(|row| row.iter().map(|b| (b.text.clone(), data_of(b))).collect()).collect()
+        markup
+            .inline_keyboard
+            .iter()
+            .map(|row| row.iter().map(|b| (b.text.clone(), data_of(b))).collect())
+            .collect()
     }
 
     #[test]
@@ -344,12 +357,18 @@ mod tests {
     #[test]
     fn a_group_hand_off_is_a_link_to_the_private_chat_with_the_payload() {
         let reply = Reply { open_private: Some("看看购物车".into()), ..Reply::text("请私聊") };
-        let buttons =
-            ButtonContext { lang: Lang::En, bot_username: "MallGuideBot", handoff_payload: Some("hAbc123".into()) };
+        let buttons = ButtonContext {
+            lang: Lang::En,
+            bot_username: "MallGuideBot",
+            handoff_payload: Some("hAbc123".into()),
+        };
         let markup = keyboard(&reply, &buttons).expect("buttons");
         assert_eq!(
             labels_and_data(&markup),
-            vec![vec![("💬 Continue in private chat".into(), "https://t.me/MallGuideBot?start=hAbc123".into())]]
+            vec![vec![(
+                "💬 Continue in private chat".into(),
+                "https://t.me/MallGuideBot?start=hAbc123".into()
+            )]]
         );
     }
 

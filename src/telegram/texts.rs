@@ -18,7 +18,12 @@ pub fn greeting(lang: Lang) -> &'static str {
 pub fn examples(lang: Lang) -> Vec<String> {
     let examples: &[&str] = match lang {
         Lang::Zh => &["Nike 店在哪里？", "帮我找 500 元以内的跑鞋", "有哪些餐厅？", "看看我的购物车"],
-        Lang::En => &["Where is the Nike store?", "Running shoes under 500 yuan", "Which restaurants are there?", "Show my cart"],
+        Lang::En => &[
+            "Where is the Nike store?",
+            "Running shoes under 500 yuan",
+            "Which restaurants are there?",
+            "Show my cart",
+        ],
     };
     examples.iter().map(|s| (*s).to_owned()).collect()
 }
@@ -126,7 +131,10 @@ pub fn apology(lang: Lang) -> &'static str {
 
 /// The answer to `/reset`.
 pub fn reset_done(lang: Lang) -> &'static str {
-    lang.pick("好的，之前的对话我已经忘掉了，我们重新开始吧。", "Done — I've forgotten our conversation. Let's start over.")
+    lang.pick(
+        "好的，之前的对话我已经忘掉了，我们重新开始吧。",
+        "Done — I've forgotten our conversation. Let's start over.",
+    )
 }
 
 /// The answer to `/lang` with a language, in that language.

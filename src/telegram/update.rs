@@ -49,7 +49,9 @@ pub async fn on_button(bot: Bot, query: CallbackQuery, me: Me, tg: Arc<Transport
         Some(ButtonData::Confirmation { token, approve }) => {
             tg.on_confirmation(&bot, &query, &message, &me, &target, token, approve).await
         }
-        Some(ButtonData::Suggestion(index)) => tg.on_suggestion(&bot, &query, &message, &me, &target, index).await,
+        Some(ButtonData::Suggestion(index)) => {
+            tg.on_suggestion(&bot, &query, &message, &me, &target, index).await
+        }
         None => {
             send::answer_press(&bot, &query, None, false).await;
             Ok(())
@@ -86,7 +88,8 @@ impl Transport {
                 if is_group && !addressing.addressed {
                     return Ok(());
                 }
-                let ctx = self.context(from, msg.chat.id, is_group, addressing.text, inbound::reply_text(msg));
+                let ctx =
+                    self.context(from, msg.chat.id, is_group, addressing.text, inbound::reply_text(msg));
                 self.handle_text(bot, me, target, from, ctx).await
             }
         }
@@ -140,11 +143,13 @@ impl Transport {
                 self.say(bot, target, &texts::help(lang, &tools, ctx.is_group)).await
             }
             Command::Cart => {
-                let reply = self.run_guarded(bot, target, lang, async move { router.show_cart(&ctx).await }).await;
+                let reply =
+                    self.run_guarded(bot, target, lang, async move { router.show_cart(&ctx).await }).await;
                 self.deliver(bot, me, target, lang, 0, &reply).await
             }
             Command::Orders => {
-                let reply = self.run_guarded(bot, target, lang, async move { router.show_orders(&ctx).await }).await;
+                let reply =
+                    self.run_guarded(bot, target, lang, async move { router.show_orders(&ctx).await }).await;
                 self.deliver(bot, me, target, lang, 0, &reply).await
             }
             Command::Reset => {
@@ -164,14 +169,25 @@ impl Transport {
                 self.say(bot, target, &report).await
             }
             Command::Health if self.is_admin(ctx.user_id) => {
-                self.say(bot, target, lang.pick("请在私聊里使用 /health。", "Please use /health in a private chat.")).await
+                self.say(
+                    bot,
+                    target,
+                    lang.pick("请在私聊里使用 /health。", "Please use /health in a private chat."),
+                )
+                .await
             }
             Command::Health | Command::Unknown => self.say(bot, target, texts::unknown_command(lang)).await,
         }
     }
 
     /// Asks the router, showing "typing…" meanwhile, and delivers its answer.
-    async fn route(&self, bot: &Bot, me: &Me, target: &Target, ctx: MessageContext) -> Result<(), RequestError> {
+    async fn route(
+        &self,
+        bot: &Bot,
+        me: &Me,
+        target: &Target,
+        ctx: MessageContext,
+    ) -> Result<(), RequestError> {
         let lang = ctx.lang;
         let user_id = ctx.user_id;
         let router = self.app.router.clone();
@@ -206,8 +222,11 @@ impl Transport {
         user_id: i64,
         reply: &Reply,
     ) -> Result<(), RequestError> {
-        let handoff_payload =
-            reply.open_private.as_deref().filter(|r| !r.trim().is_empty()).map(|r| self.handoffs.put(user_id, r));
+        let handoff_payload = reply
+            .open_private
+            .as_deref()
+            .filter(|r| !r.trim().is_empty())
+            .map(|r| self.handoffs.put(user_id, r));
         let username = me.user.username.as_deref().unwrap_or_default();
         let buttons = ButtonContext { lang, bot_username: username, handoff_payload };
         send::send_reply(bot, target, reply, &buttons).await
@@ -239,7 +258,8 @@ impl Transport {
         approve: bool,
     ) -> Result<(), RequestError> {
         let lang = self.lang_of(&query.from, None);
-        let press = ConfirmationPress { token, user_id: query.from.id.0 as i64, chat_id: message.chat.id.0, approve };
+        let press =
+            ConfirmationPress { token, user_id: query.from.id.0 as i64, chat_id: message.chat.id.0, approve };
         let router = self.app.router.clone();
         let check = match tokio::spawn(async move { router.press(&press).await }).await {
             Ok(check) => check,
@@ -257,7 +277,8 @@ impl Transport {
                 let lang = claim.action.lang;
                 let user_id = claim.action.user_id;
                 let router = self.app.router.clone();
-                let reply = self.run_guarded(bot, target, lang, async move { router.finish(claim).await }).await;
+                let reply =
+                    self.run_guarded(bot, target, lang, async move { router.finish(claim).await }).await;
                 self.deliver(bot, me, target, lang, user_id, &reply).await
             }
             PressCheck::NotYours { alert } => {

@@ -66,7 +66,8 @@ pub async fn serve_on(bot: Bot, app: App, listener: tokio::net::TcpListener) -> 
         ))
     })?;
     let (updates, received) = mpsc::unbounded_channel();
-    let inbox = Inbox { secret: Arc::from(config.webhook_secret.as_str()), state: app.state.clone(), updates };
+    let inbox =
+        Inbox { secret: Arc::from(config.webhook_secret.as_str()), state: app.state.clone(), updates };
     let routes = axum::Router::new().route(url.path(), post(receive)).with_state(inbox);
     let (stop_server, server_stopped) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(async move {
@@ -78,7 +79,8 @@ pub async fn serve_on(bot: Bot, app: App, listener: tokio::net::TcpListener) -> 
         }
     });
 
-    let mut request = bot.set_webhook(url.clone()).allowed_updates([AllowedUpdate::Message, AllowedUpdate::CallbackQuery]);
+    let mut request =
+        bot.set_webhook(url.clone()).allowed_updates([AllowedUpdate::Message, AllowedUpdate::CallbackQuery]);
     if !config.webhook_secret.is_empty() {
         request = request.secret_token(config.webhook_secret.clone());
     }
@@ -95,7 +97,11 @@ pub async fn serve_on(bot: Bot, app: App, listener: tokio::net::TcpListener) -> 
     );
     let listener = WebhookListener { stream, stop_token };
     let ignore = Arc::new(|_: Infallible| async {});
-    let result = dispatcher(bot, app).enable_ctrlc_handler().build().try_dispatch_with_listener(listener, ignore).await;
+    let result = dispatcher(bot, app)
+        .enable_ctrlc_handler()
+        .build()
+        .try_dispatch_with_listener(listener, ignore)
+        .await;
     let _ = stop_server.send(());
     let _ = server.await;
     result.map_err(TelegramError::from)

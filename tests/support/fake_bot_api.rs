@@ -274,6 +274,9 @@ async fn handle(
     headers: HeaderMap,
     body: Bytes,
 ) -> impl IntoResponse {
+    // teloxide writes method names capitalised (`SendMessage`); Telegram ignores case.
+    let mut chars = method.chars();
+    let method: String = chars.next().map(|c| c.to_ascii_lowercase()).into_iter().chain(chars).collect();
     let is_json =
         headers.get("content-type").and_then(|v| v.to_str().ok()).is_some_and(|v| v.contains("json"));
     let body: Value = if is_json {

@@ -85,6 +85,8 @@ pub(crate) trait Levels {
     fn product_price(&self, product: u32) -> i64;
     /// The product's stock over all its slots.
     fn product_stock(&self, product: u32) -> u32;
+    /// The product's rating in hundredths (0-500).
+    fn product_rating(&self, product: u32) -> u16;
 }
 
 /// The mall's floors, areas, stores and products with their search indexes.
@@ -97,8 +99,6 @@ pub struct Catalog {
     areas: Vec<Area>,
     pub(crate) stores: Vec<StoreData>,
     pub(crate) products: Vec<ProductRecord>,
-    /// Each product's rating in hundredths, kept compact for ranking.
-    pub(crate) ratings: Vec<u16>,
     pub(crate) slots: Vec<Slot>,
     pub(crate) lexicon: Lexicon,
     pub(crate) product_index: InvertedIndex,
@@ -175,7 +175,6 @@ impl Catalog {
             floors,
             areas,
             stores,
-            ratings: records.iter().map(|p| (p.rating * 100.0).round() as u16).collect(),
             products: records,
             slots,
             lexicon,
@@ -418,6 +417,10 @@ impl Levels for Catalog {
 
     fn product_stock(&self, product: u32) -> u32 {
         self.product_slots(product).map(|s| self.stock(s)).sum()
+    }
+
+    fn product_rating(&self, product: u32) -> u16 {
+        (self.products[product as usize].rating * 100.0).round() as u16
     }
 }
 

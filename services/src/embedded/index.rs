@@ -295,15 +295,15 @@ impl InvertedIndex {
         let (req_cursors, opt_cursors) = cursors.split_at_mut(required.len());
         let mut found = 0;
         let mut visit = |doc: u32| {
-            if !accept(doc) {
-                return;
-            }
             let mut score = 0;
             for ((list, fields, scores), pos) in required.iter().zip(req_cursors.iter_mut()) {
                 match seek(list, pos, doc) {
                     Some(f) if f & fields != 0 => score += if *scores { weights.of(f) } else { 0 },
                     _ => return,
                 }
+            }
+            if !accept(doc) {
+                return;
             }
             for (list, pos) in optional.iter().zip(opt_cursors.iter_mut()) {
                 if let Some(f) = seek(list, pos, doc) {

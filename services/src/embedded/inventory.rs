@@ -13,8 +13,17 @@ use super::catalog::{Catalog, Levels};
 pub(crate) struct Inventory {
     price: Vec<AtomicI64>,
     stock: Vec<AtomicU32>,
-    product_price: Vec<AtomicI64>,
-    product_stock: Vec<AtomicU32>,
+    products: Vec<ProductLevel>,
+}
+
+/// What search reads of every candidate product, together in one cache line.
+struct ProductLevel {
+    /// The lowest price of the product's slots.
+    price: AtomicI64,
+    /// Stock over all the product's slots.
+    stock: AtomicU32,
+    /// The catalog's rating, in hundredths.
+    rating: u16,
 }
 
 impl Inventory {
@@ -23,11 +32,12 @@ impl Inventory {
         Inventory {
             price: catalog.slots.iter().map(|s| AtomicI64::new(s.price_cents)).collect(),
             stock: catalog.slots.iter().map(|s| AtomicU32::new(s.stock)).collect(),
-            product_price: (0..catalog.products.len() as u32)
-                .map(|p| AtomicI64::new(catalog.product_price(p)))
-                .collect(),
-            product_stock: (0..catalog.products.len() as u32)
-                .map(|p| AtomicU32::new(catalog.product_stock(p)))
+            products: (0..catalog.products.len() as u32)
+                .map(|p| ProductLevel {
+                    price: AtomicI64::new(catalog.product_price(p)),
+                    stock: AtomicU32::new(catalog.product_stock(p)),
+                    rating: catalog.product_rating(p),
+                })
                 .collect(),
         }
     }
@@ -46,10 +56,9 @@ impl Inventory {
 
     fn refresh(&self, catalog: &Catalog, product: u32) {
         let slots = catalog.product_slots(product);
-        let price = slots.clone().map(|s| self.price(s)).min().unwrap_or(0);
-        let stock = slots.map(|s| self.stock(s)).sum();
-        self.product_price[product as usize].store(price, Ordering::Relaxed);
-        self.product_stock[product as usize].store(stock, Ordering::Relaxed);
+        let level = &self.products[product as usize];
+        level.price.store(slots.clone().map(|s| self.price(s)).min().unwrap_or(0), Ordering::Relaxed);
+        level.stock.store(slots.map(|s| self.stock(s)).sum(), Ordering::Relaxed);
     }
 }
 
@@ -63,10 +72,14 @@ impl Levels for Inventory {
     }
 
     fn product_price(&self, product: u32) -> i64 {
-        self.product_price[product as usize].load(Ordering::Relaxed)
+        self.products[product as usize].price.load(Ordering::Relaxed)
     }
 
     fn product_stock(&self, product: u32) -> u32 {
-        self.product_stock[product as usize].load(Ordering::Relaxed)
+        self.products[product as usize].stock.load(Ordering::Relaxed)
+    }
+
+    fn product_rating(&self, product: u32) -> u16 {
+        self.products[product as usize].rating
     }
 }

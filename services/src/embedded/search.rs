@@ -78,7 +78,7 @@ impl Catalog {
         let (offset, limit) = (query.page.offset() as usize, query.page.limit() as usize);
         let mut top = TopK::new(offset.saturating_add(limit));
         index.evaluate(&parsed, &filters, within_budget, &PRODUCT_WEIGHTS, |doc, score| {
-            let tiebreak = product_tiebreak(levels.product_stock(doc) > 0, self.ratings[doc as usize]);
+            let tiebreak = product_tiebreak(levels.product_stock(doc) > 0, levels.product_rating(doc));
             top.offer(rank_key(score, tiebreak, doc));
         });
         let total = top.total();
