@@ -79,8 +79,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match command {
         Command::Run => {
             let app = App::build(config).await?;
-            let _ = app;
-            anyhow::bail!("TEMP: telegram transport not wired");
+            mallbot::telegram::run(app).await?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Chat { user } => {

@@ -446,3 +446,64 @@ async fn memory_is_per_conversation_bounded_and_keeps_calls_with_results() {
     let other = bot.app.state.load_history(&other_key).await.unwrap();
     assert!(other.is_empty(), "another shopper's memory is separate");
 }
+
+/// A model that takes its time and counts how many calls overlap.
+#[derive(Default)]
+struct SlowModel {
+    running: std::sync::atomic::AtomicUsize,
+    most: std::sync::atomic::AtomicUsize,
+}
+
+#[async_trait]
+impl mallbot::llm::ChatModel for SlowModel {
+    fn describe(&self) -> String {
+        "slow".into()
+    }
+
+    async fn complete(
+        &self,
+        _request: mallbot::llm::ChatRequest<'_>,
+    ) -> Result<mallbot::llm::ChatResponse, mallbot::llm::LlmError> {
+        use std::sync::atomic::Ordering::SeqCst;
+        let now = self.running.fetch_add(1, SeqCst) + 1;
+        self.most.fetch_max(now, SeqCst);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        self.running.fetch_sub(1, SeqCst);
+        Ok(mallbot::llm::ChatResponse {
+            message: mallbot::llm::ChatMessage::assistant("slow answer"),
+            finish_reason: None,
+            usage: Default::default(),
+        })
+    }
+}
+
+#[tokio::test]
+async fn model_calls_past_the_bound_wait_their_turn_and_every_message_is_answered() {
+    let model = Arc::new(SlowModel::default());
+    let mut config = Config::default();
+    config.llm.max_concurrent = 2;
+    let mall: Arc<dyn MallApi> = Arc::new(EmbeddedMall::in_memory());
+    let app = App::with_model(config, mall, Arc::new(MemoryStore::new()), model.clone());
+    let turns = (0..6).map(|i| {
+        let app = app.clone();
+        async move { app.router.dispatch(&MessageContext::private("telegram", 100 + i, "hi", Lang::En)).await }
+    });
+    let replies = futures::future::join_all(turns).await;
+    assert!(replies.iter().all(|r| r.text == "slow answer"), "every message answered");
+    assert_eq!(model.most.load(std::sync::atomic::Ordering::SeqCst), 2, "never more than the bound at once");
+}
+
+#[tokio::test]
+async fn a_shopper_over_the_rate_limit_gets_a_friendly_notice() {
+    let mut model = ScriptedModel::new(vec![]);
+    for _ in 0..3 {
+        model.push(text("ok"));
+    }
+    model.repeat = None;
+    let bot = bot_with(model, Arc::new(EmbeddedMall::in_memory()), |c| c.bot.rate_limit_per_minute = 2);
+    assert_eq!(bot.app.router.dispatch(&msg("一")).await.text, "ok");
+    assert_eq!(bot.app.router.dispatch(&msg("二")).await.text, "ok");
+    let third = bot.app.router.dispatch(&msg("三")).await;
+    assert!(third.text.contains("稍等一分钟"), "{}", third.text);
+    assert_eq!(bot.model.seen().len(), 2, "the model is not called past the limit");
+}

@@ -302,6 +302,30 @@ async fn an_expired_confirmation_is_refused_and_its_buttons_removed() {
     bot.stop().await;
 }
 
+#[tokio::test]
+async fn with_a_critical_code_the_press_asks_for_the_code_and_the_typed_code_places_the_order() {
+    let mut config = test_config();
+    config.safety.critical_code = true;
+    let bot = start(config).await;
+    up_to_order_confirmation(&bot).await;
+
+    press_button(&bot, ALICE.id, ALICE, "✅ 确认");
+    let texts = bot.api.wait_for_texts(ALICE.id, 5).await;
+    let prompt = &bot.api.sent_to(ALICE.id)[3];
+    assert!(prompt.get("reply_markup").is_none(), "the buttons are gone: {prompt}");
+    assert!(prompt["text"].as_str().unwrap().ends_with("🔐 请输入验证码完成确认。"), "{prompt}");
+    let code: String = texts[4].chars().filter(char::is_ascii_digit).collect();
+    assert_eq!(code.len(), 6, "the message gives the code: {}", texts[4]);
+    assert!(bot.orders_of(ALICE).await.is_empty(), "no order before the code");
+
+    bot.api.push_update(private_text(ALICE, &code));
+    let texts = bot.api.wait_for_texts(ALICE.id, 6).await;
+    let orders = bot.orders_of(ALICE).await;
+    assert_eq!(orders.len(), 1, "{}", texts[5]);
+    assert!(texts[5].contains(&orders[0].order_id), "{}", texts[5]);
+    bot.stop().await;
+}
+
 // ---------------------------------------------------------------- groups
 
 #[tokio::test]
@@ -353,6 +377,31 @@ async fn a_cart_request_in_a_group_continues_in_the_private_chat_through_a_deep_
     let texts = bot.api.wait_for_texts(ALICE.id, 1).await;
     assert!(texts[0].contains("购物车"), "the carried-over request is answered: {}", texts[0]);
     assert!(!texts[0].contains("您好！我是商场导购助手"), "not the greeting: {}", texts[0]);
+    bot.stop().await;
+}
+
+#[tokio::test]
+async fn cart_in_a_group_points_to_the_private_chat_where_the_link_shows_the_cart() {
+    let bot = start(test_config()).await;
+    let mut command = text_message(
+        GROUP,
+        ALICE,
+        &format!("/cart@{BOT_USERNAME}"),
+        json!([{"type": "bot_command", "offset": 0, "length": 5 + BOT_USERNAME.len() + 1}]),
+    );
+    command["message"]["from"]["language_code"] = json!("zh");
+    bot.api.push_update(command);
+    bot.api.wait_for_texts(GROUP, 1).await;
+    let (_, url) = buttons(&bot.last_sent(GROUP))
+        .into_iter()
+        .find(|(_, d)| d.starts_with("https://t.me/"))
+        .expect("link");
+    let payload = url.rsplit('=').next().unwrap().to_owned();
+
+    bot.api.push_update(private_text(ALICE, &format!("/start {payload}")));
+    let texts = bot.api.wait_for_texts(ALICE.id, 1).await;
+    assert!(texts[0].contains("购物车"), "{}", texts[0]);
+    assert!(!texts[0].contains("私聊"), "the cart itself, not the group's pointer: {}", texts[0]);
     bot.stop().await;
 }
 
@@ -525,6 +574,53 @@ async fn flood_control_is_waited_out_and_the_message_arrives() {
     assert!(attempts[0].failed && !attempts[1].failed);
     assert_eq!(attempts[0].body, attempts[1].body, "the same message retried");
     bot.stop().await;
+}
+
+/// A Bot API stand-in that drops the first `drops` connections, then answers
+/// every request with a sent message. Returns its URL and the connection count.
+async fn flaky_bot_api(drops: usize) -> (reqwest::Url, Arc<std::sync::atomic::AtomicUsize>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = reqwest::Url::parse(&format!("http://{}/", listener.local_addr().unwrap())).unwrap();
+    let connections = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = connections.clone();
+    tokio::spawn(async move {
+        loop {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            if count.fetch_add(1, Ordering::SeqCst) < drops {
+                drop(socket);
+                continue;
+            }
+            let mut request = vec![0u8; 64 * 1024];
+            let _ = socket.read(&mut request).await;
+            let body = json!({"ok": true, "result": {"message_id": 1, "date": 1_700_000_000,
+                "chat": {"id": ALICE.id, "type": "private", "first_name": "Alice"}, "text": "你好"}})
+            .to_string();
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = socket.write_all(head.as_bytes()).await;
+            let _ = socket.write_all(body.as_bytes()).await;
+        }
+    });
+    (url, connections)
+}
+
+#[tokio::test]
+async fn a_dropped_connection_is_retried_and_the_message_arrives() {
+    let (url, connections) = flaky_bot_api(1).await;
+    let bot = teloxide::Bot::new("123:TEST").set_api_url(url);
+    let target = mallbot::telegram::send::Target {
+        chat: teloxide::types::ChatId(ALICE.id),
+        thread: None,
+        reply_to: None,
+    };
+    let sent =
+        mallbot::telegram::send::send_text(&bot, &target, "你好", None).await.expect("sent after a retry");
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0].text(), Some("你好"));
+    assert_eq!(connections.load(Ordering::SeqCst), 2, "one dropped, one answered");
 }
 
 #[tokio::test]

@@ -22,6 +22,7 @@ use crate::app::App;
 use crate::config::{TelegramConfig, TelegramMode};
 
 pub mod callback;
+mod commands;
 pub mod format;
 pub mod handoff;
 pub mod inbound;

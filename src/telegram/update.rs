@@ -10,7 +10,7 @@ use teloxide::prelude::*;
 use teloxide::types::{Me, User};
 
 use super::callback::ButtonData;
-use super::inbound::{self, BotIdentity, Command, Content};
+use super::inbound::{self, BotIdentity, Content};
 use super::send::{self, ButtonContext, Target, Typing};
 use super::{TelegramError, Transport, texts};
 use crate::context::MessageContext;
@@ -116,72 +116,8 @@ impl Transport {
         }
     }
 
-    async fn handle_command(
-        &self,
-        bot: &Bot,
-        me: &Me,
-        target: &Target,
-        from: &User,
-        ctx: MessageContext,
-        command: Command,
-    ) -> Result<(), RequestError> {
-        let lang = ctx.lang;
-        let router = self.app.router.clone();
-        match command {
-            Command::Start(Some(payload)) if !ctx.is_group => {
-                match self.handoffs.take(&payload, ctx.user_id) {
-                    Some(request) => {
-                        let ctx = self.context(from, target.chat, false, request, None);
-                        self.route(bot, me, target, ctx).await
-                    }
-                    None => self.greet(bot, me, target, lang).await,
-                }
-            }
-            Command::Start(_) => self.greet(bot, me, target, lang).await,
-            Command::Help => {
-                let tools = router.tools_for(ctx.is_group, true);
-                self.say(bot, target, &texts::help(lang, &tools, ctx.is_group)).await
-            }
-            Command::Cart => {
-                let reply =
-                    self.run_guarded(bot, target, lang, async move { router.show_cart(&ctx).await }).await;
-                self.deliver(bot, me, target, lang, 0, &reply).await
-            }
-            Command::Orders => {
-                let reply =
-                    self.run_guarded(bot, target, lang, async move { router.show_orders(&ctx).await }).await;
-                self.deliver(bot, me, target, lang, 0, &reply).await
-            }
-            Command::Reset => {
-                router.reset(&ctx).await;
-                self.say(bot, target, texts::reset_done(lang)).await
-            }
-            Command::Lang(arg) => match arg.as_deref().and_then(Lang::parse) {
-                Some(chosen) => {
-                    self.set_lang(ctx.user_id, chosen);
-                    router.set_lang(&ctx, chosen).await;
-                    self.say(bot, target, texts::lang_set(chosen)).await
-                }
-                None => self.say(bot, target, texts::lang_usage(lang)).await,
-            },
-            Command::Health if self.is_admin(ctx.user_id) && !ctx.is_group => {
-                let report = self.health_report(bot, me, lang).await;
-                self.say(bot, target, &report).await
-            }
-            Command::Health if self.is_admin(ctx.user_id) => {
-                self.say(
-                    bot,
-                    target,
-                    lang.pick("请在私聊里使用 /health。", "Please use /health in a private chat."),
-                )
-                .await
-            }
-            Command::Health | Command::Unknown => self.say(bot, target, texts::unknown_command(lang)).await,
-        }
-    }
-
     /// Asks the router, showing "typing…" meanwhile, and delivers its answer.
-    async fn route(
+    pub(super) async fn route(
         &self,
         bot: &Bot,
         me: &Me,
@@ -197,7 +133,7 @@ impl Transport {
 
     /// Runs router work in its own task with the typing indicator on; a
     /// panic becomes a logged error and an apology.
-    async fn run_guarded<F>(&self, bot: &Bot, target: &Target, lang: Lang, work: F) -> Reply
+    pub(super) async fn run_guarded<F>(&self, bot: &Bot, target: &Target, lang: Lang, work: F) -> Reply
     where
         F: Future<Output = Reply> + Send + 'static,
     {
@@ -213,7 +149,7 @@ impl Transport {
     }
 
     /// Sends a router reply; a group hand-off gets its deep link for `user_id`.
-    async fn deliver(
+    pub(super) async fn deliver(
         &self,
         bot: &Bot,
         me: &Me,
@@ -233,15 +169,9 @@ impl Transport {
     }
 
     /// Sends the transport's own text (no buttons); counts it as a handled message.
-    async fn say(&self, bot: &Bot, target: &Target, text: &str) -> Result<(), RequestError> {
+    pub(super) async fn say(&self, bot: &Bot, target: &Target, text: &str) -> Result<(), RequestError> {
         self.app.stats.count_message();
         send::send_text(bot, target, text, None).await.map(drop)
-    }
-
-    async fn greet(&self, bot: &Bot, me: &Me, target: &Target, lang: Lang) -> Result<(), RequestError> {
-        self.app.stats.count_message();
-        let reply = Reply { suggestions: texts::examples(lang), ..Reply::text(texts::greeting(lang)) };
-        self.deliver(bot, me, target, lang, 0, &reply).await
     }
 
     /// Confirm / Cancel: answer the press first, then show the outcome in
@@ -334,7 +264,7 @@ impl Transport {
     }
 
     /// The shopper's message as the router takes it.
-    fn context(
+    pub(super) fn context(
         &self,
         from: &User,
         chat: ChatId,
