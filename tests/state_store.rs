@@ -171,6 +171,10 @@ suite!(
     rate_hit_counts_within_a_window,
     try_lock_is_exclusive_and_unlock_needs_the_owner,
     lock_is_free_again_after_its_ttl,
+    values_are_kept_replaced_and_read_back,
+    values_expire_after_their_ttl,
+    a_taken_value_is_gone,
+    concurrent_takes_give_the_value_to_exactly_one,
     audit_is_newest_first,
     purge_removes_expired_and_keeps_live,
 );
@@ -494,6 +498,65 @@ async fn lock_is_free_again_after_its_ttl(store: Arc<dyn StateStore>) {
     assert!(store.try_lock("chat:42", "instance-b", HOUR).await.unwrap());
 }
 
+// ---------------------------------------------------------------- short-lived values
+
+async fn values_are_kept_replaced_and_read_back(store: Arc<dyn StateStore>) {
+    assert_eq!(store.get_value("handoff:42:hAbc").await.unwrap(), None);
+    store.put_value("handoff:42:hAbc", "把 Nike 跑鞋加入购物车", HOUR).await.unwrap();
+    store.put_value("handoff:43:hAbc", "/cart", HOUR).await.unwrap();
+    assert_eq!(store.get_value("handoff:42:hAbc").await.unwrap().as_deref(), Some("把 Nike 跑鞋加入购物车"));
+    assert_eq!(
+        store.get_value("handoff:42:hAbc").await.unwrap().as_deref(),
+        Some("把 Nike 跑鞋加入购物车"),
+        "reading does not use it up"
+    );
+
+    store.put_value("handoff:42:hAbc", "/orders", HOUR).await.unwrap();
+    assert_eq!(store.get_value("handoff:42:hAbc").await.unwrap().as_deref(), Some("/orders"));
+    assert_eq!(store.get_value("handoff:43:hAbc").await.unwrap().as_deref(), Some("/cart"));
+    assert_eq!(store.get_value("handoff:44:hAbc").await.unwrap(), None);
+}
+
+async fn values_expire_after_their_ttl(store: Arc<dyn StateStore>) {
+    store.put_value("short", "gone soon", Duration::from_secs(1)).await.unwrap();
+    store.put_value("long", "stays", HOUR).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(1300)).await;
+
+    assert_eq!(store.get_value("short").await.unwrap(), None);
+    assert_eq!(store.take_value("short").await.unwrap(), None);
+    assert_eq!(store.get_value("long").await.unwrap().as_deref(), Some("stays"));
+
+    store.put_value("short", "again", HOUR).await.unwrap();
+    assert_eq!(store.get_value("short").await.unwrap().as_deref(), Some("again"), "a key can be set anew");
+}
+
+async fn a_taken_value_is_gone(store: Arc<dyn StateStore>) {
+    store.put_value("handoff:42:hAbc", "看看购物车", HOUR).await.unwrap();
+    assert_eq!(store.take_value("handoff:42:hAbc").await.unwrap().as_deref(), Some("看看购物车"));
+    assert_eq!(store.take_value("handoff:42:hAbc").await.unwrap(), None);
+    assert_eq!(store.get_value("handoff:42:hAbc").await.unwrap(), None);
+    assert_eq!(store.take_value("never-set").await.unwrap(), None);
+}
+
+async fn concurrent_takes_give_the_value_to_exactly_one(store: Arc<dyn StateStore>) {
+    store.put_value("handoff:42:hOnce", "/cart", HOUR).await.unwrap();
+    let start = Arc::new(tokio::sync::Barrier::new(20));
+    let takers: Vec<_> = (0..20)
+        .map(|_| {
+            let (store, start) = (Arc::clone(&store), Arc::clone(&start));
+            tokio::spawn(async move {
+                start.wait().await;
+                store.take_value("handoff:42:hOnce").await.unwrap()
+            })
+        })
+        .collect();
+    let mut got = Vec::new();
+    for taker in takers {
+        got.extend(taker.await.unwrap());
+    }
+    assert_eq!(got, ["/cart"]);
+}
+
 // ---------------------------------------------------------------- audit and purge
 
 async fn audit_is_newest_first(store: Arc<dyn StateStore>) {
@@ -531,6 +594,8 @@ async fn purge_removes_expired_and_keeps_live(store: Arc<dyn StateStore>) {
     assert!(store.try_lock("lock:live", "a", HOUR).await.unwrap());
     assert!(store.first_delivery(1, short).await.unwrap());
     assert!(store.first_delivery(2, HOUR).await.unwrap());
+    store.put_value("value:old", "old", short).await.unwrap();
+    store.put_value("value:live", "live", HOUR).await.unwrap();
     tokio::time::sleep(Duration::from_millis(1300)).await;
 
     let purged = store.purge_expired().await.unwrap();
@@ -550,6 +615,8 @@ async fn purge_removes_expired_and_keeps_live(store: Arc<dyn StateStore>) {
     assert!(store.try_lock("lock:old", "b", HOUR).await.unwrap());
     assert!(!store.first_delivery(2, HOUR).await.unwrap());
     assert!(store.first_delivery(1, HOUR).await.unwrap());
+    assert_eq!(store.get_value("value:old").await.unwrap(), None);
+    assert_eq!(store.get_value("value:live").await.unwrap().as_deref(), Some("live"));
 }
 
 // ---------------------------------------------------------------- SQLite only
@@ -628,6 +695,52 @@ async fn open_dispatches_on_the_url() {
         panic!("an unsupported URL must be refused");
     };
     assert!(message.contains("sqlite://PATH"), "{message}");
+}
+
+#[tokio::test]
+async fn sqlite_values_survive_reopen() {
+    let db = TempDb::new("values-reopen");
+    db.open().await.put_value("handoff:42:hAbc", "/cart", HOUR).await.unwrap();
+    assert_eq!(db.open().await.take_value("handoff:42:hAbc").await.unwrap().as_deref(), Some("/cart"));
+}
+
+#[tokio::test]
+async fn a_redis_url_prefix_keeps_deployments_apart() {
+    let shop1 = unique("shop1");
+    let shop2 = unique("shop2");
+    let Some(_) = redis_store(&format!("mallbot-test:{shop1}")).await else { return };
+    let first = mallbot::state::open(&format!("{REDIS_URL}/0?prefix=mallbot-test:{shop1}")).await.unwrap();
+    let again = mallbot::state::open(&format!("{REDIS_URL}/0?prefix=mallbot-test:{shop1}")).await.unwrap();
+    let other = mallbot::state::open(&format!("{REDIS_URL}/0?prefix=mallbot-test:{shop2}")).await.unwrap();
+    assert!(first.describe().contains(&format!("mallbot-test:{shop1}:")), "{}", first.describe());
+
+    first.put_value("handoff:42:hAbc", "/cart", HOUR).await.unwrap();
+    assert!(first.first_delivery(7, HOUR).await.unwrap());
+    assert_eq!(again.get_value("handoff:42:hAbc").await.unwrap().as_deref(), Some("/cart"));
+    assert!(!again.first_delivery(7, HOUR).await.unwrap(), "same prefix: same state");
+    assert_eq!(other.get_value("handoff:42:hAbc").await.unwrap(), None);
+    assert!(other.first_delivery(7, HOUR).await.unwrap(), "another prefix: state of its own");
+
+    let client = redis::Client::open(REDIS_URL).unwrap();
+    let mut conn = client.get_multiplexed_async_connection().await.unwrap();
+    let raw: Option<String> = redis::cmd("GET")
+        .arg(format!("mallbot-test:{shop1}:value:handoff:42:hAbc"))
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    assert_eq!(raw.as_deref(), Some("/cart"), "the key lives under the URL's prefix");
+    redis_cleanup(&format!("mallbot-test:{shop1}")).await;
+    redis_cleanup(&format!("mallbot-test:{shop2}")).await;
+}
+
+#[tokio::test]
+async fn a_bad_redis_prefix_is_refused_naming_the_rule() {
+    for url in ["redis://127.0.0.1:6379/0?prefix=", "redis://127.0.0.1:6379/0?prefix=shop 1"] {
+        let Err(StateError::BadUrl(message)) = mallbot::state::open(url).await else {
+            panic!("{url} must be refused");
+        };
+        assert!(message.contains("prefix") && message.contains("?prefix=shop1"), "{message}");
+    }
 }
 
 #[tokio::test]

@@ -48,6 +48,7 @@ struct Inner {
     updates: HashMap<i64, Expiring<()>>,
     rates: HashMap<String, Expiring<u32>>,
     locks: HashMap<String, Expiring<String>>,
+    values: HashMap<String, Expiring<String>>,
     /// Newest first.
     audit: VecDeque<AuditEntry>,
 }
@@ -212,6 +213,21 @@ impl StateStore for MemoryStore {
         Ok(())
     }
 
+    async fn put_value(&self, key: &str, value: &str, ttl: Duration) -> Result<(), StateError> {
+        self.inner().values.insert(key.to_string(), Expiring::new(value.to_string(), ttl));
+        Ok(())
+    }
+
+    async fn get_value(&self, key: &str) -> Result<Option<String>, StateError> {
+        let now_ms = unix_now_ms();
+        Ok(self.inner().values.get(key).filter(|v| v.is_live(now_ms)).map(|v| v.value.clone()))
+    }
+
+    async fn take_value(&self, key: &str) -> Result<Option<String>, StateError> {
+        let now_ms = unix_now_ms();
+        Ok(self.inner().values.remove(key).filter(|v| v.is_live(now_ms)).map(|v| v.value))
+    }
+
     async fn audit(&self, entry: &AuditEntry) -> Result<(), StateError> {
         let mut inner = self.inner();
         inner.audit.push_front(entry.clone());
@@ -232,6 +248,7 @@ impl StateStore for MemoryStore {
         purged += retain_count(&mut inner.updates, |u| u.is_live(now_ms));
         purged += retain_count(&mut inner.rates, |r| r.is_live(now_ms));
         purged += retain_count(&mut inner.locks, |l| l.is_live(now_ms));
+        purged += retain_count(&mut inner.values, |v| v.is_live(now_ms));
         Ok(purged)
     }
 }

@@ -1,8 +1,9 @@
 //! [`StateStore`]: everything the bot remembers — conversation history, pending
-//! confirmations, handled update ids, per-chat locks, rate-limit counters and
-//! the audit log — behind one interface with three backends: in memory (tests),
-//! SQLite (`sqlite://PATH`, the default) and Redis (`redis://HOST:PORT`, for
-//! several instances).
+//! confirmations, handled update ids, per-chat locks, rate-limit counters,
+//! short-lived values (hand-off links) and the audit log — behind one interface
+//! with three backends: in memory (tests), SQLite (`sqlite://PATH`, the
+//! default) and Redis (`redis://HOST:PORT[/DB][?prefix=NAME]`, for several
+//! instances).
 
 use std::time::Duration;
 
@@ -150,17 +151,27 @@ pub trait StateStore: Send + Sync {
     /// Releases the lock if `owner` holds it.
     async fn unlock(&self, key: &str, owner: &str) -> Result<(), StateError>;
 
+    /// Keeps `value` under `key` for `ttl`, replacing any earlier value.
+    async fn put_value(&self, key: &str, value: &str, ttl: Duration) -> Result<(), StateError>;
+    /// The value under `key`, if it is set and has not expired.
+    async fn get_value(&self, key: &str) -> Result<Option<String>, StateError>;
+    /// The value under `key`, removed in the same step: of several callers
+    /// asking at once, exactly one gets it.
+    async fn take_value(&self, key: &str) -> Result<Option<String>, StateError>;
+
     /// Appends to the audit log.
     async fn audit(&self, entry: &AuditEntry) -> Result<(), StateError>;
     /// The newest audit entries, newest first.
     async fn recent_audit(&self, limit: usize) -> Result<Vec<AuditEntry>, StateError>;
 
-    /// Deletes expired pending actions, update ids, locks, counters and history;
-    /// returns how many records went.
+    /// Deletes expired pending actions, update ids, locks, counters, values and
+    /// history; returns how many records went.
     async fn purge_expired(&self) -> Result<u64, StateError>;
 }
 
-/// Opens the store `state.url` names: `memory://`, `sqlite://PATH`, `redis://HOST:PORT[/DB]`.
+/// Opens the store `state.url` names: `memory://`, `sqlite://PATH`,
+/// `redis://HOST:PORT[/DB][?prefix=NAME]` (keys under `NAME:`, by default
+/// [`redis::DEFAULT_PREFIX`], so that several deployments can share one Redis).
 pub async fn open(url: &str) -> Result<std::sync::Arc<dyn StateStore>, StateError> {
     if url == "memory://" || url == "memory" {
         Ok(std::sync::Arc::new(MemoryStore::new()))

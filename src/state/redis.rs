@@ -1,12 +1,15 @@
-//! The Redis [`StateStore`] (`redis://HOST:PORT[/DB]`): state shared by several
-//! bot instances, kept under `mallbot:` keys that expire on their own.
+//! The Redis [`StateStore`] (`redis://HOST:PORT[/DB][?prefix=NAME]`): state
+//! shared by several bot instances, kept under keys that expire on their own
+//! and start with a prefix (`mallbot:` unless the URL names another, so that
+//! several deployments can share one Redis).
 //!
 //! Keys (after the prefix): `history:<conversation>` (JSON, expires after its
 //! TTL); `pending:<token>` (hash: `json`, `status`, `expires_at`,
 //! `claimed_until`; kept [`PENDING_KEEP_SECS`] past its expiry);
 //! `pending_open` (sorted set of open tokens by expiry, for counting);
 //! `pending_by:<chat>:<user>` (sorted set of that shopper's tokens by expiry);
-//! `update:<id>`, `rate:<user>|<window ms>`, `lock:<key>` (expiring strings);
+//! `update:<id>`, `rate:<user>|<window ms>`, `lock:<key>`, `value:<key>`
+//! (expiring strings);
 //! `audit` (list, newest first, capped at 10 000). Purging only trims
 //! `pending_open`: everything else expires through Redis's own TTLs.
 
@@ -133,6 +136,17 @@ static UNLOCK: LazyLock<Script> = LazyLock::new(|| {
     )
 });
 
+/// Reads and deletes a value in one step. KEYS: value. Returns the value or nil.
+static TAKE_VALUE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+        local value = redis.call('GET', KEYS[1])
+        if value then redis.call('DEL', KEYS[1]) end
+        return value
+        ",
+    )
+});
+
 /// The state in a Redis server, shared by every instance that uses the same prefix.
 #[derive(Clone)]
 pub struct RedisStore {
@@ -149,9 +163,12 @@ impl std::fmt::Debug for RedisStore {
 }
 
 impl RedisStore {
-    /// Connects to the server `url` names, with keys under `mallbot:`.
+    /// Connects to the server `url` names, with keys under the URL's
+    /// `prefix` parameter (`redis://HOST:PORT/DB?prefix=shop1`), else under
+    /// [`DEFAULT_PREFIX`].
     pub async fn connect(url: &str) -> Result<RedisStore, StateError> {
-        Self::connect_with_prefix(url, DEFAULT_PREFIX).await
+        let (server, prefix) = split_prefix(url)?;
+        Self::connect_with_prefix(&server, &prefix).await
     }
 
     /// Connects to the server `url` names, with every key under `prefix`
@@ -239,6 +256,33 @@ impl RedisStore {
     }
 }
 
+/// Splits the `prefix` parameter off a Redis URL: the URL the server is
+/// reached at (its other parameters kept) and the key prefix
+/// ([`DEFAULT_PREFIX`] when none is given).
+pub fn split_prefix(url: &str) -> Result<(String, String), StateError> {
+    let Some((base, query)) = url.split_once('?') else {
+        return Ok((url.to_owned(), DEFAULT_PREFIX.to_owned()));
+    };
+    let mut prefix = None;
+    let mut kept = Vec::new();
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        match pair.split_once('=') {
+            Some(("prefix", value)) => prefix = Some(value),
+            _ => kept.push(pair),
+        }
+    }
+    let server = if kept.is_empty() { base.to_owned() } else { format!("{base}?{}", kept.join("&")) };
+    let Some(prefix) = prefix else { return Ok((server, DEFAULT_PREFIX.to_owned())) };
+    let valid = prefix.chars().all(|c| c.is_ascii_alphanumeric() || "-_.:".contains(c));
+    if prefix.is_empty() || !valid {
+        return Err(StateError::BadUrl(format!(
+            "`prefix={prefix}` in state.url: the key prefix must be letters, digits, `-`, `_`, `.` or `:` \
+             (e.g. redis://127.0.0.1:6379/0?prefix=shop1)"
+        )));
+    }
+    Ok((server, prefix.to_owned()))
+}
+
 /// The URL with any user name and password replaced by `***`.
 fn without_credentials(url: &str) -> String {
     match (url.find("://"), url.rfind('@')) {
@@ -252,7 +296,7 @@ fn without_credentials(url: &str) -> String {
 #[async_trait]
 impl StateStore for RedisStore {
     fn describe(&self) -> String {
-        self.place.clone()
+        format!("{} (keys under {})", self.place, self.prefix)
     }
 
     async fn health(&self) -> Result<(), StateError> {
@@ -430,6 +474,21 @@ impl StateStore for RedisStore {
         self.invoke::<i64>(&invocation).await.map(drop)
     }
 
+    async fn put_value(&self, key: &str, value: &str, ttl: Duration) -> Result<(), StateError> {
+        self.query(redis::cmd("SET").arg(self.key("value", key)).arg(value).arg("PX").arg(ttl_millis(ttl)))
+            .await
+    }
+
+    async fn get_value(&self, key: &str) -> Result<Option<String>, StateError> {
+        self.query(redis::cmd("GET").arg(self.key("value", key))).await
+    }
+
+    async fn take_value(&self, key: &str) -> Result<Option<String>, StateError> {
+        let mut invocation = TAKE_VALUE.prepare_invoke();
+        invocation.key(self.key("value", key));
+        self.invoke(&invocation).await
+    }
+
     async fn audit(&self, entry: &AuditEntry) -> Result<(), StateError> {
         let json = serde_json::to_string(entry)
             .map_err(|e| StateError::Corrupt(format!("audit entry cannot be encoded: {e}")))?;
@@ -465,5 +524,42 @@ impl StateStore for RedisStore {
     async fn purge_expired(&self) -> Result<u64, StateError> {
         let now = unix_now();
         self.query(redis::cmd("ZREMRANGEBYSCORE").arg(self.open_index()).arg("-inf").arg(now)).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split(url: &str) -> (String, String) {
+        split_prefix(url).unwrap_or_else(|e| panic!("{url}: {e}"))
+    }
+
+    #[test]
+    fn without_a_prefix_parameter_keys_go_under_the_default_prefix() {
+        assert_eq!(split("redis://127.0.0.1:6379"), ("redis://127.0.0.1:6379".into(), "mallbot:".into()));
+        assert_eq!(split("redis://h:6379/2?protocol=resp3").1, "mallbot:");
+    }
+
+    #[test]
+    fn the_prefix_parameter_is_taken_off_the_server_url() {
+        assert_eq!(
+            split("redis://127.0.0.1:6379/0?prefix=shop1"),
+            ("redis://127.0.0.1:6379/0".into(), "shop1".into())
+        );
+        assert_eq!(
+            split("rediss://:pw@h:6380/1?protocol=resp3&prefix=shop:eu&foo=bar"),
+            ("rediss://:pw@h:6380/1?protocol=resp3&foo=bar".into(), "shop:eu".into())
+        );
+    }
+
+    #[test]
+    fn an_empty_or_odd_prefix_is_refused_without_the_password() {
+        for url in
+            ["redis://:secret@h/0?prefix=", "redis://:secret@h/0?prefix=a%20b", "redis://:secret@h?prefix=x*"]
+        {
+            let Err(StateError::BadUrl(message)) = split_prefix(url) else { panic!("{url} accepted") };
+            assert!(message.contains("prefix") && !message.contains("secret"), "{message}");
+        }
     }
 }

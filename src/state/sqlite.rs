@@ -52,6 +52,11 @@ CREATE TABLE IF NOT EXISTS locks (
     owner TEXT NOT NULL,
     expires_ms INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS kv_values (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL,
+    expires_ms INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS audit (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     at INTEGER NOT NULL,
@@ -62,7 +67,7 @@ CREATE TABLE IF NOT EXISTS audit (
     decision TEXT NOT NULL,
     result TEXT NOT NULL
 );
-PRAGMA user_version = 1;
+PRAGMA user_version = 2;
 COMMIT;
 ";
 
@@ -225,6 +230,7 @@ fn purge_blocking(conn: &mut Connection, now: i64, now_ms: i64) -> rusqlite::Res
         "DELETE FROM updates WHERE expires_ms <= ?1",
         "DELETE FROM rate_counters WHERE window_ends_ms <= ?1",
         "DELETE FROM locks WHERE expires_ms <= ?1",
+        "DELETE FROM kv_values WHERE expires_ms <= ?1",
     ] {
         purged += tx.execute(sql, [now_ms])?;
     }
@@ -420,6 +426,48 @@ impl StateStore for SqliteStore {
         self.run(move |conn| conn.execute("DELETE FROM locks WHERE key = ?1 AND owner = ?2", [key, owner]))
             .await
             .map(drop)
+    }
+
+    async fn put_value(&self, key: &str, value: &str, ttl: Duration) -> Result<(), StateError> {
+        let (key, value) = (key.to_string(), value.to_string());
+        let expires_ms = unix_now_ms() + ttl_millis(ttl);
+        self.run(move |conn| {
+            conn.execute(
+                "INSERT OR REPLACE INTO kv_values (key, value, expires_ms) VALUES (?1, ?2, ?3)",
+                params![key, value, expires_ms],
+            )
+        })
+        .await
+        .map(drop)
+    }
+
+    async fn get_value(&self, key: &str) -> Result<Option<String>, StateError> {
+        let key = key.to_string();
+        self.run(move |conn| {
+            conn.query_row(
+                "SELECT value FROM kv_values WHERE key = ?1 AND expires_ms > ?2",
+                params![key, unix_now_ms()],
+                |row| row.get(0),
+            )
+            .optional()
+        })
+        .await
+    }
+
+    async fn take_value(&self, key: &str) -> Result<Option<String>, StateError> {
+        let key = key.to_string();
+        let taken: Option<(String, i64)> = self
+            .run(move |conn| {
+                conn.query_row(
+                    "DELETE FROM kv_values WHERE key = ?1 RETURNING value, expires_ms",
+                    [key],
+                    |row| Ok((row.get(0)?, row.get(1)?)),
+                )
+                .optional()
+            })
+            .await?;
+        let now_ms = unix_now_ms();
+        Ok(taken.filter(|(_, expires_ms)| *expires_ms > now_ms).map(|(value, _)| value))
     }
 
     async fn audit(&self, entry: &AuditEntry) -> Result<(), StateError> {

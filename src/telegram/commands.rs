@@ -119,7 +119,7 @@ impl Transport {
         payload: &str,
         lang: Lang,
     ) -> Result<(), RequestError> {
-        let Some(request) = self.handoffs.take(payload, from.id.0 as i64) else {
+        let Some(request) = self.handoffs.take(payload, from.id.0 as i64).await else {
             return self.greet(bot, me, target, lang).await;
         };
         let mut ctx = self.context(from, target.chat, false, request, None);

@@ -6,32 +6,47 @@
 //! messages addressed to the bot (an @mention, a reply to the bot, or
 //! `/command@bot`). Risky actions show Confirm / Cancel buttons whose press is
 //! answered first, then shown in place of the buttons, then carried out.
+//!
+//! `run` stops on Ctrl-C or SIGTERM: it takes no new updates, lets the turns
+//! in flight finish (at most [`SHUTDOWN_GRACE`]) and returns. Meanwhile it
+//! purges expired state every [`PURGE_EVERY`].
 
 use std::collections::HashMap;
+use std::fmt::Debug;
+use std::future::Future;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use handlers::Lang;
 use teloxide::dispatching::{DefaultKey, DispatcherBuilder, UpdateHandler};
+use teloxide::error_handlers::ErrorHandler;
 use teloxide::prelude::*;
 use teloxide::types::{BotCommand, Me, User};
-use teloxide::update_listeners::Polling;
+use teloxide::update_listeners::{Polling, UpdateListener};
 use teloxide::{ApiError, RequestError};
 
 use crate::app::App;
 use crate::config::{TelegramConfig, TelegramMode};
+use crate::state::StateStore;
 
 pub mod callback;
 mod commands;
 pub mod format;
-pub mod handoff;
 pub mod inbound;
+pub mod links;
 pub mod send;
 pub mod texts;
 mod update;
 pub mod webhook;
 
 pub use format::{escape_html, split_message};
+
+/// How long a stop waits for the turns in flight before giving up on them.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(20);
+
+/// How often expired state (pending actions, update ids, counters, history,
+/// hand-off links) is purged while the bot runs.
+pub const PURGE_EVERY: Duration = Duration::from_secs(600);
 
 /// Why the Telegram transport cannot start or could not answer.
 #[derive(Debug, thiserror::Error)]
@@ -66,8 +81,9 @@ pub enum TelegramError {
 pub struct Transport {
     /// The assembled bot.
     pub app: App,
-    /// Group requests waiting to continue in a private chat.
-    pub handoffs: handoff::Handoffs,
+    /// Group requests waiting to continue in a private chat (in the state
+    /// store, shared by every instance that shares it).
+    pub handoffs: links::HandoffLinks,
     /// Languages chosen with `/lang`, by Telegram user id.
     languages: Mutex<HashMap<i64, Lang>>,
 }
@@ -75,7 +91,8 @@ pub struct Transport {
 impl Transport {
     /// The transport around `app`.
     pub fn new(app: App) -> Self {
-        Transport { app, handoffs: handoff::Handoffs::default(), languages: Mutex::new(HashMap::new()) }
+        let handoffs = links::HandoffLinks::new(app.state.clone());
+        Transport { app, handoffs, languages: Mutex::new(HashMap::new()) }
     }
 
     /// The language to answer `user` in: their `/lang` choice, else the
@@ -172,9 +189,12 @@ pub async fn register_commands(bot: &Bot, default: Lang) {
     }
 }
 
-/// Runs the bot on Telegram until Ctrl-C: checks the token, sets the command
-/// menu, then long-polls (or serves the webhook, `telegram.mode = "webhook"`).
+/// Runs the bot on Telegram until Ctrl-C or SIGTERM: checks the token, sets
+/// the command menu, purges expired state in the background, then long-polls
+/// (or serves the webhook, `telegram.mode = "webhook"`). On a stop it takes
+/// no new updates and lets the turns in flight finish (at most [`SHUTDOWN_GRACE`]).
 pub async fn run(app: App) -> anyhow::Result<()> {
+    let stop = stop_signal();
     let config = app.config.telegram.clone();
     let (bot, me) = connect(&config).await?;
     let username = me.user.username.clone().unwrap_or_default();
@@ -186,25 +206,135 @@ pub async fn run(app: App) -> anyhow::Result<()> {
         );
     }
     register_commands(&bot, app.config.bot.language).await;
-    match config.mode {
-        TelegramMode::Polling => poll(bot, app).await?,
-        TelegramMode::Webhook => webhook::serve(bot, app).await?,
-    }
+    let purging = spawn_purging(app.state.clone(), PURGE_EVERY);
+    let stopped = match config.mode {
+        TelegramMode::Polling => poll(bot, app, stop).await,
+        TelegramMode::Webhook => webhook::serve(bot, app, stop).await,
+    };
+    purging.abort();
+    stopped?;
     tracing::info!("telegram transport stopped");
     Ok(())
 }
 
-/// Long polling until Ctrl-C.
-async fn poll(bot: Bot, app: App) -> Result<(), TelegramError> {
+/// Long polling until `stop` resolves.
+async fn poll(bot: Bot, app: App, stop: impl Future<Output = &'static str>) -> Result<(), TelegramError> {
     let listener =
         Polling::builder(bot.clone()).timeout(Duration::from_secs(10)).delete_webhook().await.build();
     let listener_errors = Arc::new(|error: RequestError| async move {
         tracing::warn!(error = %error, "getUpdates failed; retrying");
     });
-    dispatcher(bot, app)
-        .enable_ctrlc_handler()
-        .build()
-        .try_dispatch_with_listener(listener, listener_errors)
-        .await?;
-    Ok(())
+    dispatch_until(dispatcher(bot, app), listener, listener_errors, stop).await
+}
+
+/// Listens, from this call on, for Ctrl-C (SIGINT) and SIGTERM (what `kill`,
+/// systemd and container runtimes send); the future resolves with the name
+/// of the first that arrives, even if it arrived before the future was awaited.
+#[cfg(unix)]
+pub fn stop_signal() -> impl Future<Output = &'static str> + Send {
+    use tokio::signal::unix::{SignalKind, signal};
+    let interrupt = signal(SignalKind::interrupt());
+    let terminate = signal(SignalKind::terminate());
+    async move {
+        tokio::select! {
+            name = next_signal(interrupt, "Ctrl-C") => name,
+            name = next_signal(terminate, "SIGTERM") => name,
+        }
+    }
+}
+
+/// Resolves with `"Ctrl-C"` when Ctrl-C is pressed (the only stop signal
+/// where there is no SIGTERM).
+#[cfg(not(unix))]
+pub fn stop_signal() -> impl Future<Output = &'static str> + Send {
+    async {
+        if let Err(e) = tokio::signal::ctrl_c().await {
+            tracing::warn!(error = %e, "cannot listen for Ctrl-C");
+            std::future::pending::<()>().await;
+        }
+        "Ctrl-C"
+    }
+}
+
+/// `name` once the signal arrives; never if it could not be listened for (logged).
+#[cfg(unix)]
+async fn next_signal(
+    listening: std::io::Result<tokio::signal::unix::Signal>,
+    name: &'static str,
+) -> &'static str {
+    match listening {
+        Ok(mut signal) => {
+            signal.recv().await;
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, signal = name, "cannot listen for the signal");
+            std::future::pending::<()>().await;
+        }
+    }
+    name
+}
+
+/// Dispatches the updates of `listener` until `stop` resolves; then takes no
+/// new updates and waits for the turns in flight, at most [`SHUTDOWN_GRACE`].
+pub(crate) async fn dispatch_until<L, E>(
+    builder: DispatcherBuilder<Bot, TelegramError, DefaultKey>,
+    mut listener: L,
+    listener_errors: Arc<E>,
+    stop: impl Future<Output = &'static str>,
+) -> Result<(), TelegramError>
+where
+    L: UpdateListener + Send,
+    L::Err: Debug,
+    E: ErrorHandler<L::Err> + Send + Sync,
+{
+    let mut dispatcher = builder.build();
+    let token = dispatcher.shutdown_token();
+    // Stopping the listener too ends the dispatching even when the dispatcher
+    // misses the shutdown notice while it is busy handing out an update.
+    let listener_stop = listener.stop_token();
+    let dispatching = dispatcher.try_dispatch_with_listener(listener, listener_errors);
+    tokio::pin!(dispatching, stop);
+    let signal = tokio::select! {
+        ended = &mut dispatching => return ended.map_err(TelegramError::from),
+        signal = &mut stop => signal,
+    };
+    tracing::info!(
+        signal,
+        grace_secs = SHUTDOWN_GRACE.as_secs(),
+        "stop requested: taking no new updates, finishing the turns in flight"
+    );
+    if token.shutdown().is_err() {
+        tracing::info!("stopped before any update was taken");
+        return Ok(());
+    }
+    listener_stop.stop();
+    let started = Instant::now();
+    match tokio::time::timeout(SHUTDOWN_GRACE, &mut dispatching).await {
+        Ok(ended) => {
+            tracing::info!(waited_ms = started.elapsed().as_millis() as u64, "turns in flight finished");
+            ended.map_err(TelegramError::from)
+        }
+        Err(_) => {
+            tracing::warn!(
+                grace_secs = SHUTDOWN_GRACE.as_secs(),
+                "turns still running after the grace period; stopping without them"
+            );
+            Ok(())
+        }
+    }
+}
+
+/// Purges expired state now and then every `every`, logging how many records went.
+pub fn spawn_purging(state: Arc<dyn StateStore>, every: Duration) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut ticks = tokio::time::interval(every);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            ticks.tick().await;
+            match state.purge_expired().await {
+                Ok(purged) => tracing::info!(purged, store = %state.describe(), "expired state purged"),
+                Err(e) => tracing::warn!(error = %e, "purging expired state failed; trying again later"),
+            }
+        }
+    })
 }

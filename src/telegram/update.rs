@@ -158,11 +158,10 @@ impl Transport {
         user_id: i64,
         reply: &Reply,
     ) -> Result<(), RequestError> {
-        let handoff_payload = reply
-            .open_private
-            .as_deref()
-            .filter(|r| !r.trim().is_empty())
-            .map(|r| self.handoffs.put(user_id, r));
+        let handoff_payload = match reply.open_private.as_deref().filter(|r| !r.trim().is_empty()) {
+            Some(request) => self.handoffs.put(user_id, request).await,
+            None => None,
+        };
         let username = me.user.username.as_deref().unwrap_or_default();
         let buttons = ButtonContext { lang, bot_username: username, handoff_payload };
         send::send_reply(bot, target, reply, &buttons).await

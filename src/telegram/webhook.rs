@@ -1,9 +1,12 @@
 //! Webhook mode (`telegram.mode = "webhook"`): Telegram posts updates to
 //! `telegram.webhook_url`; the bot listens on `telegram.webhook_listen`,
 //! checks the secret header, drops re-deliveries of an update it already
-//! took, and always answers 200 so Telegram does not retry.
+//! took, and always answers 200 so Telegram does not retry. On a stop the
+//! listener stops accepting connections, the updates already accepted are
+//! still handled, and the turns in flight finish.
 
 use std::convert::Infallible;
+use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -13,14 +16,14 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::post;
-use futures::{Stream, StreamExt};
+use futures::Stream;
 use teloxide::prelude::*;
 use teloxide::stop::{StopToken, mk_stop_token};
 use teloxide::types::AllowedUpdate;
 use teloxide::update_listeners::{AsUpdateStream, UpdateListener};
 use tokio::sync::mpsc;
 
-use super::{TelegramError, dispatcher, send};
+use super::{TelegramError, dispatch_until, dispatcher, send, stop_signal};
 use crate::app::App;
 use crate::state::StateStore;
 
@@ -40,8 +43,12 @@ struct Inbox {
 }
 
 /// Registers the webhook with Telegram and serves it on
-/// `telegram.webhook_listen` until Ctrl-C.
-pub async fn serve(bot: Bot, app: App) -> Result<(), TelegramError> {
+/// `telegram.webhook_listen` until `stop` resolves.
+pub async fn serve(
+    bot: Bot,
+    app: App,
+    stop: impl Future<Output = &'static str>,
+) -> Result<(), TelegramError> {
     let config = &app.config.telegram;
     let addr: SocketAddr = config.webhook_listen.parse().map_err(|e| {
         TelegramError::Webhook(format!(
@@ -52,11 +59,21 @@ pub async fn serve(bot: Bot, app: App) -> Result<(), TelegramError> {
     let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
         TelegramError::Webhook(format!("cannot listen on {addr} (`telegram.webhook_listen`): {e}"))
     })?;
-    serve_on(bot, app, listener).await
+    serve_on_until(bot, app, listener, stop).await
 }
 
-/// Like [`serve`], on a listener already bound.
+/// Like [`serve`], on a listener already bound, until Ctrl-C or SIGTERM.
 pub async fn serve_on(bot: Bot, app: App, listener: tokio::net::TcpListener) -> Result<(), TelegramError> {
+    serve_on_until(bot, app, listener, stop_signal()).await
+}
+
+/// Like [`serve`], on a listener already bound, until `stop` resolves.
+pub async fn serve_on_until(
+    bot: Bot,
+    app: App,
+    listener: tokio::net::TcpListener,
+    stop: impl Future<Output = &'static str>,
+) -> Result<(), TelegramError> {
     let config = app.config.telegram.clone();
     let url = reqwest::Url::parse(config.webhook_url.trim()).map_err(|e| {
         TelegramError::Webhook(format!(
@@ -69,14 +86,15 @@ pub async fn serve_on(bot: Bot, app: App, listener: tokio::net::TcpListener) -> 
     let inbox =
         Inbox { secret: Arc::from(config.webhook_secret.as_str()), state: app.state.clone(), updates };
     let routes = axum::Router::new().route(url.path(), post(receive)).with_state(inbox);
-    let (stop_server, server_stopped) = tokio::sync::oneshot::channel::<()>();
+    // Stopping the listener stops the server: no new connections; once the
+    // requests in progress are answered the queue closes and the dispatcher
+    // handles what is left in it, then ends.
+    let (stop_token, stop_flag) = mk_stop_token();
     let server = tokio::spawn(async move {
-        let shutdown = async move {
-            let _ = server_stopped.await;
-        };
-        if let Err(e) = axum::serve(listener, routes).with_graceful_shutdown(shutdown).await {
+        if let Err(e) = axum::serve(listener, routes).with_graceful_shutdown(stop_flag).await {
             tracing::error!(error = %e, "webhook server failed");
         }
+        tracing::info!("webhook listener closed");
     });
 
     let mut request =
@@ -85,26 +103,21 @@ pub async fn serve_on(bot: Bot, app: App, listener: tokio::net::TcpListener) -> 
         request = request.secret_token(config.webhook_secret.clone());
     }
     if let Err(e) = send::retrying(&request).await {
-        let _ = stop_server.send(());
+        stop_token.stop();
         return Err(TelegramError::Webhook(format!("Telegram refused setWebhook for {url}: {e}")));
     }
     tracing::info!(url = %url, "webhook registered");
 
-    let (stop_token, stop_flag) = mk_stop_token();
-    let stream: UpdateStream = Box::pin(
-        futures::stream::unfold(received, |mut rx| async move { rx.recv().await.map(|u| (Ok(u), rx)) })
-            .take_until(stop_flag),
-    );
-    let listener = WebhookListener { stream, stop_token };
+    let queued =
+        futures::stream::unfold(received, |mut rx| async move { rx.recv().await.map(|u| (Ok(u), rx)) });
+    let listener = WebhookListener { stream: Box::pin(queued), stop_token: stop_token.clone() };
     let ignore = Arc::new(|_: Infallible| async {});
-    let result = dispatcher(bot, app)
-        .enable_ctrlc_handler()
-        .build()
-        .try_dispatch_with_listener(listener, ignore)
-        .await;
-    let _ = stop_server.send(());
-    let _ = server.await;
-    result.map_err(TelegramError::from)
+    let result = dispatch_until(dispatcher(bot, app), listener, ignore, stop).await;
+    stop_token.stop();
+    if tokio::time::timeout(Duration::from_secs(5), server).await.is_err() {
+        tracing::warn!("webhook listener still has open connections; leaving them");
+    }
+    result
 }
 
 /// The updates the webhook received, as the dispatcher reads them.

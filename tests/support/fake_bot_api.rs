@@ -1,7 +1,10 @@
 //! A fake Telegram Bot API server on 127.0.0.1 for tests: it answers the
 //! methods the bot calls, serves scripted updates to `getUpdates`, can fail
 //! chosen calls (flood control, unparsable HTML), and records every request
-//! so a test can check what the shopper saw.
+//! so a test can check what the shopper saw. It listens on a real port, so a
+//! bot in another process (`telegram.api_url`) can use it too; like Telegram,
+//! it forgets the updates a `getUpdates` offset confirmed, so a restarted bot
+//! gets only what its predecessor had not taken.
 
 #![allow(dead_code)]
 
@@ -246,6 +249,18 @@ pub fn press(user: Shopper, message: &Value, data: &str) -> Value {
     }})
 }
 
+/// `update` (`{"message": …}` or `{"callback_query": …}`) numbered `id`, as
+/// Telegram posts it to a webhook.
+pub fn numbered(mut update: Value, id: i64) -> Value {
+    update["update_id"] = json!(id);
+    update
+}
+
+/// The callback query id of a [`press`] update.
+pub fn query_id(update: &Value) -> String {
+    update["callback_query"]["id"].as_str().unwrap_or_default().to_owned()
+}
+
 /// The callback data of the button labelled `label` on `message`.
 pub fn button_data(message: &Value, label: &str) -> Option<String> {
     buttons(message).into_iter().find(|(l, _)| l == label).map(|(_, d)| d)
@@ -323,12 +338,19 @@ fn record(inner: &Inner, method: &str, body: Value, failed: bool) {
     inner.new_request.notify_waiters();
 }
 
-/// Updates from `offset` on; waits briefly for new ones when there are none.
+/// Updates from `offset` on (at most `limit`); waits briefly for new ones
+/// when there are none. As on Telegram, asking from `offset` confirms every
+/// earlier update: they are forgotten and never served again.
 async fn updates(inner: &Inner, body: &Value) -> Vec<Value> {
     let offset = body["offset"].as_i64().unwrap_or(0);
+    let limit = body["limit"].as_u64().filter(|l| *l > 0).unwrap_or(100) as usize;
+    let id_of = |u: &Value| u["update_id"].as_i64().unwrap_or(0);
+    if offset > 0 {
+        inner.updates.lock().expect("lock").retain(|u| id_of(u) >= offset);
+    }
     let pending = || -> Vec<Value> {
         let updates = inner.updates.lock().expect("lock");
-        updates.iter().filter(|u| u["update_id"].as_i64().unwrap_or(0) >= offset).cloned().collect()
+        updates.iter().filter(|u| id_of(u) >= offset).take(limit).cloned().collect()
     };
     let notified = inner.new_update.notified();
     let now = pending();
