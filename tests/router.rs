@@ -241,6 +241,8 @@ async fn add_to_cart_waits_for_the_shopper_and_runs_once_approved() {
 
     let follow_up = approve(&bot, &reply).await;
     assert_eq!(follow_up.text, "已加入购物车。");
+    let usage = bot.app.router.conversation_usage(&msg("")).await;
+    assert_eq!(usage.prompt_tokens, 20, "two model calls of 10 tokens each, kept per conversation");
     let cart = bot.mall.get_cart(&shopper()).await.unwrap();
     assert_eq!(cart.items.len(), 1);
     assert_eq!(cart.items[0].sku_label.as_deref(), Some("42"));

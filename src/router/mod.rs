@@ -4,7 +4,7 @@
 //! hands small talk to the chat fallback.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::future::join_all;
@@ -95,12 +95,11 @@ pub struct FunctionCallRouter {
     stats: Arc<Stats>,
     settings: RouterSettings,
     model_slots: Semaphore,
-    languages: Mutex<HashMap<(String, i64), Lang>>,
 }
 
 /// Who a turn is for and where it happens.
 #[derive(Debug, Clone)]
-struct TurnScope {
+pub struct TurnScope {
     platform: String,
     user_id: i64,
     chat_id: i64,
@@ -171,7 +170,6 @@ impl FunctionCallRouter {
             stats: parts.stats,
             settings: parts.settings,
             model_slots: Semaphore::new(slots),
-            languages: Mutex::new(HashMap::new()),
         }
     }
 
@@ -198,20 +196,29 @@ impl FunctionCallRouter {
         self.settings.levels.get(spec.name).copied().unwrap_or(spec.level)
     }
 
-    /// Sets the language a shopper is answered in (`/lang`).
+    /// Sets the language a shopper is answered in (`/lang`); kept in the state
+    /// store, so every instance answers in it.
     pub async fn set_lang(&self, ctx: &MessageContext, lang: Lang) {
-        if let Ok(mut map) = self.languages.lock() {
-            map.insert((ctx.platform.to_owned(), ctx.user_id), lang);
+        let key = lang_key(ctx.platform, ctx.user_id);
+        if let Err(e) = self.state.put_value(&key, lang.as_str(), LANG_TTL).await {
+            tracing::warn!(error = %e, "could not remember the chosen language");
+        }
+    }
+
+    /// The language a shopper chose with `/lang`, if any.
+    pub async fn chosen_lang(&self, platform: &str, user_id: i64) -> Option<Lang> {
+        match self.state.get_value(&lang_key(platform, user_id)).await {
+            Ok(value) => value.as_deref().and_then(Lang::parse),
+            Err(e) => {
+                tracing::warn!(error = %e, "could not read the chosen language");
+                None
+            }
         }
     }
 
     /// The language for this message: the shopper's `/lang` choice, else the context's.
-    fn lang_for(&self, ctx: &MessageContext) -> Lang {
-        self.languages
-            .lock()
-            .ok()
-            .and_then(|m| m.get(&(ctx.platform.to_owned(), ctx.user_id)).copied())
-            .unwrap_or(ctx.lang)
+    async fn lang_for(&self, ctx: &MessageContext) -> Lang {
+        self.chosen_lang(ctx.platform, ctx.user_id).await.unwrap_or(ctx.lang)
     }
 
     /// Forgets the conversation (`/reset`).
@@ -224,7 +231,7 @@ impl FunctionCallRouter {
     /// Answers one shopper message. Never fails: trouble becomes a polite answer.
     pub async fn dispatch(&self, ctx: &MessageContext) -> Reply {
         let mut ctx = ctx.clone();
-        ctx.lang = self.lang_for(&ctx);
+        ctx.lang = self.lang_for(&ctx).await;
         let span = tracing::info_span!(
             "message",
             platform = ctx.platform,
@@ -575,6 +582,7 @@ impl FunctionCallRouter {
             ));
         }
         self.save_history(&turn.scope, std::mem::take(&mut turn.messages)).await;
+        self.record_usage(&turn.scope, std::mem::take(&mut turn.usage)).await;
         tracing::info!(token = %token, tool = %action.call.name, level = level.as_str(), "confirmation asked");
         Reply {
             text,
@@ -622,6 +630,7 @@ impl FunctionCallRouter {
         }
         turn.messages.push(ChatMessage::assistant(text));
         self.save_history(&turn.scope, std::mem::take(&mut turn.messages)).await;
+        self.record_usage(&turn.scope, std::mem::take(&mut turn.usage)).await;
         Reply { text: text.to_owned(), open_private: Some(request.unwrap_or_default()), ..Default::default() }
     }
 
@@ -639,6 +648,7 @@ impl FunctionCallRouter {
             self.chat.reply(&history, user_text, turn.scope.lang, online).await
         };
         turn.messages.push(ChatMessage::assistant(reply.text.clone()));
+        self.record_usage(&turn.scope, turn.usage).await;
         self.save_history(&turn.scope, turn.messages).await;
         reply
     }
@@ -657,11 +667,14 @@ impl FunctionCallRouter {
         } else {
             text
         };
+        let total = self.record_usage(&turn.scope, turn.usage).await;
         tracing::info!(
             conversation = %turn.scope.conversation(),
             rounds = turn.rounds_used,
             tokens_in = turn.usage.prompt_tokens,
             tokens_out = turn.usage.completion_tokens,
+            conversation_tokens_in = total.prompt_tokens,
+            conversation_tokens_out = total.completion_tokens,
             basic_mode = turn.basic_mode,
             "turn finished"
         );
@@ -670,6 +683,30 @@ impl FunctionCallRouter {
         let mut suggestions = turn.suggestions;
         suggestions.truncate(4);
         Reply { text, suggestions, image: turn.image, ..Default::default() }
+    }
+
+    /// Adds a turn's tokens to its conversation's total (kept with the
+    /// conversation's lifetime) and returns the new total.
+    pub async fn record_usage(&self, scope: &TurnScope, usage: Usage) -> Usage {
+        let key = format!("usage:{}", scope.conversation());
+        let mut total = match self.state.get_value(&key).await {
+            Ok(Some(text)) => serde_json::from_str(&text).unwrap_or_default(),
+            _ => Usage::default(),
+        };
+        if usage == Usage::default() {
+            return total;
+        }
+        total += usage;
+        let text = serde_json::to_string(&total).unwrap_or_default();
+        if let Err(e) = self.state.put_value(&key, &text, self.settings.history_ttl).await {
+            tracing::warn!(error = %e, "could not record the conversation's token usage");
+        }
+        total
+    }
+
+    /// Tokens a conversation has used so far.
+    pub async fn conversation_usage(&self, ctx: &MessageContext) -> Usage {
+        self.record_usage(&TurnScope::of(ctx), Usage::default()).await
     }
 
     fn empty_answer(&self, lang: Lang) -> String {
@@ -684,6 +721,13 @@ impl FunctionCallRouter {
             self.stats.count_error();
         }
     }
+}
+
+/// How long a `/lang` choice is remembered.
+const LANG_TTL: Duration = Duration::from_secs(365 * 24 * 3600);
+
+fn lang_key(platform: &str, user_id: i64) -> String {
+    format!("lang:{platform}:{user_id}")
 }
 
 /// The message shown with the Confirm / Cancel buttons.

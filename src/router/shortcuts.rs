@@ -12,7 +12,7 @@ use handlers::Lang;
 impl FunctionCallRouter {
     /// The shopper's cart, formatted (`/cart`).
     pub async fn show_cart(&self, ctx: &MessageContext) -> Reply {
-        let lang = self.lang_for(ctx);
+        let lang = self.lang_for(ctx).await;
         match self.run_direct(ctx, "view_cart").await {
             Ok(data) => Reply::text(format_cart(&data, lang)),
             Err(text) => Reply::text(text),
@@ -21,7 +21,7 @@ impl FunctionCallRouter {
 
     /// The shopper's recent orders, formatted (`/orders`).
     pub async fn show_orders(&self, ctx: &MessageContext) -> Reply {
-        let lang = self.lang_for(ctx);
+        let lang = self.lang_for(ctx).await;
         match self.run_direct(ctx, "list_orders").await {
             Ok(data) => Reply::text(format_orders(&data, lang)),
             Err(text) => Reply::text(text),
@@ -29,7 +29,7 @@ impl FunctionCallRouter {
     }
 
     async fn run_direct(&self, ctx: &MessageContext, tool: &str) -> Result<Value, String> {
-        let lang = self.lang_for(ctx);
+        let lang = self.lang_for(ctx).await;
         if ctx.is_group {
             return Err(lang
                 .pick("购物车和订单请在私聊里查看。", "Please check your cart and orders in a private chat.")

@@ -58,7 +58,6 @@ impl Transport {
             }
             Command::Lang(arg) => match arg.as_deref().and_then(Lang::parse) {
                 Some(chosen) => {
-                    self.set_lang(ctx.user_id, chosen);
                     router.set_lang(&ctx, chosen).await;
                     self.say(bot, target, texts::lang_set(chosen)).await
                 }

@@ -11,10 +11,9 @@
 //! in flight finish (at most [`SHUTDOWN_GRACE`]) and returns. Meanwhile it
 //! purges expired state every [`PURGE_EVERY`].
 
-use std::collections::HashMap;
 use std::fmt::Debug;
 use std::future::Future;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use handlers::Lang;
@@ -84,31 +83,29 @@ pub struct Transport {
     /// Group requests waiting to continue in a private chat (in the state
     /// store, shared by every instance that shares it).
     pub handoffs: links::HandoffLinks,
-    /// Languages chosen with `/lang`, by Telegram user id.
-    languages: Mutex<HashMap<i64, Lang>>,
 }
 
 impl Transport {
     /// The transport around `app`.
     pub fn new(app: App) -> Self {
         let handoffs = links::HandoffLinks::new(app.state.clone());
-        Transport { app, handoffs, languages: Mutex::new(HashMap::new()) }
+        Transport { app, handoffs }
     }
 
     /// The language to answer `user` in: their `/lang` choice, else the
     /// language of `text`, else their Telegram language, else `bot.language`.
-    pub fn lang_of(&self, user: &User, text: Option<&str>) -> Lang {
-        let chosen = self.languages.lock().ok().and_then(|m| m.get(&(user.id.0 as i64)).copied());
-        chosen
-            .or_else(|| text.and_then(Lang::detect))
-            .or_else(|| user.language_code.as_deref().and_then(Lang::parse))
-            .unwrap_or(self.app.config.bot.language)
+    pub async fn lang_of(&self, user: &User, text: Option<&str>) -> Lang {
+        match self.app.router.chosen_lang("telegram", user.id.0 as i64).await {
+            Some(chosen) => chosen,
+            None => self.detected_lang(user, text),
+        }
     }
 
-    fn set_lang(&self, user_id: i64, lang: Lang) {
-        if let Ok(mut map) = self.languages.lock() {
-            map.insert(user_id, lang);
-        }
+    /// The language of `text`, else the user's Telegram language, else `bot.language`.
+    pub fn detected_lang(&self, user: &User, text: Option<&str>) -> Lang {
+        text.and_then(Lang::detect)
+            .or_else(|| user.language_code.as_deref().and_then(Lang::parse))
+            .unwrap_or(self.app.config.bot.language)
     }
 
     fn is_admin(&self, user_id: i64) -> bool {

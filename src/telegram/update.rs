@@ -27,14 +27,14 @@ pub async fn on_message(bot: Bot, msg: Message, me: Me, tg: Arc<Transport>) -> H
     }
     let target = Target::answering(&msg);
     if let Err(e) = tg.handle_message(&bot, &msg, &me, &from, &target).await {
-        tg.apologise(&bot, &target, tg.lang_of(&from, None), &e).await;
+        tg.apologise(&bot, &target, tg.lang_of(&from, None).await, &e).await;
     }
     Ok(())
 }
 
 /// A press of one of the bot's buttons.
 pub async fn on_button(bot: Bot, query: CallbackQuery, me: Me, tg: Arc<Transport>) -> HandlerResult {
-    let lang = tg.lang_of(&query.from, None);
+    let lang = tg.lang_of(&query.from, None).await;
     let Some(message) = query.regular_message().cloned() else {
         send::answer_press(&bot, &query, Some(texts::button_expired(lang)), true).await;
         return Ok(());
@@ -78,7 +78,7 @@ impl Transport {
             Content::Unreadable if is_group => Ok(()),
             Content::Unreadable => {
                 self.app.stats.count_message();
-                let lang = self.lang_of(from, None);
+                let lang = self.lang_of(from, None).await;
                 send::send_text(bot, target, texts::please_write(lang), None).await.map(drop)
             }
             Content::Text { text, entities } => {
@@ -108,7 +108,7 @@ impl Transport {
         let bot_id = BotIdentity::from_me(me);
         match inbound::parse_command(&ctx.text, &bot_id) {
             Some(command) => {
-                ctx.lang = self.lang_of(from, None);
+                ctx.lang = self.lang_of(from, None).await;
                 self.handle_command(bot, me, target, from, ctx, command).await
             }
             None if ctx.text.is_empty() => self.greet(bot, me, target, ctx.lang).await,
@@ -186,7 +186,7 @@ impl Transport {
         token: String,
         approve: bool,
     ) -> Result<(), RequestError> {
-        let lang = self.lang_of(&query.from, None);
+        let lang = self.lang_of(&query.from, None).await;
         let press =
             ConfirmationPress { token, user_id: query.from.id.0 as i64, chat_id: message.chat.id.0, approve };
         let router = self.app.router.clone();
@@ -241,7 +241,7 @@ impl Transport {
         target: &Target,
         index: usize,
     ) -> Result<(), RequestError> {
-        let lang = self.lang_of(&query.from, None);
+        let lang = self.lang_of(&query.from, None).await;
         let Some(text) = send::pressed_suggestion(message, index) else {
             send::answer_press(bot, query, Some(texts::button_expired(lang)), true).await;
             return Ok(());
@@ -271,7 +271,8 @@ impl Transport {
         text: String,
         reply_to: Option<String>,
     ) -> MessageContext {
-        let lang = self.lang_of(from, Some(&text));
+        // The router applies the shopper's `/lang` choice on top of this.
+        let lang = self.detected_lang(from, Some(&text));
         MessageContext {
             platform: "telegram",
             user_id: from.id.0 as i64,
