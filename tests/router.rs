@@ -509,3 +509,16 @@ async fn a_shopper_over_the_rate_limit_gets_a_friendly_notice() {
     assert!(third.text.contains("稍等一分钟"), "{}", third.text);
     assert_eq!(bot.model.seen().len(), 2, "the model is not called past the limit");
 }
+
+#[tokio::test]
+async fn cart_and_orders_commands_answer_without_the_model() {
+    let mall: Arc<dyn MallApi> = Arc::new(EmbeddedMall::in_memory());
+    let (shoe, cart) = cart_with_shoe(&mall).await;
+    let bot = bot_with(ScriptedModel::new(vec![]), mall, |_| {});
+    let shown = bot.app.router.show_cart(&msg("/cart")).await;
+    assert!(shown.text.contains(&shoe.brief.name), "{}", shown.text);
+    assert!(shown.text.contains(&format!("¥{}", format_yuan(cart.total_cents))), "{}", shown.text);
+    let orders = bot.app.router.show_orders(&msg("/orders")).await;
+    assert!(!orders.text.contains("o-"), "no orders yet: {}", orders.text);
+    assert!(bot.model.seen().is_empty(), "the model was not asked");
+}

@@ -24,6 +24,7 @@ use serde_json::Value;
 use super::{ChatMessage, ChatModel, ChatRequest, ChatResponse, LlmError, ToolCall, Usage};
 use conversation::Conversation;
 
+pub use compose::{cart_text, orders_text};
 pub use extract::{Pick, PriceBounds};
 pub use intent::{CartTarget, InfoKind, Intent, ProductQuery, parse_intent};
 

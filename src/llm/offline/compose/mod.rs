@@ -43,6 +43,16 @@ pub(crate) fn answer(intent: &Intent, call: &CallRecord, data: &Value, conv: &Co
     }
 }
 
+/// The shopper-facing text of a cart (`view_cart`'s data).
+pub fn cart_text(data: &Value, lang: Lang) -> String {
+    orders::cart(data, lang)
+}
+
+/// The shopper-facing text of a list of orders (`list_orders`'s data).
+pub fn orders_text(data: &Value, lang: Lang) -> String {
+    orders::order_list(data, lang)
+}
+
 /// How many other products the search of this buying turn found.
 fn others_listed(intent: &Intent, conv: &Conversation) -> usize {
     if !matches!(intent, Intent::SearchProducts(_)) {
