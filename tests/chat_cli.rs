@@ -49,8 +49,10 @@ fn the_purchase_flow_from_a_script_and_the_order_survives_a_restart() {
 fn english_small_talk_and_directions() {
     let dir = std::env::temp_dir().join(format!("mallbot-chat-en-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let out = chat(&dir, "hello\nwhere is Uniqlo?\n");
+    let out = chat(&dir, "hello\nwhere is Uniqlo?\nshow me Nike running shoes\n");
     assert!(out.contains("Hello"), "greets back in English:\n{out}");
+    assert!(out.contains("Nike (floor"), "stores are named in English:\n{out}");
+    assert!(!out.contains("耐克"), "no Chinese store names in an English answer:\n{out}");
     assert!(out.contains("Uniqlo") && out.to_lowercase().contains("floor"), "gives the way:\n{out}");
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -92,9 +92,15 @@ pub fn store_json(store: &Store) -> Value {
     })
 }
 
-/// A store in short: `{store_id, name, floor, unit}`.
+/// A store in short: `{store_id, name, name_en, floor, unit}`.
 pub fn store_ref_json(store: &Store) -> Value {
-    json!({ "store_id": store.id, "name": store.name, "floor": store.floor, "unit": store.unit })
+    json!({
+        "store_id": store.id,
+        "name": store.name,
+        "name_en": store.name_en,
+        "floor": store.floor,
+        "unit": store.unit,
+    })
 }
 
 /// A store known only by id and maybe name (its lookup failed): same shape, `null` place.

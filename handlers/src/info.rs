@@ -96,7 +96,7 @@ pub struct GetStoreInfoArgs {
 #[tool_function(level = "safe", scope = "both")]
 pub async fn get_store_info(ctx: &ToolContext, args: GetStoreInfoArgs) -> ToolResult {
     let store = find_store(ctx, "store_id", &args.store_id).await?;
-    let short = json!({"store_id": store.id, "name": store.name});
+    let short = json!({"store_id": store.id, "name": store.name, "name_en": store.name_en});
     let data = match args.info_type {
         InfoType::Basic => json!({"info_type": "basic", "store": store_json(&store)}),
         InfoType::Promotions => {

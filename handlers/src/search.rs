@@ -93,6 +93,7 @@ fn product_json(product: &ProductBrief, store: Option<&Store>) -> Value {
         "sizes": product.sizes,
         "store_id": product.store_id,
         "store_name": product.store_name,
+        "store_name_en": store.map(|s| s.name_en.as_str()),
         "floor": store.map(|s| s.floor),
         "unit": store.map(|s| s.unit.as_str()),
     })

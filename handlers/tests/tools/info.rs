@@ -22,7 +22,7 @@ async fn product_detail_lists_sizes_in_stock_every_sku_the_store_and_the_picture
             "price_yuan": 699, "rating": 4.7, "description": "轻量缓震跑鞋", "in_stock": true,
             "sizes": ["41", "42"],
             "skus": [sku("41", 3), sku("42", 1), sku("43", 0)],
-            "store": {"store_id": "s-nike", "name": "耐克", "floor": 2, "unit": "201"},
+            "store": {"store_id": "s-nike", "name": "耐克", "name_en": "Nike", "floor": 2, "unit": "201"},
             "image": "https://img.example/peg41.jpg",
         })
     );
@@ -80,7 +80,7 @@ async fn promotions_of_a_store() {
         output.data,
         json!({
             "info_type": "promotions",
-            "store": {"store_id": "s-uniqlo", "name": "优衣库"},
+            "store": {"store_id": "s-uniqlo", "name": "优衣库", "name_en": "Uniqlo"},
             "promotions": [{"title": "满 300 减 50", "description": "全场服装",
                             "valid_until": "2025-06-30T23:59:59+08:00"}],
         })
@@ -110,7 +110,7 @@ async fn reviews_show_the_first_five_and_the_average_of_all_fetched() {
     let args = json!({"store_id": "s-nike", "info_type": "reviews"});
     let output = call(ctx(mall, Lang::Zh), "get_store_info", args).await.unwrap();
     assert_eq!(output.data["info_type"], "reviews");
-    assert_eq!(output.data["store"], json!({"store_id": "s-nike", "name": "耐克"}));
+    assert_eq!(output.data["store"], json!({"store_id": "s-nike", "name": "耐克", "name_en": "Nike"}));
     assert_eq!(output.data["average_rating"], json!(3.9));
     let reviews = output.data["reviews"].as_array().unwrap();
     assert_eq!(reviews.len(), 5);

@@ -93,7 +93,7 @@ async fn a_confirmed_order_carries_the_key_and_the_total_the_shopper_saw() {
     assert_eq!(order["items"].as_array().unwrap().len(), 2);
     assert_eq!(
         order["pickup_store"],
-        json!({"store_id": "s-nike", "name": "耐克", "floor": 2, "unit": "201"})
+        json!({"store_id": "s-nike", "name": "耐克", "name_en": "Nike", "floor": 2, "unit": "201"})
     );
 }
 

@@ -49,7 +49,7 @@ async fn prices_in_yuan_reach_the_mall_in_fen_and_each_store_is_fetched_once() {
         json!({
             "product_id": "p1", "name": "跑鞋 p1", "brand": "Nike", "category": "跑鞋", "price_yuan": 499,
             "rating": 4.7, "in_stock": true, "sizes": ["42"], "store_id": "s-nike", "store_name": "耐克",
-            "floor": 2, "unit": "201",
+            "store_name_en": "Nike", "floor": 2, "unit": "201",
         })
     );
     assert_eq!(output.data["products"][1]["price_yuan"], json!(199.99));

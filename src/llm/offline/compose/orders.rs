@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::super::conversation::{CallRecord, Conversation};
 use super::shop::sizes_in_stock;
-use super::{date, join, list, paren, pick, place, text, yuan};
+use super::{date, join, list, paren, pick, place, store_name, text, yuan};
 
 /// After `add_to_cart`: the item, the quantity, the cart total, "order now?".
 pub(crate) fn added(args: &Value, cart: &Value, lang: Lang) -> String {
@@ -120,7 +120,7 @@ fn status(code: &str, lang: Lang) -> String {
 
 fn pickup(order: &Value, lang: Lang) -> String {
     let store = order.get("pickup_store").cloned().unwrap_or(Value::Null);
-    let name = text(&store, "name");
+    let name = store_name(&store, lang);
     if name.is_empty() {
         return String::new();
     }

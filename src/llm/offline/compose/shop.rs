@@ -27,7 +27,10 @@ pub(crate) fn product_list(args: &Value, data: &Value, cheap: bool, lang: Lang) 
         if let Some(r) = rating(p) {
             parts.push(lang.pick("评分 ", "rated ").to_owned() + &r);
         }
-        let store = text(p, "store_name");
+        let store = match (lang, text(p, "store_name_en")) {
+            (Lang::En, en) if !en.is_empty() => en,
+            _ => text(p, "store_name"),
+        };
         let floor = floor(p.get("floor"), lang);
         parts.push(format!("{store}{}", paren(&floor, lang)));
         lines.push(format!("{}. {} — {}", i + 1, text(p, "name"), parts.join(lang.pick("，", ", "))));
