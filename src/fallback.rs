@@ -33,7 +33,7 @@ impl ChatFallback {
             if history.last().is_none_or(|m| m.text() != text) {
                 messages.push(ChatMessage::user(text));
             }
-            match model.complete(ChatRequest { messages: &messages, tools: &[] }).await {
+            match model.complete(ChatRequest { messages: &messages, tools: &[], progress: None }).await {
                 Ok(response) if !response.message.text().trim().is_empty() => {
                     return Reply::text(response.message.text().trim());
                 }

@@ -11,6 +11,7 @@ pub mod fallback;
 pub mod health;
 pub mod llm;
 pub mod pending;
+pub mod progress;
 pub mod reply;
 pub mod router;
 pub mod state;

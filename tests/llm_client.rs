@@ -188,7 +188,7 @@ fn question() -> Vec<ChatMessage> {
 }
 
 async fn ask(client: &OpenAiClient, messages: &[ChatMessage]) -> Result<ChatResponse, LlmError> {
-    client.complete(ChatRequest { messages, tools: &TOOLS }).await
+    client.complete(ChatRequest { messages, tools: &TOOLS, progress: None }).await
 }
 
 /// One round against a fresh server that gives this reply.
@@ -636,7 +636,7 @@ async fn without_tools_or_key_the_request_omits_them() {
         Scripted::start(vec![Reply::json(completion(json!({"content": "你好"}), json!("stop")))]).await;
     let client =
         OpenAiClient::new(OpenAiSettings { api_key: String::new(), ..server.settings(false) }).unwrap();
-    client.complete(ChatRequest { messages: &question(), tools: &[] }).await.unwrap();
+    client.complete(ChatRequest { messages: &question(), tools: &[], progress: None }).await.unwrap();
 
     let hits = server.hits.lock().unwrap();
     assert_eq!(hits[0].authorization, None);

@@ -94,7 +94,7 @@ impl Chat {
     }
 
     async fn next(&mut self) -> Reply {
-        let request = ChatRequest { messages: &self.messages, tools: &self.tools };
+        let request = ChatRequest { messages: &self.messages, tools: &self.tools, progress: None };
         let response = self.planner.complete(request).await.unwrap();
         self.messages.push(response.message.clone());
         match response.message.tool_calls.first() {

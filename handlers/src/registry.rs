@@ -132,6 +132,12 @@ impl ToolSpec {
         })
     }
 
+    /// The status line the shopper sees while this call runs, in their
+    /// language ("🔍 正在搜索：Nike 跑鞋 ≤ ¥500…").
+    pub fn progress_line(&self, lang: crate::Lang, _args: &Value) -> String {
+        lang.pick("⏳ 正在处理…", "⏳ Working on it…").to_owned()
+    }
+
     /// Runs the tool with raw JSON arguments.
     pub async fn invoke(&self, ctx: ToolContext, args: Value) -> ToolResult {
         (self.call)(ctx, args).await

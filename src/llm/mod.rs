@@ -125,6 +125,10 @@ pub struct ChatRequest<'a> {
     pub messages: &'a [ChatMessage],
     /// The tools the model may call (empty: answer in text).
     pub tools: &'a [&'static ToolSpec],
+    /// Where a streaming client reports the answer's text as it arrives
+    /// ([`crate::progress::TurnEvent::TextDelta`]), while no tool call has
+    /// shown up in the round. `None`: nobody watches.
+    pub progress: Option<&'a crate::progress::Progress>,
 }
 
 /// The model's answer: text, tool calls, or both.

@@ -350,7 +350,7 @@ impl FunctionCallRouter {
         let mut messages = Vec::with_capacity(turn.messages.len() + 1);
         messages.push(ChatMessage::system(prompt::system_prompt(turn.scope.lang, turn.scope.is_group)));
         messages.extend(turn.messages.iter().cloned());
-        let request = ChatRequest { messages: &messages, tools };
+        let request = ChatRequest { messages: &messages, tools, progress: None };
         if !turn.basic_mode {
             let span = tracing::info_span!("model", model = %self.model.describe(), round = turn.rounds_used);
             let started = Instant::now();
