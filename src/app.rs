@@ -89,7 +89,6 @@ pub fn router_settings(config: &Config) -> RouterSettings {
         critical_code: config.safety.critical_code,
         levels: config.tools.iter().map(|(name, o)| (name.clone(), o.level)).collect(),
         rate_limit_per_minute: config.bot.rate_limit_per_minute,
-        max_concurrent_model_calls: config.llm.max_concurrent,
         ..RouterSettings::default()
     }
 }
@@ -129,6 +128,7 @@ pub fn open_model(config: &Config) -> anyhow::Result<Arc<dyn ChatModel>> {
                 max_retries: config.llm.max_retries,
                 stream: config.llm.stream,
                 temperature: config.llm.temperature,
+                max_concurrent: config.llm.max_concurrent,
             })
             .context("llm settings")?,
         ),

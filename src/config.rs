@@ -84,7 +84,8 @@ pub struct LlmConfig {
     pub stream: bool,
     /// Sampling temperature sent to the model (unset: the provider's default).
     pub temperature: Option<f32>,
-    /// At most this many model calls run at once; further turns wait.
+    /// A hard ceiling on model calls at once; 0 = adapt to the provider
+    /// (grow while it answers, shrink on 429/overload).
     pub max_concurrent: usize,
 }
 
@@ -101,7 +102,7 @@ impl Default for LlmConfig {
             tool_timeout_secs: 10,
             stream: false,
             temperature: None,
-            max_concurrent: 16,
+            max_concurrent: 0,
         }
     }
 }
@@ -287,9 +288,6 @@ impl Config {
                 "llm.request_timeout_secs / llm.tool_timeout_secs",
                 "must be at least 1 second",
             ));
-        }
-        if self.llm.max_concurrent == 0 {
-            return Err(invalid("llm.max_concurrent", "must be at least 1"));
         }
         if self.mall.backend == MallBackend::Http {
             if self.mall.base_url.trim().is_empty() {

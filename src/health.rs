@@ -34,6 +34,8 @@ pub struct HealthReport {
     pub tokens_in: u64,
     pub tokens_out: u64,
     pub pending_confirmations: Option<u64>,
+    /// The model's concurrency: limit, calls in flight, queue (real models only).
+    pub model_load: Option<crate::llm::limit::LimitReport>,
 }
 
 impl HealthReport {
@@ -59,6 +61,17 @@ impl HealthReport {
         }
         let _ = writeln!(out, "messages handled: {}, errors: {}", self.messages_handled, self.errors);
         let _ = writeln!(out, "model tokens: {} in, {} out", self.tokens_in, self.tokens_out);
+        if let Some(load) = self.model_load {
+            let ceiling = match load.ceiling {
+                Some(ceiling) => format!("ceiling {ceiling}"),
+                None => "adaptive".to_owned(),
+            };
+            let _ = writeln!(
+                out,
+                "model calls: limit {} ({ceiling}), in flight {}, queued {}",
+                load.limit, load.in_flight, load.queued
+            );
+        }
         match self.pending_confirmations {
             Some(n) => {
                 let _ = write!(out, "pending confirmations: {n}");
@@ -102,6 +115,7 @@ pub async fn collect(app: &App) -> HealthReport {
         tokens_in: app.stats.tokens_in.load(Ordering::Relaxed),
         tokens_out: app.stats.tokens_out.load(Ordering::Relaxed),
         pending_confirmations: pending,
+        model_load: app.router.model_load(),
     }
 }
 

@@ -35,6 +35,10 @@ pub struct PendingAction {
     pub rounds_used: u32,
     /// The turn ran on the offline planner because the model was unreachable.
     pub basic_mode: bool,
+    /// Once carried out or declined: what happened, in the shopper's words
+    /// ("订单 O123…"), so a later press of the same button can say so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<String>,
 }
 
 impl PendingAction {

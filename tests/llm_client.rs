@@ -116,6 +116,7 @@ impl Scripted {
             max_retries: 2,
             stream,
             temperature: None,
+            max_concurrent: 0,
         }
     }
 

@@ -339,6 +339,103 @@ async fn an_order_shows_everything_and_is_created_once() {
     let audit = bot.app.state.recent_audit(5).await.unwrap();
     assert_eq!(audit[0].tool, "create_order");
     assert_eq!(audit[0].decision, "approved");
+
+    // The same button pressed again says what was done, with the order's id.
+    match press(&bot, &reply, USER, true).await {
+        PressCheck::AlreadyDone { alert } => {
+            assert_eq!(alert, format!("已经处理过了：订单 {}", orders.items[0].order_id))
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn tools_report_their_status_line_before_they_run() {
+    use mallbot::progress::{Progress, TurnEvent};
+    let args = r#"{"keyword":"跑鞋","max_price":500}"#;
+    let model = ScriptedModel::new(vec![calls(&[("search_products", args)]), text("找到了几双。")]);
+    let bot = bot_with(model, Arc::new(EmbeddedMall::in_memory()), |_| {});
+    let (progress, mut events) = Progress::channel();
+    let reply = bot.app.router.dispatch_live(&msg("500 以内的跑鞋"), &progress).await;
+    assert_eq!(reply.text, "找到了几双。");
+    let expected = handlers::find("search_products")
+        .unwrap()
+        .progress_line(Lang::Zh, &serde_json::from_str(args).unwrap());
+    assert_eq!(events.try_recv().ok(), Some(TurnEvent::Working(vec![expected])));
+    assert!(events.try_recv().is_err(), "one status per round, nothing else from a scripted model");
+}
+
+/// A model that answers `answer <n>` for its n-th call, the first one slowly,
+/// and records what each call saw.
+#[derive(Clone, Default)]
+struct SlowFirstModel {
+    calls: Arc<std::sync::Mutex<Vec<Vec<mallbot::llm::ChatMessage>>>>,
+    first_delay: Duration,
+}
+
+#[async_trait]
+impl mallbot::llm::ChatModel for SlowFirstModel {
+    fn describe(&self) -> String {
+        "slow-first".into()
+    }
+
+    async fn complete(
+        &self,
+        request: mallbot::llm::ChatRequest<'_>,
+    ) -> Result<mallbot::llm::ChatResponse, mallbot::llm::LlmError> {
+        let n = {
+            let mut calls = self.calls.lock().unwrap();
+            calls.push(request.messages.to_vec());
+            calls.len()
+        };
+        if n == 1 {
+            tokio::time::sleep(self.first_delay).await;
+        }
+        Ok(mallbot::llm::ChatResponse {
+            message: mallbot::llm::ChatMessage::assistant(format!("answer {n}")),
+            finish_reason: None,
+            usage: Default::default(),
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_turn_longer_than_the_lock_ttl_keeps_its_conversation_across_instances() {
+    use mallbot::router::{FunctionCallRouter, RouterParts};
+    let state: Arc<dyn mallbot::state::StateStore> = Arc::new(MemoryStore::new());
+    let mall: Arc<dyn MallApi> = Arc::new(EmbeddedMall::in_memory());
+    let model = SlowFirstModel { first_delay: Duration::from_millis(1500), ..Default::default() };
+    // Two instances sharing the state store; a lock TTL far below the first turn's length.
+    let instance = || {
+        let settings = mallbot::router::RouterSettings {
+            lock_ttl: Duration::from_millis(300),
+            rate_limit_per_minute: 0,
+            ..Default::default()
+        };
+        Arc::new(FunctionCallRouter::new(RouterParts {
+            model: Arc::new(model.clone()),
+            planner: Arc::new(mallbot::llm::offline::OfflinePlanner::new()),
+            chat: mallbot::fallback::ChatFallback::new(None),
+            mall: mall.clone(),
+            state: state.clone(),
+            stats: Arc::new(mallbot::stats::Stats::default()),
+            settings,
+        }))
+    };
+    let (a, b) = (instance(), instance());
+    let first = tokio::spawn(async move { a.dispatch(&msg("first question")).await });
+    while model.calls.lock().unwrap().is_empty() {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let second = b.dispatch(&msg("second question")).await;
+    assert_eq!(first.await.unwrap().text, "answer 1");
+    assert_eq!(second.text, "answer 2");
+    let calls = model.calls.lock().unwrap();
+    let seen: Vec<&str> = calls[1].iter().map(|m| m.text()).collect();
+    assert!(
+        seen.contains(&"first question") && seen.contains(&"answer 1"),
+        "the second turn waited for the first one's answer: {seen:?}"
+    );
 }
 
 #[tokio::test]
@@ -447,52 +544,6 @@ async fn memory_is_per_conversation_bounded_and_keeps_calls_with_results() {
     let other_key = MessageContext::private("telegram", 1, "", Lang::Zh).conversation_key();
     let other = bot.app.state.load_history(&other_key).await.unwrap();
     assert!(other.is_empty(), "another shopper's memory is separate");
-}
-
-/// A model that takes its time and counts how many calls overlap.
-#[derive(Default)]
-struct SlowModel {
-    running: std::sync::atomic::AtomicUsize,
-    most: std::sync::atomic::AtomicUsize,
-}
-
-#[async_trait]
-impl mallbot::llm::ChatModel for SlowModel {
-    fn describe(&self) -> String {
-        "slow".into()
-    }
-
-    async fn complete(
-        &self,
-        _request: mallbot::llm::ChatRequest<'_>,
-    ) -> Result<mallbot::llm::ChatResponse, mallbot::llm::LlmError> {
-        use std::sync::atomic::Ordering::SeqCst;
-        let now = self.running.fetch_add(1, SeqCst) + 1;
-        self.most.fetch_max(now, SeqCst);
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        self.running.fetch_sub(1, SeqCst);
-        Ok(mallbot::llm::ChatResponse {
-            message: mallbot::llm::ChatMessage::assistant("slow answer"),
-            finish_reason: None,
-            usage: Default::default(),
-        })
-    }
-}
-
-#[tokio::test]
-async fn model_calls_past_the_bound_wait_their_turn_and_every_message_is_answered() {
-    let model = Arc::new(SlowModel::default());
-    let mut config = Config::default();
-    config.llm.max_concurrent = 2;
-    let mall: Arc<dyn MallApi> = Arc::new(EmbeddedMall::in_memory());
-    let app = App::with_model(config, mall, Arc::new(MemoryStore::new()), model.clone());
-    let turns = (0..6).map(|i| {
-        let app = app.clone();
-        async move { app.router.dispatch(&MessageContext::private("telegram", 100 + i, "hi", Lang::En)).await }
-    });
-    let replies = futures::future::join_all(turns).await;
-    assert!(replies.iter().all(|r| r.text == "slow answer"), "every message answered");
-    assert_eq!(model.most.load(std::sync::atomic::Ordering::SeqCst), 2, "never more than the bound at once");
 }
 
 #[tokio::test]

@@ -6,6 +6,7 @@ use async_trait::async_trait;
 use handlers::ToolSpec;
 use serde::{Deserialize, Serialize};
 
+pub mod limit;
 pub mod offline;
 pub mod openai;
 
@@ -163,4 +164,8 @@ pub trait ChatModel: Send + Sync {
     fn describe(&self) -> String;
     /// One chat completion.
     async fn complete(&self, request: ChatRequest<'_>) -> Result<ChatResponse, LlmError>;
+    /// How many calls it lets run at once and how many wait, when it limits them.
+    fn load(&self) -> Option<limit::LimitReport> {
+        None
+    }
 }

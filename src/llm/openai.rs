@@ -28,6 +28,7 @@ use self::draft::Draft;
 use self::sse::SseDecoder;
 pub use self::stream::{ChunkError, StreamAccumulator};
 use self::wire::WireCompletion;
+use super::limit::{AdaptiveLimit, LimitReport};
 use super::{ChatModel, ChatRequest, ChatResponse, LlmError};
 
 /// The longest `Retry-After` honoured.
@@ -59,6 +60,8 @@ pub struct OpenAiSettings {
     pub stream: bool,
     /// Sampling temperature; the provider's default when `None`.
     pub temperature: Option<f32>,
+    /// A hard ceiling on calls at once; 0 = adapt to the provider only.
+    pub max_concurrent: usize,
 }
 
 impl fmt::Debug for OpenAiSettings {
@@ -71,6 +74,7 @@ impl fmt::Debug for OpenAiSettings {
             .field("max_retries", &self.max_retries)
             .field("stream", &self.stream)
             .field("temperature", &self.temperature)
+            .field("max_concurrent", &self.max_concurrent)
             .finish()
     }
 }
@@ -81,19 +85,21 @@ pub struct OpenAiClient {
     http: reqwest::Client,
     endpoint: Url,
     settings: OpenAiSettings,
+    limit: AdaptiveLimit,
 }
 
 /// Why one attempt failed.
 enum Failure {
-    /// Worth another attempt (after `retry_after` when the provider said so).
-    Retry { message: String, retry_after: Option<Duration> },
+    /// Worth another attempt (after `retry_after` when the provider said so);
+    /// `overloaded` when the provider said it has too much to do (429, 503).
+    Retry { message: String, retry_after: Option<Duration>, overloaded: bool },
     /// Final.
     Fatal(LlmError),
 }
 
 impl Failure {
     fn retry(message: impl Into<String>) -> Self {
-        Failure::Retry { message: message.into(), retry_after: None }
+        Failure::Retry { message: message.into(), retry_after: None, overloaded: false }
     }
 }
 
@@ -109,7 +115,8 @@ impl OpenAiClient {
             .user_agent(concat!("mallbot/", env!("CARGO_PKG_VERSION")))
             .build()
             .map_err(|e| config_error(format!("cannot build the HTTP client: {}", error_chain(&e))))?;
-        Ok(OpenAiClient { http, endpoint, settings })
+        let limit = AdaptiveLimit::new(settings.max_concurrent);
+        Ok(OpenAiClient { http, endpoint, settings, limit })
     }
 
     /// The URL requests go to.
@@ -146,7 +153,7 @@ impl OpenAiClient {
             match self.attempt(body, attempt).await {
                 Ok(draft) => return Ok(draft),
                 Err(Failure::Fatal(error)) => return Err(error),
-                Err(Failure::Retry { message, retry_after }) => {
+                Err(Failure::Retry { message, retry_after, .. }) => {
                     if attempt < attempts {
                         let delay = retry_after.unwrap_or_else(|| backoff(attempt - 1));
                         tracing::warn!(attempt, delay_ms = millis(delay), error = %message, "retrying the model call");
@@ -160,6 +167,19 @@ impl OpenAiClient {
     }
 
     async fn attempt(&self, body: &str, attempt: u32) -> Result<Draft, Failure> {
+        let permit = self.limit.acquire().await;
+        let result = self.attempt_with(body, attempt).await;
+        match &result {
+            Ok(_) => permit.succeeded(),
+            Err(Failure::Retry { overloaded: true, retry_after, .. }) => {
+                self.limit.overloaded(permit.started(), *retry_after)
+            }
+            Err(_) => {}
+        }
+        result
+    }
+
+    async fn attempt_with(&self, body: &str, attempt: u32) -> Result<Draft, Failure> {
         let started = Instant::now();
         let deadline = tokio::time::Instant::now() + self.settings.request_timeout;
         let mut request = self.http.post(self.endpoint.clone()).header(CONTENT_TYPE, "application/json");
@@ -181,6 +201,7 @@ impl OpenAiClient {
             latency_ms = millis(started.elapsed()),
             "model responded"
         );
+        self.limit.observe_headers(response.headers());
         if !status.is_success() {
             return Err(self.rejection(response, deadline).await);
         }
@@ -220,7 +241,9 @@ impl OpenAiClient {
             || status == StatusCode::TOO_MANY_REQUESTS
             || status == StatusCode::REQUEST_TIMEOUT;
         if retryable {
-            Failure::Retry { message: format!("HTTP {}: {raw}", status.as_u16()), retry_after }
+            let overloaded =
+                status == StatusCode::TOO_MANY_REQUESTS || status == StatusCode::SERVICE_UNAVAILABLE;
+            Failure::Retry { message: format!("HTTP {}: {raw}", status.as_u16()), retry_after, overloaded }
         } else {
             Failure::Fatal(LlmError::Refused { status: status.as_u16(), raw })
         }
@@ -275,6 +298,10 @@ impl ChatModel for OpenAiClient {
             latency_ms = tracing::field::Empty,
         );
         self.call(request).instrument(span).await
+    }
+
+    fn load(&self) -> Option<LimitReport> {
+        Some(self.limit.report())
     }
 }
 
@@ -390,6 +417,7 @@ mod tests {
             max_retries: 2,
             stream: false,
             temperature: None,
+            max_concurrent: 0,
         }
     }
 

@@ -4,13 +4,17 @@
 
 use std::time::Duration;
 
-use handlers::{Approval, Lang, Level, Preview, ToolError};
+use handlers::{Approval, Lang, Level, Preview, ToolError, ToolSpec};
+use serde_json::Value;
 use tracing::Instrument;
 
-use super::{FunctionCallRouter, Turn, TurnScope, calls, confirmation_text};
+use super::round::Question;
+use super::turn::{Turn, TurnEnd, TurnScope};
+use super::{FunctionCallRouter, calls, confirmation_text};
 use crate::context::MessageContext;
-use crate::llm::{ChatMessage, Usage};
-use crate::pending::{Claim, PendingAction, new_token};
+use crate::llm::ChatMessage;
+use crate::pending::{Claim, PendingAction, new_code, new_token};
+use crate::progress::Progress;
 use crate::reply::{ConfirmationPress, ConfirmationPrompt, PressCheck, Reply};
 use crate::state::{AuditEntry, ClaimOutcome, PendingStatus, StoredPending, unix_now};
 
@@ -21,6 +25,97 @@ const CLAIM_LEASE: Duration = Duration::from_secs(60);
 const EXPIRED: &str = "这个确认已过期，请重新提问。 / This confirmation has expired — please ask again.";
 
 impl FunctionCallRouter {
+    /// What a risky call would do, in the shopper's language.
+    pub(super) async fn preview(
+        &self,
+        spec: &'static ToolSpec,
+        scope: &TurnScope,
+        args: &Value,
+    ) -> Result<Preview, ToolError> {
+        let ctx = self.tool_context(scope, None);
+        match spec.preview {
+            Some(preview) => {
+                match tokio::time::timeout(self.settings.tool_timeout, preview(ctx, args.clone())).await {
+                    Ok(result) => result,
+                    Err(_) => Err(ToolError::Timeout(self.settings.tool_timeout.as_secs())),
+                }
+            }
+            None => Ok(Preview {
+                summary: format!("{}{} {}", scope.lang.pick("执行：", "Run: "), spec.name, args),
+                fingerprint: args.clone(),
+            }),
+        }
+    }
+
+    /// Stores the loop as a pending action and asks the shopper.
+    pub(super) async fn ask(&self, turn: &mut Turn, question: Question, preview: Preview) -> TurnEnd {
+        let lang = turn.scope.lang;
+        let token = new_token();
+        let Question { assistant, results, index, args, level } = question;
+        let code = (level == Level::Critical && self.settings.critical_code).then(new_code);
+        let action = PendingAction {
+            platform: turn.scope.platform.clone(),
+            user_id: turn.scope.user_id,
+            chat_id: turn.scope.chat_id,
+            is_group: turn.scope.is_group,
+            lang,
+            call: assistant.tool_calls[index].clone(),
+            assistant,
+            results,
+            arguments: args,
+            level,
+            preview: preview.clone(),
+            code,
+            rounds_used: turn.rounds_used,
+            basic_mode: turn.basic_mode,
+            outcome: None,
+        };
+        let text = confirmation_text(lang, level, &preview.summary);
+        // The assistant turn waits in the pending action; the history keeps the
+        // question so the conversation reads naturally until the press.
+        turn.messages.pop();
+        turn.messages.push(ChatMessage::assistant(text.clone()));
+        if let Err(e) = self.store_pending(&token, &action).await {
+            tracing::error!(error = %e, "could not store the pending action");
+            self.stats.count_error();
+            return TurnEnd::Unsaved(Reply::text(lang.pick(
+                "抱歉，系统暂时无法保存这个操作，请稍后再试。",
+                "Sorry, I couldn't hold that action for confirmation right now. Please try again shortly.",
+            )));
+        }
+        tracing::info!(token = %token, tool = %action.call.name, level = level.as_str(), "confirmation asked");
+        TurnEnd::Stopped(Reply {
+            text,
+            confirmation: Some(ConfirmationPrompt {
+                token,
+                level,
+                summary: preview.summary,
+                needs_code: action.code.is_some(),
+            }),
+            ..Default::default()
+        })
+    }
+
+    async fn store_pending(
+        &self,
+        token: &str,
+        action: &PendingAction,
+    ) -> Result<(), crate::state::StateError> {
+        let payload =
+            serde_json::to_string(action).map_err(|e| crate::state::StateError::Corrupt(e.to_string()))?;
+        let stored = StoredPending {
+            token: token.to_owned(),
+            user_id: action.user_id,
+            chat_id: action.chat_id,
+            tool: action.call.name.clone(),
+            payload,
+            expires_at: unix_now() + self.settings.confirm_ttl.as_secs() as i64,
+            status: PendingStatus::Waiting,
+            claimed_until: 0,
+        };
+        self.state.put_pending(&stored).await
+    }
+
     /// Checks a press and claims the action; quick, so transports can answer
     /// the button at once and then call [`FunctionCallRouter::finish`].
     pub async fn press(&self, press: &ConfirmationPress) -> PressCheck {
@@ -55,7 +150,7 @@ impl FunctionCallRouter {
         }
         let now = unix_now();
         if stored.status == PendingStatus::Done {
-            return already_done(lang);
+            return already_done(lang, action.outcome.as_deref());
         }
         if stored.expires_at <= now {
             return PressCheck::Expired { alert: EXPIRED.to_owned() };
@@ -90,9 +185,20 @@ impl FunctionCallRouter {
                 PressCheck::Accepted { claim: Box::new(Claim { stored, action, approve }), outcome }
             }
             Ok(ClaimOutcome::InProgress) => PressCheck::AlreadyDone {
-                alert: lang.pick("正在处理中，请稍候。", "Already being handled — one moment.").to_owned(),
+                alert: lang
+                    .pick(
+                        "正在处理中，请稍候，结果马上发给您。",
+                        "This is being carried out right now — the result is on its way.",
+                    )
+                    .to_owned(),
             },
-            Ok(ClaimOutcome::AlreadyDone) => already_done(lang),
+            Ok(ClaimOutcome::AlreadyDone) => {
+                let outcome = match self.state.get_pending(token).await {
+                    Ok(Some(stored)) => decode(&stored).and_then(|a| a.outcome),
+                    _ => None,
+                };
+                already_done(lang, outcome.as_deref())
+            }
             Ok(ClaimOutcome::Expired) => PressCheck::Expired { alert: EXPIRED.to_owned() },
             Err(e) => {
                 tracing::error!(error = %e, "could not claim a pending action");
@@ -113,6 +219,11 @@ impl FunctionCallRouter {
     /// reply is the model's follow-up, or a new confirmation when an order's
     /// price or stock changed.
     pub async fn finish(&self, claim: Box<Claim>) -> Reply {
+        self.finish_live(claim, &Progress::none()).await
+    }
+
+    /// [`FunctionCallRouter::finish`], reporting the resumed loop's progress.
+    pub async fn finish_live(&self, claim: Box<Claim>, progress: &Progress) -> Reply {
         let span = tracing::info_span!(
             "confirmation",
             token = %claim.stored.token,
@@ -120,11 +231,11 @@ impl FunctionCallRouter {
             approve = claim.approve
         );
         let conversation = claim.action.conversation_key();
-        self.locked(&conversation, self.finish_claim(claim)).instrument(span).await
+        self.locked(&conversation, self.finish_claim(claim, progress)).instrument(span).await
     }
 
-    async fn finish_claim(&self, claim: Box<Claim>) -> Reply {
-        let Claim { stored, action, approve } = *claim;
+    async fn finish_claim(&self, claim: Box<Claim>, progress: &Progress) -> Reply {
+        let Claim { mut stored, mut action, approve } = *claim;
         let scope = TurnScope::of_action(&action);
         let (result_text, decision) = if approve {
             match self.execute(&stored, &action, &scope).await {
@@ -134,7 +245,15 @@ impl FunctionCallRouter {
         } else {
             (calls::DECLINED.to_owned(), "declined".to_owned())
         };
-        if let Err(e) = self.state.set_pending_status(&stored.token, PendingStatus::Done).await {
+        // What was done stays with the action, so a later press of the same
+        // button says what happened (with the order's id) instead of guessing.
+        action.outcome = Some(outcome_line(action.lang, approve, &action.preview.summary, &result_text));
+        stored.status = PendingStatus::Done;
+        match serde_json::to_string(&action) {
+            Ok(payload) => stored.payload = payload,
+            Err(e) => tracing::error!(error = %e, "could not keep the action's outcome"),
+        }
+        if let Err(e) = self.state.put_pending(&stored).await {
             tracing::error!(error = %e, "could not mark the action done");
         }
         let entry = AuditEntry {
@@ -150,11 +269,17 @@ impl FunctionCallRouter {
             tracing::error!(error = %e, "could not write the audit log");
         }
         tracing::info!(token = %stored.token, tool = %entry.tool, decision = %entry.decision, "confirmation resolved");
-        self.resume(scope, action, result_text).await
+        self.resume(scope, action, result_text, progress).await
     }
 
     /// Continues the loop of `action` with the waiting call answered.
-    async fn resume(&self, scope: TurnScope, action: PendingAction, result_text: String) -> Reply {
+    async fn resume(
+        &self,
+        scope: TurnScope,
+        action: PendingAction,
+        result_text: String,
+        progress: &Progress,
+    ) -> Reply {
         let mut messages = match self.state.load_history(&scope.conversation()).await {
             Ok(history) => history,
             Err(e) => {
@@ -167,17 +292,12 @@ impl FunctionCallRouter {
             let text = result.clone().unwrap_or_else(|| result_text.clone());
             messages.push(ChatMessage::tool(call.id.clone(), text));
         }
-        let turn = Turn {
-            scope,
-            messages,
-            rounds_used: action.rounds_used,
-            basic_mode: action.basic_mode,
-            usage: Usage::default(),
-            suggestions: Vec::new(),
-            image: None,
-            tools_ran: true,
-        };
-        self.run_loop(turn, "").await
+        let mut turn = Turn::new(scope, messages);
+        turn.rounds_used = action.rounds_used;
+        turn.basic_mode = action.basic_mode;
+        turn.tools_ran = true;
+        let (turn, end) = self.tool_loop(turn, progress).await;
+        self.close_turn(turn, end, "").await
     }
 
     async fn execute(&self, stored: &StoredPending, action: &PendingAction, scope: &TurnScope) -> Execution {
@@ -267,7 +387,7 @@ impl FunctionCallRouter {
             if action.code.as_deref() == Some(typed) {
                 return Some(match self.claim(&stored.token, action, true).await {
                     PressCheck::Accepted { claim, outcome } => {
-                        let follow_up = self.finish_claim(claim).await;
+                        let follow_up = self.finish_claim(claim, &Progress::none()).await;
                         Reply { text: format!("{outcome}\n\n{}", follow_up.text), ..follow_up }
                     }
                     PressCheck::AlreadyDone { alert }
@@ -309,9 +429,38 @@ fn decode(stored: &StoredPending) -> Option<PendingAction> {
     }
 }
 
-fn already_done(lang: Lang) -> PressCheck {
-    PressCheck::AlreadyDone {
-        alert: lang.pick("这个操作已经处理过了。", "This has already been handled.").to_owned(),
+fn already_done(lang: Lang, outcome: Option<&str>) -> PressCheck {
+    let alert = match outcome {
+        Some(outcome) => format!("{}{outcome}", lang.pick("已经处理过了：", "Already done: ")),
+        None => lang.pick("这个操作已经处理过了。", "This has already been handled.").to_owned(),
+    };
+    PressCheck::AlreadyDone { alert }
+}
+
+/// The short line kept with a finished action: what was done, with the
+/// order's id when the mall gave one.
+fn outcome_line(lang: Lang, approved: bool, summary: &str, result_text: &str) -> String {
+    if !approved {
+        return lang.pick("已取消", "cancelled").to_owned();
+    }
+    let result: Option<Value> = serde_json::from_str(result_text).ok();
+    let order_id = result.as_ref().and_then(find_order_id);
+    match order_id {
+        Some(id) => format!("{}{id}", lang.pick("订单 ", "order ")),
+        None if result_text.starts_with("Error") => lang.pick("未能完成", "it could not be done").to_owned(),
+        None => summary.lines().next().unwrap_or(summary).to_owned(),
+    }
+}
+
+fn find_order_id(value: &Value) -> Option<String> {
+    match value {
+        Value::Object(map) => map
+            .get("order_id")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .or_else(|| map.values().find_map(find_order_id)),
+        Value::Array(items) => items.iter().find_map(find_order_id),
+        _ => None,
     }
 }
 

@@ -1,25 +1,55 @@
-//! One turn at a time per conversation, across instances: a lock in the
-//! state store around each turn, so two bots sharing Redis keep a chat's
-//! messages in order. A lock that cannot be had in time is logged and the
-//! turn goes ahead: a message is never dropped for it. The lock is released
-//! even when the turn panics.
+//! One turn at a time per conversation, in order, across instances.
+//!
+//! Two layers: within this process, turns of one conversation queue on a
+//! first-come-first-served mutex ([`LocalLocks`]) — waiting costs nothing and
+//! a chat's messages keep their order; across instances, the turn at the head
+//! takes a lock in the state store, renewed while the turn runs (so a long
+//! turn keeps it) and released at the end, even when the turn panics. A store
+//! lock held by another instance is waited for with
+//! [`StateStore::wait_unlock`] (woken by the release where the backend can
+//! tell, e.g. Redis); one that cannot be had in time is logged and the turn
+//! goes ahead: a message is never dropped for it.
 
+use std::collections::HashMap;
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::FunctionCallRouter;
 use crate::state::StateStore;
 
-/// How long a turn may hold its conversation's lock (a crashed holder's lock
-/// frees itself after this).
-const LOCK_TTL: Duration = Duration::from_secs(120);
-/// How long a turn waits for the lock before going ahead anyway.
+/// How long a turn waits for another instance's lock before going ahead anyway.
 const LOCK_WAIT: Duration = Duration::from_secs(60);
-/// Pause between attempts.
-const RETRY_EVERY: Duration = Duration::from_millis(50);
 
-/// Releases a held lock when dropped, whether the turn finished or panicked.
+/// The in-process queue of each busy conversation.
+#[derive(Default)]
+pub(super) struct LocalLocks {
+    queues: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+}
+
+impl LocalLocks {
+    fn queue(&self, conversation: &str) -> Arc<tokio::sync::Mutex<()>> {
+        let mut queues = self.queues.lock().unwrap_or_else(PoisonError::into_inner);
+        queues.entry(conversation.to_owned()).or_default().clone()
+    }
+
+    /// Forgets a conversation's queue once nobody holds or waits for it.
+    fn forget_if_idle(&self, conversation: &str, queue: Arc<tokio::sync::Mutex<()>>) {
+        let mut queues = self.queues.lock().unwrap_or_else(PoisonError::into_inner);
+        // Ours and the map's: nobody else holds or waits.
+        if Arc::strong_count(&queue) == 2 {
+            queues.remove(conversation);
+        }
+    }
+
+    /// Conversations with a turn running or waiting in this process.
+    #[cfg(test)]
+    fn busy(&self) -> usize {
+        self.queues.lock().unwrap_or_else(PoisonError::into_inner).len()
+    }
+}
+
+/// Releases a held store lock when dropped, whether the turn finished or panicked.
 struct Held {
     state: Arc<dyn StateStore>,
     key: String,
@@ -57,27 +87,83 @@ impl Drop for Held {
 impl FunctionCallRouter {
     /// Runs `turn` holding the lock of `conversation`.
     pub(super) async fn locked<T>(&self, conversation: &str, turn: impl Future<Output = T>) -> T {
-        let key = format!("conversation:{conversation}");
+        let queue = self.locks.queue(conversation);
+        let result = {
+            let _turn_in_this_process = queue.lock().await;
+            let key = format!("conversation:{conversation}");
+            match self.store_lock(key).await {
+                Some(held) => {
+                    let result = self.renewing(&held, turn).await;
+                    held.release().await;
+                    result
+                }
+                None => turn.await,
+            }
+        };
+        self.locks.forget_if_idle(conversation, queue);
+        result
+    }
+
+    /// Takes the conversation's lock in the state store, waiting while another
+    /// instance holds it (at most [`LOCK_WAIT`]).
+    async fn store_lock(&self, key: String) -> Option<Held> {
         let owner = crate::pending::new_token();
+        let ttl = self.settings.lock_ttl;
         let started = Instant::now();
-        let held = loop {
-            match self.state.try_lock(&key, &owner, LOCK_TTL).await {
-                Ok(true) => break Some(Held { state: self.state.clone(), key, owner }),
-                Ok(false) if started.elapsed() < LOCK_WAIT => tokio::time::sleep(RETRY_EVERY).await,
+        loop {
+            match self.state.try_lock(&key, &owner, ttl).await {
+                Ok(true) => return Some(Held { state: self.state.clone(), key, owner }),
+                Ok(false) if started.elapsed() < LOCK_WAIT => {
+                    let left = LOCK_WAIT.saturating_sub(started.elapsed());
+                    self.state.wait_unlock(&key, left.min(ttl)).await;
+                }
                 Ok(false) => {
                     tracing::warn!(%key, "conversation still locked after 60 s; going ahead");
-                    break None;
+                    return None;
                 }
                 Err(e) => {
                     tracing::warn!(%key, error = %e, "conversation lock unavailable; going ahead");
-                    break None;
+                    return None;
                 }
             }
-        };
-        let result = turn.await;
-        if let Some(held) = held {
-            held.release().await;
         }
-        result
+    }
+
+    /// Runs `turn`, renewing `held` every third of its TTL so that a turn
+    /// longer than the TTL keeps its lock.
+    async fn renewing<T>(&self, held: &Held, turn: impl Future<Output = T>) -> T {
+        let ttl = self.settings.lock_ttl;
+        let every = ttl / 3;
+        let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let turn = std::pin::pin!(turn);
+        let mut turn = turn;
+        loop {
+            tokio::select! {
+                result = &mut turn => return result,
+                _ = ticks.tick() => match self.state.try_lock(&held.key, &held.owner, ttl).await {
+                    Ok(true) => tracing::debug!(key = %held.key, "conversation lock renewed"),
+                    Ok(false) => tracing::warn!(key = %held.key, "conversation lock lost to another turn"),
+                    Err(e) => tracing::warn!(key = %held.key, error = %e, "could not renew the conversation lock"),
+                },
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_conversation_queue_is_forgotten_when_idle() {
+        let locks = LocalLocks::default();
+        let queue = locks.queue("telegram:1:1");
+        let again = locks.queue("telegram:1:1");
+        assert!(Arc::ptr_eq(&queue, &again), "one queue per conversation");
+        locks.forget_if_idle("telegram:1:1", again);
+        assert_eq!(locks.busy(), 1, "still held by another turn");
+        locks.forget_if_idle("telegram:1:1", queue);
+        assert_eq!(locks.busy(), 0);
     }
 }

@@ -14,7 +14,7 @@ impl FunctionCallRouter {
     /// The shopper's cart, formatted (`/cart`).
     pub async fn show_cart(&self, ctx: &MessageContext) -> Reply {
         let lang = self.lang_for(ctx).await;
-        match self.run_direct(ctx, "view_cart").await {
+        match self.run_direct(ctx, lang, "view_cart").await {
             Ok(data) => Reply::text(offline::cart_text(&data, lang)),
             Err(text) => Reply::text(text),
         }
@@ -23,14 +23,18 @@ impl FunctionCallRouter {
     /// The shopper's recent orders, formatted (`/orders`).
     pub async fn show_orders(&self, ctx: &MessageContext) -> Reply {
         let lang = self.lang_for(ctx).await;
-        match self.run_direct(ctx, "list_orders").await {
+        match self.run_direct(ctx, lang, "list_orders").await {
             Ok(data) => Reply::text(offline::orders_text(&data, lang)),
             Err(text) => Reply::text(text),
         }
     }
 
-    async fn run_direct(&self, ctx: &MessageContext, tool: &str) -> Result<Value, String> {
-        let lang = self.lang_for(ctx).await;
+    async fn run_direct(
+        &self,
+        ctx: &MessageContext,
+        lang: handlers::Lang,
+        tool: &str,
+    ) -> Result<Value, String> {
         if ctx.is_group {
             return Err(lang
                 .pick("购物车和订单请在私聊里查看。", "Please check your cart and orders in a private chat.")

@@ -150,6 +150,12 @@ pub trait StateStore: Send + Sync {
     async fn try_lock(&self, key: &str, owner: &str, ttl: Duration) -> Result<bool, StateError>;
     /// Releases the lock if `owner` holds it.
     async fn unlock(&self, key: &str, owner: &str) -> Result<(), StateError>;
+    /// Waits, at most `max`, for the lock `key` to be released by its holder.
+    /// Backends that hear of releases (Redis) return as soon as it is; the
+    /// others return after a short pause, and the caller tries again.
+    async fn wait_unlock(&self, _key: &str, max: Duration) {
+        tokio::time::sleep(max.min(Duration::from_millis(200))).await;
+    }
 
     /// Keeps `value` under `key` for `ttl`, replacing any earlier value.
     async fn put_value(&self, key: &str, value: &str, ttl: Duration) -> Result<(), StateError>;

@@ -1,0 +1,309 @@
+//! The tool loop, one round at a time: ask the model ([`FunctionCallRouter::complete`]),
+//! check what it asked for ([`RoundPlan`]), run the safe calls concurrently
+//! ([`FunctionCallRouter::run_safe`]), and either continue with their results
+//! or stop to ask the shopper about a risky call (`confirm.rs`).
+
+use std::time::Instant;
+
+use futures::future::join_all;
+use handlers::{Level, ToolError, ToolOutput, ToolSpec};
+use serde_json::Value;
+use tracing::Instrument;
+
+use super::turn::{Turn, TurnEnd};
+use super::{FunctionCallRouter, calls, prompt};
+use crate::llm::{ChatMessage, ChatRequest, ChatResponse, Role, Usage};
+use crate::progress::Progress;
+use crate::reply::Reply;
+
+/// Rounds in a row whose every call failed before the turn gives up.
+const FAILED_ROUNDS_LIMIT: u32 = 3;
+
+/// One call of a round, checked against the tools on offer.
+pub(super) enum PlannedCall {
+    /// Answered without running: the text the model gets (an unknown tool,
+    /// unreadable arguments, a second risky call in one round).
+    Refused(String),
+    /// A safe call to run now.
+    Run { spec: &'static ToolSpec, args: Value },
+    /// A confirm/critical call: the shopper decides.
+    Ask { spec: &'static ToolSpec, args: Value, level: Level },
+}
+
+/// What the model asked for in one round.
+pub(super) enum RoundPlan {
+    /// The calls, in the model's order.
+    Calls(Vec<PlannedCall>),
+    /// A private-only tool was asked for in a group: the request moves to the
+    /// private chat.
+    HandOff,
+}
+
+/// A risky call waiting for the shopper, with the rest of its round.
+pub(super) struct Question {
+    /// The assistant message whose calls are being answered.
+    pub(super) assistant: ChatMessage,
+    /// Tool message text per call, in call order; `None` for the waiting call.
+    pub(super) results: Vec<Option<String>>,
+    /// Index of the waiting call in `assistant.tool_calls`.
+    pub(super) index: usize,
+    pub(super) args: Value,
+    pub(super) level: Level,
+}
+
+/// How a round ended.
+enum RoundEnd {
+    /// Every call answered; `all_failed` when none of them succeeded.
+    Continue { all_failed: bool },
+    /// The turn ends here.
+    Stop(TurnEnd),
+}
+
+impl FunctionCallRouter {
+    /// Runs model rounds until an answer, a confirmation, or the round limit.
+    pub(super) async fn tool_loop(&self, mut turn: Turn, progress: &Progress) -> (Turn, TurnEnd) {
+        let tools = self.tools_for(turn.scope.is_group, turn.scope.mentioned);
+        let mut failed_rounds = 0u32;
+        while turn.rounds_used < self.settings.max_rounds {
+            turn.rounds_used += 1;
+            let response = self.complete(&mut turn, &tools, progress).await;
+            turn.usage += response.usage;
+            let message = response.message;
+            if message.tool_calls.is_empty() {
+                let end = if message.text().trim().is_empty() && !turn.tools_ran {
+                    TurnEnd::SmallTalk
+                } else {
+                    TurnEnd::Answer(message.text().to_owned())
+                };
+                return (turn, end);
+            }
+            turn.messages.push(message.clone());
+            match self.play_round(&mut turn, message, &tools, progress).await {
+                RoundEnd::Stop(end) => return (turn, end),
+                RoundEnd::Continue { all_failed } => {
+                    failed_rounds = if all_failed { failed_rounds + 1 } else { 0 };
+                    if failed_rounds >= FAILED_ROUNDS_LIMIT {
+                        tracing::warn!("three rounds of failed tool calls; giving up on this turn");
+                        break;
+                    }
+                }
+            }
+        }
+        (turn, TurnEnd::GaveUp)
+    }
+
+    /// One model call; falls back to the offline planner (basic mode) when
+    /// the model cannot answer.
+    async fn complete(
+        &self,
+        turn: &mut Turn,
+        tools: &[&'static ToolSpec],
+        progress: &Progress,
+    ) -> ChatResponse {
+        let mut messages = Vec::with_capacity(turn.messages.len() + 1);
+        messages.push(ChatMessage::system(prompt::system_prompt(turn.scope.lang, turn.scope.is_group)));
+        messages.extend(turn.messages.iter().cloned());
+        if !turn.basic_mode {
+            let request = ChatRequest { messages: &messages, tools, progress: Some(progress) };
+            let span = tracing::info_span!("model", model = %self.model.describe(), round = turn.rounds_used);
+            let started = Instant::now();
+            let result = self.model.complete(request).instrument(span.clone()).await;
+            let latency_ms = started.elapsed().as_millis() as u64;
+            match result {
+                Ok(response) => {
+                    span.in_scope(|| {
+                        tracing::info!(
+                            tokens_in = response.usage.prompt_tokens,
+                            tokens_out = response.usage.completion_tokens,
+                            latency_ms,
+                            tool_calls = response.message.tool_calls.len(),
+                            "model answered"
+                        )
+                    });
+                    self.stats.add_usage(response.usage);
+                    return response;
+                }
+                Err(e) => {
+                    span.in_scope(|| tracing::error!(error = %e, latency_ms, "model failed; basic mode"));
+                    self.stats.count_error();
+                    turn.basic_mode = true;
+                }
+            }
+        }
+        let request = ChatRequest { messages: &messages, tools, progress: None };
+        match self.planner.complete(request).await {
+            Ok(response) => response,
+            Err(e) => {
+                tracing::error!(error = %e, "offline planner failed");
+                ChatResponse {
+                    message: ChatMessage::assistant(""),
+                    finish_reason: None,
+                    usage: Usage::default(),
+                }
+            }
+        }
+    }
+
+    /// Plans, runs and settles the calls of one assistant message.
+    async fn play_round(
+        &self,
+        turn: &mut Turn,
+        assistant: ChatMessage,
+        offered: &[&'static ToolSpec],
+        progress: &Progress,
+    ) -> RoundEnd {
+        let planned = match self.plan(turn, &assistant, offered) {
+            RoundPlan::HandOff => return RoundEnd::Stop(self.hand_off(turn)),
+            RoundPlan::Calls(planned) => planned,
+        };
+        let working: Vec<String> = planned
+            .iter()
+            .filter_map(|p| match p {
+                PlannedCall::Run { spec, args } => Some(spec.progress_line(turn.scope.lang, args)),
+                _ => None,
+            })
+            .collect();
+        if !working.is_empty() {
+            progress.working(working);
+        }
+        let outcomes = self.run_safe(turn, &assistant, &planned).await;
+
+        let mut results: Vec<Option<String>> = Vec::with_capacity(planned.len());
+        let mut failures = 0usize;
+        let mut question = None;
+        for (index, (plan, outcome)) in planned.into_iter().zip(outcomes).enumerate() {
+            match (plan, outcome) {
+                (PlannedCall::Refused(text), _) => {
+                    failures += 1;
+                    results.push(Some(text));
+                }
+                (PlannedCall::Run { .. }, Some(result)) => {
+                    turn.tools_ran = true;
+                    match &result {
+                        Ok(out) => keep_extras(turn, out),
+                        Err(_) => failures += 1,
+                    }
+                    results.push(Some(calls::result_text(&result)));
+                }
+                (PlannedCall::Run { .. }, None) => {
+                    results.push(Some("Error: the tool did not run.".to_owned()))
+                }
+                (PlannedCall::Ask { spec, args, level }, _) => {
+                    question = Some((index, spec, args, level));
+                    results.push(None);
+                }
+            }
+        }
+        if let Some((index, spec, args, level)) = question {
+            match self.preview(spec, &turn.scope, &args).await {
+                Ok(preview) => {
+                    let question = Question { assistant, results, index, args, level };
+                    return RoundEnd::Stop(self.ask(turn, question, preview).await);
+                }
+                Err(e) => {
+                    results[index] = Some(e.model_message());
+                    failures += 1;
+                }
+            }
+        }
+        let count = results.len();
+        for (call, result) in assistant.tool_calls.iter().zip(results) {
+            turn.messages.push(ChatMessage::tool(call.id.clone(), result.unwrap_or_default()));
+        }
+        RoundEnd::Continue { all_failed: failures == count }
+    }
+
+    /// Checks each call of `assistant` against the tools on offer and their
+    /// levels. At most one risky call per round waits for the shopper.
+    pub(super) fn plan(
+        &self,
+        turn: &Turn,
+        assistant: &ChatMessage,
+        offered: &[&'static ToolSpec],
+    ) -> RoundPlan {
+        let mut planned = Vec::with_capacity(assistant.tool_calls.len());
+        let mut asking = false;
+        for call in &assistant.tool_calls {
+            let Some(spec) = offered.iter().copied().find(|s| s.name == call.name) else {
+                planned.push(PlannedCall::Refused(calls::unknown_tool_message(&call.name, offered)));
+                continue;
+            };
+            let args = match calls::parse_arguments(&call.arguments) {
+                Ok(args) => args,
+                Err(why) => {
+                    planned.push(PlannedCall::Refused(calls::bad_arguments_message(&call.name, &why)));
+                    continue;
+                }
+            };
+            if turn.scope.is_group && !spec.scope.allows(true) {
+                return RoundPlan::HandOff;
+            }
+            planned.push(match self.level_of(spec) {
+                Level::Safe => PlannedCall::Run { spec, args },
+                _ if asking => PlannedCall::Refused(
+                    "Error: only one action that needs the shopper's confirmation can wait at a time. Call \
+                     this one again after the first is confirmed."
+                        .to_owned(),
+                ),
+                level => {
+                    asking = true;
+                    PlannedCall::Ask { spec, args, level }
+                }
+            });
+        }
+        RoundPlan::Calls(planned)
+    }
+
+    /// Runs the safe calls of a round concurrently; `None` for the others.
+    async fn run_safe(
+        &self,
+        turn: &Turn,
+        assistant: &ChatMessage,
+        planned: &[PlannedCall],
+    ) -> Vec<Option<Result<ToolOutput, ToolError>>> {
+        let ctx = self.tool_context(&turn.scope, None);
+        let limit = self.settings.tool_timeout;
+        let runs = planned.iter().zip(&assistant.tool_calls).map(|(plan, call)| {
+            let ctx = ctx.clone();
+            async move {
+                match plan {
+                    PlannedCall::Run { spec, args } => {
+                        Some(calls::run_tool(spec, call, ctx, args.clone(), limit).await)
+                    }
+                    _ => None,
+                }
+            }
+        });
+        join_all(runs).await
+    }
+
+    /// In a group, a cart or order request moves to the private chat.
+    fn hand_off(&self, turn: &mut Turn) -> TurnEnd {
+        let lang = turn.scope.lang;
+        let request = turn.messages.iter().rev().find(|m| m.role == Role::User).map(|m| m.text().to_owned());
+        let text = lang.pick(
+            "购物车和订单只能在私聊里处理，点下面的按钮，我们私聊继续。",
+            "Carts and orders are handled in a private chat — tap the button below and we'll continue there.",
+        );
+        // Keep only the shopper's message and this answer in the group's memory.
+        while turn.messages.last().is_some_and(|m| m.role != Role::User) {
+            turn.messages.pop();
+        }
+        turn.messages.push(ChatMessage::assistant(text));
+        TurnEnd::Stopped(Reply {
+            text: text.to_owned(),
+            open_private: Some(request.unwrap_or_default()),
+            ..Default::default()
+        })
+    }
+}
+
+/// Keeps the suggestion buttons and the picture a tool offered.
+fn keep_extras(turn: &mut Turn, out: &ToolOutput) {
+    if !out.suggestions.is_empty() {
+        turn.suggestions = out.suggestions.clone();
+    }
+    if out.image.is_some() {
+        turn.image = out.image.clone();
+    }
+}
