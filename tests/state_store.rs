@@ -753,3 +753,43 @@ async fn unreachable_redis_fails_fast_naming_the_address_without_the_password() 
     assert!(message.contains("127.0.0.1:1"), "{message}");
     assert!(!message.contains("s3cret-pw"), "{message}");
 }
+
+// ---------------------------------------------------------------- lock releases across instances
+
+#[tokio::test]
+async fn on_redis_a_waiting_instance_is_woken_by_the_release_not_by_its_timeout() {
+    let prefix = unique("wake");
+    let (Some(holder), Some(waiter)) = (redis_store(&prefix).await, redis_store(&prefix).await) else {
+        return;
+    };
+    // The subscription comes up in the background; give it a moment.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(holder.try_lock("conversation:x", "a", HOUR).await.unwrap());
+    assert!(!waiter.try_lock("conversation:x", "b", HOUR).await.unwrap());
+    let started = std::time::Instant::now();
+    let release = tokio::spawn({
+        let holder = holder.clone();
+        async move {
+            tokio::time::sleep(Duration::from_millis(800)).await;
+            holder.unlock("conversation:x", "a").await.unwrap();
+        }
+    });
+    waiter.wait_unlock("conversation:x", Duration::from_secs(20)).await;
+    assert!(
+        waiter.try_lock("conversation:x", "b", HOUR).await.unwrap(),
+        "the wait ended with the release (after {:?}), not before it",
+        started.elapsed()
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "woken by the release, not the 20 s timeout: {:?}",
+        started.elapsed()
+    );
+    release.await.unwrap();
+    // Already released before waiting: no wait at all.
+    waiter.unlock("conversation:x", "b").await.unwrap();
+    let started = std::time::Instant::now();
+    waiter.wait_unlock("conversation:x", Duration::from_secs(20)).await;
+    assert!(started.elapsed() < Duration::from_secs(10));
+    redis_cleanup(&prefix).await;
+}

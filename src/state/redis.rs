@@ -14,8 +14,12 @@
 //! `pending_open`: everything else expires through Redis's own TTLs.
 
 use std::collections::HashMap;
-use std::sync::LazyLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 use std::time::Duration;
+
+use futures::StreamExt;
+use tokio::sync::Notify;
 
 use async_trait::async_trait;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
@@ -124,12 +128,15 @@ static TRY_LOCK: LazyLock<Script> = LazyLock::new(|| {
     )
 });
 
-/// Deletes a lock only if the owner holds it. KEYS: lock. ARGV: owner.
+/// Deletes a lock only if the owner holds it, and tells the instances
+/// waiting for it. KEYS: lock. ARGV: owner, the release channel.
 static UNLOCK: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
         if redis.call('GET', KEYS[1]) == ARGV[1] then
-            return redis.call('DEL', KEYS[1])
+            redis.call('DEL', KEYS[1])
+            redis.call('PUBLISH', ARGV[2], KEYS[1])
+            return 1
         end
         return 0
         ",
@@ -154,6 +161,62 @@ pub struct RedisStore {
     /// `redis://HOST:PORT/DB`, without credentials.
     place: String,
     prefix: String,
+    /// Lock releases heard on the release channel, for [`StateStore::wait_unlock`].
+    releases: Arc<Releases>,
+}
+
+/// Waiters for lock releases, woken by a subscription to the release channel
+/// (`<prefix>released`, one message per released lock key).
+#[derive(Default)]
+struct Releases {
+    waiters: Mutex<HashMap<String, Arc<Notify>>>,
+    /// The subscription is up: waiting for a message is enough.
+    listening: AtomicBool,
+}
+
+impl Releases {
+    fn waiter(&self, key: &str) -> Arc<Notify> {
+        self.waiters.lock().unwrap_or_else(PoisonError::into_inner).entry(key.to_owned()).or_default().clone()
+    }
+
+    fn released(&self, key: &str) {
+        if let Some(notify) = self.waiters.lock().unwrap_or_else(PoisonError::into_inner).remove(key) {
+            notify.notify_waiters();
+        }
+    }
+
+    /// Listens on `channel` for as long as the store lives, reconnecting after a failure.
+    fn listen(self: Arc<Self>, client: redis::Client, channel: String) {
+        let weak = Arc::downgrade(&self);
+        drop(self);
+        tokio::spawn(async move {
+            loop {
+                match client.get_async_pubsub().await {
+                    Ok(mut pubsub) => match pubsub.subscribe(&channel).await {
+                        Ok(()) => {
+                            let mut messages = pubsub.into_on_message();
+                            let Some(releases) = weak.upgrade() else { return };
+                            releases.listening.store(true, Ordering::SeqCst);
+                            drop(releases);
+                            while let Some(message) = messages.next().await {
+                                let Some(releases) = weak.upgrade() else { return };
+                                if let Ok(key) = message.get_payload::<String>() {
+                                    releases.released(&key);
+                                }
+                            }
+                            tracing::warn!("redis release subscription ended; reconnecting");
+                        }
+                        Err(e) => tracing::warn!(error = %e, "cannot subscribe to redis lock releases"),
+                    },
+                    Err(e) => tracing::warn!(error = %e, "cannot open the redis release subscription"),
+                }
+                let Some(releases) = weak.upgrade() else { return };
+                releases.listening.store(false, Ordering::SeqCst);
+                drop(releases);
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        });
+    }
 }
 
 impl std::fmt::Debug for RedisStore {
@@ -178,6 +241,7 @@ impl RedisStore {
         let client = redis::Client::open(url).map_err(|e| {
             StateError::BadUrl(format!("`{}` is not a usable Redis URL: {e}", without_credentials(url)))
         })?;
+        let subscriber = client.clone();
         let info = client.get_connection_info();
         let place = format!("redis://{}/{}", info.addr(), info.redis_settings().db());
         let config = ConnectionManagerConfig::new()
@@ -198,7 +262,9 @@ impl RedisStore {
         if !prefix.ends_with(':') {
             prefix.push(':');
         }
-        let store = RedisStore { conn, place, prefix };
+        let releases = Arc::new(Releases::default());
+        releases.clone().listen(subscriber, format!("{prefix}released"));
+        let store = RedisStore { conn, place, prefix, releases };
         store.health().await?;
         tracing::info!(place = %store.place, prefix = %store.prefix, "redis state store connected");
         Ok(store)
@@ -206,6 +272,10 @@ impl RedisStore {
 
     fn key(&self, kind: &str, id: impl std::fmt::Display) -> String {
         format!("{}{kind}:{id}", self.prefix)
+    }
+
+    fn release_channel(&self) -> String {
+        format!("{}released", self.prefix)
     }
 
     fn open_index(&self) -> String {
@@ -470,8 +540,26 @@ impl StateStore for RedisStore {
 
     async fn unlock(&self, key: &str, owner: &str) -> Result<(), StateError> {
         let mut invocation = UNLOCK.prepare_invoke();
-        invocation.key(self.key("lock", key)).arg(owner);
+        invocation.key(self.key("lock", key)).arg(owner).arg(self.release_channel());
         self.invoke::<i64>(&invocation).await.map(drop)
+    }
+
+    async fn wait_unlock(&self, key: &str, max: Duration) {
+        if !self.releases.listening.load(Ordering::SeqCst) {
+            tokio::time::sleep(max.min(Duration::from_millis(200))).await;
+            return;
+        }
+        let lock = self.key("lock", key);
+        let notify = self.releases.waiter(&lock);
+        let released = notify.notified();
+        let mut released = std::pin::pin!(released);
+        released.as_mut().enable();
+        // Released between the caller's attempt and now: no message will come.
+        let held: Result<bool, StateError> = self.query(redis::cmd("EXISTS").arg(&lock)).await;
+        if matches!(held, Ok(false)) {
+            return;
+        }
+        let _ = tokio::time::timeout(max, released).await;
     }
 
     async fn put_value(&self, key: &str, value: &str, ttl: Duration) -> Result<(), StateError> {
