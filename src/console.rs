@@ -8,6 +8,7 @@ use handlers::Lang;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt};
 
 use crate::app::App;
+use crate::commands::Command;
 use crate::context::MessageContext;
 use crate::reply::{ConfirmationPress, PressCheck, Reply};
 
@@ -37,7 +38,7 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
             self.out,
             "mallbot — 商场导购 / mall shopping guide. You are shopper {}.\n\
              Ask in Chinese or English, e.g. \"帮我买一双 Nike 跑鞋，500 以内的\" or \"where is Uniqlo?\".\n\
-             Commands: /cart /orders /reset /lang zh|en /quit. A number picks a suggestion.",
+             Commands: /help /cart /orders /reset /lang zh|en /health /quit. A number picks a suggestion.",
             self.user_id
         )?;
         while let Some(line) = self.read_line("you> ").await? {
@@ -82,22 +83,18 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
             .and_then(|i| self.suggestions.get(i).cloned());
         let text = chosen.as_deref().unwrap_or(text);
         let ctx = self.context(text);
-        match text.split_whitespace().collect::<Vec<_>>().as_slice() {
-            ["/cart"] => router.show_cart(&ctx).await,
-            ["/orders"] => router.show_orders(&ctx).await,
-            ["/reset"] => {
-                router.reset(&ctx).await;
-                Reply::text(ctx.lang.pick("好的，我们重新开始。", "OK, starting over."))
-            }
-            ["/lang", code] => match Lang::parse(code) {
-                Some(lang) => {
-                    router.set_lang(&ctx, lang).await;
-                    self.lang = lang;
-                    Reply::text(lang.pick("好的，之后用中文回复您。", "OK, I'll answer in English."))
+        match Command::parse(text, |_| true) {
+            // The terminal's shopper runs the bot: they are its operator.
+            Some(Command::Health) => Reply::text(crate::health::collect(app).await.render(ctx.lang)),
+            Some(command) => {
+                if let Command::Lang(Some(chosen)) = &command
+                    && let Some(chosen) = Lang::parse(chosen)
+                {
+                    self.lang = chosen;
                 }
-                None => Reply::text("/lang zh | /lang en"),
-            },
-            _ => router.dispatch(&ctx).await,
+                crate::commands::answer(router, &ctx, &command).await
+            }
+            None => router.dispatch(&ctx).await,
         }
     }
 

@@ -4,6 +4,7 @@
 //! for a confirmation, and the answer goes back through Telegram or the terminal.
 
 pub mod app;
+pub mod commands;
 pub mod config;
 pub mod console;
 pub mod context;

@@ -56,3 +56,21 @@ fn english_small_talk_and_directions() {
     assert!(out.contains("Uniqlo") && out.to_lowercase().contains("floor"), "gives the way:\n{out}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn the_terminal_answers_commands_with_the_same_words_as_telegram() {
+    use handlers::Lang;
+    use mallbot::telegram::texts;
+    let dir = std::env::temp_dir().join(format!("mallbot-chat-cmd-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = chat(&dir, "/lang en\n/reset\n/help\n/frobnicate\n/health\n");
+    for expected in [texts::lang_set(Lang::En), texts::reset_done(Lang::En), texts::unknown_command(Lang::En)]
+    {
+        assert!(out.contains(expected), "{expected:?} in:\n{out}");
+    }
+    let help = texts::help(Lang::En, handlers::all(), false);
+    let first_line = help.lines().nth(1).unwrap();
+    assert!(out.contains(first_line), "the /help of Telegram ({first_line:?}) in:\n{out}");
+    assert!(out.contains("healthy") && out.contains("registry"), "/health reports to the operator:\n{out}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -1,32 +1,16 @@
-//! The bot's commands: `/start` (with the deep link of a group hand-off),
-//! `/help`, `/cart`, `/orders`, `/reset`, `/lang` and the admins' `/health`.
+//! Commands on Telegram: what is Telegram's own — `/start` with the deep link
+//! of a group hand-off, `/health` for the admins — and the shared answers of
+//! [`crate::commands`] for the rest, delivered with the typing indicator.
 
 use handlers::Lang;
 use teloxide::RequestError;
 use teloxide::prelude::*;
 use teloxide::types::{Me, User};
 
+use super::Transport;
 use super::inbound::{self, BotIdentity, Command};
 use super::send::Target;
-use super::{Transport, texts};
 use crate::context::MessageContext;
-use crate::reply::Reply;
-
-/// The commands answered without the model.
-#[derive(Debug, Clone, Copy)]
-enum Shortcut {
-    Cart,
-    Orders,
-}
-
-impl Shortcut {
-    fn command(self) -> &'static str {
-        match self {
-            Shortcut::Cart => "/cart",
-            Shortcut::Orders => "/orders",
-        }
-    }
-}
 
 impl Transport {
     /// Answers a command addressed to the bot.
@@ -40,29 +24,10 @@ impl Transport {
         command: Command,
     ) -> Result<(), RequestError> {
         let lang = ctx.lang;
-        let router = self.app.router.clone();
         match command {
             Command::Start(Some(payload)) if !ctx.is_group => {
                 self.continue_hand_off(bot, me, target, from, &payload, lang).await
             }
-            Command::Start(_) => self.greet(bot, me, target, lang).await,
-            Command::Help => {
-                let tools = router.tools_for(ctx.is_group, true);
-                self.say(bot, target, &texts::help(lang, &tools, ctx.is_group)).await
-            }
-            Command::Cart => self.shortcut(bot, me, target, ctx, Shortcut::Cart).await,
-            Command::Orders => self.shortcut(bot, me, target, ctx, Shortcut::Orders).await,
-            Command::Reset => {
-                router.reset(&ctx).await;
-                self.say(bot, target, texts::reset_done(lang)).await
-            }
-            Command::Lang(arg) => match arg.as_deref().and_then(Lang::parse) {
-                Some(chosen) => {
-                    router.set_lang(&ctx, chosen).await;
-                    self.say(bot, target, texts::lang_set(chosen)).await
-                }
-                None => self.say(bot, target, texts::lang_usage(lang)).await,
-            },
             Command::Health if self.is_admin(ctx.user_id) && !ctx.is_group => {
                 let report = self.health_report(bot, me, lang).await;
                 self.say(bot, target, &report).await
@@ -75,34 +40,29 @@ impl Transport {
                 )
                 .await
             }
-            Command::Health | Command::Unknown => self.say(bot, target, texts::unknown_command(lang)).await,
+            command => self.shared_command(bot, me, target, ctx, command).await,
         }
     }
 
-    /// `/cart` or `/orders`: answered directly, without the model. In a group
-    /// the answer carries a button that continues in the private chat.
-    async fn shortcut(
+    /// A command answered the same way everywhere; one that asks the mall
+    /// runs with the typing indicator on.
+    async fn shared_command(
         &self,
         bot: &Bot,
         me: &Me,
         target: &Target,
         ctx: MessageContext,
-        which: Shortcut,
+        command: Command,
     ) -> Result<(), RequestError> {
         self.app.stats.count_message();
-        let (lang, user_id, is_group) = (ctx.lang, ctx.user_id, ctx.is_group);
+        let (lang, user_id) = (ctx.lang, ctx.user_id);
         let router = self.app.router.clone();
-        let mut reply = self
-            .run_guarded(bot, target, lang, async move {
-                match which {
-                    Shortcut::Cart => router.show_cart(&ctx).await,
-                    Shortcut::Orders => router.show_orders(&ctx).await,
-                }
-            })
-            .await;
-        if is_group {
-            reply.open_private = Some(which.command().to_owned());
-        }
+        let reply = if command.asks_the_mall() {
+            let work = async move { crate::commands::answer(&router, &ctx, &command).await };
+            self.run_guarded(bot, target, lang, work).await
+        } else {
+            crate::commands::answer(&router, &ctx, &command).await
+        };
         self.deliver(bot, me, target, lang, user_id, &reply).await
     }
 
@@ -123,13 +83,9 @@ impl Transport {
         };
         let mut ctx = self.context(from, target.chat, false, request, None);
         match inbound::parse_command(&ctx.text, &BotIdentity::from_me(me)) {
-            Some(Command::Cart) => {
+            Some(command @ (Command::Cart | Command::Orders)) => {
                 ctx.lang = lang;
-                self.shortcut(bot, me, target, ctx, Shortcut::Cart).await
-            }
-            Some(Command::Orders) => {
-                ctx.lang = lang;
-                self.shortcut(bot, me, target, ctx, Shortcut::Orders).await
+                self.shared_command(bot, me, target, ctx, command).await
             }
             _ => self.route(bot, me, target, ctx).await,
         }
@@ -144,7 +100,6 @@ impl Transport {
         lang: Lang,
     ) -> Result<(), RequestError> {
         self.app.stats.count_message();
-        let reply = Reply { suggestions: texts::examples(lang), ..Reply::text(texts::greeting(lang)) };
-        self.deliver(bot, me, target, lang, 0, &reply).await
+        self.deliver(bot, me, target, lang, 0, &crate::commands::greeting(lang)).await
     }
 }

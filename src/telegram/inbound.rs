@@ -2,6 +2,7 @@
 //! bot (in groups only mentions, replies to the bot and `/command@bot` are),
 //! the text with the bot's mention stripped, and which command it is.
 
+pub use crate::commands::Command;
 use teloxide::types::{Me, Message, MessageEntityKind, MessageEntityRef, MessageKind, UserId};
 
 /// What a message carries, as far as the bot is concerned.
@@ -141,69 +142,9 @@ pub fn reply_text(msg: &Message) -> Option<String> {
     replied.text().or(replied.caption()).map(str::to_owned)
 }
 
-/// A command the bot understands.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Command {
-    /// `/start`, with the deep-link payload if any.
-    Start(Option<String>),
-    /// `/help`.
-    Help,
-    /// `/cart`.
-    Cart,
-    /// `/orders`.
-    Orders,
-    /// `/reset`.
-    Reset,
-    /// `/lang`, with its argument if any.
-    Lang(Option<String>),
-    /// `/health` (admins only).
-    Health,
-    /// Any other command.
-    Unknown,
-}
-
-impl Command {
-    /// The commands shown in Telegram's command menu, with their descriptions
-    /// (Chinese, English). `/health` is not listed.
-    pub const MENU: [(&'static str, &'static str, &'static str); 6] = [
-        ("start", "开始使用", "Get started"),
-        ("help", "我能做什么", "What I can do"),
-        ("cart", "查看购物车", "Show my cart"),
-        ("orders", "我的订单", "My orders"),
-        ("reset", "重新开始对话", "Start the conversation over"),
-        ("lang", "切换语言：/lang zh 或 /lang en", "Switch language: /lang zh or /lang en"),
-    ];
-}
-
-/// Parses a command at the start of `text` (`/name`, `/name@bot`, with an
-/// optional argument). `None` when the text is not a command. A command for
-/// another bot (`/name@otherbot`) is [`Command::Unknown`].
+/// Reads a command addressed to this bot (see [`Command::parse`]).
 pub fn parse_command(text: &str, bot: &BotIdentity) -> Option<Command> {
-    let rest = text.trim_start().strip_prefix('/')?;
-    let (head, arg) = match rest.split_once(char::is_whitespace) {
-        Some((head, arg)) => (head, Some(arg.trim()).filter(|a| !a.is_empty()).map(str::to_owned)),
-        None => (rest, None),
-    };
-    let (name, target) = match head.split_once('@') {
-        Some((name, target)) => (name, Some(target)),
-        None => (head, None),
-    };
-    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-        return None;
-    }
-    if target.is_some_and(|t| !bot.is_my_name(t)) {
-        return Some(Command::Unknown);
-    }
-    Some(match name.to_ascii_lowercase().as_str() {
-        "start" => Command::Start(arg),
-        "help" => Command::Help,
-        "cart" => Command::Cart,
-        "orders" => Command::Orders,
-        "reset" => Command::Reset,
-        "lang" | "language" => Command::Lang(arg),
-        "health" => Command::Health,
-        _ => Command::Unknown,
-    })
+    Command::parse(text, |name| bot.is_my_name(name))
 }
 
 #[cfg(test)]

@@ -1,0 +1,144 @@
+//! The commands a shopper types — `/start`, `/help`, `/cart`, `/orders`,
+//! `/reset`, `/lang`, and the operators' `/health` — the same in Telegram and
+//! the terminal chat: one enum, one parser, one set of answers. Transports
+//! only add what is theirs (Telegram's deep links and who counts as an admin).
+
+use handlers::Lang;
+
+use crate::context::MessageContext;
+use crate::reply::Reply;
+use crate::router::FunctionCallRouter;
+use crate::telegram::texts;
+
+/// A command addressed to the bot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// `/start`, with the deep-link payload if any.
+    Start(Option<String>),
+    /// `/help`.
+    Help,
+    /// `/cart`.
+    Cart,
+    /// `/orders`.
+    Orders,
+    /// `/reset`.
+    Reset,
+    /// `/lang`, with its argument if any.
+    Lang(Option<String>),
+    /// `/health` (operators only).
+    Health,
+    /// Any other command.
+    Unknown,
+}
+
+impl Command {
+    /// The commands shown in Telegram's command menu, with their descriptions
+    /// (Chinese, English). `/health` is not listed.
+    pub const MENU: [(&'static str, &'static str, &'static str); 6] = [
+        ("start", "开始使用", "Get started"),
+        ("help", "我能做什么", "What I can do"),
+        ("cart", "查看购物车", "Show my cart"),
+        ("orders", "我的订单", "My orders"),
+        ("reset", "重新开始对话", "Start the conversation over"),
+        ("lang", "切换语言：/lang zh 或 /lang en", "Switch language: /lang zh or /lang en"),
+    ];
+
+    /// Reads `/name[@bot] [argument]`. `is_me` tells whether a `@bot` suffix
+    /// names this bot; a command for another bot is [`Command::Unknown`].
+    /// `None` when the text is not a command.
+    pub fn parse(text: &str, is_me: impl Fn(&str) -> bool) -> Option<Command> {
+        let rest = text.trim_start().strip_prefix('/')?;
+        let (head, arg) = match rest.split_once(char::is_whitespace) {
+            Some((head, arg)) => (head, Some(arg.trim()).filter(|a| !a.is_empty()).map(str::to_owned)),
+            None => (rest, None),
+        };
+        let (name, target) = match head.split_once('@') {
+            Some((name, target)) => (name, Some(target)),
+            None => (head, None),
+        };
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return None;
+        }
+        if target.is_some_and(|t| !is_me(t)) {
+            return Some(Command::Unknown);
+        }
+        Some(match name.to_ascii_lowercase().as_str() {
+            "start" => Command::Start(arg),
+            "help" => Command::Help,
+            "cart" => Command::Cart,
+            "orders" => Command::Orders,
+            "reset" => Command::Reset,
+            "lang" | "language" => Command::Lang(arg),
+            "health" => Command::Health,
+            _ => Command::Unknown,
+        })
+    }
+
+    /// Whether the answer runs a tool against the mall (and so may be slow).
+    pub fn asks_the_mall(&self) -> bool {
+        matches!(self, Command::Cart | Command::Orders)
+    }
+}
+
+/// The greeting of `/start`, with example requests as suggestions.
+pub fn greeting(lang: Lang) -> Reply {
+    Reply { suggestions: texts::examples(lang), ..Reply::text(texts::greeting(lang)) }
+}
+
+/// The answer to a command every transport gives the same way. `/start` and
+/// `/health` are the transport's own (deep links, who is an operator): for
+/// them this answers the greeting and the unknown-command text.
+pub async fn answer(router: &FunctionCallRouter, ctx: &MessageContext, command: &Command) -> Reply {
+    let lang = ctx.lang;
+    match command {
+        Command::Start(_) => greeting(lang),
+        Command::Help => {
+            let tools = router.tools_for(ctx.is_group, true);
+            Reply::text(texts::help(lang, &tools, ctx.is_group))
+        }
+        Command::Cart | Command::Orders => {
+            let mut reply = match command {
+                Command::Cart => router.show_cart(ctx).await,
+                _ => router.show_orders(ctx).await,
+            };
+            if ctx.is_group {
+                let again = if *command == Command::Cart { "/cart" } else { "/orders" };
+                reply.open_private = Some(again.to_owned());
+            }
+            reply
+        }
+        Command::Reset => {
+            router.reset(ctx).await;
+            Reply::text(texts::reset_done(lang))
+        }
+        Command::Lang(arg) => match arg.as_deref().and_then(Lang::parse) {
+            Some(chosen) => {
+                router.set_lang(ctx, chosen).await;
+                Reply::text(texts::lang_set(chosen))
+            }
+            None => Reply::text(texts::lang_usage(lang)),
+        },
+        Command::Health | Command::Unknown => Reply::text(texts::unknown_command(lang)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Option<Command> {
+        Command::parse(text, |name| name.eq_ignore_ascii_case("MallGuideBot"))
+    }
+
+    #[test]
+    fn commands_with_arguments_and_bot_names() {
+        assert_eq!(parse("/lang en"), Some(Command::Lang(Some("en".into()))));
+        assert_eq!(parse("  /CART"), Some(Command::Cart));
+        assert_eq!(parse("/help@MallGuideBot"), Some(Command::Help));
+        assert_eq!(parse("/help@OtherBot"), Some(Command::Unknown));
+        assert_eq!(parse("/start h123"), Some(Command::Start(Some("h123".into()))));
+        assert_eq!(parse("/frobnicate"), Some(Command::Unknown));
+        assert_eq!(parse("帮我找鞋"), None);
+        assert_eq!(parse("/ 鞋"), None);
+    }
+}
