@@ -85,6 +85,8 @@ pub fn router_settings(config: &Config) -> RouterSettings {
         max_rounds: config.llm.max_rounds,
         tool_timeout: config.tool_timeout(),
         history_messages: config.bot.history_messages,
+        history_tokens: config.bot.history_tokens,
+        tool_cache_ttl: Duration::from_secs(config.bot.tool_cache_secs),
         confirm_ttl: Duration::from_secs(config.safety.confirm_ttl_secs),
         critical_code: config.safety.critical_code,
         levels: config.tools.iter().map(|(name, o)| (name.clone(), o.level)).collect(),

@@ -182,12 +182,24 @@ impl Default for StateConfig {
 pub struct BotConfig {
     pub language: Lang,
     pub history_messages: usize,
+    /// A token budget for the remembered conversation (0 = none): old tool
+    /// results are shortened first, then the oldest turns dropped.
+    pub history_tokens: usize,
     pub rate_limit_per_minute: u32,
+    /// Seconds a safe, shopper-independent tool result (search, details,
+    /// stores, routes, areas) is reused for the same arguments (0 = never).
+    pub tool_cache_secs: u64,
 }
 
 impl Default for BotConfig {
     fn default() -> Self {
-        BotConfig { language: Lang::Zh, history_messages: 20, rate_limit_per_minute: 20 }
+        BotConfig {
+            language: Lang::Zh,
+            history_messages: 20,
+            history_tokens: 0,
+            rate_limit_per_minute: 20,
+            tool_cache_secs: 30,
+        }
     }
 }
 

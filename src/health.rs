@@ -33,6 +33,8 @@ pub struct HealthReport {
     pub errors: u64,
     pub tokens_in: u64,
     pub tokens_out: u64,
+    pub tokens_cached: u64,
+    pub tool_cache_hits: u64,
     pub pending_confirmations: Option<u64>,
     /// The model's concurrency: limit, calls in flight, queue (real models only).
     pub model_load: Option<crate::llm::limit::LimitReport>,
@@ -60,7 +62,11 @@ impl HealthReport {
             let _ = writeln!(out, "{mark} {}: {}{latency}", c.name, c.detail);
         }
         let _ = writeln!(out, "messages handled: {}, errors: {}", self.messages_handled, self.errors);
-        let _ = writeln!(out, "model tokens: {} in, {} out", self.tokens_in, self.tokens_out);
+        let _ = writeln!(
+            out,
+            "model tokens: {} in ({} cached by the provider), {} out; tool results from cache: {}",
+            self.tokens_in, self.tokens_cached, self.tokens_out, self.tool_cache_hits
+        );
         if let Some(load) = self.model_load {
             let ceiling = match load.ceiling {
                 Some(ceiling) => format!("ceiling {ceiling}"),
@@ -114,6 +120,8 @@ pub async fn collect(app: &App) -> HealthReport {
         errors: app.stats.errors.load(Ordering::Relaxed),
         tokens_in: app.stats.tokens_in.load(Ordering::Relaxed),
         tokens_out: app.stats.tokens_out.load(Ordering::Relaxed),
+        tokens_cached: app.stats.tokens_cached.load(Ordering::Relaxed),
+        tool_cache_hits: app.stats.tool_cache_hits.load(Ordering::Relaxed),
         pending_confirmations: pending,
         model_load: app.router.model_load(),
     }

@@ -15,6 +15,10 @@ pub struct Stats {
     pub tokens_in: AtomicU64,
     /// Model tokens out.
     pub tokens_out: AtomicU64,
+    /// Of the tokens in, those the provider served from its prompt cache.
+    pub tokens_cached: AtomicU64,
+    /// Tool calls answered from the tool-result cache.
+    pub tool_cache_hits: AtomicU64,
 }
 
 impl Stats {
@@ -32,5 +36,6 @@ impl Stats {
     pub fn add_usage(&self, usage: Usage) {
         self.tokens_in.fetch_add(usage.prompt_tokens, Ordering::Relaxed);
         self.tokens_out.fetch_add(usage.completion_tokens, Ordering::Relaxed);
+        self.tokens_cached.fetch_add(usage.cached_tokens, Ordering::Relaxed);
     }
 }

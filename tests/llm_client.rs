@@ -225,8 +225,8 @@ fn call(id: &str, name: &str, arguments: &str) -> ToolCall {
 }
 
 const SHOES: &str = r#"{"keyword":"跑鞋"}"#;
-const STREAM_USAGE: Usage = Usage { prompt_tokens: 80, completion_tokens: 12 };
-const PLAIN_USAGE: Usage = Usage { prompt_tokens: 50, completion_tokens: 7 };
+const STREAM_USAGE: Usage = Usage { prompt_tokens: 80, completion_tokens: 12, cached_tokens: 0 };
+const PLAIN_USAGE: Usage = Usage { prompt_tokens: 50, completion_tokens: 7, cached_tokens: 0 };
 
 // ---------------------------------------------------------------- finish_reason ""
 
@@ -754,4 +754,29 @@ async fn an_error_inside_a_stream_is_retried() {
 async fn describe_names_the_provider_and_model() {
     let server = Scripted::start(vec![]).await;
     assert_eq!(server.client(false).describe(), "openai/test-model");
+}
+
+// ---------------------------------------------------------------- cached prompt tokens
+
+#[tokio::test]
+async fn cached_prompt_tokens_are_read_openai_and_deepseek() {
+    let mut openai = completion(json!({"content": "好"}), json!("stop"));
+    openai["usage"] = json!({"prompt_tokens": 1200, "completion_tokens": 9,
+        "prompt_tokens_details": {"cached_tokens": 1024, "audio_tokens": 0}});
+    let r = answer_to(Reply::json(openai)).await;
+    assert_eq!(r.usage, Usage { prompt_tokens: 1200, completion_tokens: 9, cached_tokens: 1024 });
+
+    let mut deepseek = completion(json!({"content": "好"}), json!("stop"));
+    deepseek["usage"] = json!({"prompt_tokens": 900, "completion_tokens": 5,
+        "prompt_cache_hit_tokens": 768, "prompt_cache_miss_tokens": 132});
+    let r = answer_to(Reply::json(deepseek)).await;
+    assert_eq!(r.usage, Usage { prompt_tokens: 900, completion_tokens: 5, cached_tokens: 768 });
+
+    let streamed = vec![
+        chunk(json!({"content": "好"}), json!("stop")),
+        json!({"id": "c", "choices": [], "usage": {"prompt_tokens": 80, "completion_tokens": 12,
+            "prompt_tokens_details": {"cached_tokens": 64}}}),
+    ];
+    let r = answer_to(Reply::sse(&streamed)).await;
+    assert_eq!(r.usage, Usage { prompt_tokens: 80, completion_tokens: 12, cached_tokens: 64 });
 }

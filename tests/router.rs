@@ -573,3 +573,53 @@ async fn cart_and_orders_commands_answer_without_the_model() {
     assert!(!orders.text.contains("o-"), "no orders yet: {}", orders.text);
     assert!(bot.model.seen().is_empty(), "the model was not asked");
 }
+
+fn hits(bot: &Bot) -> u64 {
+    bot.app.stats.tool_cache_hits.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+#[tokio::test]
+async fn a_repeated_search_comes_from_the_cache_until_its_ttl_and_carts_never_do() {
+    let search = r#"{"keyword":"跑鞋","max_price":500}"#;
+    let respaced = r#"{"max_price":500,"keyword":"  跑鞋 "}"#;
+    let model = ScriptedModel::new(vec![
+        calls(&[("search_products", search)]),
+        text("a"),
+        calls(&[("search_products", respaced)]),
+        text("b"),
+        calls(&[("view_cart", "{}")]),
+        text("c"),
+        calls(&[("view_cart", "{}")]),
+        text("d"),
+    ]);
+    let bot = bot_with(model, Arc::new(EmbeddedMall::in_memory()), |c| c.bot.tool_cache_secs = 1);
+    bot.app.router.dispatch(&msg("跑鞋")).await;
+    let first = bot.model.last_tool_results()[0].1.clone();
+    bot.app.router.dispatch(&msg("再找一次跑鞋")).await;
+    assert_eq!(hits(&bot), 1, "the same search, written differently, came from the cache");
+    assert_eq!(bot.model.last_tool_results()[0].1, first, "the model sees the same result");
+
+    bot.app.router.dispatch(&msg("购物车")).await;
+    bot.app.router.dispatch(&msg("购物车")).await;
+    assert_eq!(hits(&bot), 1, "the cart is the shopper's own: never cached");
+
+    // After the TTL the mall is asked again.
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    bot.model.push(calls(&[("search_products", search)]));
+    bot.model.push(text("e"));
+    bot.app.router.dispatch(&msg("跑鞋")).await;
+    assert_eq!(hits(&bot), 1, "an expired result is not reused");
+}
+
+#[tokio::test]
+async fn every_request_starts_with_the_same_prefix_whatever_the_conversation_or_language() {
+    let model = ScriptedModel::new(vec![text("你好"), text("hello")]);
+    let bot = bot_with(model, Arc::new(EmbeddedMall::in_memory()), |_| {});
+    bot.app.router.dispatch(&MessageContext::private("telegram", 1, "耐克店在哪", Lang::Zh)).await;
+    bot.app.router.dispatch(&MessageContext::private("telegram", 2, "where is nike", Lang::En)).await;
+    let seen = bot.model.seen();
+    assert_eq!(seen[0].messages[0], seen[1].messages[0], "one system prompt, byte for byte");
+    assert_eq!(seen[0].tools, seen[1].tools, "the same tools in the same order");
+    assert_eq!(seen[0].messages[1].text(), "耐克店在哪");
+    assert_eq!(seen[1].messages[1].text(), "where is nike");
+}

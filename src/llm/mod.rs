@@ -110,12 +110,17 @@ impl ChatMessage {
 pub struct Usage {
     pub prompt_tokens: u64,
     pub completion_tokens: u64,
+    /// Of `prompt_tokens`, how many the provider served from its prompt cache
+    /// (`prompt_tokens_details.cached_tokens`, DeepSeek's `prompt_cache_hit_tokens`).
+    #[serde(default)]
+    pub cached_tokens: u64,
 }
 
 impl std::ops::AddAssign for Usage {
     fn add_assign(&mut self, rhs: Usage) {
         self.prompt_tokens += rhs.prompt_tokens;
         self.completion_tokens += rhs.completion_tokens;
+        self.cached_tokens += rhs.cached_tokens;
     }
 }
 

@@ -1,5 +1,7 @@
 //! Bounded conversation memory: the newest messages, cut only where a
-//! shopper's message begins, so a tool call never loses its result.
+//! shopper's message begins, so a tool call never loses its result; and, with
+//! a token budget, old tool results shortened before any of the shopper's own
+//! words are dropped.
 
 use crate::llm::{ChatMessage, Role};
 
@@ -15,6 +17,52 @@ pub fn truncate(mut messages: Vec<ChatMessage>, max: usize) -> Vec<ChatMessage> 
         .or_else(|| messages.iter().rposition(|m| m.role == Role::User))
         .unwrap_or(messages.len());
     messages.drain(..start);
+    messages
+}
+
+/// What an old tool result becomes when the history is over its token budget.
+pub const OMITTED_RESULT: &str = r#"{"omitted":"an older result; call the tool again if it is needed"}"#;
+
+/// A rough token count, close enough for a budget without a tokenizer: a
+/// CJK character is about one token, other text about four characters a
+/// token, plus a little for each message and tool call.
+pub fn estimate_tokens(message: &ChatMessage) -> usize {
+    fn of(text: &str) -> usize {
+        let (wide, narrow) = text
+            .chars()
+            .fold((0usize, 0usize), |(w, n), c| if c as u32 >= 0x2E80 { (w + 1, n) } else { (w, n + 1) });
+        wide + narrow.div_ceil(4)
+    }
+    let calls: usize = message.tool_calls.iter().map(|c| 8 + of(&c.name) + of(&c.arguments)).sum();
+    4 + of(message.text()) + calls
+}
+
+/// Fits `messages` into `budget` estimated tokens (0 = no budget): first the
+/// tool results before the latest shopper message are shortened, oldest
+/// first; then the oldest turns are dropped, whole. The latest turn is kept.
+pub fn fit_tokens(mut messages: Vec<ChatMessage>, budget: usize) -> Vec<ChatMessage> {
+    if budget == 0 {
+        return messages;
+    }
+    let mut total: usize = messages.iter().map(estimate_tokens).sum();
+    let latest_turn = messages.iter().rposition(|m| m.role == Role::User).unwrap_or(0);
+    for message in messages[..latest_turn].iter_mut() {
+        if total <= budget {
+            return messages;
+        }
+        if message.role == Role::Tool && message.text() != OMITTED_RESULT {
+            let before = estimate_tokens(message);
+            message.content = Some(OMITTED_RESULT.to_owned());
+            total = total - before + estimate_tokens(message);
+        }
+    }
+    while total > budget {
+        let Some(next_turn) = messages.iter().skip(1).position(|m| m.role == Role::User).map(|i| i + 1)
+        else {
+            break;
+        };
+        total -= messages.drain(..next_turn).map(|m| estimate_tokens(&m)).sum::<usize>();
+    }
     messages
 }
 
@@ -47,6 +95,40 @@ mod tests {
         let kept = truncate(turn(1), 2);
         assert_eq!(kept.len(), 4);
         assert_eq!(kept[0].role, Role::User);
+    }
+
+    fn search_turn(i: usize) -> Vec<ChatMessage> {
+        let call = ToolCall { id: format!("s{i}"), name: "search_products".into(), arguments: "{}".into() };
+        vec![
+            ChatMessage::user(format!("找跑鞋 {i}")),
+            ChatMessage::assistant_calls(vec![call]),
+            ChatMessage::tool(format!("s{i}"), format!("{{\"products\":\"{}\"}}", "鞋".repeat(300))),
+            ChatMessage::assistant(format!("找到了 {i}")),
+        ]
+    }
+
+    #[test]
+    fn over_budget_old_results_shrink_before_any_words_go() {
+        let all: Vec<ChatMessage> = (0..3).flat_map(search_turn).collect();
+        let total: usize = all.iter().map(estimate_tokens).sum();
+        let budget = total - 200;
+        let kept = fit_tokens(all.clone(), budget);
+        assert_eq!(kept.len(), all.len(), "every message kept");
+        assert_eq!(kept[2].text(), OMITTED_RESULT, "the oldest result shortened");
+        assert_eq!(kept[6].text(), all[6].text(), "a newer one untouched while within budget");
+        assert_eq!(kept[10].text(), all[10].text(), "the latest turn untouched");
+        assert!(kept.iter().map(estimate_tokens).sum::<usize>() <= budget);
+        assert_eq!(kept[1].tool_calls[0].id, "s0", "the call keeps its (shortened) result");
+    }
+
+    #[test]
+    fn far_over_budget_the_oldest_turns_go_whole_and_the_latest_stays() {
+        let all: Vec<ChatMessage> = (0..3).flat_map(search_turn).collect();
+        let kept = fit_tokens(all, 350);
+        assert_eq!(kept[0].text(), "找跑鞋 2", "only the latest turn is left, starting at the shopper");
+        assert_eq!(kept.len(), 4);
+        assert_eq!(kept[2].tool_call_id.as_deref(), Some("s2"));
+        assert_eq!(fit_tokens(search_turn(0), 0).len(), 4, "0 = no budget");
     }
 
     #[test]

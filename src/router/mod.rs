@@ -30,6 +30,7 @@ use crate::reply::Reply;
 use crate::state::StateStore;
 use crate::stats::Stats;
 
+mod cache;
 pub mod calls;
 mod confirm;
 pub mod history;
@@ -48,6 +49,10 @@ pub struct RouterSettings {
     pub tool_timeout: Duration,
     /// Messages remembered per conversation (`bot.history_messages`).
     pub history_messages: usize,
+    /// Token budget of the remembered conversation (`bot.history_tokens`; 0 = none).
+    pub history_tokens: usize,
+    /// How long safe, shopper-independent tool results are reused (`bot.tool_cache_secs`).
+    pub tool_cache_ttl: Duration,
     /// A silent conversation is forgotten after this long.
     pub history_ttl: Duration,
     /// How long a confirmation button stays valid (`safety.confirm_ttl_secs`).
@@ -69,6 +74,8 @@ impl Default for RouterSettings {
             max_rounds: 10,
             tool_timeout: Duration::from_secs(10),
             history_messages: 20,
+            history_tokens: 0,
+            tool_cache_ttl: Duration::from_secs(30),
             history_ttl: Duration::from_secs(7 * 24 * 3600),
             confirm_ttl: Duration::from_secs(300),
             critical_code: false,
@@ -106,6 +113,7 @@ pub struct FunctionCallRouter {
     stats: Arc<Stats>,
     settings: RouterSettings,
     locks: lock::LocalLocks,
+    tool_cache: cache::ToolCache,
 }
 
 pub use self::turn::TurnScope;
@@ -120,6 +128,7 @@ impl FunctionCallRouter {
             mall: parts.mall,
             state: parts.state,
             stats: parts.stats,
+            tool_cache: cache::ToolCache::new(parts.settings.tool_cache_ttl),
             settings: parts.settings,
             locks: lock::LocalLocks::default(),
         }

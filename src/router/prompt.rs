@@ -1,29 +1,70 @@
-//! The system prompt the model reads before every conversation.
+//! What the model reads besides the conversation: one system prompt, the same
+//! bytes for every request, conversation and language — so that providers can
+//! cache the prefix (system prompt + tools) — and a short note on the turn
+//! (reply language, group chat) carried by the shopper's latest message.
 
 use handlers::Lang;
 
-/// The system prompt for a shopper in `lang`, in a group chat or not.
-pub fn system_prompt(lang: Lang, is_group: bool) -> String {
-    let language = match lang {
-        Lang::Zh => "Simplified Chinese",
-        Lang::En => "English",
-    };
-    let mut prompt = format!(
-        "You are the shopping guide of a shopping mall, chatting with a shopper on Telegram. \
-         Answer in {language} unless the shopper writes in another language; then use theirs. \
-         Use the tools for every fact about products, stores, routes, carts and orders; never invent \
-         products, prices, stock or store locations. Prices are in yuan (¥). \
-         When the shopper wants to buy something, search, show the best matches (name, price, rating, store \
-         and floor), ask for the size or colour when the product has several, then add it to the cart. \
-         Cart changes and orders are confirmed by the shopper with a button that the bot shows by itself: \
-         call the tool directly, do not ask for confirmation in text. The shopper's identity is known to the \
-         tools; never ask for it. If a tool returns an error, explain it briefly and suggest what to do. \
-         Keep answers short and friendly; plain text, no Markdown tables."
-    );
-    if is_group {
-        prompt.push_str(
-            " This is a group chat: keep answers brief. Carts and orders are only handled in a private chat.",
-        );
+use crate::llm::{ChatMessage, Role};
+
+/// The system prompt of every model request.
+pub const SYSTEM_PROMPT: &str = "You are the shopping guide of a shopping mall, chatting with a shopper. \
+Answer in the language of the shopper's latest message (Chinese: Simplified Chinese) unless a note in \
+brackets at its end names another. Use the tools for every fact about products, stores, routes, carts \
+and orders; never invent products, prices, stock or store locations. Prices are in yuan (¥). When the \
+shopper wants to buy something, search, show the best matches (name, price, rating, store and floor), ask \
+for the size or colour when the product has several, then add it to the cart. Cart changes and orders are \
+confirmed by the shopper with a button that the bot shows by itself: call the tool directly, do not ask \
+for confirmation in text. The shopper's identity is known to the tools; never ask for it. If a tool \
+returns an error, explain it briefly and suggest what to do. Keep answers short and friendly; no Markdown \
+tables. When the note says it is a group chat, keep answers brief: carts and orders are only handled in a \
+private chat.";
+
+/// The note on a turn, when the conversation does not already say it: the
+/// reply language when it is not the language the message is written in,
+/// and a group chat.
+pub fn turn_note(lang: Lang, is_group: bool, text: &str) -> Option<String> {
+    let mut parts = Vec::new();
+    if Lang::detect(text) != Some(lang) {
+        parts.push(match lang {
+            Lang::Zh => "reply in Simplified Chinese",
+            Lang::En => "reply in English",
+        });
     }
-    prompt
+    if is_group {
+        parts.push("group chat");
+    }
+    (!parts.is_empty()).then(|| format!("[{}]", parts.join("; ")))
+}
+
+/// A model request's messages: the system prompt, then the conversation with
+/// the turn's note at the end of the shopper's latest message.
+pub fn request_messages(conversation: &[ChatMessage], lang: Lang, is_group: bool) -> Vec<ChatMessage> {
+    let mut messages = Vec::with_capacity(conversation.len() + 1);
+    messages.push(ChatMessage::system(SYSTEM_PROMPT));
+    messages.extend(conversation.iter().cloned());
+    if let Some(last_user) = messages.iter_mut().rev().find(|m| m.role == Role::User)
+        && let Some(note) = turn_note(lang, is_group, last_user.text())
+    {
+        let text = format!("{}\n\n{note}", last_user.text());
+        last_user.content = Some(text);
+    }
+    messages
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_prompt_is_the_same_for_every_language_and_chat_and_notes_say_the_rest() {
+        let zh = request_messages(&[ChatMessage::user("耐克店在哪")], Lang::Zh, false);
+        let en = request_messages(&[ChatMessage::user("where is nike")], Lang::En, true);
+        assert_eq!(zh[0], en[0], "one system prompt, byte for byte");
+        assert_eq!(zh[1].text(), "耐克店在哪", "nothing to add: the message says the language");
+        assert_eq!(en[1].text(), "where is nike\n\n[group chat]");
+        let chosen = request_messages(&[ChatMessage::user("耐克店在哪")], Lang::En, false);
+        assert_eq!(chosen[1].text(), "耐克店在哪\n\n[reply in English]", "a /lang choice is said");
+        assert!(!SYSTEM_PROMPT.contains("Telegram"), "the terminal chat is not Telegram");
+    }
 }

@@ -6,10 +6,11 @@
 use std::time::Instant;
 
 use futures::future::join_all;
-use handlers::{Level, ToolError, ToolOutput, ToolSpec};
+use handlers::{Level, Scope, ToolError, ToolOutput, ToolSpec};
 use serde_json::Value;
 use tracing::Instrument;
 
+use super::cache::ToolCache;
 use super::turn::{Turn, TurnEnd};
 use super::{FunctionCallRouter, calls, prompt};
 use crate::llm::{ChatMessage, ChatRequest, ChatResponse, Role, Usage};
@@ -100,10 +101,8 @@ impl FunctionCallRouter {
         tools: &[&'static ToolSpec],
         progress: &Progress,
     ) -> ChatResponse {
-        let mut messages = Vec::with_capacity(turn.messages.len() + 1);
-        messages.push(ChatMessage::system(prompt::system_prompt(turn.scope.lang, turn.scope.is_group)));
-        messages.extend(turn.messages.iter().cloned());
         if !turn.basic_mode {
+            let messages = prompt::request_messages(&turn.messages, turn.scope.lang, turn.scope.is_group);
             let request = ChatRequest { messages: &messages, tools, progress: Some(progress) };
             let span = tracing::info_span!("model", model = %self.model.describe(), round = turn.rounds_used);
             let started = Instant::now();
@@ -115,6 +114,7 @@ impl FunctionCallRouter {
                         tracing::info!(
                             tokens_in = response.usage.prompt_tokens,
                             tokens_out = response.usage.completion_tokens,
+                            tokens_cached = response.usage.cached_tokens,
                             latency_ms,
                             tool_calls = response.message.tool_calls.len(),
                             "model answered"
@@ -130,6 +130,9 @@ impl FunctionCallRouter {
                 }
             }
         }
+        let mut messages = Vec::with_capacity(turn.messages.len() + 1);
+        messages.push(ChatMessage::system(prompt::SYSTEM_PROMPT));
+        messages.extend(turn.messages.iter().cloned());
         let request = ChatRequest { messages: &messages, tools, progress: None };
         match self.planner.complete(request).await {
             Ok(response) => response,
@@ -263,18 +266,31 @@ impl FunctionCallRouter {
     ) -> Vec<Option<Result<ToolOutput, ToolError>>> {
         let ctx = self.tool_context(&turn.scope, None);
         let limit = self.settings.tool_timeout;
+        let lang = turn.scope.lang;
         let runs = planned.iter().zip(&assistant.tool_calls).map(|(plan, call)| {
             let ctx = ctx.clone();
             async move {
-                match plan {
-                    PlannedCall::Run { spec, args } => {
-                        Some(calls::run_tool(spec, call, ctx, args.clone(), limit).await)
-                    }
-                    _ => None,
+                let PlannedCall::Run { spec, args } = plan else { return None };
+                let key = self.cacheable(spec).then(|| ToolCache::key(spec, lang, args));
+                if let Some(hit) = key.as_deref().and_then(|key| self.tool_cache.get(key)) {
+                    self.stats.tool_cache_hits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    tracing::info!(name = spec.name, call_id = %call.id, outcome = "cached", "tool call");
+                    return Some(Ok(hit));
                 }
+                let result = calls::run_tool(spec, call, ctx, args.clone(), limit).await;
+                if let (Some(key), Ok(output)) = (key, &result) {
+                    self.tool_cache.put(key, output);
+                }
+                Some(result)
             }
         });
         join_all(runs).await
+    }
+
+    /// Whether a tool's results may be reused: safe (after overrides) and not
+    /// about the shopper (cart and order tools are private-only).
+    fn cacheable(&self, spec: &ToolSpec) -> bool {
+        self.level_of(spec) == Level::Safe && spec.scope != Scope::Private
     }
 
     /// In a group, a cart or order request moves to the private chat.

@@ -151,6 +151,7 @@ impl FunctionCallRouter {
             rounds = turn.rounds_used,
             tokens_in = turn.usage.prompt_tokens,
             tokens_out = turn.usage.completion_tokens,
+            tokens_cached = turn.usage.cached_tokens,
             conversation_tokens_in = total.prompt_tokens,
             conversation_tokens_out = total.completion_tokens,
             basic_mode = turn.basic_mode,
@@ -199,6 +200,7 @@ impl FunctionCallRouter {
 
     pub(super) async fn save_history(&self, scope: &TurnScope, messages: Vec<ChatMessage>) {
         let kept = history::truncate(messages, self.settings.history_messages);
+        let kept = history::fit_tokens(kept, self.settings.history_tokens);
         if let Err(e) = self.state.save_history(&scope.conversation(), &kept, self.settings.history_ttl).await
         {
             tracing::error!(error = %e, "could not save the conversation");

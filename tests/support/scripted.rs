@@ -102,7 +102,7 @@ impl ChatModel for ScriptedModel {
         Ok(ChatResponse {
             message,
             finish_reason: None,
-            usage: Usage { prompt_tokens: 10, completion_tokens: 5 },
+            usage: Usage { prompt_tokens: 10, completion_tokens: 5, cached_tokens: 0 },
         })
     }
 }

@@ -214,7 +214,7 @@ mod tests {
             [call("call_a", "search_products", r#"{"keyword":"鞋"}"#), call("call_b", "view_cart", "{}")]
         );
         assert_eq!(r.finish_reason.as_deref(), Some("tool_calls"));
-        assert_eq!(r.usage, Usage { prompt_tokens: 100, completion_tokens: 20 });
+        assert_eq!(r.usage, Usage { prompt_tokens: 100, completion_tokens: 20, cached_tokens: 0 });
         assert_eq!(r.message.content, None);
     }
 

@@ -150,11 +150,29 @@ pub(super) struct WireUsage {
     pub prompt_tokens: u64,
     #[serde(deserialize_with = "count")]
     pub completion_tokens: u64,
+    /// OpenAI, Qwen, vLLM: `{"cached_tokens": n}`.
+    pub prompt_tokens_details: Option<WirePromptDetails>,
+    /// DeepSeek: prompt tokens served from its context cache.
+    #[serde(deserialize_with = "count")]
+    pub prompt_cache_hit_tokens: u64,
+}
+
+/// `usage.prompt_tokens_details`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(super) struct WirePromptDetails {
+    #[serde(deserialize_with = "count")]
+    pub cached_tokens: u64,
 }
 
 impl From<WireUsage> for Usage {
     fn from(u: WireUsage) -> Usage {
-        Usage { prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens }
+        let details = u.prompt_tokens_details.map(|d| d.cached_tokens).unwrap_or(0);
+        Usage {
+            prompt_tokens: u.prompt_tokens,
+            completion_tokens: u.completion_tokens,
+            cached_tokens: details.max(u.prompt_cache_hit_tokens),
+        }
     }
 }
 
@@ -294,7 +312,7 @@ mod tests {
                 "usage":{"queue_time":0.02,"prompt_tokens":12,"completion_tokens":3,"total_time":0.1}}"#,
         );
         assert_eq!(draft.content.as_deref(), Some("hi"));
-        assert_eq!(draft.usage, Usage { prompt_tokens: 12, completion_tokens: 3 });
+        assert_eq!(draft.usage, Usage { prompt_tokens: 12, completion_tokens: 3, cached_tokens: 0 });
     }
 
     #[test]
@@ -303,7 +321,10 @@ mod tests {
             r#"{"choices":[],"x_groq":{"id":"req_1","usage":{"prompt_tokens":9,"completion_tokens":2,"queue_time":0.1}}}"#,
         )
         .unwrap();
-        assert_eq!(chunk.take_usage(), Some(Usage { prompt_tokens: 9, completion_tokens: 2 }));
+        assert_eq!(
+            chunk.take_usage(),
+            Some(Usage { prompt_tokens: 9, completion_tokens: 2, cached_tokens: 0 })
+        );
     }
 
     #[test]
@@ -315,7 +336,7 @@ mod tests {
         assert_eq!(draft.content.as_deref(), Some("ab"));
         assert!(draft.calls.is_empty());
         assert_eq!(draft.finish_reason, None);
-        assert_eq!(draft.usage, Usage { prompt_tokens: 0, completion_tokens: 4 });
+        assert_eq!(draft.usage, Usage { prompt_tokens: 0, completion_tokens: 4, cached_tokens: 0 });
     }
 
     #[test]
