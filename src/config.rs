@@ -21,6 +21,10 @@ pub struct Config {
     pub safety: SafetyConfig,
     /// Per-tool overrides: `[tools.add_to_cart] level = "safe"`.
     pub tools: BTreeMap<String, ToolOverride>,
+    /// What loading noticed but did not refuse (unknown `MALLBOT_*`
+    /// variables), for the log once logging is up.
+    #[serde(skip)]
+    pub warnings: Vec<String>,
 }
 
 /// `[telegram]`
@@ -263,15 +267,29 @@ impl Config {
             }
             None => (toml::Table::new(), "(defaults)".to_owned()),
         };
+        let mut warnings = Vec::new();
+        let mut env: Vec<(String, String)> = env.into_iter().collect();
+        env.sort();
         for (var, value) in env {
-            if let Some(rest) = var.strip_prefix("MALLBOT_") {
-                apply_env(&mut table, &var, rest, &value)?;
+            let Some(rest) = var.strip_prefix("MALLBOT_") else { continue };
+            // The config file's own path (`--config`), not a key.
+            if var == CONFIG_PATH_VAR {
+                continue;
             }
+            if !is_known_key(rest) {
+                warnings.push(format!(
+                    "environment variable {var} is not a config key (expected MALLBOT_<SECTION>__<KEY>, \
+                     e.g. MALLBOT_LLM__BASE_URL, or {CONFIG_PATH_VAR}); ignored"
+                ));
+                continue;
+            }
+            apply_env(&mut table, &var, rest, &value)?;
         }
-        let config: Config = toml::Value::Table(table)
+        let mut config: Config = toml::Value::Table(table)
             .try_into()
             .map_err(|e: toml::de::Error| ConfigError::Parse { path: origin, message: e.to_string() })?;
         config.validate()?;
+        config.warnings = warnings;
         Ok(config)
     }
 
@@ -320,8 +338,15 @@ impl Config {
         }
         check_url("telegram.api_url", &self.telegram.api_url)?;
         if self.telegram.mode == TelegramMode::Webhook {
-            if !self.telegram.webhook_url.starts_with("https://") {
-                return Err(invalid("telegram.webhook_url", "webhook mode needs the public https:// URL"));
+            let self_hosted = !self.telegram.api_url.starts_with("https://api.telegram.org");
+            let scheme_ok = self.telegram.webhook_url.starts_with("https://")
+                || (self_hosted && self.telegram.webhook_url.starts_with("http://"));
+            if !scheme_ok {
+                return Err(invalid(
+                    "telegram.webhook_url",
+                    "webhook mode needs the public https:// URL (http:// only with a self-hosted Bot API \
+                     server, telegram.api_url, in local mode)",
+                ));
             }
             if self.telegram.webhook_listen.parse::<std::net::SocketAddr>().is_err() {
                 return Err(invalid("telegram.webhook_listen", "must be an address like 0.0.0.0:8443"));
@@ -371,6 +396,26 @@ fn check_url(key: &str, url: &str) -> Result<(), ConfigError> {
         Err(e) => Err(invalid(key, format!("`{url}` is not a URL: {e}"))),
     }
 }
+
+/// The variable naming the config file, like `--config`.
+pub const CONFIG_PATH_VAR: &str = "MALLBOT_CONFIG";
+
+/// Whether `SECTION__KEY` (after `MALLBOT_`) names a key of the config, or
+/// `TOOLS__NAME__LEVEL`.
+fn is_known_key(rest: &str) -> bool {
+    let path: Vec<String> = rest.split("__").map(|p| p.to_ascii_lowercase()).collect();
+    match path.as_slice() {
+        [tools, _, key] if tools == "tools" => key == "level",
+        [section, key] => toml::Table::try_from(Config::default()).ok().is_some_and(|defaults| {
+            defaults.get(section).and_then(|s| s.as_table()).is_some_and(|s| s.contains_key(key.as_str()))
+                || OPTIONAL_KEYS.contains(&(section.as_str(), key.as_str()))
+        }),
+        _ => false,
+    }
+}
+
+/// Keys with no default value, so absent from `Config::default()`'s table.
+const OPTIONAL_KEYS: &[(&str, &str)] = &[("llm", "temperature")];
 
 /// Sets `[section] key = value` (or `[tools.NAME] key`) from `MALLBOT_SECTION__KEY`.
 /// The value is typed like the key's default: text stays text, numbers and
@@ -473,6 +518,29 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn unknown_mallbot_variables_are_warned_about_and_the_config_path_is_not_a_key() {
+        let c = load(
+            "",
+            &[("MALLBOT_CONFIG", "/etc/mallbot.toml"), ("MALLBOT_LOG", "debug"), ("MALLBOT_LLM__NOPE", "1")],
+        )
+        .unwrap();
+        assert_eq!(c.warnings.len(), 2, "{:?}", c.warnings);
+        assert!(c.warnings[0].contains("MALLBOT_LLM__NOPE"), "{:?}", c.warnings);
+        assert!(c.warnings[1].contains("MALLBOT_LOG is not a config key"), "{:?}", c.warnings);
+        let c = load("", &[("MALLBOT_LLM__TEMPERATURE", "0.2")]).unwrap();
+        assert_eq!(c.llm.temperature, Some(0.2), "a key without a default is still a key");
+    }
+
+    #[test]
+    fn a_self_hosted_bot_api_server_may_take_an_http_webhook() {
+        let webhook = "[telegram]\nmode = \"webhook\"\nwebhook_secret = \"s\"\nwebhook_url = \"http://bot.internal:8443/hook\"\n";
+        let refused = load(webhook, &[]).unwrap_err().to_string();
+        assert!(refused.contains("telegram.webhook_url"), "{refused}");
+        let local = format!("{webhook}api_url = \"http://127.0.0.1:8081\"\n");
+        assert!(load(&local, &[]).is_ok(), "a local Bot API server accepts http:// webhooks");
     }
 
     #[test]

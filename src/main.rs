@@ -76,6 +76,9 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     });
     let quiet = matches!(command, Command::Chat { .. } | Command::Check);
     init_logging(if quiet { "warn" } else { "info" });
+    for warning in &config.warnings {
+        tracing::warn!("{warning}");
+    }
     match command {
         Command::Run => {
             let app = App::build(config).await?;
@@ -105,7 +108,8 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             tracing::info!(%listen, auth = key.is_some(), "mall server listening");
             eprintln!("mall server listening on http://{listen}");
             let shutdown = async {
-                let _ = tokio::signal::ctrl_c().await;
+                let signal = mallbot::telegram::stop_signal().await;
+                tracing::info!(signal, "mall server stopping");
             };
             services::server::serve(listener, Arc::new(mall), key, shutdown).await?;
             Ok(ExitCode::SUCCESS)
@@ -116,5 +120,11 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 fn init_logging(default_level: &str) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+    // Colour only for a person at a terminal: never into files or collectors.
+    let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(colour)
+        .try_init();
 }

@@ -563,7 +563,7 @@ async fn require_api_key(State(ApiKey(expected)): State<ApiKey>, request: Reques
 }
 
 /// Compares two secrets in time that depends only on their lengths.
-fn same_secret(presented: &[u8], expected: &[u8]) -> bool {
+pub fn same_secret(presented: &[u8], expected: &[u8]) -> bool {
     presented.len() == expected.len()
         && presented.iter().zip(expected).fold(0u8, |diff, (a, b)| diff | (a ^ b)) == 0
 }

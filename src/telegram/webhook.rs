@@ -147,7 +147,7 @@ impl UpdateListener for WebhookListener {
 async fn receive(State(inbox): State<Inbox>, headers: HeaderMap, body: Bytes) -> StatusCode {
     if !inbox.secret.is_empty() {
         let given = headers.get(SECRET_HEADER).and_then(|v| v.to_str().ok()).unwrap_or_default();
-        if given != &*inbox.secret {
+        if !services::server::same_secret(given.as_bytes(), inbox.secret.as_bytes()) {
             tracing::warn!("webhook call without the right secret token; refused");
             return StatusCode::UNAUTHORIZED;
         }

@@ -1,0 +1,75 @@
+//! The `mallbot` command as an operator starts it: the config file named by
+//! `MALLBOT_CONFIG`, stray `MALLBOT_*` variables warned about, and
+//! `mall-server` stopping cleanly on SIGTERM.
+#![allow(clippy::unwrap_used)]
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn temp_dir(case: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("mallbot-cli-{case}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn mallbot_config_names_the_file_and_unknown_variables_are_only_warned_about() {
+    let dir = temp_dir("config");
+    let config = dir.join("mallbot.toml");
+    let state = dir.join("state.db");
+    std::fs::write(
+        &config,
+        format!("[state]\nurl = \"sqlite://{}\"\n[bot]\nlanguage = \"en\"\n", state.display()),
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_mallbot"))
+        .arg("check")
+        .current_dir(&dir)
+        .env("MALLBOT_CONFIG", &config)
+        .env("MALLBOT_LOG", "debug")
+        .env("MALLBOT_MALL__EMBEDDED_DB", dir.join("mall.db"))
+        .env_remove("MALLBOT_LLM__PROVIDER")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "check passes with the file from MALLBOT_CONFIG:\n{stdout}\n{stderr}");
+    assert!(stdout.contains(&state.display().to_string()), "the file's state.url is used:\n{stdout}");
+    assert!(stderr.contains("MALLBOT_LOG is not a config key"), "a warning names it:\n{stderr}");
+    assert!(!stderr.contains('\u{1b}'), "no colour codes when stderr is not a terminal:\n{stderr:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn the_mall_server_stops_cleanly_on_sigterm() {
+    let dir = temp_dir("mall");
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mallbot"))
+        .args(["mall-server", "--listen", &format!("127.0.0.1:{port}")])
+        .current_dir(&dir)
+        .env("MALLBOT_MALL__EMBEDDED_DB", dir.join("mall.db"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(started.elapsed() < Duration::from_secs(30), "the mall server did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let status = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let exit = loop {
+        if let Some(exit) = child.try_wait().unwrap() {
+            break exit;
+        }
+        assert!(Instant::now() < deadline, "still running 20 s after SIGTERM");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    assert!(exit.success(), "exit 0 after SIGTERM, got {exit:?}:\n{stderr}");
+    assert!(stderr.contains("mall server stopping") && stderr.contains("SIGTERM"), "{stderr}");
+    std::fs::remove_dir_all(&dir).ok();
+}
