@@ -91,6 +91,9 @@ pub fn router_settings(config: &Config) -> RouterSettings {
         critical_code: config.safety.critical_code,
         levels: config.tools.iter().map(|(name, o)| (name.clone(), o.level)).collect(),
         rate_limit_per_minute: config.bot.rate_limit_per_minute,
+        daily_tokens_per_user: config.bot.daily_tokens_per_user,
+        allowed_users: config.bot.allowed_users.clone(),
+        allowed_chats: config.bot.allowed_chats.clone(),
         ..RouterSettings::default()
     }
 }

@@ -1,5 +1,5 @@
 //! The commands a shopper types — `/start`, `/help`, `/cart`, `/orders`,
-//! `/reset`, `/lang`, and the operators' `/health` — the same in Telegram and
+//! `/reset`, `/lang`, and the operators' `/health` and `/stats` — the same in Telegram and
 //! the terminal chat: one enum, one parser, one set of answers. Transports
 //! only add what is theirs (Telegram's deep links and who counts as an admin).
 
@@ -27,6 +27,8 @@ pub enum Command {
     Lang(Option<String>),
     /// `/health` (operators only).
     Health,
+    /// `/stats`: the day's figures (operators only).
+    Stats,
     /// Any other command.
     Unknown,
 }
@@ -70,6 +72,7 @@ impl Command {
             "reset" => Command::Reset,
             "lang" | "language" => Command::Lang(arg),
             "health" => Command::Health,
+            "stats" => Command::Stats,
             _ => Command::Unknown,
         })
     }
@@ -118,7 +121,7 @@ pub async fn answer(router: &FunctionCallRouter, ctx: &MessageContext, command: 
             }
             None => Reply::text(texts::lang_usage(lang)),
         },
-        Command::Health | Command::Unknown => Reply::text(texts::unknown_command(lang)),
+        Command::Health | Command::Stats | Command::Unknown => Reply::text(texts::unknown_command(lang)),
     }
 }
 

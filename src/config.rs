@@ -190,6 +190,13 @@ pub struct BotConfig {
     /// results are shortened first, then the oldest turns dropped.
     pub history_tokens: usize,
     pub rate_limit_per_minute: u32,
+    /// Model tokens (in + out) a shopper may use a day (UTC); over it the
+    /// offline planner answers for the rest of the day. 0 = unlimited.
+    pub daily_tokens_per_user: u64,
+    /// Only these Telegram users may use the bot (empty = everyone).
+    pub allowed_users: Vec<i64>,
+    /// Only in these chats (empty = every chat); with both lists set, either admits.
+    pub allowed_chats: Vec<i64>,
     /// Seconds a safe, shopper-independent tool result (search, details,
     /// stores, routes, areas) is reused for the same arguments (0 = never).
     pub tool_cache_secs: u64,
@@ -202,6 +209,9 @@ impl Default for BotConfig {
             history_messages: 20,
             history_tokens: 0,
             rate_limit_per_minute: 20,
+            daily_tokens_per_user: 0,
+            allowed_users: Vec::new(),
+            allowed_chats: Vec::new(),
             tool_cache_secs: 30,
         }
     }

@@ -38,7 +38,7 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
             self.out,
             "mallbot — 商场导购 / mall shopping guide. You are shopper {}.\n\
              Ask in Chinese or English, e.g. \"帮我买一双 Nike 跑鞋，500 以内的\" or \"where is Uniqlo?\".\n\
-             Commands: /help /cart /orders /reset /lang zh|en /health /quit. A number picks a suggestion.",
+             Commands: /help /cart /orders /reset /lang zh|en /health /stats /quit. A number picks a suggestion.",
             self.user_id
         )?;
         while let Some(line) = self.read_line("you> ").await? {
@@ -86,6 +86,7 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
         match Command::parse(text, |_| true) {
             // The terminal's shopper runs the bot: they are its operator.
             Some(Command::Health) => Reply::text(crate::health::collect(app).await.render(ctx.lang)),
+            Some(Command::Stats) => Reply::text(router.day_stats(ctx.lang).await),
             Some(command) => {
                 if let Command::Lang(Some(chosen)) = &command
                     && let Some(chosen) = Lang::parse(chosen)

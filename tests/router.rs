@@ -623,3 +623,48 @@ async fn every_request_starts_with_the_same_prefix_whatever_the_conversation_or_
     assert_eq!(seen[0].messages[1].text(), "耐克店在哪");
     assert_eq!(seen[1].messages[1].text(), "where is nike");
 }
+
+#[tokio::test]
+async fn over_the_daily_token_budget_the_shopper_is_told_once_and_served_in_basic_mode() {
+    // Each scripted model call uses 10 tokens in and 5 out: a two-call turn spends 30.
+    let model =
+        ScriptedModel::new(vec![calls(&[("search_products", r#"{"keyword":"跑鞋"}"#)]), text("找到了。")]);
+    let bot = bot_with(model, Arc::new(EmbeddedMall::in_memory()), |c| {
+        c.bot.daily_tokens_per_user = 30;
+        c.bot.rate_limit_per_minute = 0;
+    });
+    assert_eq!(bot.app.router.dispatch(&msg("跑鞋")).await.text, "找到了。");
+    let calls_before = bot.model.seen().len();
+
+    let told = bot.app.router.dispatch(&msg("Nike 店在哪")).await;
+    assert!(told.text.contains("额度已用完"), "told once: {}", told.text);
+    assert!(told.text.contains("Nike"), "and still answered, by the offline planner: {}", told.text);
+    let again = bot.app.router.dispatch(&msg("Nike 店在哪")).await;
+    assert!(!again.text.contains("额度已用完"), "not told twice: {}", again.text);
+    assert!(again.text.contains("Nike"), "{}", again.text);
+    assert_eq!(bot.model.seen().len(), calls_before, "the model was not called over budget");
+
+    let stats = bot.app.router.day_stats(Lang::En).await;
+    assert!(stats.contains("messages: 3"), "{stats}");
+    assert!(stats.contains("shoppers: 1"), "{stats}");
+    assert!(stats.contains("model tokens: 20 in (0 cached), 10 out"), "{stats}");
+    assert!(stats.contains("search_products"), "top tools: {stats}");
+}
+
+#[tokio::test]
+async fn strangers_are_refused_once_then_ignored() {
+    use mallbot::router::Access;
+    let bot = bot_with(ScriptedModel::new(vec![]), Arc::new(EmbeddedMall::in_memory()), |c| {
+        c.bot.allowed_chats = vec![-100];
+    });
+    let router = &bot.app.router;
+    assert_eq!(
+        router.access("telegram", 5, -100, Lang::Zh).await,
+        Access::Allowed,
+        "anyone in a listed chat"
+    );
+    assert!(
+        matches!(router.access("telegram", 5, 5, Lang::En).await, Access::Refused(r) if r.text.contains("invited"))
+    );
+    assert_eq!(router.access("telegram", 5, 5, Lang::En).await, Access::Ignored);
+}

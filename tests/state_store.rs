@@ -177,6 +177,7 @@ suite!(
     concurrent_takes_give_the_value_to_exactly_one,
     audit_is_newest_first,
     purge_removes_expired_and_keeps_live,
+    counters_add_up_across_concurrent_callers_and_expire,
 );
 
 // ---------------------------------------------------------------- fixtures
@@ -792,4 +793,30 @@ async fn on_redis_a_waiting_instance_is_woken_by_the_release_not_by_its_timeout(
     waiter.wait_unlock("conversation:x", Duration::from_secs(20)).await;
     assert!(started.elapsed() < Duration::from_secs(10));
     redis_cleanup(&prefix).await;
+}
+
+async fn counters_add_up_across_concurrent_callers_and_expire(store: Arc<dyn StateStore>) {
+    let key = format!("stats:{}", unique("day"));
+    let adds = (0..20).map(|i| {
+        let (store, key) = (store.clone(), key.clone());
+        async move {
+            let user = format!("u:{}", i % 4);
+            store.add_counts(&[(&key, "messages", 1), (&key, &user, 1), (&key, "tokens_in", 100)], HOUR).await
+        }
+    });
+    for result in futures::future::join_all(adds).await {
+        result.unwrap();
+    }
+    let counts = store.counts(&key).await.unwrap();
+    assert_eq!(counts["messages"], 20, "no increment lost: {counts:?}");
+    assert_eq!(counts["tokens_in"], 2000);
+    assert_eq!(counts.keys().filter(|k| k.starts_with("u:")).count(), 4, "four distinct shoppers");
+    assert!(store.counts("stats:never").await.unwrap().is_empty());
+
+    let short = format!("short:{}", unique("c"));
+    store.add_counts(&[(&short, "n", 5)], Duration::from_millis(300)).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    assert!(store.counts(&short).await.unwrap().is_empty(), "expired counters are gone");
+    store.add_counts(&[(&short, "n", 2)], HOUR).await.unwrap();
+    assert_eq!(store.counts(&short).await.unwrap()["n"], 2, "an expired counter starts again from 0");
 }

@@ -459,6 +459,27 @@ async fn health_is_for_admins_and_looks_like_an_unknown_command_to_anyone_else()
 }
 
 #[tokio::test]
+async fn only_allowed_users_are_served_and_others_hear_one_refusal_then_silence() {
+    let mut config = test_config();
+    config.bot.allowed_users = vec![ALICE.id, ADMIN.id];
+    let bot = start(config).await;
+    bot.api.push_update(private_text(BOB, "Nike 店在哪"));
+    bot.api.push_update(private_text(BOB, "/help"));
+    bot.api.push_update(private_text(BOB, "hello?"));
+    bot.api.push_update(private_text(ALICE, "/help"));
+    let alice = bot.api.wait_for_texts(ALICE.id, 1).await;
+    assert!(alice[0].contains("/cart"), "an allowed user is served: {}", alice[0]);
+    bot.api.push_update(private_text(ADMIN, "/stats"));
+    let stats = bot.api.wait_for_texts(ADMIN.id, 1).await;
+    assert!(stats[0].contains("messages") || stats[0].contains("消息"), "{}", stats[0]);
+    let bob = bot.api.wait_for_texts(BOB.id, 1).await;
+    assert!(bob[0].contains("只对指定的顾客开放"), "one polite refusal: {}", bob[0]);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(bot.api.sent_to(BOB.id).len(), 1, "then silence, for messages and commands alike");
+    bot.stop().await;
+}
+
+#[tokio::test]
 async fn lang_switches_the_answers_to_english() {
     let bot = start(test_config()).await;
     bot.api.push_update(private_text(ALICE, "/lang en"));

@@ -268,6 +268,14 @@ impl FunctionCallRouter {
         if let Err(e) = self.state.audit(&entry).await {
             tracing::error!(error = %e, "could not write the audit log");
         }
+        if entry.decision == "approved" {
+            let (day, field) =
+                (super::turn::day_key(super::turn::today()), format!("confirmed:{}", entry.tool));
+            let keep = Duration::from_secs(3 * 24 * 3600);
+            if let Err(e) = self.state.add_counts(&[(&day, &field, 1)], keep).await {
+                tracing::warn!(error = %e, "could not count the confirmed action");
+            }
+        }
         tracing::info!(token = %stored.token, tool = %entry.tool, decision = %entry.decision, "confirmation resolved");
         self.resume(scope, action, result_text, progress).await
     }

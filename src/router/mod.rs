@@ -38,7 +38,10 @@ mod lock;
 pub mod prompt;
 mod round;
 mod shortcuts;
+mod stats;
 mod turn;
+
+pub use self::stats::Access;
 
 /// How the router behaves; built from the config.
 #[derive(Debug, Clone)]
@@ -63,6 +66,12 @@ pub struct RouterSettings {
     pub levels: HashMap<String, Level>,
     /// Messages per shopper per minute (`bot.rate_limit_per_minute`; 0 = no limit).
     pub rate_limit_per_minute: u32,
+    /// Model tokens a shopper may use a day before basic mode (`bot.daily_tokens_per_user`; 0 = no limit).
+    pub daily_tokens_per_user: u64,
+    /// Users admitted (`bot.allowed_users`; empty with no chats listed = everyone).
+    pub allowed_users: Vec<i64>,
+    /// Chats admitted (`bot.allowed_chats`).
+    pub allowed_chats: Vec<i64>,
     /// How long a turn holds its conversation's lock before renewing it (a
     /// crashed instance's lock frees itself after this).
     pub lock_ttl: Duration,
@@ -81,6 +90,9 @@ impl Default for RouterSettings {
             critical_code: false,
             levels: HashMap::new(),
             rate_limit_per_minute: 20,
+            daily_tokens_per_user: 0,
+            allowed_users: Vec::new(),
+            allowed_chats: Vec::new(),
             lock_ttl: Duration::from_secs(120),
         }
     }
@@ -237,7 +249,8 @@ impl FunctionCallRouter {
             if let Some(reply) = self.try_code(&ctx).await {
                 return reply;
             }
-            let turn = self.open_turn(&ctx).await;
+            let mut turn = self.open_turn(&ctx).await;
+            self.check_budget(&mut turn).await;
             let (turn, end) = self.tool_loop(turn, progress).await;
             self.close_turn(turn, end, &ctx.text).await
         })
@@ -279,7 +292,9 @@ impl FunctionCallRouter {
 
     /// Tokens a conversation has used so far.
     pub async fn conversation_usage(&self, ctx: &MessageContext) -> Usage {
-        self.add_usage(&TurnScope::of(ctx), Usage::default()).await
+        let counts = self.state.counts(&turn::usage_key(&ctx.conversation_key())).await.unwrap_or_default();
+        let count = |field: &str| counts.get(field).copied().unwrap_or(0).max(0) as u64;
+        Usage { prompt_tokens: count("in"), completion_tokens: count("out"), cached_tokens: count("cached") }
     }
 }
 

@@ -126,6 +126,7 @@ impl FunctionCallRouter {
                 Err(e) => {
                     span.in_scope(|| tracing::error!(error = %e, latency_ms, "model failed; basic mode"));
                     self.stats.count_error();
+                    turn.errors += 1;
                     turn.basic_mode = true;
                 }
             }
@@ -180,11 +181,15 @@ impl FunctionCallRouter {
                     failures += 1;
                     results.push(Some(text));
                 }
-                (PlannedCall::Run { .. }, Some(result)) => {
+                (PlannedCall::Run { spec, .. }, Some(result)) => {
                     turn.tools_ran = true;
+                    turn.tools_used.push(spec.name);
                     match &result {
                         Ok(out) => keep_extras(turn, out),
-                        Err(_) => failures += 1,
+                        Err(_) => {
+                            failures += 1;
+                            turn.errors += 1;
+                        }
                     }
                     results.push(Some(calls::result_text(&result)));
                 }

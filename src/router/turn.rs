@@ -64,6 +64,14 @@ pub(super) struct Turn {
     /// The last picture a tool offered.
     pub(super) image: Option<String>,
     pub(super) tools_ran: bool,
+    /// The shopper spent today's token budget: the offline planner answers.
+    pub(super) over_budget: bool,
+    /// Say so in this answer (the first over-budget turn of the day).
+    pub(super) tell_over_budget: bool,
+    /// The tools that ran, for the day's figures.
+    pub(super) tools_used: Vec<&'static str>,
+    /// Failed tool calls and model calls.
+    pub(super) errors: u32,
 }
 
 impl Turn {
@@ -78,6 +86,10 @@ impl Turn {
             suggestions: Vec::new(),
             image: None,
             tools_ran: false,
+            over_budget: false,
+            tell_over_budget: false,
+            tools_used: Vec::new(),
+            errors: 0,
         }
     }
 }
@@ -145,26 +157,95 @@ impl FunctionCallRouter {
                 self.answer(&mut turn, text.to_owned())
             }
         };
-        let total = self.add_usage(&turn.scope, turn.usage).await;
         tracing::info!(
             conversation = %turn.scope.conversation(),
             rounds = turn.rounds_used,
             tokens_in = turn.usage.prompt_tokens,
             tokens_out = turn.usage.completion_tokens,
             tokens_cached = turn.usage.cached_tokens,
-            conversation_tokens_in = total.prompt_tokens,
-            conversation_tokens_out = total.completion_tokens,
             basic_mode = turn.basic_mode,
+            over_budget = turn.over_budget,
             "turn finished"
         );
-        self.save_history(&turn.scope, turn.messages).await;
+        self.count_turn(&turn).await;
+        self.save_history(&turn.scope, std::mem::take(&mut turn.messages)).await;
         reply
+    }
+
+    /// Adds the turn to the shared counters, in one step: the conversation's
+    /// tokens, the shopper's tokens today (for `bot.daily_tokens_per_user`),
+    /// and the day's figures for `/stats`.
+    async fn count_turn(&self, turn: &Turn) {
+        let scope = &turn.scope;
+        let usage = turn.usage;
+        let conversation = usage_key(&scope.conversation());
+        let spent = spent_key(&scope.platform, scope.user_id);
+        let day = day_key(today());
+        let shopper = format!("u:{}:{}", scope.platform, scope.user_id);
+        let tools: Vec<String> = turn.tools_used.iter().map(|t| format!("tool:{t}")).collect();
+        let mut deltas: Vec<(&str, &str, i64)> = vec![
+            (&day, "messages", 1),
+            (&day, &shopper, 1),
+            (&day, "tokens_in", usage.prompt_tokens as i64),
+            (&day, "tokens_out", usage.completion_tokens as i64),
+            (&day, "tokens_cached", usage.cached_tokens as i64),
+            (&day, "errors", i64::from(turn.errors)),
+        ];
+        deltas.extend(tools.iter().map(|t| (day.as_str(), t.as_str(), 1)));
+        if usage != Usage::default() {
+            deltas.push((&conversation, "in", usage.prompt_tokens as i64));
+            deltas.push((&conversation, "out", usage.completion_tokens as i64));
+            deltas.push((&conversation, "cached", usage.cached_tokens as i64));
+            deltas.push((&spent, "tokens", (usage.prompt_tokens + usage.completion_tokens) as i64));
+        }
+        if turn.tell_over_budget {
+            deltas.push((&spent, "told", 1));
+        }
+        // The conversation's total lives as long as the conversation; the day's
+        // figures a little past the day.
+        let ttl = self.settings.history_ttl.max(DAY_FIGURES_TTL);
+        if let Err(e) = self.state.add_counts(&deltas, ttl).await {
+            tracing::warn!(error = %e, "could not count the turn's tokens and figures");
+        }
+    }
+
+    /// Stage: whether the shopper has spent today's token budget
+    /// (`bot.daily_tokens_per_user`): then the offline planner answers, and
+    /// the first such turn of the day says so.
+    pub(super) async fn check_budget(&self, turn: &mut Turn) {
+        let budget = self.settings.daily_tokens_per_user;
+        if budget == 0 {
+            return;
+        }
+        let spent = match self.state.counts(&spent_key(&turn.scope.platform, turn.scope.user_id)).await {
+            Ok(spent) => spent,
+            Err(e) => {
+                tracing::warn!(error = %e, "could not read today's token use; letting the turn through");
+                return;
+            }
+        };
+        if spent.get("tokens").copied().unwrap_or(0) >= budget as i64 {
+            tracing::info!(budget, "daily token budget spent; basic mode");
+            turn.over_budget = true;
+            turn.basic_mode = true;
+            turn.tell_over_budget = spent.get("told").copied().unwrap_or(0) == 0;
+        }
     }
 
     /// The text answer of a turn, with the basic-mode note when the model was
     /// unreachable, the tools' suggestions and picture; remembered in the turn.
     fn answer(&self, turn: &mut Turn, text: String) -> Reply {
-        let text = if turn.basic_mode {
+        let text = if turn.over_budget {
+            if turn.tell_over_budget {
+                let note = turn.scope.lang.pick(
+                    "（您今天的智能助手额度已用完，今天余下的时间我用基础模式为您服务。）",
+                    "(You've used today's allowance of the smart assistant, so for the rest of the day I'm answering in basic mode.)",
+                );
+                format!("{text}\n\n{note}")
+            } else {
+                text
+            }
+        } else if turn.basic_mode {
             let note = turn.scope.lang.pick(
                 "（基础模式：智能助手暂时连接不上，我先用简化方式为您服务。）",
                 "(Basic mode: the assistant can't be reached right now, so I'm answering in a simpler way.)",
@@ -179,25 +260,6 @@ impl FunctionCallRouter {
         Reply { text, suggestions, image: turn.image.take(), ..Default::default() }
     }
 
-    /// Adds a turn's tokens to its conversation's total (kept with the
-    /// conversation's lifetime) and returns the new total.
-    pub(super) async fn add_usage(&self, scope: &TurnScope, usage: Usage) -> Usage {
-        let key = format!("usage:{}", scope.conversation());
-        let mut total = match self.state.get_value(&key).await {
-            Ok(Some(text)) => serde_json::from_str(&text).unwrap_or_default(),
-            _ => Usage::default(),
-        };
-        if usage == Usage::default() {
-            return total;
-        }
-        total += usage;
-        let text = serde_json::to_string(&total).unwrap_or_default();
-        if let Err(e) = self.state.put_value(&key, &text, self.settings.history_ttl).await {
-            tracing::warn!(error = %e, "could not record the conversation's token usage");
-        }
-        total
-    }
-
     pub(super) async fn save_history(&self, scope: &TurnScope, messages: Vec<ChatMessage>) {
         let kept = history::truncate(messages, self.settings.history_messages);
         let kept = history::fit_tokens(kept, self.settings.history_tokens);
@@ -207,4 +269,27 @@ impl FunctionCallRouter {
             self.stats.count_error();
         }
     }
+}
+
+/// How long the day's figures are kept.
+const DAY_FIGURES_TTL: std::time::Duration = std::time::Duration::from_secs(3 * 24 * 3600);
+
+/// Days since the Unix epoch (UTC): the day counters are keyed by it.
+pub(super) fn today() -> i64 {
+    crate::state::unix_now().div_euclid(86_400)
+}
+
+/// The key of a day's figures.
+pub(super) fn day_key(day: i64) -> String {
+    format!("stats:{day}")
+}
+
+/// The key of a shopper's tokens today.
+fn spent_key(platform: &str, user_id: i64) -> String {
+    format!("spent:{platform}:{user_id}:{}", today())
+}
+
+/// The key of a conversation's token total.
+pub(super) fn usage_key(conversation: &str) -> String {
+    format!("usage:{conversation}")
 }

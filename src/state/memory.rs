@@ -49,6 +49,7 @@ struct Inner {
     rates: HashMap<String, Expiring<u32>>,
     locks: HashMap<String, Expiring<String>>,
     values: HashMap<String, Expiring<String>>,
+    counters: HashMap<String, Expiring<HashMap<String, i64>>>,
     /// Newest first.
     audit: VecDeque<AuditEntry>,
 }
@@ -239,6 +240,32 @@ impl StateStore for MemoryStore {
         Ok(self.inner().audit.iter().take(limit).cloned().collect())
     }
 
+    async fn add_counts(&self, deltas: &[(&str, &str, i64)], ttl: Duration) -> Result<(), StateError> {
+        let now_ms = unix_now_ms();
+        let mut inner = self.inner();
+        for (key, field, delta) in deltas {
+            let entry =
+                inner.counters.entry((*key).to_owned()).or_insert_with(|| Expiring::new(HashMap::new(), ttl));
+            if !entry.is_live(now_ms) {
+                entry.value.clear();
+            }
+            entry.expires_ms = unix_now_ms() + ttl_millis(ttl);
+            *entry.value.entry((*field).to_owned()).or_default() += delta;
+        }
+        Ok(())
+    }
+
+    async fn counts(&self, key: &str) -> Result<HashMap<String, i64>, StateError> {
+        let now_ms = unix_now_ms();
+        Ok(self
+            .inner()
+            .counters
+            .get(key)
+            .filter(|c| c.is_live(now_ms))
+            .map(|c| c.value.clone())
+            .unwrap_or_default())
+    }
+
     async fn purge_expired(&self) -> Result<u64, StateError> {
         let now = unix_now();
         let now_ms = unix_now_ms();
@@ -249,6 +276,7 @@ impl StateStore for MemoryStore {
         purged += retain_count(&mut inner.rates, |r| r.is_live(now_ms));
         purged += retain_count(&mut inner.locks, |l| l.is_live(now_ms));
         purged += retain_count(&mut inner.values, |v| v.is_live(now_ms));
+        purged += retain_count(&mut inner.counters, |c| c.is_live(now_ms));
         Ok(purged)
     }
 }

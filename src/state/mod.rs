@@ -165,6 +165,13 @@ pub trait StateStore: Send + Sync {
     /// asking at once, exactly one gets it.
     async fn take_value(&self, key: &str) -> Result<Option<String>, StateError>;
 
+    /// Adds each `(key, field, delta)` to a counter (created at 0), in one
+    /// step; every key touched lives `ttl` from now. Counters are shared by
+    /// the instances sharing the store (daily usage, per-conversation tokens).
+    async fn add_counts(&self, deltas: &[(&str, &str, i64)], ttl: Duration) -> Result<(), StateError>;
+    /// The counters of `key` (empty when none, or expired).
+    async fn counts(&self, key: &str) -> Result<std::collections::HashMap<String, i64>, StateError>;
+
     /// Appends to the audit log.
     async fn audit(&self, entry: &AuditEntry) -> Result<(), StateError>;
     /// The newest audit entries, newest first.

@@ -609,6 +609,28 @@ impl StateStore for RedisStore {
             .collect()
     }
 
+    async fn add_counts(&self, deltas: &[(&str, &str, i64)], ttl: Duration) -> Result<(), StateError> {
+        let mut pipe = redis::pipe();
+        pipe.atomic();
+        let mut keys: Vec<String> = Vec::new();
+        for (key, field, delta) in deltas {
+            let key = self.key("count", key);
+            pipe.cmd("HINCRBY").arg(&key).arg(*field).arg(*delta).ignore();
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
+        }
+        for key in keys {
+            pipe.cmd("PEXPIRE").arg(key).arg(ttl_millis(ttl)).ignore();
+        }
+        let mut conn = self.conn.clone();
+        pipe.query_async::<()>(&mut conn).await.map_err(|e| self.failed(e))
+    }
+
+    async fn counts(&self, key: &str) -> Result<HashMap<String, i64>, StateError> {
+        self.query(redis::cmd("HGETALL").arg(self.key("count", key))).await
+    }
+
     async fn purge_expired(&self) -> Result<u64, StateError> {
         let now = unix_now();
         self.query(redis::cmd("ZREMRANGEBYSCORE").arg(self.open_index()).arg("-inf").arg(now)).await

@@ -1,6 +1,7 @@
 //! The SQLite [`StateStore`] (`sqlite://PATH`, the default): one file in WAL
 //! mode that several processes on the same machine may share.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -51,6 +52,13 @@ CREATE TABLE IF NOT EXISTS locks (
     key TEXT PRIMARY KEY,
     owner TEXT NOT NULL,
     expires_ms INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS counters (
+    key TEXT NOT NULL,
+    field TEXT NOT NULL,
+    value INTEGER NOT NULL,
+    expires_ms INTEGER NOT NULL,
+    PRIMARY KEY (key, field)
 );
 CREATE TABLE IF NOT EXISTS kv_values (
     key TEXT PRIMARY KEY,
@@ -231,6 +239,7 @@ fn purge_blocking(conn: &mut Connection, now: i64, now_ms: i64) -> rusqlite::Res
         "DELETE FROM rate_counters WHERE window_ends_ms <= ?1",
         "DELETE FROM locks WHERE expires_ms <= ?1",
         "DELETE FROM kv_values WHERE expires_ms <= ?1",
+        "DELETE FROM counters WHERE expires_ms <= ?1",
     ] {
         purged += tx.execute(sql, [now_ms])?;
     }
@@ -491,6 +500,44 @@ impl StateStore for SqliteStore {
                  FROM audit ORDER BY id DESC LIMIT ?1",
             )?;
             let rows = stmt.query_map([limit], audit_from_row)?;
+            rows.collect()
+        })
+        .await
+    }
+
+    async fn add_counts(&self, deltas: &[(&str, &str, i64)], ttl: Duration) -> Result<(), StateError> {
+        let deltas: Vec<(String, String, i64)> =
+            deltas.iter().map(|(k, f, d)| ((*k).to_owned(), (*f).to_owned(), *d)).collect();
+        let now_ms = unix_now_ms();
+        let expires_ms = now_ms + ttl_millis(ttl);
+        self.run(move |conn| {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            {
+                let mut add = tx.prepare_cached(
+                    "INSERT INTO counters (key, field, value, expires_ms) VALUES (?1, ?2, ?3, ?4)
+                     ON CONFLICT (key, field) DO UPDATE SET
+                       value = CASE WHEN counters.expires_ms <= ?5 THEN excluded.value
+                                    ELSE counters.value + excluded.value END,
+                       expires_ms = excluded.expires_ms",
+                )?;
+                let mut extend = tx.prepare_cached("UPDATE counters SET expires_ms = ?2 WHERE key = ?1")?;
+                for (key, field, delta) in &deltas {
+                    add.execute(params![key, field, delta, expires_ms, now_ms])?;
+                    extend.execute(params![key, expires_ms])?;
+                }
+            }
+            tx.commit()
+        })
+        .await
+    }
+
+    async fn counts(&self, key: &str) -> Result<HashMap<String, i64>, StateError> {
+        let key = key.to_owned();
+        let now_ms = unix_now_ms();
+        self.run(move |conn| {
+            let mut select =
+                conn.prepare_cached("SELECT field, value FROM counters WHERE key = ?1 AND expires_ms > ?2")?;
+            let rows = select.query_map(params![key, now_ms], |row| Ok((row.get(0)?, row.get(1)?)))?;
             rows.collect()
         })
         .await

@@ -32,6 +32,10 @@ impl Transport {
                 let report = self.health_report(bot, me, lang).await;
                 self.say(bot, target, &report).await
             }
+            Command::Stats if self.is_admin(ctx.user_id) => {
+                let stats = self.app.router.day_stats(lang).await;
+                self.say(bot, target, &stats).await
+            }
             Command::Health if self.is_admin(ctx.user_id) => {
                 self.say(
                     bot,

@@ -15,6 +15,7 @@ use super::send::{self, ButtonContext, Target, Typing};
 use super::{TelegramError, Transport, texts};
 use crate::context::MessageContext;
 use crate::reply::{ConfirmationPress, PressCheck, Reply};
+use crate::router::Access;
 
 /// What every endpoint returns to the dispatcher.
 pub type HandlerResult = Result<(), TelegramError>;
@@ -105,6 +106,13 @@ impl Transport {
         from: &User,
         mut ctx: MessageContext,
     ) -> Result<(), RequestError> {
+        match self.app.router.access("telegram", ctx.user_id, ctx.chat_id, ctx.lang).await {
+            Access::Allowed => {}
+            Access::Refused(reply) => {
+                return self.deliver(bot, me, target, ctx.lang, ctx.user_id, &reply).await;
+            }
+            Access::Ignored => return Ok(()),
+        }
         let bot_id = BotIdentity::from_me(me);
         match inbound::parse_command(&ctx.text, &bot_id) {
             Some(command) => {

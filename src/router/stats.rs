@@ -1,0 +1,118 @@
+//! Who may use the bot (`bot.allowed_users`, `bot.allowed_chats`) and the
+//! day's figures for `/stats`, from the counters every instance shares.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use handlers::Lang;
+
+use super::FunctionCallRouter;
+use super::turn::{day_key, today};
+use crate::reply::Reply;
+
+/// How long a refusal is remembered (so a stranger hears it once).
+const REFUSAL_MEMORY: Duration = Duration::from_secs(30 * 24 * 3600);
+
+/// Whether a message may be answered.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Access {
+    /// Go ahead.
+    Allowed,
+    /// Not admitted: this polite refusal, the first time.
+    Refused(Reply),
+    /// Not admitted, and told so before: no answer at all.
+    Ignored,
+}
+
+impl FunctionCallRouter {
+    /// Whether `user_id` in `chat_id` may use the bot: everyone when neither
+    /// list is set; else a listed user, or anyone in a listed chat.
+    pub async fn access(&self, platform: &str, user_id: i64, chat_id: i64, lang: Lang) -> Access {
+        let (users, chats) = (&self.settings.allowed_users, &self.settings.allowed_chats);
+        if (users.is_empty() && chats.is_empty()) || users.contains(&user_id) || chats.contains(&chat_id) {
+            return Access::Allowed;
+        }
+        let key = format!("refused:{platform}:{user_id}:{chat_id}");
+        match self.state.get_value(&key).await {
+            Ok(Some(_)) => Access::Ignored,
+            other => {
+                if let Err(e) = other {
+                    tracing::warn!(error = %e, "could not check an earlier refusal");
+                }
+                if let Err(e) = self.state.put_value(&key, "1", REFUSAL_MEMORY).await {
+                    tracing::warn!(error = %e, "could not remember a refusal");
+                }
+                tracing::info!(user = user_id, chat = chat_id, "not an allowed user or chat; refused");
+                Access::Refused(Reply::text(lang.pick(
+                    "抱歉，这个导购助手目前只对指定的顾客开放。",
+                    "Sorry, this shopping guide is only open to invited shoppers for now.",
+                )))
+            }
+        }
+    }
+
+    /// Today's figures (UTC), shared by every instance: messages, shoppers,
+    /// tokens, orders, the tools used most, errors.
+    pub async fn day_stats(&self, lang: Lang) -> String {
+        let counts = match self.state.counts(&day_key(today())).await {
+            Ok(counts) => counts,
+            Err(e) => {
+                return format!("{}: {e}", lang.pick("读不到今天的统计", "cannot read today's figures"));
+            }
+        };
+        let get = |field: &str| counts.get(field).copied().unwrap_or(0);
+        let shoppers = counts.keys().filter(|k| k.starts_with("u:")).count();
+        let mut tools: Vec<(&str, i64)> =
+            counts.iter().filter_map(|(k, v)| k.strip_prefix("tool:").map(|t| (t, *v))).collect();
+        tools.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        let top: Vec<String> = tools.iter().take(5).map(|(t, n)| format!("{t} {n}")).collect();
+        let mut out = String::new();
+        let _ = writeln!(out, "{} ({})", lang.pick("今日统计", "Today"), civil_date(today()));
+        let _ = writeln!(out, "{}: {}", lang.pick("消息", "messages"), get("messages"));
+        let _ = writeln!(out, "{}: {shoppers}", lang.pick("顾客", "shoppers"));
+        let _ = writeln!(
+            out,
+            "{}: {} in ({} cached), {} out",
+            lang.pick("模型 tokens", "model tokens"),
+            get("tokens_in"),
+            get("tokens_cached"),
+            get("tokens_out")
+        );
+        let _ = writeln!(out, "{}: {}", lang.pick("订单", "orders"), get("confirmed:create_order"));
+        let _ = writeln!(
+            out,
+            "{}: {}",
+            lang.pick("常用工具", "top tools"),
+            if top.is_empty() { "—".to_owned() } else { top.join(", ") }
+        );
+        let _ = write!(out, "{}: {}", lang.pick("错误", "errors"), get("errors"));
+        out
+    }
+}
+
+/// `YYYY-MM-DD` of a day counted from the Unix epoch.
+fn civil_date(days: i64) -> String {
+    // Howard Hinnant's days-to-civil algorithm.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn days_become_dates() {
+        assert_eq!(civil_date(0), "1970-01-01");
+        assert_eq!(civil_date(20_416), "2025-11-24");
+        assert_eq!(civil_date(11_016), "2000-02-29");
+    }
+}
