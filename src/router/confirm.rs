@@ -11,6 +11,7 @@ use super::{FunctionCallRouter, Turn, TurnScope, calls, confirmation_text};
 use crate::context::MessageContext;
 use crate::llm::{ChatMessage, Usage};
 use crate::pending::{Claim, PendingAction, new_token};
+use crate::progress::Progress;
 use crate::reply::{ConfirmationPress, ConfirmationPrompt, PressCheck, Reply};
 use crate::state::{AuditEntry, ClaimOutcome, PendingStatus, StoredPending, unix_now};
 
@@ -113,6 +114,12 @@ impl FunctionCallRouter {
     /// reply is the model's follow-up, or a new confirmation when an order's
     /// price or stock changed.
     pub async fn finish(&self, claim: Box<Claim>) -> Reply {
+        self.finish_live(claim, &Progress::none()).await
+    }
+
+    /// Like [`FunctionCallRouter::finish`], reporting the resumed loop's
+    /// progress to `progress`.
+    pub async fn finish_live(&self, claim: Box<Claim>, progress: &Progress) -> Reply {
         let span = tracing::info_span!(
             "confirmation",
             token = %claim.stored.token,
@@ -120,10 +127,10 @@ impl FunctionCallRouter {
             approve = claim.approve
         );
         let conversation = claim.action.conversation_key();
-        self.locked(&conversation, self.finish_claim(claim)).instrument(span).await
+        self.locked(&conversation, self.finish_claim(claim, progress)).instrument(span).await
     }
 
-    async fn finish_claim(&self, claim: Box<Claim>) -> Reply {
+    async fn finish_claim(&self, claim: Box<Claim>, progress: &Progress) -> Reply {
         let Claim { stored, action, approve } = *claim;
         let scope = TurnScope::of_action(&action);
         let (result_text, decision) = if approve {
@@ -150,11 +157,17 @@ impl FunctionCallRouter {
             tracing::error!(error = %e, "could not write the audit log");
         }
         tracing::info!(token = %stored.token, tool = %entry.tool, decision = %entry.decision, "confirmation resolved");
-        self.resume(scope, action, result_text).await
+        self.resume(scope, action, result_text, progress).await
     }
 
     /// Continues the loop of `action` with the waiting call answered.
-    async fn resume(&self, scope: TurnScope, action: PendingAction, result_text: String) -> Reply {
+    async fn resume(
+        &self,
+        scope: TurnScope,
+        action: PendingAction,
+        result_text: String,
+        progress: &Progress,
+    ) -> Reply {
         let mut messages = match self.state.load_history(&scope.conversation()).await {
             Ok(history) => history,
             Err(e) => {
@@ -176,6 +189,7 @@ impl FunctionCallRouter {
             suggestions: Vec::new(),
             image: None,
             tools_ran: true,
+            progress: progress.clone(),
         };
         self.run_loop(turn, "").await
     }
@@ -267,7 +281,7 @@ impl FunctionCallRouter {
             if action.code.as_deref() == Some(typed) {
                 return Some(match self.claim(&stored.token, action, true).await {
                     PressCheck::Accepted { claim, outcome } => {
-                        let follow_up = self.finish_claim(claim).await;
+                        let follow_up = self.finish_claim(claim, &Progress::none()).await;
                         Reply { text: format!("{outcome}\n\n{}", follow_up.text), ..follow_up }
                     }
                     PressCheck::AlreadyDone { alert }

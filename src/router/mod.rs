@@ -18,6 +18,7 @@ use crate::context::MessageContext;
 use crate::fallback::ChatFallback;
 use crate::llm::{ChatMessage, ChatModel, ChatRequest, ChatResponse, Role, ToolCall, Usage};
 use crate::pending::{PendingAction, new_code, new_token};
+use crate::progress::Progress;
 use crate::reply::{ConfirmationPrompt, Reply};
 use crate::state::{PendingStatus, StateStore, StoredPending, unix_now};
 use crate::stats::Stats;
@@ -147,6 +148,8 @@ struct Turn {
     suggestions: Vec<String>,
     image: Option<String>,
     tools_ran: bool,
+    /// Where the transport watches the turn (tools running, answer text).
+    progress: Progress,
 }
 
 /// How one round of calls ended.
@@ -230,6 +233,12 @@ impl FunctionCallRouter {
 
     /// Answers one shopper message. Never fails: trouble becomes a polite answer.
     pub async fn dispatch(&self, ctx: &MessageContext) -> Reply {
+        self.dispatch_live(ctx, &Progress::none()).await
+    }
+
+    /// Like [`FunctionCallRouter::dispatch`], reporting the turn's progress
+    /// (tools running, the answer as it streams) to `progress`.
+    pub async fn dispatch_live(&self, ctx: &MessageContext, progress: &Progress) -> Reply {
         let mut ctx = ctx.clone();
         ctx.lang = self.lang_for(&ctx).await;
         let span = tracing::info_span!(
@@ -242,7 +251,7 @@ impl FunctionCallRouter {
         async move {
             let started = Instant::now();
             self.stats.count_message();
-            let reply = self.locked(&ctx.conversation_key(), self.dispatch_inner(&ctx)).await;
+            let reply = self.locked(&ctx.conversation_key(), self.dispatch_inner(&ctx, progress)).await;
             tracing::info!(duration_ms = started.elapsed().as_millis() as u64, "answered");
             reply
         }
@@ -250,7 +259,7 @@ impl FunctionCallRouter {
         .await
     }
 
-    async fn dispatch_inner(&self, ctx: &MessageContext) -> Reply {
+    async fn dispatch_inner(&self, ctx: &MessageContext, progress: &Progress) -> Reply {
         let lang = ctx.lang;
         if ctx.text.trim().is_empty() {
             return Reply::text(
@@ -282,6 +291,7 @@ impl FunctionCallRouter {
             suggestions: Vec::new(),
             image: None,
             tools_ran: false,
+            progress: progress.clone(),
         };
         self.run_loop(turn, &ctx.text).await
     }
@@ -350,7 +360,8 @@ impl FunctionCallRouter {
         let mut messages = Vec::with_capacity(turn.messages.len() + 1);
         messages.push(ChatMessage::system(prompt::system_prompt(turn.scope.lang, turn.scope.is_group)));
         messages.extend(turn.messages.iter().cloned());
-        let request = ChatRequest { messages: &messages, tools, progress: None };
+        let progress = turn.progress.clone();
+        let request = ChatRequest { messages: &messages, tools, progress: Some(&progress) };
         if !turn.basic_mode {
             let span = tracing::info_span!("model", model = %self.model.describe(), round = turn.rounds_used);
             let started = Instant::now();
@@ -438,6 +449,16 @@ impl FunctionCallRouter {
             plans.push(plan);
         }
 
+        let lines: Vec<String> = plans
+            .iter()
+            .filter_map(|plan| match plan {
+                Plan::Run(spec, args) => Some(spec.progress_line(turn.scope.lang, args)),
+                _ => None,
+            })
+            .collect();
+        if !lines.is_empty() {
+            turn.progress.working(lines);
+        }
         let ctx = self.tool_context(&turn.scope, None);
         let limit = self.settings.tool_timeout;
         let runs = plans.iter().zip(calls).map(|(plan, call)| {
