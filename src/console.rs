@@ -104,7 +104,9 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
                 None => Reply::text("/lang zh | /lang en"),
             },
             _ => {
-                return self.live(|progress| async move { router.dispatch_live(&ctx, &progress).await }).await;
+                return self
+                    .live(|progress| async move { router.dispatch_live(&ctx, &progress).await })
+                    .await;
             }
         };
         Ok((reply, String::new()))

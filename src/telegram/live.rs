@@ -10,7 +10,7 @@
 //! next status. At the end the final [`Reply`] replaces it all
 //! ([`LiveMessage::finish`]), so one message per turn is left in the chat.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -39,11 +39,17 @@ pub const STATUS_AFTER: Duration = Duration::from_millis(600);
 /// The longest `retry_after` the live message waits for before its final edit.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 
-/// Whether the Bot API server takes `sendMessageDraft`; it is asked until it
-/// refuses once (older or self-hosted servers do not know the method).
+/// Refusals of a first draft in a row after which drafts are not tried again.
+const DRAFT_REFUSALS: u32 = 3;
+
+/// Whether the Bot API server takes `sendMessageDraft`. A server that does
+/// not know the method (404 "Not Found", "method not found") is not asked
+/// again; other refusals of a turn's first draft make that turn edit instead,
+/// and [`DRAFT_REFUSALS`] of them in a row stop drafts too.
 #[derive(Debug, Default)]
 pub struct DraftSupport {
     refused: AtomicBool,
+    refusals_in_a_row: AtomicU32,
 }
 
 impl DraftSupport {
@@ -52,12 +58,28 @@ impl DraftSupport {
         !self.refused.load(Ordering::Relaxed)
     }
 
+    fn accepted(&self) {
+        self.refusals_in_a_row.store(0, Ordering::Relaxed);
+    }
+
     fn refuse(&self, error: &RequestError) {
-        if !self.refused.swap(true, Ordering::Relaxed) {
+        let unknown_method = match error {
+            // Telegram answers an unknown method with 404 "Not Found", which teloxide reads so.
+            RequestError::Api(ApiError::InvalidToken) => true,
+            RequestError::Api(ApiError::Unknown(text)) => {
+                let text = text.to_ascii_lowercase();
+                text.contains("not found") || text.contains("method")
+            }
+            _ => false,
+        };
+        let refusals = self.refusals_in_a_row.fetch_add(1, Ordering::Relaxed) + 1;
+        if (unknown_method || refusals >= DRAFT_REFUSALS) && !self.refused.swap(true, Ordering::Relaxed) {
             tracing::warn!(
                 error = %error,
                 "the Bot API server refused sendMessageDraft; streaming answers by editing one message instead"
             );
+        } else {
+            tracing::info!(error = %error, "draft refused; this answer streams by editing a message");
         }
     }
 }
@@ -98,6 +120,8 @@ pub struct LiveMessage<'a> {
     message_text: String,
     /// Non-zero while this turn streams into a draft.
     draft_id: u32,
+    /// This turn's first draft was refused: it edits instead.
+    drafts_off: bool,
     draft_text: String,
     lines: Vec<String>,
     answer: String,
@@ -125,6 +149,7 @@ impl<'a> LiveMessage<'a> {
             message: None,
             message_text: String::new(),
             draft_id: 0,
+            drafts_off: false,
             draft_text: String::new(),
             lines: Vec::new(),
             answer: String::new(),
@@ -202,7 +227,7 @@ impl<'a> LiveMessage<'a> {
 
     /// Whether the answer streams into a draft (private chats, drafts taken).
     fn uses_draft(&self) -> bool {
-        self.want == Showing::Answer && self.target.chat.is_user() && self.drafts.usable()
+        self.want == Showing::Answer && self.target.chat.is_user() && !self.drafts_off && self.drafts.usable()
     }
 
     /// Shows the pending change.
@@ -248,6 +273,7 @@ impl<'a> LiveMessage<'a> {
         self.next_draft = Instant::now() + DRAFT_EVERY;
         match JsonRequest::new(self.bot.clone(), payload).send().await {
             Ok(_) => {
+                self.drafts.accepted();
                 self.draft_text = text.to_owned();
                 self.visible();
                 true
@@ -258,6 +284,7 @@ impl<'a> LiveMessage<'a> {
             }
             Err(e @ RequestError::Api(_)) if self.draft_text.is_empty() => {
                 self.drafts.refuse(&e);
+                self.drafts_off = true;
                 self.draft_id = 0;
                 false
             }
@@ -387,5 +414,32 @@ async fn edit_text(
     match result {
         Ok(_) | Err(RequestError::Api(ApiError::MessageNotModified)) => Ok(()),
         Err(e) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unknown_method_stops_drafts_at_once_other_refusals_after_three_in_a_row() {
+        let drafts = DraftSupport::default();
+        drafts.refuse(&RequestError::Api(ApiError::InvalidToken));
+        assert!(!drafts.usable(), "404 Not Found: the server does not know the method");
+
+        let drafts = DraftSupport::default();
+        drafts.refuse(&RequestError::Api(ApiError::Unknown("Bad Request: method not found".into())));
+        assert!(!drafts.usable());
+
+        let drafts = DraftSupport::default();
+        let peer = || RequestError::Api(ApiError::Unknown("Bad Request: TEXTDRAFT_PEER_INVALID".into()));
+        drafts.refuse(&peer());
+        drafts.refuse(&peer());
+        drafts.accepted();
+        drafts.refuse(&peer());
+        drafts.refuse(&peer());
+        assert!(drafts.usable(), "an accepted draft in between resets the count");
+        drafts.refuse(&peer());
+        assert!(!drafts.usable());
     }
 }
