@@ -990,3 +990,27 @@ async fn after_a_status_a_drafted_answer_is_sent_and_the_status_removed() {
     assert_eq!(bot.api.calls("deleteMessage").len(), 1);
     bot.stop().await;
 }
+
+#[tokio::test]
+async fn in_a_forum_topic_the_status_and_the_streamed_answer_stay_in_the_topic() {
+    let bot = start_app(LiveModel::app(vec![
+        Round::Calls(Duration::from_millis(800), vec![("search_stores", r#"{"keyword":"餐厅"}"#)]),
+        Round::Answer(vec!["五楼有 8 家餐厅，", "最近的是鼎泰丰。"], Duration::from_millis(400)),
+    ]))
+    .await;
+    let mut update = group_mention(GROUP, ALICE, "有哪些餐厅？");
+    update["message"]["message_thread_id"] = json!(77);
+    update["message"]["is_topic_message"] = json!(true);
+    update["message"]["chat"]["is_forum"] = json!(true);
+    bot.api.push_update(update);
+    let answer = "五楼有 8 家餐厅，最近的是鼎泰丰。";
+    bot.api.wait_until("the answer", |api| api.shown_to(GROUP) == [answer]).await;
+    let sent = bot.api.calls("sendMessage");
+    assert_eq!(sent.len(), 1, "one message in the topic: {sent:?}");
+    assert_eq!(sent[0]["message_thread_id"], 77, "the status is in the topic");
+    assert!(sent[0].get("reply_parameters").is_some(), "and answers the shopper's message");
+    assert!(bot.api.calls("sendMessageDraft").is_empty(), "no drafts in groups");
+    assert_eq!(bot.api.sent_to(GROUP)[0]["message_thread_id"], 77);
+    assert!(bot.api.calls("sendChatAction").iter().all(|b| b["message_thread_id"] == 77));
+    bot.stop().await;
+}
