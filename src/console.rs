@@ -1,7 +1,10 @@
 //! The terminal chat (`mallbot chat`): you are a shopper. Replies are printed,
-//! suggestions become numbered choices, confirmations a yes/no question. It
-//! reads standard input line by line, so it can be scripted.
+//! suggestions become numbered choices, confirmations a yes/no question. While
+//! a turn runs, what its tools are doing is printed a line at a time, and a
+//! streamed answer (`llm.stream`) is printed as it is written. It reads
+//! standard input line by line, so it can be scripted.
 
+use std::future::Future;
 use std::io::Write;
 
 use handlers::Lang;
@@ -10,6 +13,7 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt};
 use crate::app::App;
 use crate::commands::Command;
 use crate::context::MessageContext;
+use crate::progress::{Progress, TurnEvent};
 use crate::reply::{ConfirmationPress, PressCheck, Reply};
 
 /// The terminal chat over `input`, writing to `out`.
@@ -49,8 +53,8 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
             if text == "/quit" || text == "/exit" {
                 break;
             }
-            let reply = self.handle(text).await;
-            self.show(reply).await?;
+            let (reply, streamed) = self.handle(text).await?;
+            self.show(reply, streamed).await?;
         }
         Ok(())
     }
@@ -73,7 +77,9 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
         ctx
     }
 
-    async fn handle(&mut self, text: &str) -> Reply {
+    /// Answers one line; returns the reply and the answer text already
+    /// printed as it streamed.
+    async fn handle(&mut self, text: &str) -> anyhow::Result<(Reply, String)> {
         let app = self.app;
         let router = &app.router;
         let chosen = text
@@ -83,7 +89,7 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
             .and_then(|i| self.suggestions.get(i).cloned());
         let text = chosen.as_deref().unwrap_or(text);
         let ctx = self.context(text);
-        match Command::parse(text, |_| true) {
+        let reply = match Command::parse(text, |_| true) {
             // The terminal's shopper runs the bot: they are its operator.
             Some(Command::Health) => Reply::text(crate::health::collect(app).await.render(ctx.lang)),
             Some(Command::Stats) => Reply::text(router.day_stats(ctx.lang).await),
@@ -95,14 +101,81 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
                 }
                 crate::commands::answer(router, &ctx, &command).await
             }
-            None => router.dispatch(&ctx).await,
-        }
+            None => {
+                return self
+                    .live(|progress| async move { router.dispatch_live(&ctx, &progress).await })
+                    .await;
+            }
+        };
+        Ok((reply, String::new()))
     }
 
-    /// Prints a reply; a confirmation asks yes/no and shows what follows.
-    async fn show(&mut self, mut reply: Reply) -> anyhow::Result<()> {
+    /// Runs a turn, printing its progress as it comes; returns the reply and
+    /// the answer text printed while it streamed.
+    async fn live<F>(&mut self, work: impl FnOnce(Progress) -> F) -> anyhow::Result<(Reply, String)>
+    where
+        F: Future<Output = Reply>,
+    {
+        let (progress, mut events) = Progress::channel();
+        let work = work(progress);
+        tokio::pin!(work);
+        let mut streamed = String::new();
+        let reply = loop {
+            tokio::select! {
+                reply = &mut work => break reply,
+                Some(event) = events.recv() => self.print_event(event, &mut streamed)?,
+            }
+        };
+        while let Ok(event) = events.try_recv() {
+            self.print_event(event, &mut streamed)?;
+        }
+        Ok((reply, streamed))
+    }
+
+    /// Prints one event: a status line per tool call (dimmed at a terminal),
+    /// or more of the answer.
+    fn print_event(&mut self, event: TurnEvent, streamed: &mut String) -> anyhow::Result<()> {
+        match event {
+            TurnEvent::Working(lines) => {
+                if !streamed.is_empty() {
+                    // That text was not the answer: the model went on to call tools.
+                    writeln!(self.out)?;
+                    streamed.clear();
+                }
+                for line in lines {
+                    if self.prompt {
+                        writeln!(self.out, "     \x1b[2m{line}\x1b[0m")?;
+                    } else {
+                        writeln!(self.out, "     {line}")?;
+                    }
+                }
+            }
+            TurnEvent::TextDelta(text) => {
+                if streamed.is_empty() {
+                    write!(self.out, "bot> ")?;
+                }
+                write!(self.out, "{}", text.replace('\n', "\n     "))?;
+                streamed.push_str(&text);
+            }
+        }
+        self.out.flush()?;
+        Ok(())
+    }
+
+    /// Prints a reply (only what `streamed` did not already show); a
+    /// confirmation asks yes/no and shows what follows.
+    async fn show(&mut self, mut reply: Reply, mut streamed: String) -> anyhow::Result<()> {
         loop {
-            writeln!(self.out, "bot> {}", reply.text.replace('\n', "\n     "))?;
+            let shown = streamed.trim_start();
+            match reply.text.strip_prefix(shown) {
+                Some(rest) if !shown.is_empty() => writeln!(self.out, "{}", rest.replace('\n', "\n     "))?,
+                _ => {
+                    if !streamed.is_empty() {
+                        writeln!(self.out)?;
+                    }
+                    writeln!(self.out, "bot> {}", reply.text.replace('\n', "\n     "))?;
+                }
+            }
             if let Some(image) = &reply.image {
                 writeln!(self.out, "     [picture: {image}]")?;
             }
@@ -124,16 +197,18 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
                 chat_id: self.user_id,
                 approve,
             };
-            reply = match self.app.router.press(&press).await {
+            let app = self.app;
+            (reply, streamed) = match app.router.press(&press).await {
                 PressCheck::Accepted { claim, outcome } => {
                     writeln!(self.out, "bot> {}", outcome.replace('\n', "\n     "))?;
-                    self.app.router.finish(claim).await
+                    self.live(|progress| async move { app.router.finish_live(claim, &progress).await })
+                        .await?
                 }
-                PressCheck::CodeRequired { message } => Reply::text(message),
+                PressCheck::CodeRequired { message } => (Reply::text(message), String::new()),
                 PressCheck::NotYours { alert }
                 | PressCheck::AlreadyDone { alert }
                 | PressCheck::Expired { alert }
-                | PressCheck::Failed { alert } => Reply::text(alert),
+                | PressCheck::Failed { alert } => (Reply::text(alert), String::new()),
             };
         }
     }
@@ -147,7 +222,66 @@ pub fn is_yes(answer: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
+    use crate::llm::{ChatMessage, ChatModel, ChatRequest, ChatResponse, LlmError, ToolCall, Usage};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// Searches stores first (saying so in text it then drops), then streams its answer.
+    struct StreamingModel(AtomicUsize);
+
+    #[async_trait::async_trait]
+    impl ChatModel for StreamingModel {
+        fn describe(&self) -> String {
+            "streaming".into()
+        }
+
+        async fn complete(&self, request: ChatRequest<'_>) -> Result<ChatResponse, LlmError> {
+            let progress = request.progress.unwrap();
+            let message = if self.0.fetch_add(1, Ordering::SeqCst) == 0 {
+                progress.text_delta("让我查一下");
+                ChatMessage::assistant_calls(vec![ToolCall {
+                    id: "c1".into(),
+                    name: "search_stores".into(),
+                    arguments: r#"{"keyword":"优衣库"}"#.into(),
+                }])
+            } else {
+                for piece in ["优衣库在", "二楼，\n", "电梯右手边。"] {
+                    progress.text_delta(piece);
+                    tokio::task::yield_now().await;
+                }
+                ChatMessage::assistant("优衣库在二楼，\n电梯右手边。")
+            };
+            Ok(ChatResponse { message, finish_reason: None, usage: Usage::default() })
+        }
+    }
+
+    #[tokio::test]
+    async fn status_lines_and_the_streamed_answer_are_printed_once_each() {
+        let mut config = crate::config::Config::default();
+        config.state.url = "memory://".into();
+        let app = App::with_model(
+            config,
+            Arc::new(services::EmbeddedMall::in_memory()),
+            Arc::new(crate::state::MemoryStore::new()),
+            Arc::new(StreamingModel(AtomicUsize::new(0))),
+        );
+        let mut out = Vec::new();
+        Console::new(&app, 5, "优衣库在哪\n".as_bytes(), &mut out, false).run().await.unwrap();
+        let out = String::from_utf8(out).unwrap();
+        let answer = "bot> 优衣库在二楼，\n     电梯右手边。\n";
+        assert_eq!(out.matches(answer).count(), 1, "the answer once, as it streamed:\n{out}");
+        let args = serde_json::json!({"keyword": "优衣库"});
+        let line = handlers::find("search_stores").unwrap().progress_line(Lang::Zh, &args);
+        let status = format!("\n     {line}\n");
+        let at = out.find(&status).unwrap_or_else(|| panic!("the status line {line:?}:\n{out}"));
+        assert!(at < out.find(answer).unwrap(), "the status comes first:\n{out}");
+        assert!(
+            out.contains(&format!("bot> 让我查一下{status}")),
+            "text before a tool call ends its line:\n{out}"
+        );
+    }
 
     #[test]
     fn yes_in_both_languages() {

@@ -3,7 +3,6 @@
 //! the provider receives, retries, timeouts and error bodies.
 #![allow(clippy::unwrap_used)]
 
-use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -11,11 +10,14 @@ use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::Response;
+use futures::StreamExt;
 use futures::future::BoxFuture;
 use handlers::{Level, Scope, ToolContext, ToolOutput, ToolResult, ToolSpec};
 use mallbot::llm::openai::{OpenAiClient, OpenAiSettings};
 use mallbot::llm::{ChatMessage, ChatModel, ChatRequest, ChatResponse, LlmError, ToolCall, Usage};
+use mallbot::progress::{Progress, TurnEvent};
 use serde_json::{Value, json};
+use tokio::sync::Notify;
 
 // ---------------------------------------------------------------- the scripted server
 
@@ -27,6 +29,10 @@ struct Reply {
     /// Sent as separate body frames.
     pieces: Vec<String>,
     delay: Duration,
+    /// The last piece waits until this is notified.
+    gate: Option<Arc<Notify>>,
+    /// After the pieces the connection is broken instead of ended.
+    cut: bool,
 }
 
 impl Reply {
@@ -44,7 +50,30 @@ impl Reply {
             headers: vec![("content-type", "text/event-stream")],
             pieces,
             delay: Duration::ZERO,
+            gate: None,
+            cut: false,
         }
+    }
+
+    /// An event stream of these chunks that breaks off without `[DONE]`.
+    fn sse_cut(chunks: &[Value]) -> Reply {
+        let mut reply = Reply::sse(chunks);
+        reply.pieces.pop();
+        reply.cut = true;
+        reply
+    }
+
+    /// An event stream of these chunks that ends without `[DONE]` or a finish reason.
+    fn sse_unfinished(chunks: &[Value]) -> Reply {
+        let mut reply = Reply::sse(chunks);
+        reply.pieces.pop();
+        reply
+    }
+
+    /// Holds the last piece back until `gate` is notified.
+    fn gated(mut self, gate: &Arc<Notify>) -> Reply {
+        self.gate = Some(gate.clone());
+        self
     }
 
     /// Any status, content type and body.
@@ -54,6 +83,8 @@ impl Reply {
             headers: vec![("content-type", content_type)],
             pieces: vec![body.into()],
             delay: Duration::ZERO,
+            gate: None,
+            cut: false,
         }
     }
 
@@ -137,7 +168,26 @@ async fn answer(State(script): State<Script>, uri: Uri, headers: HeaderMap, body
     };
     let reply = script.replies[n.min(script.replies.len() - 1)].clone();
     tokio::time::sleep(reply.delay).await;
-    let frames = futures::stream::iter(reply.pieces.into_iter().map(Ok::<_, Infallible>));
+    let count = reply.pieces.len();
+    let (gate, cut) = (reply.gate.clone(), reply.cut);
+    let frames = futures::stream::iter(reply.pieces.into_iter().enumerate().map(Some).chain([None])).then(
+        move |piece| {
+            let gate = gate.clone();
+            async move {
+                match piece {
+                    Some((i, piece)) => {
+                        if let (true, Some(gate)) = (i + 1 == count, gate) {
+                            gate.notified().await;
+                        }
+                        Some(Ok::<_, std::io::Error>(piece))
+                    }
+                    None if cut => Some(Err(std::io::Error::other("connection cut"))),
+                    None => None,
+                }
+            }
+        },
+    );
+    let frames = frames.take_while(|f| std::future::ready(f.is_some())).filter_map(std::future::ready);
     let mut response = Response::new(Body::from_stream(frames));
     *response.status_mut() = StatusCode::from_u16(reply.status).unwrap();
     for (name, value) in reply.headers {
@@ -779,4 +829,109 @@ async fn cached_prompt_tokens_are_read_openai_and_deepseek() {
     ];
     let r = answer_to(Reply::sse(&streamed)).await;
     assert_eq!(r.usage, Usage { prompt_tokens: 80, completion_tokens: 12, cached_tokens: 64 });
+}
+
+// ---------------------------------------------------------------- the answer as it streams
+
+/// The text deltas that arrived on `events` (the progress must be dropped).
+async fn deltas(mut events: tokio::sync::mpsc::UnboundedReceiver<TurnEvent>) -> Vec<String> {
+    let mut deltas = Vec::new();
+    while let Some(event) = events.recv().await {
+        match event {
+            TurnEvent::TextDelta(text) => deltas.push(text),
+            other => panic!("the client only reports text, got {other:?}"),
+        }
+    }
+    deltas
+}
+
+async fn ask_watched(client: &OpenAiClient, progress: &Progress) -> Result<ChatResponse, LlmError> {
+    client.complete(ChatRequest { messages: &question(), tools: &TOOLS, progress: Some(progress) }).await
+}
+
+#[tokio::test]
+async fn the_answer_is_forwarded_as_it_arrives_and_the_pieces_make_the_answer() {
+    let gate = Arc::new(Notify::new());
+    let pieces = ["Nike Pegasus ", "¥499，", "在三楼 ", "<Nike 店>。"];
+    let mut chunks: Vec<Value> = pieces.iter().map(|p| chunk(json!({"content": p}), Value::Null)).collect();
+    chunks.push(chunk(json!({}), json!("stop")));
+    let server = Scripted::start(vec![Reply::sse(&chunks).gated(&gate)]).await;
+    let client = server.client(true);
+    let (progress, mut events) = Progress::channel();
+    let asking = tokio::spawn(async move { ask_watched(&client, &progress).await });
+    let first = tokio::time::timeout(Duration::from_secs(20), events.recv()).await.unwrap();
+    assert_eq!(
+        first,
+        Some(TurnEvent::TextDelta("Nike Pegasus ".into())),
+        "text shows before the answer ends"
+    );
+    gate.notify_one();
+    let response = asking.await.unwrap().unwrap();
+    let rest = deltas(events).await;
+    assert_eq!(format!("Nike Pegasus {}", rest.concat()), response.message.text());
+    assert_eq!(response.message.text(), pieces.concat());
+}
+
+#[tokio::test]
+async fn text_before_a_tool_call_is_forwarded_and_nothing_after_it() {
+    let server = Scripted::start(vec![Reply::sse(&[
+        chunk(json!({"content": "我帮您"}), Value::Null),
+        chunk(json!({"content": "查一下。"}), Value::Null),
+        calls_chunk(json!([{"index": 0, "id": "c1", "type": "function",
+                            "function": {"name": "search_products", "arguments": SHOES}}])),
+        chunk(json!({"content": "（稍等）"}), Value::Null),
+        chunk(json!({}), json!("tool_calls")),
+    ])])
+    .await;
+    let (progress, events) = Progress::channel();
+    let response = ask_watched(&server.client(true), &progress).await.unwrap();
+    drop(progress);
+    assert_eq!(response.message.tool_calls, [call("c1", "search_products", SHOES)]);
+    assert_eq!(deltas(events).await.concat(), "我帮您查一下。");
+}
+
+#[tokio::test]
+async fn a_stream_cut_mid_answer_is_retried_and_the_shopper_sees_one_whole_answer() {
+    let answer = ["优衣库", "在二楼，", "电梯出来右手边。"];
+    let whole: Vec<Value> = answer
+        .iter()
+        .map(|p| chunk(json!({"content": p}), Value::Null))
+        .chain([chunk(json!({}), json!("stop"))])
+        .collect();
+    let server = Scripted::start(vec![Reply::sse_cut(&whole[..2]), Reply::sse(&whole)]).await;
+    let (progress, events) = Progress::channel();
+    let response = ask_watched(&server.client(true), &progress).await.unwrap();
+    drop(progress);
+    assert_eq!(server.hits(), 2, "the broken stream was asked again");
+    assert_eq!(response.message.text(), answer.concat());
+    assert_eq!(deltas(events).await.concat(), answer.concat(), "the start is not shown twice");
+}
+
+#[tokio::test]
+async fn a_stream_that_ends_without_done_or_finish_reason_is_retried() {
+    let server = Scripted::start(vec![
+        Reply::sse_unfinished(&[chunk(json!({"content": "优衣库在"}), Value::Null)]),
+        Reply::sse(&[chunk(json!({"content": "Uniqlo is on floor 2."}), json!("stop"))]),
+    ])
+    .await;
+    let (progress, events) = Progress::channel();
+    let response = ask_watched(&server.client(true), &progress).await.unwrap();
+    drop(progress);
+    assert_eq!(server.hits(), 2);
+    assert_eq!(response.message.text(), "Uniqlo is on floor 2.");
+    assert_eq!(
+        deltas(events).await,
+        ["优衣库在"],
+        "a retry that starts differently adds nothing to what was shown; the transport replaces it"
+    );
+}
+
+#[tokio::test]
+async fn nothing_is_forwarded_without_streaming_or_without_a_watcher() {
+    let server =
+        Scripted::start(vec![Reply::json(completion(json!({"content": "在二楼。"}), json!("stop")))]).await;
+    let (progress, events) = Progress::channel();
+    ask_watched(&server.client(false), &progress).await.unwrap();
+    drop(progress);
+    assert!(deltas(events).await.is_empty());
 }

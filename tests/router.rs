@@ -668,3 +668,26 @@ async fn strangers_are_refused_once_then_ignored() {
     );
     assert_eq!(router.access("telegram", 5, 5, Lang::En).await, Access::Ignored);
 }
+
+#[tokio::test]
+async fn a_round_of_tools_is_reported_before_the_tools_run_one_line_per_call() {
+    let bot = bot(vec![
+        calls(&[("search_products", r#"{"keyword":"跑鞋"}"#), ("view_cart", "{}"), ("find_shoes", "{}")]),
+        text("找到了。"),
+    ]);
+    let (progress, mut events) = mallbot::progress::Progress::channel();
+    let reply = bot.app.router.dispatch_live(&msg("找鞋"), &progress).await;
+    drop(progress);
+    assert_eq!(reply.text, "找到了。");
+    let mut seen = Vec::new();
+    while let Some(event) = events.recv().await {
+        seen.push(event);
+    }
+    match seen.as_slice() {
+        [mallbot::progress::TurnEvent::Working(lines)] => {
+            assert_eq!(lines.len(), 2, "one line per call that runs (not the unknown tool): {lines:?}");
+            assert!(lines.iter().all(|l| !l.is_empty()));
+        }
+        other => panic!("one Working event expected, got {other:?}"),
+    }
+}

@@ -749,3 +749,289 @@ async fn the_webhook_answers_once_per_update_even_when_telegram_delivers_it_twic
     assert_eq!(api.texts_to(ALICE.id).len(), 1, "the re-delivery was dropped");
     server.abort();
 }
+
+// ---------------------------------------------------------------- live answers
+
+/// One model round of a [`LiveModel`].
+enum Round {
+    /// Waits, then calls these tools.
+    Calls(Duration, Vec<(&'static str, &'static str)>),
+    /// Waits, then answers this text without streaming it.
+    Text(Duration, &'static str),
+    /// Streams these pieces, each after `gap`, then answers with all of them.
+    Answer(Vec<&'static str>, Duration),
+    /// Streams these pieces, each after `gap`, then fails as a broken connection.
+    Breaks(Vec<&'static str>, Duration),
+}
+
+/// A model that plays rounds, streaming its answers into the turn's progress
+/// as a streaming client does.
+struct LiveModel(std::sync::Mutex<std::collections::VecDeque<Round>>);
+
+impl LiveModel {
+    fn app(rounds: Vec<Round>) -> App {
+        let model: Arc<dyn ChatModel> = Arc::new(LiveModel(std::sync::Mutex::new(rounds.into())));
+        App::with_model(
+            test_config(),
+            Arc::new(services::EmbeddedMall::in_memory()),
+            Arc::new(MemoryStore::new()),
+            model,
+        )
+    }
+}
+
+#[async_trait]
+impl ChatModel for LiveModel {
+    fn describe(&self) -> String {
+        "live".into()
+    }
+
+    async fn complete(&self, request: ChatRequest<'_>) -> Result<ChatResponse, LlmError> {
+        let round = self.0.lock().unwrap().pop_front();
+        let stream = |pieces: &[&str], gap: Duration| {
+            let progress = request.progress.cloned();
+            let pieces: Vec<String> = pieces.iter().map(|p| p.to_string()).collect();
+            async move {
+                for piece in &pieces {
+                    tokio::time::sleep(gap).await;
+                    if let Some(progress) = &progress {
+                        progress.text_delta(piece);
+                    }
+                }
+                pieces.concat()
+            }
+        };
+        let message = match round {
+            Some(Round::Calls(wait, calls)) => {
+                tokio::time::sleep(wait).await;
+                let calls = calls
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (name, arguments))| mallbot::llm::ToolCall {
+                        id: format!("call_{i}"),
+                        name: (*name).into(),
+                        arguments: (*arguments).into(),
+                    })
+                    .collect();
+                ChatMessage::assistant_calls(calls)
+            }
+            Some(Round::Text(wait, text)) => {
+                tokio::time::sleep(wait).await;
+                ChatMessage::assistant(text)
+            }
+            Some(Round::Answer(pieces, gap)) => ChatMessage::assistant(stream(&pieces, gap).await),
+            Some(Round::Breaks(pieces, gap)) => {
+                stream(&pieces, gap).await;
+                return Err(LlmError::Unavailable { message: "stream cut".into() });
+            }
+            None => ChatMessage::assistant("(no more rounds)"),
+        };
+        Ok(ChatResponse { message, finish_reason: None, usage: Usage::default() })
+    }
+}
+
+fn edits_of(api: &FakeBotApi, chat: i64) -> Vec<Value> {
+    api.calls("editMessageText").into_iter().filter(|b| b["chat_id"] == chat).collect()
+}
+
+#[tokio::test]
+async fn a_status_message_is_sent_once_edited_in_place_and_replaced_by_the_answer() {
+    let search = ("search_products", r#"{"keyword":"跑鞋"}"#);
+    let stores = ("search_stores", r#"{"keyword":"Nike"}"#);
+    let bot = start_app(LiveModel::app(vec![
+        Round::Calls(Duration::from_millis(800), vec![search]),
+        Round::Calls(Duration::from_millis(1300), vec![search, stores]),
+        Round::Text(Duration::from_millis(1200), "Nike Pegasus 41 ¥499，在三楼 Nike 店。"),
+    ]))
+    .await;
+    let chat = ALICE.id;
+    bot.api.push_update(private_text(ALICE, "Nike 跑鞋"));
+    bot.api.wait_until("the answer", |api| api.shown_to(chat).iter().any(|t| t.contains("Pegasus"))).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    let sent = bot.api.calls("sendMessage");
+    assert_eq!(sent.len(), 1, "one message for the whole turn: {sent:?}");
+    let status = &sent[0];
+    assert!(!status["text"].as_str().unwrap().is_empty());
+    let id = bot.api.sent_to(chat)[0]["message_id"].clone();
+    let edits = edits_of(&bot.api, chat);
+    assert!(edits.len() >= 2, "the second round's status, then the answer: {edits:?}");
+    assert!(edits.iter().all(|e| e["message_id"] == id), "every edit is of that message");
+    assert_eq!(
+        edits[0]["text"].as_str().unwrap().lines().count(),
+        2,
+        "the status of the second round names its two calls: {}",
+        edits[0]["text"]
+    );
+    assert_eq!(bot.api.shown_to(chat), ["Nike Pegasus 41 ¥499，在三楼 Nike 店。"]);
+    let last = edits.last().unwrap();
+    assert_eq!(buttons(&bot.api.sent_to(chat)[0]).len(), 1, "the answer keeps its suggestion button: {last}");
+    bot.stop().await;
+}
+
+#[tokio::test]
+async fn an_answer_streams_as_drafts_in_a_private_chat_then_is_sent_once() {
+    let pieces = vec!["Nike Pegasus 41 ", "¥499，", "在三楼 ", "Nike 店。"];
+    let answer = pieces.concat();
+    let bot =
+        start_app(LiveModel::app(vec![Round::Answer(pieces.clone(), Duration::from_millis(500))])).await;
+    bot.api.push_update(private_text(ALICE, "Nike 跑鞋"));
+    bot.api.wait_for_texts(ALICE.id, 1).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    let drafts = bot.api.calls("sendMessageDraft");
+    assert!(!drafts.is_empty(), "the answer is drafted as it streams");
+    assert_eq!(drafts[0]["text"], pieces[0].trim_end(), "the first piece shows at once");
+    let draft_id = drafts[0]["draft_id"].as_u64().unwrap();
+    assert_ne!(draft_id, 0);
+    for draft in &drafts {
+        assert_eq!(draft["chat_id"], ALICE.id);
+        assert_eq!(draft["draft_id"].as_u64(), Some(draft_id), "one draft, updated");
+        assert!(answer.starts_with(draft["text"].as_str().unwrap()), "drafts grow the answer: {draft}");
+    }
+    assert_eq!(bot.api.texts_to(ALICE.id), [answer.as_str()], "then one message keeps the whole answer");
+    assert!(edits_of(&bot.api, ALICE.id).is_empty());
+    let order: Vec<String> = bot.api.requests().into_iter().map(|r| r.method).collect();
+    let last_draft = order.iter().rposition(|m| m == "sendMessageDraft").unwrap();
+    let message = order.iter().position(|m| m == "sendMessage").unwrap();
+    assert!(last_draft < message, "no draft after the answer: {order:?}");
+    bot.stop().await;
+}
+
+#[tokio::test]
+async fn without_drafts_the_answer_streams_into_one_edited_message_and_waits_out_a_429() {
+    let pieces = vec!["Nike Pegasus 41 ", "¥499，", "在三楼 ", "Nike 店，", "电梯出来右手边。"];
+    let answer = pieces.concat();
+    let bot = start_app(LiveModel::app(vec![
+        Round::Answer(pieces.clone(), Duration::from_millis(600)),
+        Round::Answer(vec!["好的。", "还有别的吗？"], Duration::from_millis(300)),
+    ]))
+    .await;
+    bot.api.refuse(
+        "sendMessageDraft",
+        404,
+        json!({"ok": false, "error_code": 404, "description": "Not Found"}),
+    );
+    bot.api.fail_next(
+        "editMessageText",
+        429,
+        json!({"ok": false, "error_code": 429, "description": "Too Many Requests: retry after 2",
+               "parameters": {"retry_after": 2}}),
+    );
+    bot.api.push_update(private_text(ALICE, "Nike 跑鞋"));
+    bot.api.wait_until("the whole answer", |api| api.shown_to(ALICE.id) == [answer.clone()]).await;
+
+    let sent = bot.api.texts_to(ALICE.id);
+    assert_eq!(sent, [pieces[0].trim_end()], "the first piece is sent at once, the rest edited in");
+    let requests = bot.api.requests();
+    let refused = requests.iter().position(|r| r.method == "sendMessageDraft").expect("a draft was tried");
+    let first_send = requests.iter().position(|r| r.method == "sendMessage").unwrap();
+    assert!(refused < first_send, "the draft was tried first");
+    let edits: Vec<_> = requests.iter().filter(|r| r.method == "editMessageText").collect();
+    let limited = edits.iter().position(|r| r.failed).expect("the 429");
+    let next = edits.get(limited + 1).expect("an edit after the 429");
+    assert!(
+        next.at.duration_since(edits[limited].at) >= Duration::from_secs(2),
+        "no edit before retry_after has passed"
+    );
+    for edit in &edits {
+        assert!(
+            answer.starts_with(edit.body["text"].as_str().unwrap()),
+            "edits grow the answer: {}",
+            edit.body
+        );
+    }
+
+    bot.api.push_update(private_text(ALICE, "谢谢"));
+    bot.api.wait_until("the second answer", |api| api.shown_to(ALICE.id).len() == 2).await;
+    bot.api
+        .wait_until("the second answer whole", |api| api.shown_to(ALICE.id)[1] == "好的。还有别的吗？")
+        .await;
+    let drafts = bot.api.requests().iter().filter(|r| r.method == "sendMessageDraft").count();
+    assert_eq!(drafts, 1, "a refused draft is not tried again");
+    bot.stop().await;
+}
+
+#[tokio::test]
+async fn a_broken_stream_still_leaves_one_whole_answer() {
+    let bot = start_app(LiveModel::app(vec![Round::Breaks(
+        vec!["Nike 跑鞋有", "三款在打折，分别是"],
+        Duration::from_millis(200),
+    )]))
+    .await;
+    bot.api.push_update(group_mention(GROUP, ALICE, "Nike 跑鞋 500 以内"));
+    bot.api.wait_until("the answer", |api| api.shown_to(GROUP).iter().any(|t| t.contains("基础模式"))).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let shown = bot.api.shown_to(GROUP);
+    assert_eq!(shown.len(), 1, "one message: {shown:?}");
+    assert!(!shown[0].contains("三款在打折"), "the broken text is replaced, not continued: {}", shown[0]);
+    assert!(shown[0].contains("跑鞋"), "the basic-mode answer: {}", shown[0]);
+    assert_eq!(bot.api.calls("sendMessage").len(), 1);
+    assert!(bot.api.calls("sendMessageDraft").is_empty(), "no drafts in groups");
+    bot.stop().await;
+}
+
+#[tokio::test]
+async fn two_messages_of_one_chat_share_one_typing_loop() {
+    let api = FakeBotApi::start().await;
+    let bot = api.bot();
+    let typing = mallbot::telegram::send::ChatTyping::default();
+    let target = mallbot::telegram::send::Target {
+        chat: teloxide::types::ChatId(ALICE.id),
+        thread: None,
+        reply_to: None,
+    };
+    let first = typing.hold(&bot, &target);
+    let second = typing.hold(&bot, &target);
+    api.wait_until("typing", |api| !api.calls("sendChatAction").is_empty()).await;
+    assert_eq!(typing.running(), 1, "one loop for the chat");
+    drop(first);
+    assert_eq!(typing.running(), 1, "the second message still waits");
+    drop(second);
+    assert_eq!(typing.running(), 0, "the last one stops it");
+    let _third = typing.hold(&bot, &target);
+    api.wait_until("typing again", |api| api.calls("sendChatAction").len() >= 2).await;
+    assert!(api.calls("sendChatAction").iter().all(|b| b["chat_id"] == ALICE.id && b["action"] == "typing"));
+}
+
+#[tokio::test]
+async fn after_a_status_a_drafted_answer_is_sent_and_the_status_removed() {
+    let pieces = vec!["找到 12 双跑鞋，", "最便宜的 ¥399。"];
+    let bot = start_app(LiveModel::app(vec![
+        Round::Calls(Duration::from_millis(800), vec![("search_products", r#"{"keyword":"跑鞋"}"#)]),
+        Round::Answer(pieces.clone(), Duration::from_millis(500)),
+    ]))
+    .await;
+    let chat = ALICE.id;
+    bot.api.push_update(private_text(ALICE, "跑鞋"));
+    bot.api.wait_until("the answer", |api| api.texts_to(chat).len() == 2).await;
+    bot.api.wait_until("the status removed", |api| api.shown_to(chat).len() == 1).await;
+    assert_eq!(bot.api.shown_to(chat), [pieces.concat()], "one message left: the answer");
+    assert!(!bot.api.calls("sendMessageDraft").is_empty());
+    assert_eq!(bot.api.calls("deleteMessage").len(), 1);
+    bot.stop().await;
+}
+
+#[tokio::test]
+async fn in_a_forum_topic_the_status_and_the_streamed_answer_stay_in_the_topic() {
+    let bot = start_app(LiveModel::app(vec![
+        Round::Calls(Duration::from_millis(800), vec![("search_stores", r#"{"keyword":"餐厅"}"#)]),
+        Round::Answer(vec!["五楼有 8 家餐厅，", "最近的是鼎泰丰。"], Duration::from_millis(400)),
+    ]))
+    .await;
+    let mut update = group_mention(GROUP, ALICE, "有哪些餐厅？");
+    update["message"]["message_thread_id"] = json!(77);
+    update["message"]["is_topic_message"] = json!(true);
+    update["message"]["chat"]["is_forum"] = json!(true);
+    bot.api.push_update(update);
+    let answer = "五楼有 8 家餐厅，最近的是鼎泰丰。";
+    bot.api.wait_until("the answer", |api| api.shown_to(GROUP) == [answer]).await;
+    let sent = bot.api.calls("sendMessage");
+    assert_eq!(sent.len(), 1, "one message in the topic: {sent:?}");
+    assert_eq!(sent[0]["message_thread_id"], 77, "the status is in the topic");
+    assert!(sent[0].get("reply_parameters").is_some(), "and answers the shopper's message");
+    assert!(bot.api.calls("sendMessageDraft").is_empty(), "no drafts in groups");
+    assert_eq!(bot.api.sent_to(GROUP)[0]["message_thread_id"], 77);
+    assert!(bot.api.calls("sendChatAction").iter().all(|b| b["message_thread_id"] == 77));
+    bot.stop().await;
+}

@@ -26,10 +26,12 @@ use tracing::Instrument;
 
 use self::draft::Draft;
 use self::sse::SseDecoder;
+use self::stream::TextForwarder;
 pub use self::stream::{ChunkError, StreamAccumulator};
 use self::wire::WireCompletion;
 use super::limit::{AdaptiveLimit, LimitReport};
 use super::{ChatModel, ChatRequest, ChatResponse, LlmError};
+use crate::progress::Progress;
 
 /// The longest `Retry-After` honoured.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(20);
@@ -128,7 +130,12 @@ impl OpenAiClient {
     async fn call(&self, request: ChatRequest<'_>) -> Result<ChatResponse, LlmError> {
         let started = Instant::now();
         let body = wire::request_body(&self.settings, request).to_string();
-        let result = self.with_retries(&body).await.map(|draft| draft.finalize(!request.tools.is_empty()));
+        let tools_offered = !request.tools.is_empty();
+        let silent = Progress::none();
+        let watched = request.progress.filter(|p| self.settings.stream && p.is_watched());
+        let mut forwarder = TextForwarder::new(watched.unwrap_or(&silent), tools_offered);
+        let result =
+            self.with_retries(&body, &mut forwarder).await.map(|draft| draft.finalize(tools_offered));
         let span = tracing::Span::current();
         span.record("latency_ms", millis(started.elapsed()));
         match &result {
@@ -146,11 +153,12 @@ impl OpenAiClient {
         result
     }
 
-    async fn with_retries(&self, body: &str) -> Result<Draft, LlmError> {
+    async fn with_retries(&self, body: &str, forwarder: &mut TextForwarder<'_>) -> Result<Draft, LlmError> {
         let attempts = self.settings.max_retries.saturating_add(1);
         let mut last = String::new();
         for attempt in 1..=attempts {
-            match self.attempt(body, attempt).await {
+            forwarder.restart();
+            match self.attempt(body, attempt, forwarder).await {
                 Ok(draft) => return Ok(draft),
                 Err(Failure::Fatal(error)) => return Err(error),
                 Err(Failure::Retry { message, retry_after, .. }) => {
@@ -166,9 +174,14 @@ impl OpenAiClient {
         Err(LlmError::Unavailable { message: format!("{last} (gave up after {attempts} attempts)") })
     }
 
-    async fn attempt(&self, body: &str, attempt: u32) -> Result<Draft, Failure> {
+    async fn attempt(
+        &self,
+        body: &str,
+        attempt: u32,
+        forwarder: &mut TextForwarder<'_>,
+    ) -> Result<Draft, Failure> {
         let permit = self.limit.acquire().await;
-        let result = self.attempt_with(body, attempt).await;
+        let result = self.attempt_with(body, attempt, forwarder).await;
         match &result {
             Ok(_) => permit.succeeded(),
             Err(Failure::Retry { overloaded: true, retry_after, .. }) => {
@@ -179,7 +192,12 @@ impl OpenAiClient {
         result
     }
 
-    async fn attempt_with(&self, body: &str, attempt: u32) -> Result<Draft, Failure> {
+    async fn attempt_with(
+        &self,
+        body: &str,
+        attempt: u32,
+        forwarder: &mut TextForwarder<'_>,
+    ) -> Result<Draft, Failure> {
         let started = Instant::now();
         let deadline = tokio::time::Instant::now() + self.settings.request_timeout;
         let mut request = self.http.post(self.endpoint.clone()).header(CONTENT_TYPE, "application/json");
@@ -206,7 +224,7 @@ impl OpenAiClient {
             return Err(self.rejection(response, deadline).await);
         }
         if is_event_stream(response.headers(), self.settings.stream) {
-            self.read_stream(response).await
+            self.read_stream(response, forwarder).await
         } else {
             let raw = self
                 .transport(tokio::time::timeout_at(deadline, response.text()).await)
@@ -249,8 +267,14 @@ impl OpenAiClient {
         }
     }
 
-    /// Reads server-sent events into a draft; each gap between chunks gets the full timeout.
-    async fn read_stream(&self, mut response: reqwest::Response) -> Result<Draft, Failure> {
+    /// Reads server-sent events into a draft, forwarding the answer's text as
+    /// it comes; each gap between chunks gets the full timeout. A stream that
+    /// ends before `[DONE]` or a `finish_reason` was cut: retried.
+    async fn read_stream(
+        &self,
+        mut response: reqwest::Response,
+        forwarder: &mut TextForwarder<'_>,
+    ) -> Result<Draft, Failure> {
         let mut decoder = SseDecoder::default();
         let mut accumulator = StreamAccumulator::new();
         let mut head = Vec::new();
@@ -265,6 +289,7 @@ impl OpenAiClient {
             for data in decoder.feed(&bytes) {
                 push(&mut accumulator, &data)?;
             }
+            forwarder.forward(&accumulator);
             if accumulator.is_done() {
                 break;
             }
@@ -278,6 +303,10 @@ impl OpenAiClient {
             let message = "the stream carried no completion chunk".into();
             return Err(Failure::Fatal(LlmError::InvalidResponse { message, raw }));
         }
+        if !accumulator.is_complete() {
+            return Err(Failure::retry("the stream ended before the answer was complete"));
+        }
+        forwarder.forward(&accumulator);
         Ok(accumulator.into_draft())
     }
 }

@@ -33,6 +33,7 @@ mod commands;
 pub mod format;
 pub mod inbound;
 pub mod links;
+pub mod live;
 pub mod send;
 pub mod texts;
 mod update;
@@ -83,13 +84,22 @@ pub struct Transport {
     /// Group requests waiting to continue in a private chat (in the state
     /// store, shared by every instance that shares it).
     pub handoffs: links::HandoffLinks,
+    /// The "typing…" loops, one per chat being answered.
+    pub typing: send::ChatTyping,
+    /// Whether the Bot API server takes `sendMessageDraft`.
+    pub drafts: live::DraftSupport,
 }
 
 impl Transport {
     /// The transport around `app`.
     pub fn new(app: App) -> Self {
         let handoffs = links::HandoffLinks::new(app.state.clone());
-        Transport { app, handoffs }
+        Transport {
+            app,
+            handoffs,
+            typing: send::ChatTyping::default(),
+            drafts: live::DraftSupport::default(),
+        }
     }
 
     /// The language to answer `user` in: their `/lang` choice, else the

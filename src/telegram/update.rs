@@ -11,9 +11,11 @@ use teloxide::types::{Me, User};
 
 use super::callback::ButtonData;
 use super::inbound::{self, BotIdentity, Content};
-use super::send::{self, ButtonContext, Target, Typing};
+use super::live::LiveMessage;
+use super::send::{self, ButtonContext, Target};
 use super::{TelegramError, Transport, texts};
 use crate::context::MessageContext;
+use crate::progress::Progress;
 use crate::reply::{ConfirmationPress, PressCheck, Reply};
 use crate::router::Access;
 
@@ -124,7 +126,9 @@ impl Transport {
         }
     }
 
-    /// Asks the router, showing "typing…" meanwhile, and delivers its answer.
+    /// Asks the router, showing its progress meanwhile (typing, a status
+    /// message, the answer as it streams), and delivers its answer in place
+    /// of the progress.
     pub(super) async fn route(
         &self,
         bot: &Bot,
@@ -135,8 +139,37 @@ impl Transport {
         let lang = ctx.lang;
         let user_id = ctx.user_id;
         let router = self.app.router.clone();
-        let reply = self.run_guarded(bot, target, lang, async move { router.dispatch(&ctx).await }).await;
-        self.deliver(bot, me, target, lang, user_id, &reply).await
+        self.run_live(bot, me, target, lang, user_id, move |progress| async move {
+            router.dispatch_live(&ctx, &progress).await
+        })
+        .await
+    }
+
+    /// Runs a router turn in its own task, showing its progress in a
+    /// [`LiveMessage`], then replaces that with the reply; a panic becomes a
+    /// logged error and an apology.
+    pub(super) async fn run_live<F, W>(
+        &self,
+        bot: &Bot,
+        me: &Me,
+        target: &Target,
+        lang: Lang,
+        user_id: i64,
+        work: W,
+    ) -> Result<(), RequestError>
+    where
+        W: FnOnce(Progress) -> F,
+        F: Future<Output = Reply> + Send + 'static,
+    {
+        let (progress, events) = Progress::channel();
+        let mut live = LiveMessage::new(bot, *target, &self.drafts, self.typing.hold(bot, target));
+        let mut task = tokio::spawn(work(progress));
+        let reply = match live.follow(events, &mut task).await {
+            Ok(reply) => reply,
+            Err(e) => self.failed_turn(target, lang, e),
+        };
+        let buttons = self.buttons(me, lang, user_id, &reply).await;
+        live.finish(&reply, &buttons).await
     }
 
     /// Runs router work in its own task with the typing indicator on; a
@@ -145,15 +178,27 @@ impl Transport {
     where
         F: Future<Output = Reply> + Send + 'static,
     {
-        let _typing = Typing::start(bot, target);
+        let _typing = self.typing.hold(bot, target);
         match tokio::spawn(work).await {
             Ok(reply) => reply,
-            Err(e) => {
-                tracing::error!(error = %e, chat = target.chat.0, "answering a message failed");
-                self.app.stats.count_error();
-                Reply::text(texts::apology(lang))
-            }
+            Err(e) => self.failed_turn(target, lang, e),
         }
+    }
+
+    fn failed_turn(&self, target: &Target, lang: Lang, error: tokio::task::JoinError) -> Reply {
+        tracing::error!(error = %error, chat = target.chat.0, "answering a message failed");
+        self.app.stats.count_error();
+        Reply::text(texts::apology(lang))
+    }
+
+    /// What the buttons of `reply` need; a group hand-off gets its deep link for `user_id`.
+    async fn buttons<'m>(&self, me: &'m Me, lang: Lang, user_id: i64, reply: &Reply) -> ButtonContext<'m> {
+        let handoff_payload = match reply.open_private.as_deref().filter(|r| !r.trim().is_empty()) {
+            Some(request) => self.handoffs.put(user_id, request).await,
+            None => None,
+        };
+        let username = me.user.username.as_deref().unwrap_or_default();
+        ButtonContext { lang, bot_username: username, handoff_payload }
     }
 
     /// Sends a router reply; a group hand-off gets its deep link for `user_id`.
@@ -166,12 +211,7 @@ impl Transport {
         user_id: i64,
         reply: &Reply,
     ) -> Result<(), RequestError> {
-        let handoff_payload = match reply.open_private.as_deref().filter(|r| !r.trim().is_empty()) {
-            Some(request) => self.handoffs.put(user_id, request).await,
-            None => None,
-        };
-        let username = me.user.username.as_deref().unwrap_or_default();
-        let buttons = ButtonContext { lang, bot_username: username, handoff_payload };
+        let buttons = self.buttons(me, lang, user_id, reply).await;
         send::send_reply(bot, target, reply, &buttons).await
     }
 
@@ -214,9 +254,10 @@ impl Transport {
                 let lang = claim.action.lang;
                 let user_id = claim.action.user_id;
                 let router = self.app.router.clone();
-                let reply =
-                    self.run_guarded(bot, target, lang, async move { router.finish(claim).await }).await;
-                self.deliver(bot, me, target, lang, user_id, &reply).await
+                self.run_live(bot, me, target, lang, user_id, move |progress| async move {
+                    router.finish_live(claim, &progress).await
+                })
+                .await
             }
             PressCheck::NotYours { alert } => {
                 send::answer_press(bot, query, Some(&alert), true).await;

@@ -1,6 +1,7 @@
 //! A fake Telegram Bot API server on 127.0.0.1 for tests: it answers the
-//! methods the bot calls, serves scripted updates to `getUpdates`, can fail
-//! chosen calls (flood control, unparsable HTML), and records every request
+//! methods the bot calls (drafts and deletions too), serves scripted updates
+//! to `getUpdates`, can fail chosen calls (flood control, unparsable HTML) or
+//! refuse a method altogether (an older server), and records every request
 //! so a test can check what the shopper saw. It listens on a real port, so a
 //! bot in another process (`telegram.api_url`) can use it too; like Telegram,
 //! it forgets the updates a `getUpdates` offset confirmed, so a restarted bot
@@ -35,6 +36,8 @@ pub struct Recorded {
     pub body: Value,
     /// Whether the fake answered it with a scripted error.
     pub failed: bool,
+    /// When it arrived.
+    pub at: std::time::Instant,
 }
 
 #[derive(Default)]
@@ -42,6 +45,7 @@ struct Inner {
     requests: Mutex<Vec<Recorded>>,
     updates: Mutex<Vec<Value>>,
     failures: Mutex<HashMap<String, VecDeque<(u16, Value)>>>,
+    refused: Mutex<HashMap<String, (u16, Value)>>,
     messages: Mutex<HashMap<(i64, i64), Value>>,
     next_update_id: AtomicI64,
     next_message_id: AtomicI64,
@@ -112,6 +116,12 @@ impl FakeBotApi {
             .push_back((status, body));
     }
 
+    /// Makes every call of `method` fail with this HTTP status and body, as
+    /// a Bot API server that does not know the method does.
+    pub fn refuse(&self, method: &str, status: u16, body: Value) {
+        self.inner.refused.lock().expect("lock").insert(method.to_owned(), (status, body));
+    }
+
     /// Every request so far.
     pub fn requests(&self) -> Vec<Recorded> {
         self.inner.requests.lock().expect("lock").clone()
@@ -126,6 +136,12 @@ impl FakeBotApi {
     /// the shopper reads them), in order.
     pub fn texts_to(&self, chat: i64) -> Vec<String> {
         self.calls("sendMessage").iter().filter(|b| chat_id_of(b) == chat).map(visible_text).collect()
+    }
+
+    /// The texts of the messages in `chat` as the shopper reads them now
+    /// (edits applied, deleted messages gone), in order.
+    pub fn shown_to(&self, chat: i64) -> Vec<String> {
+        self.sent_to(chat).iter().map(|m| m["text"].as_str().unwrap_or_default().to_owned()).collect()
     }
 
     /// The messages the bot sent to `chat`, as the fake stored them (with ids
@@ -300,6 +316,7 @@ async fn handle(
         Value::String(String::from_utf8_lossy(&body).into_owned())
     };
     let failure = inner.failures.lock().expect("lock").get_mut(&method).and_then(VecDeque::pop_front);
+    let failure = failure.or_else(|| inner.refused.lock().expect("lock").get(&method).cloned());
     if let Some((status, answer)) = failure {
         record(&inner, &method, body, true);
         return (StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST), axum::Json(answer));
@@ -323,6 +340,10 @@ async fn handle(
         "editMessageText" | "editMessageReplyMarkup" => {
             edit_message(&inner, &body, method == "editMessageText")
         }
+        "deleteMessage" => {
+            let key = (chat_id_of(&body), body["message_id"].as_i64().unwrap_or(0));
+            json!(inner.messages.lock().expect("lock").remove(&key).is_some())
+        }
         "sendPhoto" => {
             json!({"message_id": inner.next_message_id.fetch_add(1, Ordering::SeqCst), "date": 1_700_000_000,
                              "chat": chat_json(1), "photo": []})
@@ -334,7 +355,8 @@ async fn handle(
 }
 
 fn record(inner: &Inner, method: &str, body: Value, failed: bool) {
-    inner.requests.lock().expect("lock").push(Recorded { method: method.to_owned(), body, failed });
+    let at = std::time::Instant::now();
+    inner.requests.lock().expect("lock").push(Recorded { method: method.to_owned(), body, failed, at });
     inner.new_request.notify_waiters();
 }
 

@@ -7,6 +7,7 @@ use serde_json::Value;
 use super::draft::{Draft, DraftCall};
 use super::wire::{self, WireCompletion, WireToolCall};
 use crate::llm::{ChatResponse, Usage};
+use crate::progress::Progress;
 
 /// A stream payload that could not be used.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -75,6 +76,21 @@ impl StreamAccumulator {
     /// Whether any JSON chunk arrived.
     pub fn has_chunks(&self) -> bool {
         self.chunks > 0
+    }
+
+    /// Whether the provider said the answer is over: `[DONE]` or a `finish_reason`.
+    pub fn is_complete(&self) -> bool {
+        self.done || self.finish_reason.is_some()
+    }
+
+    /// The answer's text so far.
+    pub fn content(&self) -> &str {
+        &self.content
+    }
+
+    /// Whether a tool-call delta has shown up.
+    pub fn has_tool_calls(&self) -> bool {
+        !self.calls.is_empty()
     }
 
     /// The assembled response (see [`super::OpenAiClient`] for the
@@ -167,6 +183,79 @@ impl PartialCall {
 
 fn is_complete_json(text: &str) -> bool {
     !text.trim().is_empty() && serde_json::from_str::<Value>(text).is_ok()
+}
+
+/// Forwards the answer's text of a streamed completion to the transport as
+/// it arrives ([`Progress::text_delta`]), while it is still an answer: not
+/// after a tool-call delta, nor a tool call written as text.
+///
+/// It lives across the attempts of one model call: a retried attempt forwards
+/// only what goes beyond the text already shown, and nothing when it starts
+/// differently, so the shopper never sees an answer begin twice.
+#[derive(Debug)]
+pub(super) struct TextForwarder<'a> {
+    progress: &'a Progress,
+    tools_offered: bool,
+    shown: String,
+    stopped: bool,
+}
+
+/// How tool calls written as text begin; such text is not forwarded.
+const TEXT_CALL_OPEN: &str = "<tool_call>";
+
+impl<'a> TextForwarder<'a> {
+    /// A forwarder to `progress`; `tools_offered` holds back text that may be a tool call.
+    pub fn new(progress: &'a Progress, tools_offered: bool) -> Self {
+        TextForwarder { progress, tools_offered, shown: String::new(), stopped: false }
+    }
+
+    /// A new attempt of the same call begins.
+    pub fn restart(&mut self) {
+        self.stopped = false;
+    }
+
+    /// Forwards what `accumulator` holds beyond the text shown so far.
+    pub fn forward(&mut self, accumulator: &StreamAccumulator) {
+        if self.stopped {
+            return;
+        }
+        if accumulator.has_tool_calls() {
+            self.stopped = true;
+            return;
+        }
+        let content = accumulator.content();
+        let ready = if self.tools_offered { answer_part(content) } else { Some(content) };
+        let Some(ready) = ready else {
+            self.stopped = true;
+            return;
+        };
+        if ready.len() <= self.shown.len() {
+            return;
+        }
+        if !ready.starts_with(self.shown.as_str()) {
+            // A retry that answers differently: what was shown stays, the
+            // transport replaces it with the whole answer at the end.
+            self.stopped = true;
+            return;
+        }
+        let delta = &ready[self.shown.len()..];
+        self.progress.text_delta(delta);
+        self.shown.push_str(delta);
+    }
+}
+
+/// The part of `content` that is surely answer text: `None` once it holds a
+/// tool call written as text (or begins like a JSON call); a trailing piece
+/// that may be the start of `<tool_call>` is held back.
+fn answer_part(content: &str) -> Option<&str> {
+    let trimmed = content.trim_start();
+    if trimmed.starts_with('{') || content.contains(TEXT_CALL_OPEN) {
+        return None;
+    }
+    match content.rfind('<') {
+        Some(at) if TEXT_CALL_OPEN.starts_with(&content[at..]) => Some(&content[..at]),
+        _ => Some(content),
+    }
 }
 
 #[cfg(test)]
@@ -280,5 +369,77 @@ mod tests {
             Err(ChunkError::Provider { message: "overloaded".into() })
         );
         assert!(!acc.has_chunks());
+    }
+
+    fn streamed(chunks: &[Value], tools_offered: bool) -> Vec<String> {
+        let (progress, mut rx) = Progress::channel();
+        let mut forwarder = TextForwarder::new(&progress, tools_offered);
+        let mut acc = StreamAccumulator::new();
+        for chunk in chunks {
+            acc.push_data(&chunk.to_string()).unwrap();
+            forwarder.forward(&acc);
+        }
+        let mut deltas = Vec::new();
+        while let Ok(crate::progress::TurnEvent::TextDelta(d)) = rx.try_recv() {
+            deltas.push(d);
+        }
+        deltas
+    }
+
+    fn text_chunk(text: &str) -> Value {
+        json!({"choices": [{"index": 0, "delta": {"content": text}}]})
+    }
+
+    #[test]
+    fn text_is_forwarded_until_a_tool_call_shows_up() {
+        let deltas = streamed(
+            &[
+                text_chunk("我来"),
+                text_chunk("查一下"),
+                delta(
+                    json!([{"index": 0, "id": "c1", "function": {"name": "view_cart", "arguments": "{}"}}]),
+                ),
+                text_chunk("……"),
+            ],
+            true,
+        );
+        assert_eq!(deltas, ["我来", "查一下"]);
+    }
+
+    #[test]
+    fn tool_calls_written_as_text_are_held_back() {
+        let deltas = streamed(
+            &[text_chunk("好的"), text_chunk("<tool"), text_chunk("_call>{\"name\":"), text_chunk("\"x\"}")],
+            true,
+        );
+        assert_eq!(deltas, ["好的"]);
+        assert!(streamed(&[text_chunk("{\"name\": \"view_cart\""), text_chunk("}")], true).is_empty());
+        let deltas = streamed(&[text_chunk("a <t"), text_chunk("ag>")], true);
+        assert_eq!(deltas, ["a ", "<tag>"], "a `<` that is not a tool call is held only until it is clear");
+        assert_eq!(streamed(&[text_chunk("{json}")], false), ["{json}"], "no tools offered: all text");
+    }
+
+    #[test]
+    fn a_retry_forwards_only_what_goes_beyond_the_text_shown() {
+        let (progress, mut rx) = Progress::channel();
+        let mut forwarder = TextForwarder::new(&progress, true);
+        let mut first = StreamAccumulator::new();
+        first.push_data(&text_chunk("优衣库在").to_string()).unwrap();
+        forwarder.forward(&first);
+        forwarder.restart();
+        let mut second = StreamAccumulator::new();
+        for piece in ["优衣", "库在二", "楼。"] {
+            second.push_data(&text_chunk(piece).to_string()).unwrap();
+            forwarder.forward(&second);
+        }
+        forwarder.restart();
+        let mut third = StreamAccumulator::new();
+        third.push_data(&text_chunk("Uniqlo is on floor 2.").to_string()).unwrap();
+        forwarder.forward(&third);
+        let mut deltas = Vec::new();
+        while let Ok(crate::progress::TurnEvent::TextDelta(d)) = rx.try_recv() {
+            deltas.push(d);
+        }
+        assert_eq!(deltas, ["优衣库在", "二", "楼。"]);
     }
 }

@@ -1,0 +1,445 @@
+//! The live message of a turn: what the shopper sees while the router works.
+//!
+//! Tools running show as one status message ("🔍 正在搜索…"), sent on the
+//! first [`TurnEvent::Working`] and edited in place after. A streamed answer
+//! ([`TurnEvent::TextDelta`]) shows as it is written: in private chats as a
+//! `sendMessageDraft` draft where the Bot API server takes it, otherwise in
+//! that one message, edited at most every [`PRIVATE_EDIT_EVERY`] (groups:
+//! [`GROUP_EDIT_EVERY`]) and later when Telegram asks to wait (429
+//! `retry_after`). Text of a round that ends in tool calls gives way to the
+//! next status. At the end the final [`Reply`] replaces it all
+//! ([`LiveMessage::finish`]), so one message per turn is left in the chat.
+
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::time::Duration;
+
+use serde::Serialize;
+use teloxide::prelude::*;
+use teloxide::requests::{HasPayload, JsonRequest, Payload};
+use teloxide::types::{InlineKeyboardMarkup, MessageId, ParseMode, ThreadId, True};
+use teloxide::{ApiError, RequestError};
+use tokio::sync::mpsc::UnboundedReceiver;
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+use super::format::{MESSAGE_LIMIT, escape_html, split_message};
+use super::send::{self, ButtonContext, Target, Typing};
+use crate::progress::TurnEvent;
+use crate::reply::Reply;
+
+/// The shortest gap between two edits of the live message in a private chat.
+pub const PRIVATE_EDIT_EVERY: Duration = Duration::from_secs(1);
+/// The shortest gap between two edits of the live message in a group.
+pub const GROUP_EDIT_EVERY: Duration = Duration::from_secs(3);
+/// The shortest gap between two drafts.
+pub const DRAFT_EVERY: Duration = Duration::from_millis(400);
+/// A status is shown only once a turn has run this long: quick turns show
+/// "typing…" and then their answer, without a status message coming and going.
+pub const STATUS_AFTER: Duration = Duration::from_millis(600);
+/// The longest `retry_after` the live message waits for before its final edit.
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+
+/// Refusals of a first draft in a row after which drafts are not tried again.
+const DRAFT_REFUSALS: u32 = 3;
+
+/// Whether the Bot API server takes `sendMessageDraft`. A server that does
+/// not know the method (404 "Not Found", "method not found") is not asked
+/// again; other refusals of a turn's first draft make that turn edit instead,
+/// and [`DRAFT_REFUSALS`] of them in a row stop drafts too.
+#[derive(Debug, Default)]
+pub struct DraftSupport {
+    refused: AtomicBool,
+    refusals_in_a_row: AtomicU32,
+}
+
+impl DraftSupport {
+    /// Whether drafts are still worth trying.
+    pub fn usable(&self) -> bool {
+        !self.refused.load(Ordering::Relaxed)
+    }
+
+    fn accepted(&self) {
+        self.refusals_in_a_row.store(0, Ordering::Relaxed);
+    }
+
+    fn refuse(&self, error: &RequestError) {
+        let unknown_method = match error {
+            // Telegram answers an unknown method with 404 "Not Found", which teloxide reads so.
+            RequestError::Api(ApiError::InvalidToken) => true,
+            RequestError::Api(ApiError::Unknown(text)) => {
+                let text = text.to_ascii_lowercase();
+                text.contains("not found") || text.contains("method")
+            }
+            _ => false,
+        };
+        let refusals = self.refusals_in_a_row.fetch_add(1, Ordering::Relaxed) + 1;
+        if (unknown_method || refusals >= DRAFT_REFUSALS) && !self.refused.swap(true, Ordering::Relaxed) {
+            tracing::warn!(
+                error = %error,
+                "the Bot API server refused sendMessageDraft; streaming answers by editing one message instead"
+            );
+        } else {
+            tracing::info!(error = %error, "draft refused; this answer streams by editing a message");
+        }
+    }
+}
+
+/// `sendMessageDraft`: streams a partial message to a private chat (Bot API 9.3+).
+#[derive(Debug, Clone, Serialize)]
+struct SendMessageDraft {
+    chat_id: ChatId,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    message_thread_id: Option<ThreadId>,
+    draft_id: u32,
+    text: String,
+    parse_mode: ParseMode,
+}
+
+impl Payload for SendMessageDraft {
+    type Output = True;
+    const NAME: &'static str = "sendMessageDraft";
+}
+
+/// What the live message is showing, or is to show at the next flush.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Showing {
+    Nothing,
+    Status,
+    Answer,
+}
+
+/// The live message of one turn at one [`Target`].
+pub struct LiveMessage<'a> {
+    bot: &'a Bot,
+    target: Target,
+    drafts: &'a DraftSupport,
+    typing: Option<Typing>,
+    /// The turn's one message (status, or the answer being edited in).
+    message: Option<MessageId>,
+    /// The text that message holds now.
+    message_text: String,
+    /// Non-zero while this turn streams into a draft.
+    draft_id: u32,
+    /// This turn's first draft was refused: it edits instead.
+    drafts_off: bool,
+    draft_text: String,
+    lines: Vec<String>,
+    answer: String,
+    want: Showing,
+    dirty: bool,
+    edit_every: Duration,
+    next_edit: Instant,
+    next_draft: Instant,
+    /// Until when Telegram asked to wait (429).
+    backoff_until: Option<Instant>,
+    /// The earliest moment a status may appear.
+    status_from: Instant,
+}
+
+impl<'a> LiveMessage<'a> {
+    /// The live message of a turn answering at `target`; `typing` is
+    /// released as soon as something is visible.
+    pub fn new(bot: &'a Bot, target: Target, drafts: &'a DraftSupport, typing: Typing) -> Self {
+        let now = Instant::now();
+        LiveMessage {
+            bot,
+            target,
+            drafts,
+            typing: Some(typing),
+            message: None,
+            message_text: String::new(),
+            draft_id: 0,
+            drafts_off: false,
+            draft_text: String::new(),
+            lines: Vec::new(),
+            answer: String::new(),
+            want: Showing::Nothing,
+            dirty: false,
+            edit_every: if target.chat.is_user() { PRIVATE_EDIT_EVERY } else { GROUP_EDIT_EVERY },
+            next_edit: now,
+            next_draft: now,
+            backoff_until: None,
+            status_from: now + STATUS_AFTER,
+        }
+    }
+
+    /// Shows the events of a turn until `work` ends, then returns its result
+    /// (`Err` when it panicked).
+    pub async fn follow<T>(
+        &mut self,
+        mut events: UnboundedReceiver<TurnEvent>,
+        work: &mut JoinHandle<T>,
+    ) -> Result<T, tokio::task::JoinError> {
+        loop {
+            let due = self.due();
+            tokio::select! {
+                event = events.recv() => match event {
+                    Some(event) => self.take(event).await,
+                    None => break,
+                },
+                _ = tokio::time::sleep_until(due.unwrap_or_else(Instant::now)), if due.is_some() => {
+                    self.flush().await;
+                }
+            }
+        }
+        work.await
+    }
+
+    /// When the pending change may be shown, if there is one.
+    fn due(&self) -> Option<Instant> {
+        if !self.dirty {
+            return None;
+        }
+        let mut at = if self.uses_draft() { self.next_draft } else { self.next_edit };
+        if self.want == Showing::Status && self.nothing_shown() {
+            at = at.max(self.status_from);
+        }
+        Some(self.backoff_until.map_or(at, |b| b.max(at)))
+    }
+
+    async fn take(&mut self, event: TurnEvent) {
+        match event {
+            TurnEvent::Working(lines) => {
+                self.answer.clear();
+                self.lines = lines;
+                self.want = Showing::Status;
+            }
+            TurnEvent::TextDelta(delta) => {
+                self.answer.push_str(&delta);
+                self.want = Showing::Answer;
+            }
+        }
+        self.dirty = true;
+        // The first sign of the turn is shown at once (a status only after
+        // STATUS_AFTER; until then "typing…" says enough).
+        let now = Instant::now();
+        if self.nothing_shown()
+            && self.backoff_until.is_none()
+            && (self.want == Showing::Answer || now >= self.status_from)
+        {
+            self.flush().await;
+        }
+    }
+
+    fn nothing_shown(&self) -> bool {
+        self.message.is_none() && self.draft_id == 0
+    }
+
+    /// Whether the answer streams into a draft (private chats, drafts taken).
+    fn uses_draft(&self) -> bool {
+        self.want == Showing::Answer && self.target.chat.is_user() && !self.drafts_off && self.drafts.usable()
+    }
+
+    /// Shows the pending change.
+    async fn flush(&mut self) {
+        self.dirty = false;
+        match self.want {
+            Showing::Nothing => {}
+            Showing::Status => {
+                let text = self.lines.join("\n");
+                if self.draft_id != 0 && !self.draft_text.is_empty() {
+                    // The draft showed text that was not the answer.
+                    self.draft(&text).await;
+                }
+                self.show_in_message(&text).await;
+            }
+            Showing::Answer => {
+                let Some(text) = split_message(&self.answer, MESSAGE_LIMIT).into_iter().next() else {
+                    return;
+                };
+                if self.uses_draft() && self.draft(&text).await {
+                    return;
+                }
+                self.show_in_message(&text).await;
+            }
+        }
+    }
+
+    /// Sends `text` as this turn's draft; `false` when drafts cannot be used.
+    async fn draft(&mut self, text: &str) -> bool {
+        if text.trim().is_empty() || text == self.draft_text {
+            return true;
+        }
+        if self.draft_id == 0 {
+            self.draft_id = rand::random_range(1..=u32::MAX);
+        }
+        let payload = SendMessageDraft {
+            chat_id: self.target.chat,
+            message_thread_id: self.target.thread,
+            draft_id: self.draft_id,
+            text: escape_html(text),
+            parse_mode: ParseMode::Html,
+        };
+        self.next_draft = Instant::now() + DRAFT_EVERY;
+        match JsonRequest::new(self.bot.clone(), payload).send().await {
+            Ok(_) => {
+                self.drafts.accepted();
+                self.draft_text = text.to_owned();
+                self.visible();
+                true
+            }
+            Err(RequestError::RetryAfter(after)) => {
+                self.wait(after.duration());
+                true
+            }
+            Err(e @ RequestError::Api(_)) if self.draft_text.is_empty() => {
+                self.drafts.refuse(&e);
+                self.drafts_off = true;
+                self.draft_id = 0;
+                false
+            }
+            Err(e) => {
+                tracing::debug!(error = %e, "draft not shown");
+                true
+            }
+        }
+    }
+
+    /// Shows `text` in the turn's message: sent the first time, edited after.
+    async fn show_in_message(&mut self, text: &str) {
+        if text.trim().is_empty() || text == self.message_text {
+            return;
+        }
+        self.next_edit = Instant::now() + self.edit_every;
+        let Some(id) = self.message else {
+            match send::send_text(self.bot, &self.target, text, None).await {
+                Ok(sent) => {
+                    self.message = sent.first().map(|m| m.id);
+                    self.message_text = text.to_owned();
+                    self.visible();
+                }
+                Err(e) => tracing::warn!(error = %e, "could not show the turn's progress"),
+            }
+            return;
+        };
+        let request =
+            self.bot.edit_message_text(self.target.chat, id, escape_html(text)).parse_mode(ParseMode::Html);
+        match request.await {
+            Ok(_) | Err(RequestError::Api(ApiError::MessageNotModified)) => {
+                self.message_text = text.to_owned()
+            }
+            Err(RequestError::RetryAfter(after)) => {
+                tracing::info!(
+                    retry_after = after.seconds(),
+                    "telegram flood control; the live message waits"
+                );
+                self.wait(after.duration());
+            }
+            Err(e) => tracing::debug!(error = %e, "live message not edited"),
+        }
+    }
+
+    /// Telegram asked to wait: the change stays pending until then.
+    fn wait(&mut self, after: Duration) {
+        self.backoff_until = Some(Instant::now() + after.min(MAX_BACKOFF));
+        self.dirty = true;
+    }
+
+    /// Something is visible: "typing…" is no longer needed.
+    fn visible(&mut self) {
+        if let Some(mut typing) = self.typing.take() {
+            typing.stop();
+        }
+    }
+
+    /// Replaces the live message with the final `reply`: the turn's message
+    /// is edited into the first part of the answer with its buttons (the
+    /// rest follows as new messages); with no message, or after a draft
+    /// (which only a new message keeps), the reply is sent anew and the
+    /// status message removed.
+    pub async fn finish(mut self, reply: &Reply, buttons: &ButtonContext<'_>) -> Result<(), RequestError> {
+        self.visible();
+        let Some(id) = self.message.filter(|_| self.draft_id == 0) else {
+            if let Some(status) = self.message
+                && let Err(e) = send::retrying(&self.bot.delete_message(self.target.chat, status)).await
+            {
+                tracing::debug!(error = %e, "could not remove the status message");
+            }
+            return send::send_reply(self.bot, &self.target, reply, buttons).await;
+        };
+        if let Some(until) = self.backoff_until {
+            tokio::time::sleep_until(until).await;
+        }
+        let text = if reply.text.trim().is_empty() {
+            reply.confirmation.as_ref().map(|c| c.summary.clone()).unwrap_or_else(|| "…".to_owned())
+        } else {
+            reply.text.clone()
+        };
+        let mut parts = split_message(&text, MESSAGE_LIMIT).into_iter();
+        let first = parts.next().unwrap_or_else(|| "…".to_owned());
+        let rest: Vec<String> = parts.collect();
+        let markup = send::keyboard(reply, buttons);
+        let first_markup = if rest.is_empty() { markup.clone() } else { None };
+        if let Err(e) = edit_text(self.bot, self.target.chat, id, &first, first_markup).await {
+            tracing::warn!(error = %e, "could not turn the live message into the answer; sending it anew");
+            if let Err(e) = send::retrying(&self.bot.delete_message(self.target.chat, id)).await {
+                tracing::debug!(error = %e, "could not remove the live message");
+            }
+            return send::send_reply(self.bot, &self.target, reply, buttons).await;
+        }
+        if !rest.is_empty() {
+            let after = Target { reply_to: None, ..self.target };
+            send::send_text(self.bot, &after, &rest.join("\n\n"), markup).await?;
+        }
+        if let Some(image) = reply.image.as_deref() {
+            send::send_picture(self.bot, &self.target, image).await;
+        }
+        Ok(())
+    }
+}
+
+/// Edits a message's text (HTML, plain when Telegram cannot parse it) and
+/// buttons; an unchanged message is fine.
+async fn edit_text(
+    bot: &Bot,
+    chat: ChatId,
+    id: MessageId,
+    text: &str,
+    markup: Option<InlineKeyboardMarkup>,
+) -> Result<(), RequestError> {
+    let mut request = bot.edit_message_text(chat, id, escape_html(text)).parse_mode(ParseMode::Html);
+    if let Some(markup) = markup {
+        request = request.reply_markup(markup);
+    }
+    let result = match send::retrying(&request).await {
+        Err(RequestError::Api(ApiError::CantParseEntities(why))) => {
+            tracing::warn!(error = %why, "telegram could not parse the HTML; editing in plain text");
+            let payload = request.payload_mut();
+            payload.parse_mode = None;
+            payload.text = text.to_owned();
+            send::retrying(&request).await
+        }
+        other => other,
+    };
+    match result {
+        Ok(_) | Err(RequestError::Api(ApiError::MessageNotModified)) => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unknown_method_stops_drafts_at_once_other_refusals_after_three_in_a_row() {
+        let drafts = DraftSupport::default();
+        drafts.refuse(&RequestError::Api(ApiError::InvalidToken));
+        assert!(!drafts.usable(), "404 Not Found: the server does not know the method");
+
+        let drafts = DraftSupport::default();
+        drafts.refuse(&RequestError::Api(ApiError::Unknown("Bad Request: method not found".into())));
+        assert!(!drafts.usable());
+
+        let drafts = DraftSupport::default();
+        let peer = || RequestError::Api(ApiError::Unknown("Bad Request: TEXTDRAFT_PEER_INVALID".into()));
+        drafts.refuse(&peer());
+        drafts.refuse(&peer());
+        drafts.accepted();
+        drafts.refuse(&peer());
+        drafts.refuse(&peer());
+        assert!(drafts.usable(), "an accepted draft in between resets the count");
+        drafts.refuse(&peer());
+        assert!(!drafts.usable());
+    }
+}
