@@ -103,7 +103,7 @@ impl Transport {
         if is_group {
             reply.open_private = Some(which.command().to_owned());
         }
-        self.deliver(bot, me, target, lang, user_id, &reply).await
+        self.deliver(bot, me, target, lang, user_id, &reply, None).await
     }
 
     /// `/start <payload>` from a group hand-off link: the request carried
@@ -145,6 +145,6 @@ impl Transport {
     ) -> Result<(), RequestError> {
         self.app.stats.count_message();
         let reply = Reply { suggestions: texts::examples(lang), ..Reply::text(texts::greeting(lang)) };
-        self.deliver(bot, me, target, lang, 0, &reply).await
+        self.deliver(bot, me, target, lang, 0, &reply, None).await
     }
 }

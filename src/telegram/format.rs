@@ -4,6 +4,19 @@
 /// Telegram's limit on the text of one message.
 pub const MESSAGE_LIMIT: usize = 4096;
 
+/// One message of an answer: its HTML, and the same text plain for when
+/// Telegram cannot parse the HTML.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Part {
+    pub html: String,
+    pub plain: String,
+}
+
+/// An answer as Telegram messages of at most `limit` characters each.
+pub fn render_parts(text: &str, limit: usize) -> Vec<Part> {
+    split_message(text, limit).into_iter().map(|plain| Part { html: escape_html(&plain), plain }).collect()
+}
+
 /// Escapes `&`, `<` and `>` so plain text can be sent with `parse_mode=HTML`.
 pub fn escape_html(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 8);

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use handlers::Lang;
 use teloxide::RequestError;
 use teloxide::prelude::*;
-use teloxide::types::{Me, User};
+use teloxide::types::{Me, MessageId, User};
 
 use super::callback::ButtonData;
 use super::inbound::{self, BotIdentity, Content};
@@ -79,7 +79,7 @@ impl Transport {
             Content::Unreadable => {
                 self.app.stats.count_message();
                 let lang = self.lang_of(from, None).await;
-                send::send_text(bot, target, texts::please_write(lang), None).await.map(drop)
+                self.outbox.deliver_text(bot, target, texts::please_write(lang)).await.map(drop)
             }
             Content::Text { text, entities } => {
                 let bot_id = BotIdentity::from_me(me);
@@ -128,7 +128,7 @@ impl Transport {
         let user_id = ctx.user_id;
         let router = self.app.router.clone();
         let reply = self.run_guarded(bot, target, lang, async move { router.dispatch(&ctx).await }).await;
-        self.deliver(bot, me, target, lang, user_id, &reply).await
+        self.deliver(bot, me, target, lang, user_id, &reply, None).await
     }
 
     /// Runs router work in its own task with the typing indicator on; a
@@ -148,7 +148,10 @@ impl Transport {
         }
     }
 
-    /// Sends a router reply; a group hand-off gets its deep link for `user_id`.
+    /// Sends a router reply through the outbox, its first part replacing the
+    /// message `replace` when given (a status message); a group hand-off gets
+    /// its deep link for `user_id`.
+    #[allow(clippy::too_many_arguments)]
     pub(super) async fn deliver(
         &self,
         bot: &Bot,
@@ -157,6 +160,7 @@ impl Transport {
         lang: Lang,
         user_id: i64,
         reply: &Reply,
+        replace: Option<MessageId>,
     ) -> Result<(), RequestError> {
         let handoff_payload = match reply.open_private.as_deref().filter(|r| !r.trim().is_empty()) {
             Some(request) => self.handoffs.put(user_id, request).await,
@@ -164,13 +168,13 @@ impl Transport {
         };
         let username = me.user.username.as_deref().unwrap_or_default();
         let buttons = ButtonContext { lang, bot_username: username, handoff_payload };
-        send::send_reply(bot, target, reply, &buttons).await
+        self.outbox.deliver(bot, target, reply, &buttons, replace).await.map(drop)
     }
 
     /// Sends the transport's own text (no buttons); counts it as a handled message.
     pub(super) async fn say(&self, bot: &Bot, target: &Target, text: &str) -> Result<(), RequestError> {
         self.app.stats.count_message();
-        send::send_text(bot, target, text, None).await.map(drop)
+        self.outbox.deliver_text(bot, target, text).await.map(drop)
     }
 
     /// Confirm / Cancel: answer the press first, then show the outcome in
@@ -208,7 +212,7 @@ impl Transport {
                 let router = self.app.router.clone();
                 let reply =
                     self.run_guarded(bot, target, lang, async move { router.finish(claim).await }).await;
-                self.deliver(bot, me, target, lang, user_id, &reply).await
+                self.deliver(bot, me, target, lang, user_id, &reply, None).await
             }
             PressCheck::NotYours { alert } => {
                 send::answer_press(bot, query, Some(&alert), true).await;
@@ -226,7 +230,7 @@ impl Transport {
             PressCheck::CodeRequired { message: prompt } => {
                 send::answer_press(bot, query, None, false).await;
                 send::close_buttons(bot, message, texts::code_needed(lang)).await;
-                send::send_text(bot, target, &prompt, None).await.map(drop)
+                self.outbox.deliver_text(bot, target, &prompt).await.map(drop)
             }
         }
     }
