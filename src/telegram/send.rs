@@ -709,6 +709,44 @@ mod tests {
         );
     }
 
+    fn verdict(status: u16, body: &str) -> String {
+        let status = reqwest::StatusCode::from_u16(status).unwrap();
+        match judge::<bool>(status, body) {
+            Verdict::Done(value) => format!("done {value}"),
+            Verdict::Final(error) => format!("final {error:?}"),
+            Verdict::Again { error, delivered_maybe } => format!("again {delivered_maybe} {error:?}"),
+        }
+    }
+
+    #[test]
+    fn server_errors_and_pages_that_are_not_json_are_transient() {
+        let v = verdict(500, r#"{"ok":false,"error_code":500,"description":"Internal Server Error"}"#);
+        assert!(v.starts_with("again false") && v.contains("HTTP 500: Internal Server Error"), "{v}");
+        let v = verdict(502, "<html><head><title>502 Bad Gateway</title></head></html>");
+        assert!(v.starts_with("again false InvalidJson") && v.contains("502 Bad Gateway"), "{v}");
+        let v = verdict(200, "<html>maintenance</html>");
+        assert!(v.starts_with("again false InvalidJson"), "{v}");
+        let v = verdict(
+            429,
+            r#"{"ok":false,"error_code":429,"description":"Too Many Requests: retry after 5","parameters":{"retry_after":5}}"#,
+        );
+        assert!(v.starts_with("again false RetryAfter"), "{v}");
+    }
+
+    #[test]
+    fn refusals_are_final_and_success_is_read() {
+        let v = verdict(400, r#"{"ok":false,"error_code":400,"description":"Bad Request: chat not found"}"#);
+        assert_eq!(v, "final Api(ChatNotFound)");
+        let v = verdict(
+            403,
+            r#"{"ok":false,"error_code":403,"description":"Forbidden: bot was blocked by the user"}"#,
+        );
+        assert_eq!(v, "final Api(BotBlocked)");
+        let v = verdict(400, r#"{"ok":false,"error_code":400,"description":"Bad Request: something new"}"#);
+        assert!(v.starts_with("final Api(Unknown"), "{v}");
+        assert_eq!(verdict(200, r#"{"ok":true,"result":true}"#), "done true");
+    }
+
     #[test]
     fn a_plain_reply_has_no_keyboard() {
         let buttons = ButtonContext { lang: Lang::Zh, bot_username: "b", handoff_payload: None };
