@@ -558,6 +558,23 @@ async fn text_telegram_cannot_parse_is_sent_again_plain() {
 }
 
 #[tokio::test]
+async fn a_models_markdown_arrives_as_telegram_html() {
+    let bot = start_with_model(
+        "**Nike** 在 `3F`，详见 [地图](https://mall.example/map?f=3&s=nike)\n\n- 跑鞋\n- 球衣",
+    )
+    .await;
+    bot.api.push_update(private_text(ALICE, "Nike 在哪"));
+    bot.api.wait_for_texts(ALICE.id, 1).await;
+    let sent = &bot.api.calls("sendMessage")[0];
+    assert_eq!(sent["parse_mode"], "HTML");
+    assert_eq!(
+        sent["text"],
+        "<b>Nike</b> 在 <code>3F</code>，详见 <a href=\"https://mall.example/map?f=3&amp;s=nike\">地图</a>\n\n• 跑鞋\n• 球衣"
+    );
+    bot.stop().await;
+}
+
+#[tokio::test]
 async fn flood_control_is_waited_out_and_the_message_arrives() {
     let bot = start(test_config()).await;
     bot.api.fail_next(

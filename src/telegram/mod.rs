@@ -33,6 +33,7 @@ mod commands;
 pub mod format;
 pub mod inbound;
 pub mod links;
+pub mod markdown;
 pub mod outbox;
 pub mod send;
 pub mod texts;

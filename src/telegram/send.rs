@@ -710,7 +710,7 @@ mod tests {
     }
 
     fn verdict(status: u16, body: &str) -> String {
-        let status = reqwest::StatusCode::from_u16(status).unwrap();
+        let status = reqwest::StatusCode::from_u16(status).expect("a status");
         match judge::<bool>(status, body) {
             Verdict::Done(value) => format!("done {value}"),
             Verdict::Final(error) => format!("final {error:?}"),
