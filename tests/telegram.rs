@@ -240,6 +240,22 @@ async fn up_to_order_confirmation(bot: &Running) {
 }
 
 #[tokio::test]
+async fn an_order_result_that_meets_a_502_still_reaches_the_shopper() {
+    let bot = start(test_config()).await;
+    up_to_order_confirmation(&bot).await;
+    bot.api.fail_next_with("sendMessage", Fault::bad_gateway_html());
+    press_button(&bot, ALICE.id, ALICE, "✅ 确认");
+    let texts = bot.api.wait_for_texts(ALICE.id, 5).await;
+    let orders = bot.orders_of(ALICE).await;
+    assert_eq!(orders.len(), 1);
+    assert!(texts[4].contains(&orders[0].order_id), "the order's result, not an apology: {}", texts[4]);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(bot.api.texts_to(ALICE.id).len(), 5, "nothing else sent");
+    assert_eq!(bot.api.failed_calls("sendMessage"), 1);
+    bot.stop().await;
+}
+
+#[tokio::test]
 async fn a_press_by_someone_else_gets_an_alert_and_does_nothing() {
     let bot = start(test_config()).await;
     up_to_order_confirmation(&bot).await;
