@@ -730,6 +730,31 @@ async fn an_answer_telegram_does_not_take_past_the_retries_is_delivered_from_the
     bot.stop().await;
 }
 
+/// Why the bot does not send through teloxide's own request path: on a 5xx it
+/// pauses 10 s, then reports a 500 as an `Api(Unknown)` error without the
+/// status and a proxy's HTML page as `InvalidJson`, so neither can be told
+/// apart from a final refusal by its variant alone.
+#[tokio::test]
+async fn teloxide_alone_reports_a_500_as_an_unknown_api_error_and_a_502_page_as_invalid_json() {
+    use teloxide::prelude::Requester;
+    use teloxide::requests::Request;
+    let api = FakeBotApi::start().await;
+    api.fail_next_with("sendMessage", Fault::internal_error());
+    api.fail_next_with("sendMessage", Fault::bad_gateway_html());
+    let bot = api.bot();
+    let chat = teloxide::types::ChatId(ALICE.id);
+    let first = bot.send_message(chat, "a").send().await.unwrap_err();
+    let second = bot.send_message(chat, "b").send().await.unwrap_err();
+    assert!(
+        matches!(&first, teloxide::RequestError::Api(teloxide::ApiError::Unknown(d)) if d == "Internal Server Error"),
+        "{first:?}"
+    );
+    assert!(
+        matches!(&second, teloxide::RequestError::InvalidJson { raw, .. } if raw.contains("502 Bad Gateway")),
+        "{second:?}"
+    );
+}
+
 /// Log lines written while a test runs on its own thread.
 #[derive(Clone, Default)]
 struct CapturedLogs(Arc<std::sync::Mutex<Vec<u8>>>);
