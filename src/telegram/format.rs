@@ -15,7 +15,15 @@ pub struct Part {
 /// An answer (Markdown) as Telegram messages of at most `limit` characters
 /// each, every one balanced HTML with its plain text beside it.
 pub fn render_parts(text: &str, limit: usize) -> Vec<Part> {
-    super::markdown::render(text, limit)
+    let parts = super::markdown::render(text, limit);
+    if parts.is_empty() && !text.trim().is_empty() {
+        // Markdown with nothing visible (an empty code block): the source as written.
+        return split_message(text, limit)
+            .into_iter()
+            .map(|plain| Part { html: escape_html(&plain), plain })
+            .collect();
+    }
+    parts
 }
 
 /// Escapes `&`, `<` and `>` so plain text can be sent with `parse_mode=HTML`.
@@ -133,6 +141,13 @@ mod tests {
         assert_eq!(escape_html("a < b && c > d"), "a &lt; b &amp;&amp; c &gt; d");
         assert_eq!(escape_html("<b>*_x_*</b>"), "&lt;b&gt;*_x_*&lt;/b&gt;");
         assert_eq!(escape_html("跑鞋 ¥499"), "跑鞋 ¥499");
+    }
+
+    #[test]
+    fn markdown_with_nothing_visible_is_sent_as_written() {
+        let parts = render_parts("```\n```", 4096);
+        assert_eq!(parts, vec![Part { html: "```\n```".into(), plain: "```\n```".into() }]);
+        assert!(render_parts(" \n ", 4096).is_empty());
     }
 
     #[test]
