@@ -748,6 +748,21 @@ mod tests {
     }
 
     #[test]
+    fn an_outgoing_answer_survives_the_outbox_round_trip() {
+        let target = Target {
+            chat: ChatId(-100_555),
+            thread: Some(ThreadId(MessageId(77))),
+            reply_to: Some(MessageId(12)),
+        };
+        let reply = Reply { suggestions: vec!["42码".into()], ..Reply::text("**要哪个尺码？**") };
+        let buttons = ButtonContext { lang: Lang::Zh, bot_username: "b", handoff_payload: None };
+        let out = Outgoing { parts_sent: 1, ..Outgoing::new(&target, &reply, &buttons, Some(MessageId(99))) };
+        let json = serde_json::to_string(&out).expect("encoded");
+        let back: Outgoing = serde_json::from_str(&json).expect("decoded");
+        assert_eq!(back, out);
+    }
+
+    #[test]
     fn a_plain_reply_has_no_keyboard() {
         let buttons = ButtonContext { lang: Lang::Zh, bot_username: "b", handoff_payload: None };
         assert_eq!(keyboard(&Reply::text("你好"), &buttons), None);
