@@ -38,6 +38,9 @@ pub struct TelegramConfig {
     pub webhook_url: String,
     pub webhook_listen: String,
     pub webhook_secret: String,
+    /// How long an answer that could not be delivered yet is retried, in
+    /// seconds; older undelivered answers are dropped (and logged).
+    pub outbox_max_age_secs: u64,
 }
 
 impl Default for TelegramConfig {
@@ -50,6 +53,7 @@ impl Default for TelegramConfig {
             webhook_url: String::new(),
             webhook_listen: "0.0.0.0:8443".into(),
             webhook_secret: String::new(),
+            outbox_max_age_secs: 600,
         }
     }
 }

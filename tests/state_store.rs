@@ -820,3 +820,129 @@ async fn counters_add_up_across_concurrent_callers_and_expire(store: Arc<dyn Sta
     store.add_counts(&[(&short, "n", 2)], HOUR).await.unwrap();
     assert_eq!(store.counts(&short).await.unwrap()["n"], 2, "an expired counter starts again from 0");
 }
+
+// ---------------------------------------------------------------- outbox
+
+/// The outbox cases, stamped out for the three backends like the others.
+mod outbox {
+    use super::*;
+    use mallbot::state::{OutboxEntry, unix_now_ms};
+
+    fn entry(id: &str, created_ms: i64, due_ms: i64) -> OutboxEntry {
+        OutboxEntry {
+            id: id.into(),
+            chat_id: GROUP_CHAT,
+            created_ms,
+            due_ms,
+            payload: format!("{{\"text\":\"answer {id}\"}}"),
+        }
+    }
+
+    fn ids(entries: &[OutboxEntry]) -> Vec<&str> {
+        entries.iter().map(|e| e.id.as_str()).collect()
+    }
+
+    pub(super) async fn outbox_gives_due_entries_oldest_first_once_per_lease(store: Arc<dyn StateStore>) {
+        let now = unix_now_ms();
+        store.outbox_put(&entry("b", now - 1000, now - 10)).await.unwrap();
+        store.outbox_put(&entry("a", now - 2000, now - 10)).await.unwrap();
+        store.outbox_put(&entry("later", now - 3000, now + 60_000)).await.unwrap();
+
+        let claimed = store.outbox_claim(LEASE, 10).await.unwrap();
+        assert_eq!(ids(&claimed), ["a", "b"], "only the due ones, oldest first");
+        assert_eq!(claimed[0].payload, "{\"text\":\"answer a\"}");
+        assert_eq!(claimed[0].chat_id, GROUP_CHAT);
+        assert!(claimed[0].due_ms >= now + 59_000, "due again after the lease: {}", claimed[0].due_ms);
+        assert!(
+            store.outbox_claim(LEASE, 10).await.unwrap().is_empty(),
+            "claimed entries are not given twice"
+        );
+
+        assert!(store.outbox_remove("a").await.unwrap());
+        assert!(!store.outbox_remove("a").await.unwrap(), "removed once");
+    }
+
+    pub(super) async fn outbox_claims_respect_the_limit(store: Arc<dyn StateStore>) {
+        let now = unix_now_ms();
+        for i in 0..5 {
+            store.outbox_put(&entry(&format!("e{i}"), now - 5000 + i, now)).await.unwrap();
+        }
+        assert_eq!(ids(&store.outbox_claim(LEASE, 2).await.unwrap()), ["e0", "e1"]);
+        assert_eq!(ids(&store.outbox_claim(LEASE, 10).await.unwrap()), ["e2", "e3", "e4"]);
+    }
+
+    pub(super) async fn an_outbox_entry_is_due_again_after_its_lease_or_when_rescheduled(
+        store: Arc<dyn StateStore>,
+    ) {
+        let now = unix_now_ms();
+        store.outbox_put(&entry("x", now, now)).await.unwrap();
+        let lease = Duration::from_millis(300);
+        assert_eq!(store.outbox_claim(lease, 10).await.unwrap().len(), 1);
+        assert!(store.outbox_claim(lease, 10).await.unwrap().is_empty());
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        let again = store.outbox_claim(LEASE, 10).await.unwrap();
+        assert_eq!(ids(&again), ["x"], "a claimer that died leaves it to the next");
+
+        let mut rescheduled = again[0].clone();
+        rescheduled.payload = "{\"text\":\"answer x\",\"parts_sent\":1}".into();
+        rescheduled.due_ms = unix_now_ms() - 1;
+        store.outbox_put(&rescheduled).await.unwrap();
+        let claimed = store.outbox_claim(LEASE, 10).await.unwrap();
+        assert_eq!(claimed.len(), 1);
+        assert_eq!(claimed[0].payload, rescheduled.payload, "the new payload replaced the old");
+        assert_eq!(claimed[0].created_ms, now, "its age is kept");
+    }
+
+    pub(super) async fn concurrent_outbox_claims_give_each_entry_to_one_claimer(store: Arc<dyn StateStore>) {
+        let now = unix_now_ms();
+        for i in 0..30 {
+            store.outbox_put(&entry(&format!("c{i:02}"), now - 100 + i, now - 1)).await.unwrap();
+        }
+        let start = Arc::new(tokio::sync::Barrier::new(8));
+        let claimers: Vec<_> = (0..8)
+            .map(|_| {
+                let (store, start) = (Arc::clone(&store), Arc::clone(&start));
+                tokio::spawn(async move {
+                    start.wait().await;
+                    let mut mine = Vec::new();
+                    for _ in 0..4 {
+                        mine.extend(store.outbox_claim(LEASE, 3).await.unwrap().into_iter().map(|e| e.id));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        let mut all = Vec::new();
+        for claimer in claimers {
+            all.extend(claimer.await.unwrap());
+        }
+        all.sort();
+        let expected: Vec<String> = (0..30).map(|i| format!("c{i:02}")).collect();
+        assert_eq!(all, expected, "every entry claimed exactly once");
+    }
+
+    suite!(
+        outbox_gives_due_entries_oldest_first_once_per_lease,
+        outbox_claims_respect_the_limit,
+        an_outbox_entry_is_due_again_after_its_lease_or_when_rescheduled,
+        concurrent_outbox_claims_give_each_entry_to_one_claimer,
+    );
+}
+
+#[tokio::test]
+async fn sqlite_outbox_survives_reopen() {
+    let db = TempDb::new("outbox-reopen");
+    let now = mallbot::state::unix_now_ms();
+    let entry = mallbot::state::OutboxEntry {
+        id: "left".into(),
+        chat_id: 7,
+        created_ms: now,
+        due_ms: now,
+        payload: "{}".into(),
+    };
+    db.open().await.outbox_put(&entry).await.unwrap();
+    let reopened = db.open().await;
+    let claimed = reopened.outbox_claim(LEASE, 10).await.unwrap();
+    assert_eq!(claimed.len(), 1);
+    assert_eq!(claimed[0].id, "left");
+}

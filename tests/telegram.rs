@@ -17,7 +17,7 @@ use fake_bot_api::*;
 use mallbot::app::App;
 use mallbot::config::Config;
 use mallbot::llm::{ChatMessage, ChatModel, ChatRequest, ChatResponse, LlmError, Usage};
-use mallbot::state::MemoryStore;
+use mallbot::state::{MemoryStore, StateStore};
 use serde_json::{Value, json};
 use services::{OrderStatus, PageRequest};
 use teloxide::dispatching::ShutdownToken;
@@ -237,6 +237,22 @@ async fn up_to_order_confirmation(bot: &Running) {
     bot.api.push_update(private_text(ALICE, "下单"));
     bot.api.wait_for_texts(ALICE.id, 4).await;
     assert!(button_data(&bot.last_sent(ALICE.id), "✅ 确认").is_some());
+}
+
+#[tokio::test]
+async fn an_order_result_that_meets_a_502_still_reaches_the_shopper() {
+    let bot = start(test_config()).await;
+    up_to_order_confirmation(&bot).await;
+    bot.api.fail_next_with("sendMessage", Fault::bad_gateway_html());
+    press_button(&bot, ALICE.id, ALICE, "✅ 确认");
+    let texts = bot.api.wait_for_texts(ALICE.id, 5).await;
+    let orders = bot.orders_of(ALICE).await;
+    assert_eq!(orders.len(), 1);
+    assert!(texts[4].contains(&orders[0].order_id), "the order's result, not an apology: {}", texts[4]);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(bot.api.texts_to(ALICE.id).len(), 5, "nothing else sent");
+    assert_eq!(bot.api.failed_calls("sendMessage"), 1);
+    bot.stop().await;
 }
 
 #[tokio::test]
@@ -579,6 +595,23 @@ async fn text_telegram_cannot_parse_is_sent_again_plain() {
 }
 
 #[tokio::test]
+async fn a_models_markdown_arrives_as_telegram_html() {
+    let bot = start_with_model(
+        "**Nike** 在 `3F`，详见 [地图](https://mall.example/map?f=3&s=nike)\n\n- 跑鞋\n- 球衣",
+    )
+    .await;
+    bot.api.push_update(private_text(ALICE, "Nike 在哪"));
+    bot.api.wait_for_texts(ALICE.id, 1).await;
+    let sent = &bot.api.calls("sendMessage")[0];
+    assert_eq!(sent["parse_mode"], "HTML");
+    assert_eq!(
+        sent["text"],
+        "<b>Nike</b> 在 <code>3F</code>，详见 <a href=\"https://mall.example/map?f=3&amp;s=nike\">地图</a>\n\n• 跑鞋\n• 球衣"
+    );
+    bot.stop().await;
+}
+
+#[tokio::test]
 async fn flood_control_is_waited_out_and_the_message_arrives() {
     let bot = start(test_config()).await;
     bot.api.fail_next(
@@ -639,9 +672,330 @@ async fn a_dropped_connection_is_retried_and_the_message_arrives() {
     };
     let sent =
         mallbot::telegram::send::send_text(&bot, &target, "你好", None).await.expect("sent after a retry");
-    assert_eq!(sent.len(), 1);
-    assert_eq!(sent[0].text(), Some("你好"));
+    assert_eq!(sent, [teloxide::types::MessageId(1)], "the message Telegram took");
     assert_eq!(connections.load(Ordering::SeqCst), 2, "one dropped, one answered");
+}
+
+/// The attempts of `sendMessage` to `chat`, as (failed?, text) in order.
+fn send_attempts(api: &FakeBotApi, chat: i64) -> Vec<(bool, String)> {
+    api.requests()
+        .into_iter()
+        .filter(|r| r.method == "sendMessage" && r.body["chat_id"] == json!(chat))
+        .map(|r| (r.failed, r.body["text"].as_str().unwrap_or_default().to_owned()))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_500_and_a_502_with_an_html_page_are_sent_again_and_the_shopper_gets_the_whole_answer_once() {
+    let paragraph = "Nike Pegasus 41 跑鞋 ¥499，三楼 Nike 店有货。\n\n";
+    let answer: String = paragraph.repeat(5000 / paragraph.chars().count() + 1);
+    let bot = start_with_model(&answer).await;
+    bot.api.fail_next_with("sendMessage", Fault::internal_error());
+    bot.api.fail_next_with("sendMessage", Fault::bad_gateway_html());
+    bot.api.push_update(private_text(ALICE, "介绍一下跑鞋"));
+    bot.api.wait_until("both parts", |api| api.texts_to(ALICE.id).len() >= 2).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    let texts = bot.api.texts_to(ALICE.id);
+    assert_eq!(texts.len(), 2, "the answer in two parts, each once: {texts:?}");
+    let strip = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    assert_eq!(strip(&texts.concat()), strip(&answer), "the whole answer, nothing else (no apology)");
+    let attempts = send_attempts(&bot.api, ALICE.id);
+    let failed: Vec<bool> = attempts.iter().map(|(failed, _)| *failed).collect();
+    assert_eq!(failed, [true, true, false, false], "500, 502, then the first part, then the second");
+    assert_eq!(attempts[0].1, attempts[2].1, "the same part sent again");
+    assert_eq!(bot.app.stats.errors.load(Ordering::Relaxed), 0, "no failure counted");
+    bot.stop().await;
+}
+
+#[tokio::test]
+async fn chat_not_found_is_not_sent_again() {
+    let bot = start_with_model("Nike 在三楼。").await;
+    bot.api.fail_next_with("sendMessage", Fault::chat_not_found());
+    bot.api.push_update(private_text(ALICE, "Nike 在哪"));
+    bot.api.wait_until("the refused answer", |api| api.failed_calls("sendMessage") == 1).await;
+    bot.api.wait_for_texts(ALICE.id, 1).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let answers: Vec<_> =
+        send_attempts(&bot.api, ALICE.id).into_iter().filter(|(_, text)| text == "Nike 在三楼。").collect();
+    assert_eq!(answers, [(true, "Nike 在三楼。".to_owned())], "tried once, not again");
+    let waiting = bot.app.state.outbox_claim(Duration::from_secs(1), 10).await.unwrap();
+    assert!(waiting.is_empty(), "nothing kept for later: {waiting:?}");
+    bot.stop().await;
+}
+
+#[tokio::test]
+async fn an_answer_telegram_does_not_take_past_the_retries_is_delivered_from_the_outbox_when_it_is_back() {
+    let bot = start_with_model("Nike 在三楼。").await;
+    let attempts = mallbot::telegram::send::TELEGRAM_RETRY.max_retries as usize + 1;
+    for _ in 0..attempts {
+        bot.api.fail_next_with("sendMessage", Fault::internal_error());
+    }
+    bot.api.push_update(private_text(ALICE, "Nike 在哪"));
+    bot.api.wait_until("every attempt failed", |api| api.failed_calls("sendMessage") == attempts).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(bot.api.texts_to(ALICE.id).is_empty(), "nothing delivered, no apology either");
+
+    // Telegram is back; the outbox task (as `mallbot run` starts it) delivers the answer.
+    let outbox =
+        Arc::new(mallbot::telegram::outbox::Outbox::new(bot.app.state.clone(), Duration::from_secs(600)));
+    let flushing = outbox.spawn(bot.api.bot(), Duration::from_millis(200));
+    let texts = bot.api.wait_for_texts(ALICE.id, 1).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(bot.api.texts_to(ALICE.id), ["Nike 在三楼。"], "delivered once: {texts:?}");
+    assert!(
+        bot.app.state.outbox_claim(Duration::from_secs(1), 10).await.unwrap().is_empty(),
+        "forgotten once sent"
+    );
+    flushing.abort();
+    bot.stop().await;
+}
+
+/// Why the bot does not send through teloxide's own request path: on a 5xx it
+/// pauses 10 s, then reports a 500 as an `Api(Unknown)` error without the
+/// status and a proxy's HTML page as `InvalidJson`, so neither can be told
+/// apart from a final refusal by its variant alone.
+#[tokio::test]
+async fn teloxide_alone_reports_a_500_as_an_unknown_api_error_and_a_502_page_as_invalid_json() {
+    use teloxide::prelude::Requester;
+    use teloxide::requests::Request;
+    let api = FakeBotApi::start().await;
+    api.fail_next_with("sendMessage", Fault::internal_error());
+    api.fail_next_with("sendMessage", Fault::bad_gateway_html());
+    let bot = api.bot();
+    let chat = teloxide::types::ChatId(ALICE.id);
+    let first = bot.send_message(chat, "a").send().await.unwrap_err();
+    let second = bot.send_message(chat, "b").send().await.unwrap_err();
+    assert!(
+        matches!(&first, teloxide::RequestError::Api(teloxide::ApiError::Unknown(d)) if d == "Internal Server Error"),
+        "{first:?}"
+    );
+    assert!(
+        matches!(&second, teloxide::RequestError::InvalidJson { raw, .. } if raw.contains("502 Bad Gateway")),
+        "{second:?}"
+    );
+}
+
+/// Log lines written while a test runs on its own thread.
+#[derive(Clone, Default)]
+struct CapturedLogs(Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for CapturedLogs {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl CapturedLogs {
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+}
+
+/// An outbox entry for `chat` made `age` ago, due now.
+fn outbox_entry(chat: i64, text: &str, age: Duration) -> mallbot::state::OutboxEntry {
+    let target =
+        mallbot::telegram::send::Target { chat: teloxide::types::ChatId(chat), thread: None, reply_to: None };
+    let out = mallbot::telegram::send::Outgoing::text(&target, text);
+    let now = mallbot::state::unix_now_ms();
+    mallbot::state::OutboxEntry {
+        id: format!("left-{chat}"),
+        chat_id: chat,
+        created_ms: now - age.as_millis() as i64,
+        due_ms: now,
+        payload: serde_json::to_string(&out).unwrap(),
+    }
+}
+
+#[tokio::test]
+async fn an_outbox_entry_older_than_the_window_is_dropped_and_logged() {
+    let logs = CapturedLogs::default();
+    let writer = logs.clone();
+    let subscriber = tracing_subscriber::fmt().with_ansi(false).with_writer(move || writer.clone()).finish();
+    let _logging = tracing::subscriber::set_default(subscriber);
+
+    let api = FakeBotApi::start().await;
+    let state: Arc<dyn mallbot::state::StateStore> = Arc::new(MemoryStore::new());
+    state.outbox_put(&outbox_entry(ALICE.id, "Nike 在三楼。", Duration::from_secs(700))).await.unwrap();
+    let outbox = mallbot::telegram::outbox::Outbox::new(state.clone(), Duration::from_secs(600));
+    let report = outbox.flush(&api.bot()).await;
+
+    assert_eq!((report.delivered, report.dropped), (0, 1));
+    assert!(api.texts_to(ALICE.id).is_empty(), "a stale answer is not sent");
+    assert!(state.outbox_claim(Duration::ZERO, 10).await.unwrap().is_empty(), "and not kept");
+    let logged = logs.text();
+    assert!(
+        logged.contains("older than telegram.outbox_max_age_secs; dropped") && logged.contains("chat=1001"),
+        "{logged}"
+    );
+}
+
+#[tokio::test]
+async fn a_restarted_bot_delivers_the_answer_its_predecessor_left_in_the_outbox() {
+    let path = std::env::temp_dir().join(format!("mallbot-outbox-restart-{}.db", std::process::id()));
+    let path = path.to_str().unwrap().to_owned();
+    {
+        // The bot stopped between the turn and the send: its answer is in the store.
+        let before = mallbot::state::sqlite::SqliteStore::open(&path).await.unwrap();
+        before
+            .outbox_put(&outbox_entry(ALICE.id, "您的订单已创建：ORD-42", Duration::from_secs(30)))
+            .await
+            .unwrap();
+    }
+    let api = FakeBotApi::start().await;
+    let after: Arc<dyn mallbot::state::StateStore> =
+        Arc::new(mallbot::state::sqlite::SqliteStore::open(&path).await.unwrap());
+    let report =
+        mallbot::telegram::outbox::Outbox::new(after, Duration::from_secs(600)).flush(&api.bot()).await;
+    assert_eq!(report.delivered, 1);
+    assert_eq!(api.texts_to(ALICE.id), ["您的订单已创建：ORD-42"]);
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{path}{suffix}"));
+    }
+}
+
+#[tokio::test]
+async fn a_dropped_connection_is_sent_again_and_a_lost_response_may_duplicate() {
+    let api = FakeBotApi::start().await;
+    let bot = api.bot();
+    let target = mallbot::telegram::send::Target {
+        chat: teloxide::types::ChatId(ALICE.id),
+        thread: None,
+        reply_to: None,
+    };
+    api.fail_next_with("sendMessage", Fault::Drop);
+    mallbot::telegram::send::send_text(&bot, &target, "第一条", None).await.expect("sent after the drop");
+    assert_eq!(api.texts_to(ALICE.id), ["第一条"], "a dropped connection never took effect: once");
+
+    api.fail_next_with("sendMessage", Fault::LoseResponse);
+    mallbot::telegram::send::send_text(&bot, &target, "第二条", None).await.expect("sent again");
+    assert_eq!(
+        api.texts_to(ALICE.id),
+        ["第一条", "第二条", "第二条"],
+        "the documented trade-off: a lost response means the answer may arrive twice"
+    );
+}
+
+/// A reply with a suggestion button, to deliver directly through the outbox.
+fn reply_with_button(text: &str) -> mallbot::reply::Reply {
+    mallbot::reply::Reply { suggestions: vec!["42码".into()], ..mallbot::reply::Reply::text(text) }
+}
+
+async fn status_message(
+    api: &FakeBotApi,
+    target: &mallbot::telegram::send::Target,
+) -> teloxide::types::MessageId {
+    let sent = mallbot::telegram::send::send_text(&api.bot(), target, "🔍 正在搜索：Nike 跑鞋…", None)
+        .await
+        .unwrap();
+    sent[0]
+}
+
+#[tokio::test]
+async fn a_status_message_becomes_the_answer_with_its_buttons() {
+    let api = FakeBotApi::start().await;
+    let target = mallbot::telegram::send::Target {
+        chat: teloxide::types::ChatId(ALICE.id),
+        thread: None,
+        reply_to: None,
+    };
+    let status = status_message(&api, &target).await;
+    let outbox =
+        mallbot::telegram::outbox::Outbox::new(Arc::new(MemoryStore::new()), Duration::from_secs(600));
+    let buttons = mallbot::telegram::send::ButtonContext {
+        lang: handlers::Lang::Zh,
+        bot_username: BOT_USERNAME,
+        handoff_payload: None,
+    };
+    let delivery = outbox
+        .deliver(&api.bot(), &target, &reply_with_button("有 41–44 码，要哪个？"), &buttons, Some(status))
+        .await
+        .unwrap();
+
+    assert_eq!(delivery, mallbot::telegram::outbox::Delivery::Sent(vec![status]));
+    let messages = api.sent_to(ALICE.id);
+    assert_eq!(messages.len(), 1, "no new message: {messages:?}");
+    assert_eq!(messages[0]["text"], "有 41–44 码，要哪个？");
+    assert_eq!(buttons_of(&messages[0]), ["42码"]);
+}
+
+fn buttons_of(message: &Value) -> Vec<String> {
+    buttons(message).into_iter().map(|(label, _)| label).collect()
+}
+
+#[tokio::test]
+async fn a_long_answer_edits_the_status_message_into_its_first_part_and_sends_the_rest() {
+    let api = FakeBotApi::start().await;
+    let target = mallbot::telegram::send::Target {
+        chat: teloxide::types::ChatId(ALICE.id),
+        thread: None,
+        reply_to: None,
+    };
+    let status = status_message(&api, &target).await;
+    let paragraph = "Nike Pegasus 41 跑鞋 ¥499，三楼 Nike 店有货。\n\n";
+    let answer: String = paragraph.repeat(5000 / paragraph.chars().count() + 1);
+    let outbox =
+        mallbot::telegram::outbox::Outbox::new(Arc::new(MemoryStore::new()), Duration::from_secs(600));
+    let buttons = mallbot::telegram::send::ButtonContext {
+        lang: handlers::Lang::Zh,
+        bot_username: BOT_USERNAME,
+        handoff_payload: None,
+    };
+    outbox.deliver(&api.bot(), &target, &reply_with_button(&answer), &buttons, Some(status)).await.unwrap();
+
+    let messages = api.sent_to(ALICE.id);
+    assert_eq!(messages.len(), 2, "the status message and one more");
+    assert_eq!(messages[0]["message_id"], json!(status.0), "the first part is the edited status message");
+    assert!(buttons_of(&messages[0]).is_empty(), "the buttons go on the last part");
+    assert_eq!(buttons_of(&messages[1]), ["42码"]);
+    let strip = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    let shown: String = messages.iter().map(|m| m["text"].as_str().unwrap().to_owned()).collect();
+    assert_eq!(strip(&shown), strip(&answer));
+    assert_eq!(api.calls("editMessageText").len(), 1);
+}
+
+#[tokio::test]
+async fn when_the_status_message_is_gone_the_answer_is_sent_as_a_new_message() {
+    let api = FakeBotApi::start().await;
+    let target = mallbot::telegram::send::Target {
+        chat: teloxide::types::ChatId(ALICE.id),
+        thread: None,
+        reply_to: None,
+    };
+    let status = status_message(&api, &target).await;
+    api.fail_next(
+        "editMessageText",
+        400,
+        json!({"ok": false, "error_code": 400, "description": "Bad Request: message to edit not found"}),
+    );
+    let outbox =
+        mallbot::telegram::outbox::Outbox::new(Arc::new(MemoryStore::new()), Duration::from_secs(600));
+    let buttons = mallbot::telegram::send::ButtonContext {
+        lang: handlers::Lang::Zh,
+        bot_username: BOT_USERNAME,
+        handoff_payload: None,
+    };
+    outbox
+        .deliver(&api.bot(), &target, &reply_with_button("Nike 在三楼。"), &buttons, Some(status))
+        .await
+        .unwrap();
+    assert_eq!(api.texts_to(ALICE.id), ["🔍 正在搜索：Nike 跑鞋…", "Nike 在三楼。"]);
+    assert_eq!(buttons_of(&api.sent_to(ALICE.id)[1]), ["42码"]);
+
+    // "Not modified" (the status already says it) counts as delivered.
+    api.fail_next(
+        "editMessageText",
+        400,
+        json!({"ok": false, "error_code": 400, "description": "Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message"}),
+    );
+    let same = mallbot::reply::Reply::text("🔍 正在搜索：Nike 跑鞋…");
+    let delivery = outbox.deliver(&api.bot(), &target, &same, &buttons, Some(status)).await.unwrap();
+    assert_eq!(delivery, mallbot::telegram::outbox::Delivery::Sent(vec![status]));
+    assert_eq!(api.texts_to(ALICE.id).len(), 2, "nothing new sent");
 }
 
 #[tokio::test]

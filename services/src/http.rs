@@ -17,6 +17,7 @@ use crate::models::{
     AddCartItem, Area, Cart, CreateOrder, Health, Order, Page, PageRequest, Product, ProductBrief,
     ProductQuery, Promotion, Review, Route, Store, StoreQuery,
 };
+use crate::retry::RetryPolicy;
 
 /// Header naming the shopper a cart or order request acts for (`X-Mall-User`).
 pub const SHOPPER_HEADER: &str = "x-mall-user";
@@ -26,6 +27,8 @@ pub const IDEMPOTENCY_HEADER: &str = "idempotency-key";
 const BACKOFF_BASE: Duration = Duration::from_millis(100);
 /// Longest pause between two attempts.
 const BACKOFF_CAP: Duration = Duration::from_secs(2);
+/// The share of a pause left out at random: pauses fall between half and all of it.
+const BACKOFF_JITTER: f64 = 0.5;
 /// Longest `Retry-After` worth waiting for; a longer one ends the call.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(5);
 /// How much of an unparsable body [`ServiceError::InvalidResponse`] keeps.
@@ -148,6 +151,7 @@ impl HttpMall {
     /// answer as `T`.
     async fn send<T: DeserializeOwned>(&self, call: Call) -> MallResult<T> {
         let repeatable = call.is_repeatable();
+        let policy = self.retry_policy();
         let mut attempt: u32 = 1;
         loop {
             let (error, retry_after) = match self.attempt(&call).await {
@@ -156,11 +160,10 @@ impl HttpMall {
             };
             let pause = match retry_after {
                 Some(wait) if wait > MAX_RETRY_AFTER => None,
-                Some(wait) => Some(wait),
-                None => Some(backoff(attempt - 1)),
+                wait => policy.pause(attempt - 1, wait),
             };
             match pause {
-                Some(pause) if repeatable && attempt <= self.max_retries => {
+                Some(pause) if repeatable => {
                     tracing::warn!(
                         method = %call.method, path = call.url.path(), attempt, error = %error,
                         retry_in_ms = pause.as_millis(), "mall call failed; retrying"
@@ -170,6 +173,16 @@ impl HttpMall {
                 }
                 _ => return Err(call.explain(error, attempt, retry_after)),
             }
+        }
+    }
+
+    /// How calls that are safe to repeat are retried.
+    fn retry_policy(&self) -> RetryPolicy {
+        RetryPolicy {
+            max_retries: self.max_retries,
+            base: BACKOFF_BASE,
+            max_delay: BACKOFF_CAP,
+            jitter: BACKOFF_JITTER,
         }
     }
 
@@ -466,15 +479,6 @@ fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     Some(Duration::from_secs(seconds))
 }
 
-/// The pause before retry number `retry + 1`: 100 ms doubling up to 2 s, of which a random
-/// half is left out so that many clients do not retry in step.
-fn backoff(retry: u32) -> Duration {
-    let full = BACKOFF_BASE.saturating_mul(1u32 << retry.min(16)).min(BACKOFF_CAP);
-    let half = full / 2;
-    let jitter_ms = u64::try_from(half.as_millis()).unwrap_or(u64::MAX);
-    half + Duration::from_millis(rand::random_range(0..=jitter_ms))
-}
-
 /// At most `limit` bytes of `body` as text, cut on a character boundary, `…` when cut.
 fn excerpt(body: &[u8], limit: usize) -> String {
     let text = String::from_utf8_lossy(body);
@@ -697,12 +701,15 @@ mod tests {
 
     #[test]
     fn backoff_doubles_with_jitter_and_stays_capped() {
+        let mall = HttpMall::new(HttpMallConfig::default()).expect("client");
+        let policy = mall.retry_policy();
+        assert_eq!(policy.max_retries, 2);
         for retry in 0..40 {
             let full = BACKOFF_BASE.saturating_mul(1 << retry.min(16)).min(BACKOFF_CAP);
-            let pause = backoff(retry);
+            let pause = policy.delay(retry);
             assert!(pause >= full / 2 && pause <= full, "retry {retry}: {pause:?} vs {full:?}");
         }
-        assert_eq!(BACKOFF_BASE.saturating_mul(1 << 1), Duration::from_millis(200));
+        assert_eq!(policy.ceiling(1), Duration::from_millis(200));
     }
 
     #[test]

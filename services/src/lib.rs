@@ -9,6 +9,7 @@ pub mod embedded;
 pub mod error;
 pub mod http;
 pub mod models;
+pub mod retry;
 pub mod server;
 
 #[cfg(any(test, feature = "mock"))]
@@ -18,3 +19,4 @@ pub use embedded::{Catalog, EmbeddedMall};
 pub use error::ServiceError;
 pub use http::{HttpMall, HttpMallConfig};
 pub use models::*;
+pub use retry::RetryPolicy;

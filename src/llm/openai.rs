@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use reqwest::header::{CONTENT_TYPE, HeaderMap, RETRY_AFTER};
 use reqwest::{StatusCode, Url};
+use services::RetryPolicy;
 use tracing::Instrument;
 
 use self::draft::Draft;
@@ -39,6 +40,8 @@ const MAX_RETRY_AFTER: Duration = Duration::from_secs(20);
 const BACKOFF_BASE: Duration = Duration::from_millis(500);
 /// The largest backoff ceiling.
 const BACKOFF_CAP: Duration = Duration::from_secs(8);
+/// Full jitter: a pause falls anywhere between zero and its ceiling.
+const BACKOFF_JITTER: f64 = 1.0;
 /// How much of a raw body errors and logs keep.
 const RAW_LIMIT: usize = 2048;
 
@@ -154,7 +157,8 @@ impl OpenAiClient {
     }
 
     async fn with_retries(&self, body: &str, forwarder: &mut TextForwarder<'_>) -> Result<Draft, LlmError> {
-        let attempts = self.settings.max_retries.saturating_add(1);
+        let policy = self.retry_policy();
+        let attempts = policy.max_retries.saturating_add(1);
         let mut last = String::new();
         for attempt in 1..=attempts {
             forwarder.restart();
@@ -162,8 +166,7 @@ impl OpenAiClient {
                 Ok(draft) => return Ok(draft),
                 Err(Failure::Fatal(error)) => return Err(error),
                 Err(Failure::Retry { message, retry_after, .. }) => {
-                    if attempt < attempts {
-                        let delay = retry_after.unwrap_or_else(|| backoff(attempt - 1));
+                    if let Some(delay) = policy.pause(attempt - 1, retry_after) {
                         tracing::warn!(attempt, delay_ms = millis(delay), error = %message, "retrying the model call");
                         tokio::time::sleep(delay).await;
                     }
@@ -172,6 +175,16 @@ impl OpenAiClient {
             }
         }
         Err(LlmError::Unavailable { message: format!("{last} (gave up after {attempts} attempts)") })
+    }
+
+    /// How failed model calls are retried (`llm.max_retries`).
+    fn retry_policy(&self) -> RetryPolicy {
+        RetryPolicy {
+            max_retries: self.settings.max_retries,
+            base: BACKOFF_BASE,
+            max_delay: BACKOFF_CAP,
+            jitter: BACKOFF_JITTER,
+        }
     }
 
     async fn attempt(
@@ -397,13 +410,6 @@ fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds).min(MAX_RETRY_AFTER))
 }
 
-/// Full-jitter exponential backoff before retry number `retry` (0-based).
-fn backoff(retry: u32) -> Duration {
-    let ceiling = BACKOFF_BASE.saturating_mul(2u32.saturating_pow(retry.min(16))).min(BACKOFF_CAP);
-    let ceiling_ms = u64::try_from(ceiling.as_millis()).unwrap_or(u64::MAX);
-    Duration::from_millis(rand::random_range(0..=ceiling_ms))
-}
-
 /// At most [`RAW_LIMIT`] bytes of a body, cut on a character boundary.
 fn truncate(raw: &str) -> String {
     if raw.len() <= RAW_LIMIT {
@@ -511,10 +517,11 @@ mod tests {
 
     #[test]
     fn backoff_stays_under_its_doubling_ceiling() {
+        let policy = OpenAiClient::new(settings("https://api.deepseek.com/v1")).unwrap().retry_policy();
         for retry in 0..40 {
             let ceiling = BACKOFF_BASE.saturating_mul(2u32.saturating_pow(retry.min(16))).min(BACKOFF_CAP);
             for _ in 0..20 {
-                assert!(backoff(retry) <= ceiling);
+                assert!(policy.delay(retry) <= ceiling);
             }
         }
     }

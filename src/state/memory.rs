@@ -8,8 +8,8 @@ use std::time::Duration;
 use async_trait::async_trait;
 
 use super::{
-    AuditEntry, ClaimOutcome, PENDING_KEEP_SECS, PendingStatus, StateError, StateStore, StoredPending,
-    lease_secs, ttl_millis, unix_now, unix_now_ms,
+    AuditEntry, ClaimOutcome, OutboxEntry, PENDING_KEEP_SECS, PendingStatus, StateError, StateStore,
+    StoredPending, lease_secs, ttl_millis, unix_now, unix_now_ms,
 };
 use crate::llm::ChatMessage;
 
@@ -52,6 +52,7 @@ struct Inner {
     counters: HashMap<String, Expiring<HashMap<String, i64>>>,
     /// Newest first.
     audit: VecDeque<AuditEntry>,
+    outbox: HashMap<String, OutboxEntry>,
 }
 
 impl MemoryStore {
@@ -278,5 +279,30 @@ impl StateStore for MemoryStore {
         purged += retain_count(&mut inner.values, |v| v.is_live(now_ms));
         purged += retain_count(&mut inner.counters, |c| c.is_live(now_ms));
         Ok(purged)
+    }
+
+    async fn outbox_put(&self, entry: &OutboxEntry) -> Result<(), StateError> {
+        self.inner().outbox.insert(entry.id.clone(), entry.clone());
+        Ok(())
+    }
+
+    async fn outbox_claim(&self, lease: Duration, limit: usize) -> Result<Vec<OutboxEntry>, StateError> {
+        let now_ms = unix_now_ms();
+        let mut inner = self.inner();
+        let mut due: Vec<&mut OutboxEntry> =
+            inner.outbox.values_mut().filter(|e| e.due_ms <= now_ms).collect();
+        due.sort_by_key(|e| (e.created_ms, e.id.clone()));
+        Ok(due
+            .into_iter()
+            .take(limit)
+            .map(|entry| {
+                entry.due_ms = now_ms + ttl_millis(lease);
+                entry.clone()
+            })
+            .collect())
+    }
+
+    async fn outbox_remove(&self, id: &str) -> Result<bool, StateError> {
+        Ok(self.inner().outbox.remove(id).is_some())
     }
 }

@@ -180,7 +180,37 @@ pub trait StateStore: Send + Sync {
     /// Deletes expired pending actions, update ids, locks, counters, values and
     /// history; returns how many records went.
     async fn purge_expired(&self) -> Result<u64, StateError>;
+
+    /// Keeps an answer to send (or replaces the entry with the same id): it
+    /// becomes due for delivery at `entry.due_ms`.
+    async fn outbox_put(&self, entry: &OutboxEntry) -> Result<(), StateError>;
+    /// Claims up to `limit` entries due now, oldest first: each is due again
+    /// only after `lease`, so that of several callers (instances) exactly one
+    /// gets it until then.
+    async fn outbox_claim(&self, lease: Duration, limit: usize) -> Result<Vec<OutboxEntry>, StateError>;
+    /// Forgets an entry (delivered, refused for good, or too old); `true` if it was there.
+    async fn outbox_remove(&self, id: &str) -> Result<bool, StateError>;
 }
+
+/// An answer waiting in the outbox: written before it is sent, removed once
+/// Telegram took it. `payload` is opaque JSON (the transport's message).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OutboxEntry {
+    /// Unique id of the entry.
+    pub id: String,
+    /// The chat it goes to (for logs).
+    pub chat_id: i64,
+    /// Unix milliseconds when the answer was made.
+    pub created_ms: i64,
+    /// Unix milliseconds from which it may be (re)sent by whoever claims it.
+    pub due_ms: i64,
+    /// What to send, JSON.
+    pub payload: String,
+}
+
+/// How long an outbox entry is kept at most, whatever the transport's window:
+/// a bound so that an abandoned entry does not stay forever.
+pub const OUTBOX_KEEP: Duration = Duration::from_secs(24 * 3600);
 
 /// Opens the store `state.url` names: `memory://`, `sqlite://PATH`,
 /// `redis://HOST:PORT[/DB][?prefix=NAME]` (keys under `NAME:`, by default

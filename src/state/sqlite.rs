@@ -11,8 +11,8 @@ use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSqlOutput, ValueRe
 use rusqlite::{Connection, OptionalExtension, Row, ToSql, TransactionBehavior, params};
 
 use super::{
-    AuditEntry, ClaimOutcome, PENDING_KEEP_SECS, PendingStatus, StateError, StateStore, StoredPending,
-    lease_secs, ttl_millis, unix_now, unix_now_ms,
+    AuditEntry, ClaimOutcome, OutboxEntry, PENDING_KEEP_SECS, PendingStatus, StateError, StateStore,
+    StoredPending, lease_secs, ttl_millis, unix_now, unix_now_ms,
 };
 use crate::llm::ChatMessage;
 
@@ -78,6 +78,23 @@ CREATE TABLE IF NOT EXISTS audit (
 PRAGMA user_version = 2;
 COMMIT;
 ";
+
+/// The outbox table, created on first start.
+const OUTBOX_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS outbox (
+    id TEXT PRIMARY KEY,
+    chat_id INTEGER NOT NULL,
+    created_ms INTEGER NOT NULL,
+    due_ms INTEGER NOT NULL,
+    payload TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS outbox_by_due ON outbox (due_ms);
+";
+
+/// Claims the due entries, oldest first: they are due again after the lease.
+const OUTBOX_CLAIM_SQL: &str = "UPDATE outbox SET due_ms = ?2
+    WHERE id IN (SELECT id FROM outbox WHERE due_ms <= ?1 ORDER BY created_ms, id LIMIT ?3)
+    RETURNING id, chat_id, created_ms, due_ms, payload";
 
 const PENDING_COLUMNS: &str = "token, user_id, chat_id, tool, payload, expires_at, status, claimed_until";
 
@@ -154,6 +171,7 @@ fn open_blocking(path: &str) -> Result<Connection, StateError> {
     }
     conn.pragma_update(None, "synchronous", "NORMAL").map_err(failed)?;
     conn.execute_batch(SCHEMA).map_err(failed)?;
+    conn.execute_batch(OUTBOX_SCHEMA).map_err(failed)?;
     Ok(conn)
 }
 
@@ -549,5 +567,46 @@ impl StateStore for SqliteStore {
             tracing::debug!(purged, path = %self.path, "expired state purged");
         }
         Ok(purged)
+    }
+
+    async fn outbox_put(&self, entry: &OutboxEntry) -> Result<(), StateError> {
+        let e = entry.clone();
+        self.run(move |conn| {
+            conn.execute(
+                "INSERT OR REPLACE INTO outbox (id, chat_id, created_ms, due_ms, payload) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![e.id, e.chat_id, e.created_ms, e.due_ms, e.payload],
+            )
+        })
+        .await
+        .map(drop)
+    }
+
+    async fn outbox_claim(&self, lease: Duration, limit: usize) -> Result<Vec<OutboxEntry>, StateError> {
+        let now_ms = unix_now_ms();
+        let due_again = now_ms + ttl_millis(lease);
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let mut claimed: Vec<OutboxEntry> = self
+            .run(move |conn| {
+                let mut stmt = conn.prepare_cached(OUTBOX_CLAIM_SQL)?;
+                let rows = stmt.query_map(params![now_ms, due_again, limit], |row| {
+                    Ok(OutboxEntry {
+                        id: row.get(0)?,
+                        chat_id: row.get(1)?,
+                        created_ms: row.get(2)?,
+                        due_ms: row.get(3)?,
+                        payload: row.get(4)?,
+                    })
+                })?;
+                rows.collect()
+            })
+            .await?;
+        claimed.sort_by(|a, b| (a.created_ms, &a.id).cmp(&(b.created_ms, &b.id)));
+        Ok(claimed)
+    }
+
+    async fn outbox_remove(&self, id: &str) -> Result<bool, StateError> {
+        let id = id.to_string();
+        let removed = self.run(move |conn| conn.execute("DELETE FROM outbox WHERE id = ?1", [id])).await?;
+        Ok(removed > 0)
     }
 }

@@ -67,7 +67,7 @@ impl Transport {
         } else {
             crate::commands::answer(&router, &ctx, &command).await
         };
-        self.deliver(bot, me, target, lang, user_id, &reply).await
+        self.deliver(bot, me, target, lang, user_id, &reply, None).await
     }
 
     /// `/start <payload>` from a group hand-off link: the request carried
@@ -104,6 +104,6 @@ impl Transport {
         lang: Lang,
     ) -> Result<(), RequestError> {
         self.app.stats.count_message();
-        self.deliver(bot, me, target, lang, 0, &crate::commands::greeting(lang)).await
+        self.deliver(bot, me, target, lang, 0, &crate::commands::greeting(lang), None).await
     }
 }

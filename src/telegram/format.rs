@@ -1,8 +1,30 @@
-//! Turning a plain answer into what Telegram accepts: HTML-escaped text and
-//! messages no longer than Telegram's limit.
+//! Turning an answer into what Telegram accepts: HTML (Markdown rendered by
+//! `markdown.rs`, or escaped text) in messages no longer than Telegram's limit.
 
 /// Telegram's limit on the text of one message.
 pub const MESSAGE_LIMIT: usize = 4096;
+
+/// One message of an answer: its HTML, and the same text plain for when
+/// Telegram cannot parse the HTML.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Part {
+    pub html: String,
+    pub plain: String,
+}
+
+/// An answer (Markdown) as Telegram messages of at most `limit` characters
+/// each, every one balanced HTML with its plain text beside it.
+pub fn render_parts(text: &str, limit: usize) -> Vec<Part> {
+    let parts = super::markdown::render(text, limit);
+    if parts.is_empty() && !text.trim().is_empty() {
+        // Markdown with nothing visible (an empty code block): the source as written.
+        return split_message(text, limit)
+            .into_iter()
+            .map(|plain| Part { html: escape_html(&plain), plain })
+            .collect();
+    }
+    parts
+}
 
 /// Escapes `&`, `<` and `>` so plain text can be sent with `parse_mode=HTML`.
 pub fn escape_html(text: &str) -> String {
@@ -30,27 +52,36 @@ pub fn telegram_len(text: &str) -> usize {
 /// anywhere. Only the line breaks and spaces at the cuts are dropped; no other
 /// character is lost. A text within the limit comes back as one message.
 pub fn split_message(text: &str, limit: usize) -> Vec<String> {
+    cut_ranges(text, limit).into_iter().map(|(start, end)| text[start..end].to_owned()).collect()
+}
+
+/// The byte ranges of `text` that [`split_message`] makes into messages.
+pub fn cut_ranges(text: &str, limit: usize) -> Vec<(usize, usize)> {
     let limit = limit.max(2);
-    let mut chunks = Vec::new();
-    let mut rest = text.trim_end();
+    let mut ranges = Vec::new();
+    let end_of_text = text.trim_end().len();
+    let mut at = 0;
     loop {
-        rest = rest.trim_start();
+        let rest = &text[at..end_of_text];
+        let trimmed = rest.trim_start();
+        at += rest.len() - trimmed.len();
+        let rest = trimmed;
         if rest.is_empty() {
             break;
         }
         let window_end = prefix_within(rest, limit);
         if window_end == rest.len() {
-            chunks.push(rest.to_owned());
+            ranges.push((at, at + rest.len()));
             break;
         }
         let cut = best_cut(&rest[..window_end]);
         let chunk = rest[..cut].trim_end();
         if !chunk.is_empty() {
-            chunks.push(chunk.to_owned());
+            ranges.push((at, at + chunk.len()));
         }
-        rest = &rest[cut..];
+        at += cut;
     }
-    chunks
+    ranges
 }
 
 /// The byte length of the longest prefix of `text` within `limit` UTF-16
@@ -110,6 +141,13 @@ mod tests {
         assert_eq!(escape_html("a < b && c > d"), "a &lt; b &amp;&amp; c &gt; d");
         assert_eq!(escape_html("<b>*_x_*</b>"), "&lt;b&gt;*_x_*&lt;/b&gt;");
         assert_eq!(escape_html("跑鞋 ¥499"), "跑鞋 ¥499");
+    }
+
+    #[test]
+    fn markdown_with_nothing_visible_is_sent_as_written() {
+        let parts = render_parts("```\n```", 4096);
+        assert_eq!(parts, vec![Part { html: "```\n```".into(), plain: "```\n```".into() }]);
+        assert!(render_parts(" \n ", 4096).is_empty());
     }
 
     #[test]

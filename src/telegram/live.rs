@@ -15,17 +15,16 @@ use std::time::Duration;
 
 use serde::Serialize;
 use teloxide::prelude::*;
-use teloxide::requests::{HasPayload, JsonRequest, Payload};
-use teloxide::types::{InlineKeyboardMarkup, MessageId, ParseMode, ThreadId, True};
+use teloxide::requests::{JsonRequest, Payload};
+use teloxide::types::{MessageId, ParseMode, ThreadId, True};
 use teloxide::{ApiError, RequestError};
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-use super::format::{MESSAGE_LIMIT, escape_html, split_message};
-use super::send::{self, ButtonContext, Target, Typing};
+use super::format::{MESSAGE_LIMIT, escape_html, render_parts, split_message};
+use super::send::{self, Target, Typing};
 use crate::progress::TurnEvent;
-use crate::reply::Reply;
 
 /// The shortest gap between two edits of the live message in a private chat.
 pub const PRIVATE_EDIT_EVERY: Duration = Duration::from_secs(1);
@@ -267,7 +266,7 @@ impl<'a> LiveMessage<'a> {
             chat_id: self.target.chat,
             message_thread_id: self.target.thread,
             draft_id: self.draft_id,
-            text: escape_html(text),
+            text: live_html(text),
             parse_mode: ParseMode::Html,
         };
         self.next_draft = Instant::now() + DRAFT_EVERY;
@@ -304,7 +303,7 @@ impl<'a> LiveMessage<'a> {
         let Some(id) = self.message else {
             match send::send_text(self.bot, &self.target, text, None).await {
                 Ok(sent) => {
-                    self.message = sent.first().map(|m| m.id);
+                    self.message = sent.first().copied();
                     self.message_text = text.to_owned();
                     self.visible();
                 }
@@ -313,7 +312,7 @@ impl<'a> LiveMessage<'a> {
             return;
         };
         let request =
-            self.bot.edit_message_text(self.target.chat, id, escape_html(text)).parse_mode(ParseMode::Html);
+            self.bot.edit_message_text(self.target.chat, id, live_html(text)).parse_mode(ParseMode::Html);
         match request.await {
             Ok(_) | Err(RequestError::Api(ApiError::MessageNotModified)) => {
                 self.message_text = text.to_owned()
@@ -342,79 +341,36 @@ impl<'a> LiveMessage<'a> {
         }
     }
 
-    /// Replaces the live message with the final `reply`: the turn's message
-    /// is edited into the first part of the answer with its buttons (the
-    /// rest follows as new messages); with no message, or after a draft
-    /// (which only a new message keeps), the reply is sent anew and the
-    /// status message removed.
-    pub async fn finish(mut self, reply: &Reply, buttons: &ButtonContext<'_>) -> Result<(), RequestError> {
+    /// Ends the live view before the final reply goes out: "typing…" stops,
+    /// a pending flood wait is waited out, and the message the reply should
+    /// replace is returned — the turn's status or streamed message, edited
+    /// into the answer's first part by the sending path. After a draft
+    /// (which only a new message keeps) there is none: the status message is
+    /// removed and the answer is sent anew.
+    pub async fn finish(mut self) -> Option<MessageId> {
         self.visible();
-        let Some(id) = self.message.filter(|_| self.draft_id == 0) else {
-            if let Some(status) = self.message
-                && let Err(e) = send::retrying(&self.bot.delete_message(self.target.chat, status)).await
-            {
-                tracing::debug!(error = %e, "could not remove the status message");
-            }
-            return send::send_reply(self.bot, &self.target, reply, buttons).await;
-        };
         if let Some(until) = self.backoff_until {
             tokio::time::sleep_until(until).await;
         }
-        let text = if reply.text.trim().is_empty() {
-            reply.confirmation.as_ref().map(|c| c.summary.clone()).unwrap_or_else(|| "…".to_owned())
-        } else {
-            reply.text.clone()
-        };
-        let mut parts = split_message(&text, MESSAGE_LIMIT).into_iter();
-        let first = parts.next().unwrap_or_else(|| "…".to_owned());
-        let rest: Vec<String> = parts.collect();
-        let markup = send::keyboard(reply, buttons);
-        let first_markup = if rest.is_empty() { markup.clone() } else { None };
-        if let Err(e) = edit_text(self.bot, self.target.chat, id, &first, first_markup).await {
-            tracing::warn!(error = %e, "could not turn the live message into the answer; sending it anew");
-            if let Err(e) = send::retrying(&self.bot.delete_message(self.target.chat, id)).await {
-                tracing::debug!(error = %e, "could not remove the live message");
-            }
-            return send::send_reply(self.bot, &self.target, reply, buttons).await;
+        let id = self.message?;
+        if self.draft_id == 0 {
+            return Some(id);
         }
-        if !rest.is_empty() {
-            let after = Target { reply_to: None, ..self.target };
-            send::send_text(self.bot, &after, &rest.join("\n\n"), markup).await?;
+        if let Err(e) = send::retrying(&self.bot.delete_message(self.target.chat, id)).await {
+            tracing::debug!(error = %e, "could not remove the status message");
         }
-        if let Some(image) = reply.image.as_deref() {
-            send::send_picture(self.bot, &self.target, image).await;
-        }
-        Ok(())
+        None
     }
 }
 
-/// Edits a message's text (HTML, plain when Telegram cannot parse it) and
-/// buttons; an unchanged message is fine.
-async fn edit_text(
-    bot: &Bot,
-    chat: ChatId,
-    id: MessageId,
-    text: &str,
-    markup: Option<InlineKeyboardMarkup>,
-) -> Result<(), RequestError> {
-    let mut request = bot.edit_message_text(chat, id, escape_html(text)).parse_mode(ParseMode::Html);
-    if let Some(markup) = markup {
-        request = request.reply_markup(markup);
-    }
-    let result = match send::retrying(&request).await {
-        Err(RequestError::Api(ApiError::CantParseEntities(why))) => {
-            tracing::warn!(error = %why, "telegram could not parse the HTML; editing in plain text");
-            let payload = request.payload_mut();
-            payload.parse_mode = None;
-            payload.text = text.to_owned();
-            send::retrying(&request).await
-        }
-        other => other,
-    };
-    match result {
-        Ok(_) | Err(RequestError::Api(ApiError::MessageNotModified)) => Ok(()),
-        Err(e) => Err(e),
-    }
+/// The HTML of text shown while it grows: the Markdown of its first message
+/// (unfinished markers stay literal until they close).
+fn live_html(text: &str) -> String {
+    render_parts(text, MESSAGE_LIMIT)
+        .into_iter()
+        .next()
+        .map(|part| part.html)
+        .unwrap_or_else(|| escape_html(text))
 }
 
 #[cfg(test)]

@@ -34,6 +34,8 @@ pub mod format;
 pub mod inbound;
 pub mod links;
 pub mod live;
+pub mod markdown;
+pub mod outbox;
 pub mod send;
 pub mod texts;
 mod update;
@@ -88,15 +90,19 @@ pub struct Transport {
     pub typing: send::ChatTyping,
     /// Whether the Bot API server takes `sendMessageDraft`.
     pub drafts: live::DraftSupport,
+    /// Answers kept until Telegram took them.
+    pub outbox: outbox::Outbox,
 }
 
 impl Transport {
     /// The transport around `app`.
     pub fn new(app: App) -> Self {
         let handoffs = links::HandoffLinks::new(app.state.clone());
+        let outbox = outbox::Outbox::new(app.state.clone(), outbox_max_age(&app.config.telegram));
         Transport {
             app,
             handoffs,
+            outbox,
             typing: send::ChatTyping::default(),
             drafts: live::DraftSupport::default(),
         }
@@ -126,7 +132,7 @@ impl Transport {
     /// (privacy mode as `getMe` reports it now, and what to do about it).
     async fn health_report(&self, bot: &Bot, me: &Me, lang: Lang) -> String {
         let report = crate::health::collect(&self.app).await;
-        let fresh = send::retrying(&bot.get_me()).await.ok();
+        let fresh = send::call(bot, &teloxide::payloads::GetMe::new()).await.ok();
         let me = fresh.as_ref().unwrap_or(me);
         let mode = match self.app.config.telegram.mode {
             TelegramMode::Polling => "long polling",
@@ -171,12 +177,14 @@ pub async fn connect(config: &TelegramConfig) -> Result<(Bot, Me), TelegramError
     let api_url = reqwest::Url::parse(config.api_url.trim())
         .map_err(|e| TelegramError::BadApiUrl { url: config.api_url.clone(), reason: e.to_string() })?;
     let bot = Bot::new(token).set_api_url(api_url);
-    match send::retrying(&bot.get_me()).await {
+    match send::call(&bot, &teloxide::payloads::GetMe::new()).await {
         Ok(me) => Ok((bot, me)),
-        Err(RequestError::Api(ApiError::InvalidToken)) => {
+        Err(send::SendFailure { error: RequestError::Api(ApiError::InvalidToken), .. }) => {
             Err(TelegramError::InvalidToken { api_url: config.api_url.clone() })
         }
-        Err(source) => Err(TelegramError::Unreachable { api_url: config.api_url.clone(), source }),
+        Err(failure) => {
+            Err(TelegramError::Unreachable { api_url: config.api_url.clone(), source: failure.error })
+        }
     }
 }
 
@@ -186,11 +194,11 @@ pub async fn register_commands(bot: &Bot, default: Lang) {
     for (code, lang) in [(None, default), (Some("zh"), Lang::Zh), (Some("en"), Lang::En)] {
         let commands =
             inbound::Command::MENU.iter().map(|(name, zh, en)| BotCommand::new(*name, lang.pick(zh, en)));
-        let mut request = bot.set_my_commands(commands);
+        let mut payload = teloxide::payloads::SetMyCommands::new(commands);
         if let Some(code) = code {
-            request = request.language_code(code);
+            payload = payload.language_code(code);
         }
-        if let Err(e) = send::retrying(&request).await {
+        if let Err(e) = send::call(bot, &payload).await {
             tracing::warn!(error = %e, language = code.unwrap_or("default"), "could not set the command menu");
         }
     }
@@ -214,11 +222,14 @@ pub async fn run(app: App) -> anyhow::Result<()> {
     }
     register_commands(&bot, app.config.bot.language).await;
     let purging = spawn_purging(app.state.clone(), PURGE_EVERY);
+    let outbox = Arc::new(outbox::Outbox::new(app.state.clone(), outbox_max_age(&config)));
+    let flushing = outbox.spawn(bot.clone(), outbox::FLUSH_EVERY);
     let stopped = match config.mode {
         TelegramMode::Polling => poll(bot, app, stop).await,
         TelegramMode::Webhook => webhook::serve(bot, app, stop).await,
     };
     purging.abort();
+    flushing.abort();
     stopped?;
     tracing::info!("telegram transport stopped");
     Ok(())
@@ -329,6 +340,11 @@ where
             Ok(())
         }
     }
+}
+
+/// `telegram.outbox_max_age_secs` as a duration.
+pub fn outbox_max_age(config: &TelegramConfig) -> Duration {
+    Duration::from_secs(config.outbox_max_age_secs)
 }
 
 /// Purges expired state now and then every `every`, logging how many records went.

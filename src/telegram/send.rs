@@ -1,38 +1,60 @@
-//! Delivering answers: a [`Reply`] as one or more HTML messages with its
-//! buttons, resent plain when Telegram cannot parse it, retried after flood
-//! control and network errors; the typing indicator; edits after a press.
+//! The one sending path to Telegram: every Bot API call the bot makes goes
+//! through [`call`], which retries what is transient — HTTP 5xx, a body that
+//! is not JSON (a proxy's HTML error page), connection failures and timeouts,
+//! `429` after its `retry_after` — with backoff and a bound, and never what is
+//! final (`400 chat not found`, `403` blocked, "message is not modified"…).
+//! [`send_now`] delivers one answer (split into parts, HTML with a plain-text
+//! resend, buttons on the last part, optionally turning an existing status
+//! message into its first part); the outbox (`outbox.rs`) keeps it until
+//! Telegram took it. Also: the typing indicator and edits after a press.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use handlers::Lang;
+use reqwest::header::{CONTENT_TYPE, HeaderValue};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use services::RetryPolicy;
+use teloxide::payloads::{
+    AnswerCallbackQuerySetters, EditMessageReplyMarkupSetters, EditMessageTextSetters, SendMessageSetters,
+    SendPhotoSetters,
+};
 use teloxide::prelude::*;
-use teloxide::requests::{HasPayload, Output};
+use teloxide::requests::Payload;
 use teloxide::types::{
-    ChatAction, InlineKeyboardButton, InlineKeyboardMarkup, MessageId, ParseMode, ReplyParameters, ThreadId,
+    ChatAction, InlineKeyboardButton, InlineKeyboardMarkup, MessageId, ParseMode, ReplyParameters, Seconds,
+    ThreadId,
 };
 use teloxide::{ApiError, RequestError};
 
 use super::callback::ButtonData;
-use super::format::{MESSAGE_LIMIT, escape_html, split_message, telegram_len};
+use super::format::{MESSAGE_LIMIT, Part, escape_html, render_parts, telegram_len};
 use super::texts;
 use crate::reply::Reply;
 
+/// How a Bot API call that failed in a transient way is retried: about
+/// 0.3 s, 0.6 s, 1.2 s, 2.4 s (less a random share of up to half), then the
+/// caller gives up (an answer then waits in the outbox).
+pub const TELEGRAM_RETRY: RetryPolicy = RetryPolicy {
+    max_retries: 4,
+    base: Duration::from_millis(300),
+    max_delay: Duration::from_secs(4),
+    jitter: 0.5,
+};
 /// How many times a request is retried after `429 Too Many Requests`.
 const FLOOD_RETRIES: u32 = 3;
 /// The longest `retry_after` that is waited for; longer waits give up.
 const MAX_FLOOD_WAIT: Duration = Duration::from_secs(60);
-/// How many times a request is retried after a network error.
-const NETWORK_RETRIES: u32 = 3;
-/// The first wait after a network error; doubled on each retry.
-const NETWORK_BACKOFF: Duration = Duration::from_millis(500);
+/// How much of an unreadable answer a logged error keeps.
+const RAW_LIMIT: usize = 300;
 /// Telegram shows "typing…" for about 5 seconds; it is refreshed this often.
 const TYPING_REFRESH: Duration = Duration::from_secs(4);
 
 /// Where an answer goes: the chat, the forum topic, and (in groups) the
 /// message it answers.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Target {
     pub chat: ChatId,
     /// The forum topic, when the message came from one.
@@ -54,9 +76,209 @@ impl Target {
     }
 }
 
-/// Sends a request, waiting out `429` (`retry_after`, bounded) and retrying
-/// network errors with backoff (bounded).
-pub async fn retrying<R>(request: &R) -> Result<Output<R>, RequestError>
+/// A Bot API call that did not succeed: the error, and whether it was
+/// transient (trying again later may succeed) or final.
+#[derive(Debug, Clone)]
+pub struct SendFailure {
+    /// What Telegram (or the network) answered last.
+    pub error: RequestError,
+    /// Worth trying again later: 5xx, a body that is not JSON, a network
+    /// error, flood control beyond what was waited for.
+    pub transient: bool,
+}
+
+impl std::fmt::Display for SendFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}{}", self.error, if self.transient { " (transient)" } else { "" })
+    }
+}
+
+impl From<SendFailure> for RequestError {
+    fn from(failure: SendFailure) -> Self {
+        failure.error
+    }
+}
+
+/// What one attempt of a call came to.
+enum Verdict<T> {
+    Done(T),
+    Final(RequestError),
+    /// Transient. `delivered_maybe`: the request may have reached Telegram
+    /// (its answer was lost), so sending it again may duplicate it.
+    Again {
+        error: RequestError,
+        delivered_maybe: bool,
+    },
+}
+
+/// The Bot API's answer envelope.
+#[derive(Deserialize)]
+struct Envelope {
+    ok: bool,
+    #[serde(default)]
+    result: Option<serde_json::Value>,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default)]
+    error_code: Option<u16>,
+    #[serde(default)]
+    parameters: Option<Parameters>,
+}
+
+#[derive(Deserialize)]
+struct Parameters {
+    #[serde(default)]
+    retry_after: Option<u32>,
+    #[serde(default)]
+    migrate_to_chat_id: Option<i64>,
+}
+
+/// Calls the Bot API method of `payload` (JSON) with the bot's client,
+/// retrying transient failures per [`TELEGRAM_RETRY`] and waiting out flood
+/// control (at most [`FLOOD_RETRIES`] waits of up to [`MAX_FLOOD_WAIT`]).
+pub async fn call<P>(bot: &Bot, payload: &P) -> Result<P::Output, SendFailure>
+where
+    P: Payload + Serialize,
+    P::Output: DeserializeOwned,
+{
+    let body = serde_json::to_vec(payload).map_err(|e| SendFailure {
+        error: RequestError::InvalidJson { source: Arc::new(e), raw: "".into() },
+        transient: false,
+    })?;
+    let url = method_url(bot, P::NAME);
+    let mut retries = 0;
+    let mut floods = 0;
+    loop {
+        match attempt::<P::Output>(bot, &url, &body).await {
+            Verdict::Done(output) => return Ok(output),
+            Verdict::Final(error) => return Err(SendFailure { error, transient: false }),
+            Verdict::Again { error: RequestError::RetryAfter(after), .. } => {
+                if floods >= FLOOD_RETRIES || after.duration() > MAX_FLOOD_WAIT {
+                    return Err(SendFailure { error: RequestError::RetryAfter(after), transient: true });
+                }
+                floods += 1;
+                tracing::warn!(
+                    method = P::NAME,
+                    retry_after = after.seconds(),
+                    attempt = floods,
+                    "telegram flood control; waiting"
+                );
+                tokio::time::sleep(after.duration()).await;
+            }
+            Verdict::Again { error, delivered_maybe } => {
+                let Some(pause) = TELEGRAM_RETRY.pause(retries, None) else {
+                    tracing::warn!(method = P::NAME, error = %error, attempts = retries + 1, "telegram call still failing; giving up for now");
+                    return Err(SendFailure { error, transient: true });
+                };
+                retries += 1;
+                if delivered_maybe {
+                    tracing::warn!(
+                        method = P::NAME, error = %error, attempt = retries, wait_ms = pause.as_millis() as u64,
+                        "telegram's answer was lost after the request was sent; sending again (a duplicate is possible)"
+                    );
+                } else {
+                    tracing::warn!(
+                        method = P::NAME, error = %error, attempt = retries, wait_ms = pause.as_millis() as u64,
+                        "telegram did not take the request; sending again"
+                    );
+                }
+                tokio::time::sleep(pause).await;
+            }
+        }
+    }
+}
+
+/// `{api_url}/bot{token}/{method}`.
+fn method_url(bot: &Bot, method: &str) -> reqwest::Url {
+    let mut url = bot.api_url();
+    if let Ok(mut segments) = url.path_segments_mut() {
+        segments.pop_if_empty().push(&format!("bot{}", bot.token())).push(method);
+    }
+    url
+}
+
+/// One round trip, judged.
+async fn attempt<T: DeserializeOwned>(bot: &Bot, url: &reqwest::Url, body: &[u8]) -> Verdict<T> {
+    let sent = bot
+        .client()
+        .post(url.clone())
+        .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
+        .body(body.to_vec())
+        .send()
+        .await;
+    let response = match sent {
+        Ok(response) => response,
+        // A failed connect never wrote the request; anything later may have.
+        Err(e) => {
+            let delivered_maybe = !e.is_connect();
+            return Verdict::Again { error: RequestError::Network(Arc::new(e)), delivered_maybe };
+        }
+    };
+    let status = response.status();
+    match response.text().await {
+        Ok(text) => judge(status, &text),
+        Err(e) => Verdict::Again { error: RequestError::Network(Arc::new(e)), delivered_maybe: true },
+    }
+}
+
+/// What an answer with this status and body means.
+fn judge<T: DeserializeOwned>(status: reqwest::StatusCode, text: &str) -> Verdict<T> {
+    let envelope: Envelope = match serde_json::from_str(text) {
+        Ok(envelope) => envelope,
+        // Not the Bot API talking (a proxy's error page): it did not take the request.
+        Err(e) => {
+            return Verdict::Again {
+                error: RequestError::InvalidJson { source: Arc::new(e), raw: excerpt(text, status).into() },
+                delivered_maybe: false,
+            };
+        }
+    };
+    if envelope.ok {
+        let result = envelope.result.unwrap_or(serde_json::Value::Null);
+        return match serde_json::from_value(result) {
+            Ok(output) => Verdict::Done(output),
+            // Telegram took it; the answer's shape is ours to not understand.
+            Err(e) => Verdict::Final(RequestError::InvalidJson {
+                source: Arc::new(e),
+                raw: excerpt(text, status).into(),
+            }),
+        };
+    }
+    let parameters =
+        envelope.parameters.unwrap_or(Parameters { retry_after: None, migrate_to_chat_id: None });
+    if let Some(seconds) = parameters.retry_after {
+        return Verdict::Again {
+            error: RequestError::RetryAfter(Seconds::from_seconds(seconds)),
+            delivered_maybe: false,
+        };
+    }
+    if let Some(chat) = parameters.migrate_to_chat_id {
+        return Verdict::Final(RequestError::MigrateToChatId(ChatId(chat)));
+    }
+    let description = envelope.description.unwrap_or_default();
+    let code = envelope.error_code.unwrap_or(status.as_u16());
+    if status.is_server_error() || code >= 500 {
+        let error = RequestError::Api(ApiError::Unknown(format!("HTTP {code}: {description}")));
+        return Verdict::Again { error, delivered_maybe: false };
+    }
+    let error = serde_json::from_value::<ApiError>(serde_json::Value::String(description.clone()))
+        .unwrap_or(ApiError::Unknown(description));
+    Verdict::Final(RequestError::Api(error))
+}
+
+/// The start of an unreadable answer, with its status, for logs.
+fn excerpt(text: &str, status: reqwest::StatusCode) -> String {
+    let mut end = text.len().min(RAW_LIMIT);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("HTTP {}: {}", status.as_u16(), &text[..end])
+}
+
+/// Sends a teloxide request that is not plain JSON (`setWebhook` is
+/// multipart), waiting out `429` and retrying network errors per
+/// [`TELEGRAM_RETRY`]. Every other call goes through [`call`].
+pub async fn retrying<R>(request: &R) -> Result<teloxide::requests::Output<R>, RequestError>
 where
     R: Request<Err = RequestError>,
 {
@@ -75,8 +297,8 @@ where
                 );
                 tokio::time::sleep(after.duration()).await;
             }
-            Err(RequestError::Network(e)) if network < NETWORK_RETRIES => {
-                let wait = NETWORK_BACKOFF * 2u32.pow(network);
+            Err(RequestError::Network(e)) if TELEGRAM_RETRY.allows(network) => {
+                let wait = TELEGRAM_RETRY.delay(network);
                 network += 1;
                 tracing::warn!(error = %e, attempt = network, wait_ms = wait.as_millis() as u64, "telegram unreachable; retrying");
                 tokio::time::sleep(wait).await;
@@ -86,42 +308,176 @@ where
     }
 }
 
-/// Sends `text` as HTML (escaped); if Telegram cannot parse it, sends the
-/// same text plain. The first part of a split text replies to
-/// `target.reply_to`; `markup` goes on the last part.
+/// One answer on its way: where it goes, its text (Markdown as the model
+/// wrote it), its buttons, its picture, and the message it replaces. It is
+/// what the outbox keeps until Telegram took it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Outgoing {
+    pub target: Target,
+    pub text: String,
+    /// The buttons, on the last part.
+    pub markup: Option<InlineKeyboardMarkup>,
+    /// A picture URL sent after the text (a failure is only logged).
+    pub image: Option<String>,
+    /// A message of the bot (a status message) to turn into the first part.
+    pub replace: Option<MessageId>,
+    /// How many parts an earlier attempt delivered already.
+    #[serde(default)]
+    pub parts_sent: usize,
+}
+
+impl Outgoing {
+    /// The answer `reply` at `target` with its buttons, replacing `replace` if given.
+    pub fn new(
+        target: &Target,
+        reply: &Reply,
+        buttons: &ButtonContext<'_>,
+        replace: Option<MessageId>,
+    ) -> Self {
+        let text = if reply.text.trim().is_empty() {
+            reply.confirmation.as_ref().map(|c| c.summary.clone()).unwrap_or_else(|| "…".to_owned())
+        } else {
+            reply.text.clone()
+        };
+        Outgoing {
+            target: *target,
+            text,
+            markup: keyboard(reply, buttons),
+            image: reply.image.clone(),
+            replace,
+            parts_sent: 0,
+        }
+    }
+
+    /// A text of the bot's own, without buttons.
+    pub fn text(target: &Target, text: &str) -> Self {
+        Outgoing {
+            target: *target,
+            text: text.to_owned(),
+            markup: None,
+            image: None,
+            replace: None,
+            parts_sent: 0,
+        }
+    }
+}
+
+/// Why an answer was not (wholly) delivered.
+#[derive(Debug, Clone)]
+pub struct Undelivered {
+    pub failure: SendFailure,
+    /// The parts delivered before the failure (counting earlier attempts).
+    pub parts_sent: usize,
+}
+
+/// Delivers `out` now: its parts in order (from `out.parts_sent` on), the
+/// first replacing `out.replace` when given, the buttons on the last part,
+/// then the picture. Returns the ids of the messages that carry it.
+pub async fn send_now(bot: &Bot, out: &Outgoing) -> Result<Vec<MessageId>, Undelivered> {
+    let parts = render_parts(&out.text, MESSAGE_LIMIT);
+    let count = parts.len();
+    let mut sent = Vec::with_capacity(count);
+    for (i, part) in parts.iter().enumerate().skip(out.parts_sent) {
+        let markup = (i + 1 == count).then(|| out.markup.clone()).flatten();
+        let replace = out.replace.filter(|_| i == 0);
+        match send_part(bot, &out.target, part, markup, replace, i == 0).await {
+            Ok(id) => sent.push(id),
+            Err(failure) => return Err(Undelivered { failure, parts_sent: i }),
+        }
+    }
+    if let Some(image) = out.image.as_deref() {
+        send_picture(bot, &out.target, image).await;
+    }
+    Ok(sent)
+}
+
+/// One part: an edit of `replace` (sent new when that message is gone), else
+/// a new message; HTML, resent plain when Telegram cannot parse it.
+async fn send_part(
+    bot: &Bot,
+    target: &Target,
+    part: &Part,
+    markup: Option<InlineKeyboardMarkup>,
+    replace: Option<MessageId>,
+    first: bool,
+) -> Result<MessageId, SendFailure> {
+    if let Some(id) = replace {
+        match edit_part(bot, target.chat, id, part, markup.clone()).await {
+            Ok(()) => return Ok(id),
+            Err(SendFailure { error: RequestError::Api(error), .. }) if is_gone(&error) => {
+                tracing::info!(chat = target.chat.0, error = %error, "the message to replace is gone; sending the answer as a new one");
+            }
+            Err(failure) => return Err(failure),
+        }
+    }
+    let mut payload =
+        teloxide::payloads::SendMessage::new(target.chat, part.html.clone()).parse_mode(ParseMode::Html);
+    if let Some(thread) = target.thread {
+        payload = payload.message_thread_id(thread);
+    }
+    if let (true, Some(id)) = (first, target.reply_to) {
+        payload = payload.reply_parameters(ReplyParameters::new(id).allow_sending_without_reply());
+    }
+    if let Some(markup) = markup {
+        payload = payload.reply_markup(markup);
+    }
+    let message = match call(bot, &payload).await {
+        Err(SendFailure { error: RequestError::Api(ApiError::CantParseEntities(why)), .. }) => {
+            tracing::warn!(error = %why, "telegram could not parse the HTML; sending plain text");
+            payload.parse_mode = None;
+            payload.text = part.plain.clone();
+            call(bot, &payload).await?
+        }
+        other => other?,
+    };
+    Ok(message.id)
+}
+
+/// Edits message `id` into `part` (with `markup`, or no buttons). "Not
+/// modified" counts as done.
+async fn edit_part(
+    bot: &Bot,
+    chat: ChatId,
+    id: MessageId,
+    part: &Part,
+    markup: Option<InlineKeyboardMarkup>,
+) -> Result<(), SendFailure> {
+    let mut payload = teloxide::payloads::EditMessageText::new(chat, id, part.html.clone())
+        .parse_mode(ParseMode::Html)
+        .reply_markup(markup.unwrap_or_default());
+    let result = match call(bot, &payload).await {
+        Err(SendFailure { error: RequestError::Api(ApiError::CantParseEntities(why)), .. }) => {
+            tracing::warn!(error = %why, "telegram could not parse the HTML; editing in plain text");
+            payload.parse_mode = None;
+            payload.text = part.plain.clone();
+            call(bot, &payload).await
+        }
+        other => other,
+    };
+    match result {
+        Ok(_) | Err(SendFailure { error: RequestError::Api(ApiError::MessageNotModified), .. }) => Ok(()),
+        Err(failure) => Err(failure),
+    }
+}
+
+/// Whether an edit failed because the message cannot be edited any more.
+fn is_gone(error: &ApiError) -> bool {
+    matches!(
+        error,
+        ApiError::MessageToEditNotFound | ApiError::MessageCantBeEdited | ApiError::MessageIdInvalid
+    )
+}
+
+/// Sends `text` (Markdown) at `target` now, with `markup` on the last part,
+/// without the outbox. Returns the ids of the messages sent.
 pub async fn send_text(
     bot: &Bot,
     target: &Target,
     text: &str,
     markup: Option<InlineKeyboardMarkup>,
-) -> Result<Vec<Message>, RequestError> {
-    let parts = split_message(text, MESSAGE_LIMIT);
-    let count = parts.len();
-    let mut sent = Vec::with_capacity(count);
-    for (i, part) in parts.into_iter().enumerate() {
-        let mut request = bot.send_message(target.chat, escape_html(&part)).parse_mode(ParseMode::Html);
-        if let Some(thread) = target.thread {
-            request = request.message_thread_id(thread);
-        }
-        if let (0, Some(id)) = (i, target.reply_to) {
-            request = request.reply_parameters(ReplyParameters::new(id).allow_sending_without_reply());
-        }
-        if let (true, Some(markup)) = (i + 1 == count, &markup) {
-            request = request.reply_markup(markup.clone());
-        }
-        let message = match retrying(&request).await {
-            Err(RequestError::Api(ApiError::CantParseEntities(why))) => {
-                tracing::warn!(error = %why, "telegram could not parse the HTML; sending plain text");
-                let payload = request.payload_mut();
-                payload.parse_mode = None;
-                payload.text = part;
-                retrying(&request).await?
-            }
-            other => other?,
-        };
-        sent.push(message);
-    }
-    Ok(sent)
+) -> Result<Vec<MessageId>, RequestError> {
+    let out = Outgoing { markup, ..Outgoing::text(target, text) };
+    send_now(bot, &out).await.map_err(|u| u.failure.error)
 }
 
 /// What a reply's buttons need besides the reply itself.
@@ -192,36 +548,16 @@ pub fn pressed_suggestion(message: &Message, index: usize) -> Option<String> {
     })
 }
 
-/// Sends a whole reply: its text (split if long) with its buttons, then its
-/// picture if any (a picture that cannot be sent is only logged).
-pub async fn send_reply(
-    bot: &Bot,
-    target: &Target,
-    reply: &Reply,
-    buttons: &ButtonContext<'_>,
-) -> Result<(), RequestError> {
-    let text = if reply.text.trim().is_empty() {
-        reply.confirmation.as_ref().map(|c| c.summary.clone()).unwrap_or_else(|| "…".to_owned())
-    } else {
-        reply.text.clone()
-    };
-    send_text(bot, target, &text, keyboard(reply, buttons)).await?;
-    if let Some(image) = reply.image.as_deref() {
-        send_picture(bot, target, image).await;
-    }
-    Ok(())
-}
-
 pub(super) async fn send_picture(bot: &Bot, target: &Target, image: &str) {
     let Ok(url) = reqwest::Url::parse(image) else {
         tracing::debug!(image, "picture is not a URL; not sent");
         return;
     };
-    let mut request = bot.send_photo(target.chat, teloxide::types::InputFile::url(url));
+    let mut payload = teloxide::payloads::SendPhoto::new(target.chat, teloxide::types::InputFile::url(url));
     if let Some(thread) = target.thread {
-        request = request.message_thread_id(thread);
+        payload = payload.message_thread_id(thread);
     }
-    if let Err(e) = retrying(&request).await {
+    if let Err(e) = call(bot, &payload).await {
         tracing::warn!(error = %e, image, "could not send the picture");
     }
 }
@@ -234,16 +570,16 @@ pub async fn close_buttons(bot: &Bot, message: &Message, outcome: &str) {
     if telegram_len(&text) > MESSAGE_LIMIT {
         text = outcome.to_owned();
     }
-    let request = bot
-        .edit_message_text(message.chat.id, message.id, escape_html(&text))
+    let payload = teloxide::payloads::EditMessageText::new(message.chat.id, message.id, escape_html(&text))
         .parse_mode(ParseMode::Html)
         .reply_markup(InlineKeyboardMarkup::default());
-    match retrying(&request).await {
-        Ok(_) | Err(RequestError::Api(ApiError::MessageNotModified)) => {}
+    match call(bot, &payload).await {
+        Ok(_) | Err(SendFailure { error: RequestError::Api(ApiError::MessageNotModified), .. }) => {}
         Err(e) => {
             tracing::warn!(error = %e, "could not edit the pressed message; removing its buttons only");
-            let request = bot.edit_message_reply_markup(message.chat.id, message.id);
-            if let Err(e) = retrying(&request.reply_markup(InlineKeyboardMarkup::default())).await {
+            let payload = teloxide::payloads::EditMessageReplyMarkup::new(message.chat.id, message.id)
+                .reply_markup(InlineKeyboardMarkup::default());
+            if let Err(e) = call(bot, &payload).await {
                 tracing::warn!(error = %e, "could not remove the buttons");
             }
         }
@@ -253,11 +589,11 @@ pub async fn close_buttons(bot: &Bot, message: &Message, outcome: &str) {
 /// Answers a button press: a toast, an alert (`show_alert`), or nothing.
 /// Failures (a press too old to answer) are logged.
 pub async fn answer_press(bot: &Bot, query: &CallbackQuery, text: Option<&str>, show_alert: bool) {
-    let mut request = bot.answer_callback_query(query.id.clone());
+    let mut payload = teloxide::payloads::AnswerCallbackQuery::new(query.id.clone());
     if let Some(text) = text {
-        request = request.text(text).show_alert(show_alert);
+        payload = payload.text(text).show_alert(show_alert);
     }
-    if let Err(e) = retrying(&request).await {
+    if let Err(e) = call(bot, &payload).await {
         tracing::warn!(error = %e, "could not answer the button press");
     }
 }
@@ -427,6 +763,59 @@ mod tests {
                 "https://t.me/MallGuideBot?start=hAbc123".into()
             )]]
         );
+    }
+
+    fn verdict(status: u16, body: &str) -> String {
+        let status = reqwest::StatusCode::from_u16(status).expect("a status");
+        match judge::<bool>(status, body) {
+            Verdict::Done(value) => format!("done {value}"),
+            Verdict::Final(error) => format!("final {error:?}"),
+            Verdict::Again { error, delivered_maybe } => format!("again {delivered_maybe} {error:?}"),
+        }
+    }
+
+    #[test]
+    fn server_errors_and_pages_that_are_not_json_are_transient() {
+        let v = verdict(500, r#"{"ok":false,"error_code":500,"description":"Internal Server Error"}"#);
+        assert!(v.starts_with("again false") && v.contains("HTTP 500: Internal Server Error"), "{v}");
+        let v = verdict(502, "<html><head><title>502 Bad Gateway</title></head></html>");
+        assert!(v.starts_with("again false InvalidJson") && v.contains("502 Bad Gateway"), "{v}");
+        let v = verdict(200, "<html>maintenance</html>");
+        assert!(v.starts_with("again false InvalidJson"), "{v}");
+        let v = verdict(
+            429,
+            r#"{"ok":false,"error_code":429,"description":"Too Many Requests: retry after 5","parameters":{"retry_after":5}}"#,
+        );
+        assert!(v.starts_with("again false RetryAfter"), "{v}");
+    }
+
+    #[test]
+    fn refusals_are_final_and_success_is_read() {
+        let v = verdict(400, r#"{"ok":false,"error_code":400,"description":"Bad Request: chat not found"}"#);
+        assert_eq!(v, "final Api(ChatNotFound)");
+        let v = verdict(
+            403,
+            r#"{"ok":false,"error_code":403,"description":"Forbidden: bot was blocked by the user"}"#,
+        );
+        assert_eq!(v, "final Api(BotBlocked)");
+        let v = verdict(400, r#"{"ok":false,"error_code":400,"description":"Bad Request: something new"}"#);
+        assert!(v.starts_with("final Api(Unknown"), "{v}");
+        assert_eq!(verdict(200, r#"{"ok":true,"result":true}"#), "done true");
+    }
+
+    #[test]
+    fn an_outgoing_answer_survives_the_outbox_round_trip() {
+        let target = Target {
+            chat: ChatId(-100_555),
+            thread: Some(ThreadId(MessageId(77))),
+            reply_to: Some(MessageId(12)),
+        };
+        let reply = Reply { suggestions: vec!["42码".into()], ..Reply::text("**要哪个尺码？**") };
+        let buttons = ButtonContext { lang: Lang::Zh, bot_username: "b", handoff_payload: None };
+        let out = Outgoing { parts_sent: 1, ..Outgoing::new(&target, &reply, &buttons, Some(MessageId(99))) };
+        let json = serde_json::to_string(&out).expect("encoded");
+        let back: Outgoing = serde_json::from_str(&json).expect("decoded");
+        assert_eq!(back, out);
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use handlers::Lang;
 use teloxide::RequestError;
 use teloxide::prelude::*;
-use teloxide::types::{Me, User};
+use teloxide::types::{Me, MessageId, User};
 
 use super::callback::ButtonData;
 use super::inbound::{self, BotIdentity, Content};
@@ -82,7 +82,7 @@ impl Transport {
             Content::Unreadable => {
                 self.app.stats.count_message();
                 let lang = self.lang_of(from, None).await;
-                send::send_text(bot, target, texts::please_write(lang), None).await.map(drop)
+                self.outbox.deliver_text(bot, target, texts::please_write(lang)).await.map(drop)
             }
             Content::Text { text, entities } => {
                 let bot_id = BotIdentity::from_me(me);
@@ -111,7 +111,7 @@ impl Transport {
         match self.app.router.access("telegram", ctx.user_id, ctx.chat_id, ctx.lang).await {
             Access::Allowed => {}
             Access::Refused(reply) => {
-                return self.deliver(bot, me, target, ctx.lang, ctx.user_id, &reply).await;
+                return self.deliver(bot, me, target, ctx.lang, ctx.user_id, &reply, None).await;
             }
             Access::Ignored => return Ok(()),
         }
@@ -168,8 +168,8 @@ impl Transport {
             Ok(reply) => reply,
             Err(e) => self.failed_turn(target, lang, e),
         };
-        let buttons = self.buttons(me, lang, user_id, &reply).await;
-        live.finish(&reply, &buttons).await
+        let replace = live.finish().await;
+        self.deliver(bot, me, target, lang, user_id, &reply, replace).await
     }
 
     /// Runs router work in its own task with the typing indicator on; a
@@ -201,7 +201,10 @@ impl Transport {
         ButtonContext { lang, bot_username: username, handoff_payload }
     }
 
-    /// Sends a router reply; a group hand-off gets its deep link for `user_id`.
+    /// Sends a router reply through the outbox, its first part replacing the
+    /// message `replace` when given (a status message); a group hand-off gets
+    /// its deep link for `user_id`.
+    #[allow(clippy::too_many_arguments)]
     pub(super) async fn deliver(
         &self,
         bot: &Bot,
@@ -210,15 +213,16 @@ impl Transport {
         lang: Lang,
         user_id: i64,
         reply: &Reply,
+        replace: Option<MessageId>,
     ) -> Result<(), RequestError> {
         let buttons = self.buttons(me, lang, user_id, reply).await;
-        send::send_reply(bot, target, reply, &buttons).await
+        self.outbox.deliver(bot, target, reply, &buttons, replace).await.map(drop)
     }
 
     /// Sends the transport's own text (no buttons); counts it as a handled message.
     pub(super) async fn say(&self, bot: &Bot, target: &Target, text: &str) -> Result<(), RequestError> {
         self.app.stats.count_message();
-        send::send_text(bot, target, text, None).await.map(drop)
+        self.outbox.deliver_text(bot, target, text).await.map(drop)
     }
 
     /// Confirm / Cancel: answer the press first, then show the outcome in
@@ -275,7 +279,7 @@ impl Transport {
             PressCheck::CodeRequired { message: prompt } => {
                 send::answer_press(bot, query, None, false).await;
                 send::close_buttons(bot, message, texts::code_needed(lang)).await;
-                send::send_text(bot, target, &prompt, None).await.map(drop)
+                self.outbox.deliver_text(bot, target, &prompt).await.map(drop)
             }
         }
     }

@@ -1,7 +1,9 @@
 //! A fake Telegram Bot API server on 127.0.0.1 for tests: it answers the
 //! methods the bot calls (drafts and deletions too), serves scripted updates
-//! to `getUpdates`, can fail chosen calls (flood control, unparsable HTML) or
-//! refuse a method altogether (an older server), and records every request
+//! to `getUpdates`, can fail chosen calls ([`Fault`]: an error answer such as
+//! flood control or unparsable HTML, a 5xx, a proxy's HTML page, a dropped
+//! connection, a response lost after the call took effect) or refuse a
+//! method altogether (an older server), and records every request
 //! so a test can check what the shopper saw. It listens on a real port, so a
 //! bot in another process (`telegram.api_url`) can use it too; like Telegram,
 //! it forgets the updates a `getUpdates` offset confirmed, so a restarted bot
@@ -40,11 +42,47 @@ pub struct Recorded {
     pub at: std::time::Instant,
 }
 
+/// How a call fails.
+#[derive(Debug, Clone)]
+pub enum Fault {
+    /// This HTTP status with this JSON body (the Bot API's own errors).
+    Json(u16, Value),
+    /// This HTTP status with an HTML body, as a proxy in front of the Bot API answers.
+    Html(u16, String),
+    /// The connection is closed before the call takes effect: no answer.
+    Drop,
+    /// The call takes effect, then the connection is closed: the answer is lost.
+    LoseResponse,
+}
+
+impl Fault {
+    /// `500 Internal Server Error` from the Bot API.
+    pub fn internal_error() -> Fault {
+        Fault::Json(500, json!({"ok": false, "error_code": 500, "description": "Internal Server Error"}))
+    }
+
+    /// `502 Bad Gateway` with nginx's HTML page.
+    pub fn bad_gateway_html() -> Fault {
+        Fault::Html(
+            502,
+            "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n".into(),
+        )
+    }
+
+    /// `400 Bad Request: chat not found`.
+    pub fn chat_not_found() -> Fault {
+        Fault::Json(
+            400,
+            json!({"ok": false, "error_code": 400, "description": "Bad Request: chat not found"}),
+        )
+    }
+}
+
 #[derive(Default)]
 struct Inner {
     requests: Mutex<Vec<Recorded>>,
     updates: Mutex<Vec<Value>>,
-    failures: Mutex<HashMap<String, VecDeque<(u16, Value)>>>,
+    failures: Mutex<HashMap<String, VecDeque<Fault>>>,
     refused: Mutex<HashMap<String, (u16, Value)>>,
     messages: Mutex<HashMap<(i64, i64), Value>>,
     next_update_id: AtomicI64,
@@ -107,13 +145,22 @@ impl FakeBotApi {
 
     /// Makes the next call of `method` fail with this HTTP status and body.
     pub fn fail_next(&self, method: &str, status: u16, body: Value) {
-        self.inner
-            .failures
-            .lock()
-            .expect("lock")
-            .entry(method.to_owned())
-            .or_default()
-            .push_back((status, body));
+        self.fail_next_with(method, Fault::Json(status, body));
+    }
+
+    /// Makes the next call of `method` fail this way (after the faults queued before).
+    pub fn fail_next_with(&self, method: &str, fault: Fault) {
+        self.inner.failures.lock().expect("lock").entry(method.to_owned()).or_default().push_back(fault);
+    }
+
+    /// Forgets the faults still queued for `method` (the Bot API is back).
+    pub fn recover(&self, method: &str) {
+        self.inner.failures.lock().expect("lock").remove(method);
+    }
+
+    /// How many calls of `method` failed (faults applied).
+    pub fn failed_calls(&self, method: &str) -> usize {
+        self.requests().iter().filter(|r| r.method == method && r.failed).count()
     }
 
     /// Makes every call of `method` fail with this HTTP status and body, as
@@ -304,7 +351,7 @@ async fn handle(
     Path((_token, method)): Path<(String, String)>,
     headers: HeaderMap,
     body: Bytes,
-) -> impl IntoResponse {
+) -> axum::response::Response {
     // teloxide writes method names capitalised (`SendMessage`); Telegram ignores case.
     let mut chars = method.chars();
     let method: String = chars.next().map(|c| c.to_ascii_lowercase()).into_iter().chain(chars).collect();
@@ -316,15 +363,38 @@ async fn handle(
         Value::String(String::from_utf8_lossy(&body).into_owned())
     };
     let failure = inner.failures.lock().expect("lock").get_mut(&method).and_then(VecDeque::pop_front);
-    let failure = failure.or_else(|| inner.refused.lock().expect("lock").get(&method).cloned());
-    if let Some((status, answer)) = failure {
-        record(&inner, &method, body, true);
-        return (StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST), axum::Json(answer));
+    let failure = failure.or_else(|| {
+        inner
+            .refused
+            .lock()
+            .expect("lock")
+            .get(&method)
+            .map(|(status, answer)| Fault::Json(*status, answer.clone()))
+    });
+    let mut lose_response = false;
+    match failure {
+        None => {}
+        Some(Fault::Json(status, answer)) => {
+            record(&inner, &method, body, true);
+            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST);
+            return (status, axum::Json(answer)).into_response();
+        }
+        Some(Fault::Html(status, page)) => {
+            record(&inner, &method, body, true);
+            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY);
+            return (status, [("content-type", "text/html")], page).into_response();
+        }
+        Some(Fault::Drop) => {
+            record(&inner, &method, body, true);
+            close_the_connection();
+        }
+        Some(Fault::LoseResponse) => lose_response = true,
     }
     let result = match method.as_str() {
         "getUpdates" => {
             record(&inner, &method, body.clone(), false);
-            return (StatusCode::OK, axum::Json(json!({"ok": true, "result": updates(&inner, &body).await})));
+            let result = updates(&inner, &body).await;
+            return (StatusCode::OK, axum::Json(json!({"ok": true, "result": result}))).into_response();
         }
         "getMe" => {
             let privacy = *inner.privacy_mode.lock().expect("lock");
@@ -351,7 +421,16 @@ async fn handle(
         _ => json!(true),
     };
     record(&inner, &method, body, false);
-    (StatusCode::OK, axum::Json(json!({"ok": true, "result": result})))
+    if lose_response {
+        close_the_connection();
+    }
+    (StatusCode::OK, axum::Json(json!({"ok": true, "result": result}))).into_response()
+}
+
+/// Ends the connection without an answer: the task serving it unwinds (the
+/// panic hook is not run, so nothing is printed), and the server drops it.
+fn close_the_connection() -> ! {
+    std::panic::resume_unwind(Box::new("fake bot api: connection closed on purpose"))
 }
 
 fn record(inner: &Inner, method: &str, body: Value, failed: bool) {
