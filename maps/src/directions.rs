@@ -165,7 +165,13 @@ fn arrival(map: &IndoorMap, route: &Route, heading: Option<(Point, Point)>, lang
     let name = to.name.pick(lang);
     match lang {
         Lang::Zh => {
-            let unit = unit.filter(|u| u != name).map(|u| format!("（门牌 {u}）")).unwrap_or_default();
+            // The sign may be in English only: name the store both ways.
+            let mut notes: Vec<String> = Vec::new();
+            if !to.name.en.is_empty() && to.name.en != to.name.zh && !to.name.zh.contains(&to.name.en) {
+                notes.push(to.name.en.clone());
+            }
+            notes.extend(unit.filter(|u| u != name).map(|u| format!("门牌 {u}")));
+            let unit = if notes.is_empty() { String::new() } else { format!("（{}）", notes.join("，")) };
             let side = side.map(|left| if left { "，在左手边" } else { "，在右手边" }).unwrap_or_default();
             format!("到达{name}{unit}{side}")
         }

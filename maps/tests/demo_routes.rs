@@ -99,7 +99,7 @@ fn the_steps_to_uniqlo_from_the_main_entrance_read_like_the_mall_signs() {
             "乘中庭扶梯上到 2F",
             "沿中庭向东走约 10 米",
             "沿东侧走廊向东走约 15 米",
-            "到达优衣库（门牌 2F-01），在左手边",
+            "到达优衣库（Uniqlo，门牌 2F-01），在左手边",
         ]
     );
     let en = directions::text(router.map(), &route, Lang::En);

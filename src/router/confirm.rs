@@ -175,6 +175,7 @@ impl FunctionCallRouter {
             usage: Usage::default(),
             suggestions: Vec::new(),
             image: None,
+            pictures: Vec::new(),
             tools_ran: true,
         };
         self.run_loop(turn, "").await

@@ -83,6 +83,8 @@ pub struct RouterParts {
     /// Counters for `/health`.
     pub stats: Arc<Stats>,
     pub settings: RouterSettings,
+    /// The mall's indoor map, when it has one.
+    pub map: Option<Arc<maps::Router>>,
 }
 
 /// Routes messages and button presses through the tool loop.
@@ -94,6 +96,7 @@ pub struct FunctionCallRouter {
     state: Arc<dyn StateStore>,
     stats: Arc<Stats>,
     settings: RouterSettings,
+    map: Option<Arc<maps::Router>>,
     model_slots: Semaphore,
 }
 
@@ -146,6 +149,7 @@ struct Turn {
     usage: Usage,
     suggestions: Vec<String>,
     image: Option<String>,
+    pictures: Vec<handlers::Picture>,
     tools_ran: bool,
 }
 
@@ -169,6 +173,7 @@ impl FunctionCallRouter {
             state: parts.state,
             stats: parts.stats,
             settings: parts.settings,
+            map: parts.map,
             model_slots: Semaphore::new(slots),
         }
     }
@@ -281,6 +286,7 @@ impl FunctionCallRouter {
             usage: Usage::default(),
             suggestions: Vec::new(),
             image: None,
+            pictures: Vec::new(),
             tools_ran: false,
         };
         self.run_loop(turn, &ctx.text).await
@@ -472,6 +478,9 @@ impl FunctionCallRouter {
                             if out.image.is_some() {
                                 turn.image = out.image.clone();
                             }
+                            if !out.pictures.is_empty() {
+                                turn.pictures = out.pictures.clone();
+                            }
                         }
                         Err(_) => failures += 1,
                     }
@@ -512,6 +521,7 @@ impl FunctionCallRouter {
             lang: scope.lang,
             is_group: scope.is_group,
             approval,
+            map: self.map.clone(),
         }
     }
 
@@ -682,7 +692,7 @@ impl FunctionCallRouter {
         self.save_history(&turn.scope, std::mem::take(&mut turn.messages)).await;
         let mut suggestions = turn.suggestions;
         suggestions.truncate(4);
-        Reply { text, suggestions, image: turn.image, ..Default::default() }
+        Reply { text, suggestions, image: turn.image, pictures: turn.pictures, ..Default::default() }
     }
 
     /// Adds a turn's tokens to its conversation's total (kept with the

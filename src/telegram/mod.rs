@@ -33,6 +33,7 @@ mod commands;
 pub mod format;
 pub mod inbound;
 pub mod links;
+pub mod photos;
 pub mod send;
 pub mod texts;
 mod update;

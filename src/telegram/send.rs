@@ -207,6 +207,7 @@ pub async fn send_reply(
     if let Some(image) = reply.image.as_deref() {
         send_picture(bot, target, image).await;
     }
+    super::photos::send_pictures(bot, target, &reply.pictures).await;
     Ok(())
 }
 
