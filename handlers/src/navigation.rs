@@ -133,7 +133,9 @@ pub async fn navigate_to_area(ctx: &ToolContext, args: NavigateToAreaArgs) -> To
     };
     let display = format!("📍 {name} · {}", floor_label(area.floor));
     let picture = indoor::area_picture(ctx, &area);
-    data["floor_plan_sent"] = json!(picture.is_some());
+    if picture.is_some() {
+        data["floor_plan_sent"] = json!(true);
+    }
     Ok(ToolOutput::data(data).with_display(display).with_pictures(picture))
 }
 
