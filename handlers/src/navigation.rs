@@ -38,7 +38,10 @@ pub async fn navigate_to_store(ctx: &ToolContext, args: NavigateToStoreArgs) -> 
         let on_map = on_map?;
         let mut data = on_map.data;
         data["store"] = json!({"store_id": store.id, "name": store.name, "name_en": store.name_en, "floor": store.floor, "unit": store.unit});
-        let display = format!("📍 {}\n{}", store_place(ctx.lang, &store), on_map.display);
+        let display = match args.highlight {
+            Some(false) => on_map.display,
+            _ => format!("📍 {}\n{}", store_place(ctx.lang, &store), on_map.display),
+        };
         return Ok(ToolOutput::data(data)
             .with_display(display)
             .with_pictures(on_map.pictures)
