@@ -45,15 +45,32 @@ impl App {
         state: Arc<dyn StateStore>,
     ) -> anyhow::Result<App> {
         let model = open_model(&config)?;
-        Ok(Self::with_model(config, mall, state, model))
+        let map = open_map(&config)?;
+        Ok(Self::with_map(config, mall, state, model, map))
     }
 
-    /// Builds the bot around a given mall, state store and model.
+    /// Builds the bot around a given mall, state store and model; a map
+    /// that cannot be read is logged and left out.
     pub fn with_model(
         config: Config,
         mall: Arc<dyn MallApi>,
         state: Arc<dyn StateStore>,
         model: Arc<dyn ChatModel>,
+    ) -> App {
+        let map = open_map(&config).unwrap_or_else(|e| {
+            tracing::error!(error = format!("{e:#}"), "the indoor map is not used");
+            None
+        });
+        Self::with_map(config, mall, state, model, map)
+    }
+
+    /// Builds the bot around a given mall, state store, model and indoor map.
+    pub fn with_map(
+        config: Config,
+        mall: Arc<dyn MallApi>,
+        state: Arc<dyn StateStore>,
+        model: Arc<dyn ChatModel>,
+        map: Option<Arc<maps::Router>>,
     ) -> App {
         let stats = Arc::new(Stats::default());
         let planner: Arc<dyn ChatModel> = Arc::new(OfflinePlanner::new());
@@ -66,6 +83,7 @@ impl App {
             state: state.clone(),
             stats: stats.clone(),
             settings: router_settings(&config),
+            map,
         });
         App {
             config: Arc::new(config),
@@ -120,6 +138,19 @@ pub fn open_mall(config: &Config) -> anyhow::Result<Arc<dyn MallApi>> {
     })
 }
 
+/// The indoor map the config names (`mall.imdf`), else the demo mall's own
+/// when the mall is the embedded one, else none.
+pub fn open_map(config: &Config) -> anyhow::Result<Option<Arc<maps::Router>>> {
+    let path = config.mall.imdf.trim();
+    if !path.is_empty() {
+        let map = maps::IndoorMap::open(path)
+            .with_context(|| format!("cannot use the indoor map (mall.imdf = {path})"))?;
+        tracing::info!(path, levels = map.levels.len(), places = map.places.len(), "indoor map read");
+        return Ok(Some(Arc::new(maps::Router::new(map))));
+    }
+    Ok((config.mall.backend == MallBackend::Embedded).then(maps::demo::router))
+}
+
 /// The model the config names.
 pub fn open_model(config: &Config) -> anyhow::Result<Arc<dyn ChatModel>> {
     Ok(match config.llm.provider {
@@ -138,4 +169,32 @@ pub fn open_model(config: &Config) -> anyhow::Result<Arc<dyn ChatModel>> {
             .context("llm settings")?,
         ),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_demo_mall_has_its_map_a_remote_mall_none_and_a_broken_path_is_named() {
+        let mut config = Config::default();
+        let demo = open_map(&config).expect("no error").expect("the embedded mall's own map");
+        assert!(demo.map().find_place("s-uniqlo").is_some());
+
+        config.mall.backend = MallBackend::Http;
+        assert!(open_map(&config).expect("no error").is_none(), "no map data: text directions");
+
+        config.mall.imdf = "/nonexistent/mall-imdf.zip".into();
+        let err = format!("{:#}", open_map(&config).expect_err("refused"));
+        assert!(
+            err.starts_with(
+                "cannot use the indoor map (mall.imdf = /nonexistent/mall-imdf.zip): cannot read"
+            ),
+            "{err}"
+        );
+
+        config.mall.imdf = concat!(env!("CARGO_MANIFEST_DIR"), "/maps/data/demo-imdf").into();
+        let from_folder = open_map(&config).expect("no error").expect("a map from the folder");
+        assert_eq!(from_folder.map().levels.len(), 6);
+    }
 }

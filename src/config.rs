@@ -146,6 +146,9 @@ pub struct MallConfig {
     pub embedded_db: String,
     pub request_timeout_secs: u64,
     pub max_retries: u32,
+    /// The indoor map: an IMDF folder or .zip. Empty: the embedded demo mall
+    /// uses its own map; a mall on the HTTP backend gives text directions.
+    pub imdf: String,
 }
 
 impl Default for MallConfig {
@@ -157,6 +160,7 @@ impl Default for MallConfig {
             embedded_db: "mallbot-mall.db".into(),
             request_timeout_secs: 10,
             max_retries: 2,
+            imdf: String::new(),
         }
     }
 }

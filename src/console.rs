@@ -179,6 +179,12 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
             if let Some(image) = &reply.image {
                 writeln!(self.out, "     [picture: {image}]")?;
             }
+            for picture in &reply.pictures {
+                match save_picture(picture) {
+                    Ok(path) => writeln!(self.out, "     [floor plan: {}]", path.display())?,
+                    Err(e) => tracing::warn!(error = %e, "could not write the floor plan"),
+                }
+            }
             if let Some(request) = &reply.open_private {
                 writeln!(self.out, "     [open a private chat to continue: {request}]")?;
             }
@@ -212,6 +218,16 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
             };
         }
     }
+}
+
+/// Writes a picture to the system temp dir as `mallbot-<key hash>.png`; returns its path.
+fn save_picture(picture: &handlers::Picture) -> std::io::Result<std::path::PathBuf> {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    picture.cache_key.hash(&mut hasher);
+    let path = std::env::temp_dir().join(format!("mallbot-{:016x}.png", hasher.finish()));
+    std::fs::write(&path, &picture.png)?;
+    Ok(path)
 }
 
 /// Whether a typed answer means yes.

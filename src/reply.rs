@@ -12,8 +12,10 @@ pub struct Reply {
     pub suggestions: Vec<String>,
     /// A risky action waiting for the shopper's decision.
     pub confirmation: Option<ConfirmationPrompt>,
-    /// A picture to show, if any.
+    /// A picture to show, if any (a URL).
     pub image: Option<String>,
+    /// Pictures drawn for the shopper (floor plans with the route), in order.
+    pub pictures: Vec<handlers::Picture>,
     /// In a group, a private-only request: the text to carry over to the
     /// private chat (Telegram shows a button opening it).
     pub open_private: Option<String>,

@@ -74,3 +74,22 @@ fn the_terminal_answers_commands_with_the_same_words_as_telegram() {
     assert!(out.contains("healthy") && out.contains("registry"), "/health reports to the operator:\n{out}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn directions_write_a_floor_plan_per_floor_and_print_where() {
+    let dir = std::env::temp_dir().join(format!("mallbot-chat-map-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = chat(&dir, "优衣库在哪\n");
+    let paths: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("[floor plan: "))
+        .map(|l| l.trim_end_matches(']'))
+        .collect();
+    assert_eq!(paths.len(), 2, "1F and 2F:\n{out}");
+    for path in paths {
+        assert!(path.starts_with(std::env::temp_dir().to_str().unwrap()), "{path}");
+        let png = std::fs::read(path).unwrap();
+        assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "{path} is a PNG");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -420,6 +420,7 @@ async fn a_turn_longer_than_the_lock_ttl_keeps_its_conversation_across_instances
             state: state.clone(),
             stats: Arc::new(mallbot::stats::Stats::default()),
             settings,
+            map: None,
         }))
     };
     let (a, b) = (instance(), instance());

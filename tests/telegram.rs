@@ -1306,6 +1306,57 @@ async fn without_drafts_the_answer_streams_into_one_edited_message_and_waits_out
     bot.stop().await;
 }
 
+// ---------------------------------------------------------------- floor plans
+
+/// The `sendMediaGroup` / `sendPhoto` calls made to `chat`.
+fn photo_calls(api: &FakeBotApi, method: &str, chat: i64) -> Vec<Value> {
+    api.calls(method).into_iter().filter(|b| b["chat_id"] == json!(chat)).collect()
+}
+
+#[tokio::test]
+async fn directions_across_floors_come_as_an_album_uploaded_once_then_resent_by_file_id() {
+    let bot = start(test_config()).await;
+    bot.api.push_update(private_text(ALICE, "优衣库在哪"));
+    bot.api
+        .wait_until("the floor plans", |api| photo_calls(api, "sendMediaGroup", ALICE.id).len() == 1)
+        .await;
+    let first = &photo_calls(&bot.api, "sendMediaGroup", ALICE.id)[0];
+    let media = first["media"].as_array().unwrap();
+    assert_eq!(media.len(), 2, "one picture per floor: 1F then 2F: {first}");
+    for item in media {
+        assert_eq!(item["type"], "photo");
+        let attach =
+            item["media"].as_str().unwrap().strip_prefix("attach://").expect("uploaded, not a file id");
+        assert_eq!(first[attach]["png"], true, "{first}");
+        assert!(first[attach]["bytes"].as_u64().unwrap() > 10_000, "{first}");
+    }
+    let caption = media[0]["caption"].as_str().unwrap();
+    assert!(caption.chars().count() <= 1024, "{caption}");
+    assert!(caption.starts_with("1F 国际品牌与美妆 · 前往 优衣库 (1/2)\n1. 从正门（南门）进入"), "{caption}");
+    assert!(caption.contains("乘中庭扶梯上到 2F"), "{caption}");
+    assert!(caption.contains("到达优衣库（Uniqlo，门牌 2F-01），在左手边"), "{caption}");
+    assert_eq!(media[1]["caption"], "2F 潮流服饰 · 前往 优衣库 (2/2)");
+    // The text answer went out too.
+    let texts = bot.api.wait_for_texts(ALICE.id, 1).await;
+    assert!(texts[0].contains("优衣库"), "{}", texts[0]);
+
+    // Asked again: the same album, by the file ids Telegram gave the uploads.
+    bot.api.push_update(private_text(ALICE, "优衣库在哪"));
+    bot.api
+        .wait_until("the floor plans again", |api| photo_calls(api, "sendMediaGroup", ALICE.id).len() == 2)
+        .await;
+    let second = &photo_calls(&bot.api, "sendMediaGroup", ALICE.id)[1];
+    let ids: Vec<&str> =
+        second["media"].as_array().unwrap().iter().map(|m| m["media"].as_str().unwrap()).collect();
+    assert_eq!(ids.len(), 2);
+    assert!(ids.iter().all(|id| id.starts_with("photo-")), "re-sent by file id: {second}");
+    assert!(
+        second.as_object().unwrap().values().all(|v| v.get("png").is_none()),
+        "nothing uploaded: {second}"
+    );
+    bot.stop().await;
+}
+
 #[tokio::test]
 async fn a_broken_stream_still_leaves_one_whole_answer() {
     let bot = start_app(LiveModel::app(vec![Round::Breaks(
@@ -1387,5 +1438,24 @@ async fn in_a_forum_topic_the_status_and_the_streamed_answer_stay_in_the_topic()
     assert!(bot.api.calls("sendMessageDraft").is_empty(), "no drafts in groups");
     assert_eq!(bot.api.sent_to(GROUP)[0]["message_thread_id"], 77);
     assert!(bot.api.calls("sendChatAction").iter().all(|b| b["message_thread_id"] == 77));
+    bot.stop().await;
+}
+
+#[tokio::test]
+async fn in_a_group_a_one_floor_route_is_one_photo_replying_to_the_asker() {
+    let bot = start(test_config()).await;
+    let mention = group_mention(GROUP, BOB, "Apple 零售店在哪里？");
+    let bob_message_id = mention["message"]["message_id"].clone();
+    bot.api.push_update(mention);
+    bot.api.wait_until("the floor plan", |api| photo_calls(api, "sendPhoto", GROUP).len() == 1).await;
+    let photo = &photo_calls(&bot.api, "sendPhoto", GROUP)[0];
+    let attach = photo["photo"].as_str().unwrap().strip_prefix("attach://").expect("uploaded");
+    assert_eq!(photo[attach]["png"], true, "{photo}");
+    assert_eq!(photo["reply_parameters"]["message_id"], bob_message_id, "{photo}");
+    let caption = photo["caption"].as_str().unwrap();
+    assert!(caption.chars().count() <= 1024, "{caption}");
+    assert!(caption.starts_with("1F 国际品牌与美妆 · 前往 Apple 零售店\n1. 从正门（南门）进入"), "{caption}");
+    assert!(caption.contains("到达Apple 零售店（Apple Store，门牌 1F-01）"), "{caption}");
+    assert!(photo_calls(&bot.api, "sendMediaGroup", GROUP).is_empty());
     bot.stop().await;
 }

@@ -83,6 +83,8 @@ pub struct ToolContext {
     pub is_group: bool,
     /// Present when the shopper confirmed this very call.
     pub approval: Option<Approval>,
+    /// The mall's indoor map, when it has one: routes and floor plans.
+    pub map: Option<Arc<maps::Router>>,
 }
 
 impl std::fmt::Debug for ToolContext {
@@ -92,6 +94,7 @@ impl std::fmt::Debug for ToolContext {
             .field("lang", &self.lang)
             .field("is_group", &self.is_group)
             .field("approval", &self.approval)
+            .field("map", &self.map.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -99,6 +102,12 @@ impl std::fmt::Debug for ToolContext {
 impl ToolContext {
     /// A context for `shopper` in a private chat, answered in `lang`.
     pub fn new(mall: Arc<dyn MallApi>, shopper: Shopper, lang: Lang) -> Self {
-        ToolContext { mall, shopper, lang, is_group: false, approval: None }
+        ToolContext { mall, shopper, lang, is_group: false, approval: None, map: None }
+    }
+
+    /// The same context with the mall's indoor map.
+    pub fn with_map(mut self, map: Option<Arc<maps::Router>>) -> Self {
+        self.map = map;
+        self
     }
 }

@@ -19,6 +19,7 @@ pub mod result;
 pub mod schema;
 
 pub mod general;
+pub mod indoor;
 pub mod info;
 pub mod navigation;
 pub mod orders;
@@ -28,7 +29,7 @@ pub mod shopping;
 pub use context::{Approval, Lang, ToolContext};
 pub use mallbot_macros::tool_function;
 pub use registry::{Level, Scope, ToolSpec, all, find, registry};
-pub use result::{Preview, ToolError, ToolOutput, ToolResult};
+pub use result::{Picture, Preview, ToolError, ToolOutput, ToolResult};
 
 /// Re-exports the macro's generated code uses; not for hand-written code.
 #[doc(hidden)]

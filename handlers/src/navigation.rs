@@ -6,7 +6,7 @@ use serde_json::json;
 use services::{Area, Route, Store};
 
 use crate::general::{find_store, floor_label, store_for_display, store_name, store_place};
-use crate::{Lang, ToolContext, ToolError, ToolOutput, ToolResult, tool_function};
+use crate::{Lang, ToolContext, ToolError, ToolOutput, ToolResult, indoor, tool_function};
 
 /// Arguments of `navigate_to_store`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -15,13 +15,38 @@ pub struct NavigateToStoreArgs {
     pub store_name: String,
     /// Mark the store's floor and unit at the top of the directions (default true).
     pub highlight: Option<bool>,
+    /// Where the shopper is: an entrance ("north gate", "北门"), a store or
+    /// another named place (default: the main entrance).
+    pub from: Option<String>,
+    /// Lifts only, no stairs or escalators (prams, wheelchairs).
+    pub avoid_stairs: Option<bool>,
 }
 
-/// Walking directions from the main entrance to a store: steps, distance and
-/// time. Use when the shopper asks where a store is or how to get there.
+/// Walking directions to a store: steps, distance and time, and a floor plan
+/// per floor with the route drawn (sent to the shopper). Use when the shopper
+/// asks where a store is or how to get there.
 #[tool_function(level = "safe", scope = "both")]
 pub async fn navigate_to_store(ctx: &ToolContext, args: NavigateToStoreArgs) -> ToolResult {
     let store = find_store(ctx, "store_name", &args.store_name).await?;
+    let name = store_name(ctx.lang, &store);
+    let suggestion = match ctx.lang {
+        Lang::Zh => format!("{name}有什么优惠"),
+        Lang::En => format!("Promotions at {name}"),
+    };
+    let avoid_stairs = args.avoid_stairs.unwrap_or(false);
+    if let Some(on_map) = indoor::directions_to_store(ctx, &store, args.from.as_deref(), avoid_stairs) {
+        let on_map = on_map?;
+        let mut data = on_map.data;
+        data["store"] = json!({"store_id": store.id, "name": store.name, "name_en": store.name_en, "floor": store.floor, "unit": store.unit});
+        let display = match args.highlight {
+            Some(false) => on_map.display,
+            _ => format!("📍 {}\n{}", store_place(ctx.lang, &store), on_map.display),
+        };
+        return Ok(ToolOutput::data(data)
+            .with_display(display)
+            .with_pictures(on_map.pictures)
+            .with_suggestions([suggestion]));
+    }
     let route = ctx.mall.route(&store.id, None).await?;
     let data = json!({
         "store": {
@@ -37,11 +62,7 @@ pub async fn navigate_to_store(ctx: &ToolContext, args: NavigateToStoreArgs) -> 
         "eta_minutes": route.eta_minutes,
     });
     let display = directions_text(ctx.lang, &store, &route, args.highlight.unwrap_or(true));
-    let name = store_name(ctx.lang, &store);
-    Ok(ToolOutput::data(data).with_display(display).with_suggestions([match ctx.lang {
-        Lang::Zh => format!("{name}有什么优惠"),
-        Lang::En => format!("Promotions at {name}"),
-    }]))
+    Ok(ToolOutput::data(data).with_display(display).with_suggestions([suggestion]))
 }
 
 /// The directions as the shopper reads them: the store's place, the
@@ -114,7 +135,11 @@ pub async fn navigate_to_area(ctx: &ToolContext, args: NavigateToAreaArgs) -> To
         Lang::En => &area.name_en,
     };
     let display = format!("📍 {name} · {}", floor_label(area.floor));
-    Ok(ToolOutput::data(data).with_display(display))
+    let picture = indoor::area_picture(ctx, &area);
+    if picture.is_some() {
+        data["floor_plan_sent"] = json!(true);
+    }
+    Ok(ToolOutput::data(data).with_display(display).with_pictures(picture))
 }
 
 /// The area with that id, else that name (any case, either language), else

@@ -1,6 +1,8 @@
 //! What a tool returns: [`ToolOutput`] for success, [`ToolError`] by kind, and
 //! [`Preview`] for the confirmation message of a risky call.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use services::ServiceError;
@@ -19,6 +21,32 @@ pub struct ToolOutput {
     /// A picture URL to show, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image: Option<String>,
+    /// Pictures drawn for the shopper (floor plans). Never serialised: the
+    /// model reads `data`, never the image bytes.
+    #[serde(skip)]
+    pub pictures: Vec<Picture>,
+}
+
+/// A picture made by a tool, shown to the shopper as a photo.
+#[derive(Clone, PartialEq)]
+pub struct Picture {
+    /// The PNG file.
+    pub png: Arc<[u8]>,
+    /// What to write under it (the steps), in the shopper's language.
+    pub caption: String,
+    /// The same key means the same picture (route and language): transports
+    /// may re-send an earlier upload instead of the bytes.
+    pub cache_key: String,
+}
+
+impl std::fmt::Debug for Picture {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Picture")
+            .field("png_bytes", &self.png.len())
+            .field("caption", &self.caption)
+            .field("cache_key", &self.cache_key)
+            .finish()
+    }
 }
 
 impl ToolOutput {
@@ -34,6 +62,12 @@ impl ToolOutput {
         S: Into<String>,
     {
         self.suggestions.extend(suggestions.into_iter().map(Into::into));
+        self
+    }
+
+    /// Adds pictures for the shopper.
+    pub fn with_pictures(mut self, pictures: impl IntoIterator<Item = Picture>) -> Self {
+        self.pictures.extend(pictures);
         self
     }
 

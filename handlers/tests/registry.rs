@@ -16,7 +16,7 @@ const TOOLS: &[(&str, Level, Scope, &[&str])] = &[
     ("get_store_info", Level::Safe, Scope::Both, &["store_id", "info_type"]),
     ("list_orders", Level::Safe, Scope::Private, &[]),
     ("navigate_to_area", Level::Safe, Scope::Both, &["area_name", "show_stores?"]),
-    ("navigate_to_store", Level::Safe, Scope::Both, &["store_name", "highlight?"]),
+    ("navigate_to_store", Level::Safe, Scope::Both, &["store_name", "highlight?", "from?", "avoid_stairs?"]),
     ("remove_from_cart", Level::Confirm, Scope::Private, &["item_id?", "product_id?", "sku_id?"]),
     (
         "search_products",

@@ -113,6 +113,8 @@ pub struct RouterParts {
     /// Counters for `/health`.
     pub stats: Arc<Stats>,
     pub settings: RouterSettings,
+    /// The mall's indoor map, when it has one.
+    pub map: Option<Arc<maps::Router>>,
 }
 
 /// Routes messages and button presses through the tool loop.
@@ -126,6 +128,7 @@ pub struct FunctionCallRouter {
     settings: RouterSettings,
     locks: lock::LocalLocks,
     tool_cache: cache::ToolCache,
+    map: Option<Arc<maps::Router>>,
 }
 
 pub use self::turn::TurnScope;
@@ -143,6 +146,7 @@ impl FunctionCallRouter {
             tool_cache: cache::ToolCache::new(parts.settings.tool_cache_ttl),
             settings: parts.settings,
             locks: lock::LocalLocks::default(),
+            map: parts.map,
         }
     }
 
@@ -287,6 +291,7 @@ impl FunctionCallRouter {
             lang: scope.lang,
             is_group: scope.is_group,
             approval,
+            map: self.map.clone(),
         }
     }
 

@@ -327,4 +327,7 @@ fn keep_extras(turn: &mut Turn, out: &ToolOutput) {
     if out.image.is_some() {
         turn.image = out.image.clone();
     }
+    if !out.pictures.is_empty() {
+        turn.pictures = out.pictures.clone();
+    }
 }

@@ -63,6 +63,8 @@ pub(super) struct Turn {
     pub(super) suggestions: Vec<String>,
     /// The last picture a tool offered.
     pub(super) image: Option<String>,
+    /// The pictures a tool drew (floor plans), in order.
+    pub(super) pictures: Vec<handlers::Picture>,
     pub(super) tools_ran: bool,
     /// The shopper spent today's token budget: the offline planner answers.
     pub(super) over_budget: bool,
@@ -85,6 +87,7 @@ impl Turn {
             usage: Usage::default(),
             suggestions: Vec::new(),
             image: None,
+            pictures: Vec::new(),
             tools_ran: false,
             over_budget: false,
             tell_over_budget: false,
@@ -257,7 +260,13 @@ impl FunctionCallRouter {
         turn.messages.push(ChatMessage::assistant(text.clone()));
         let mut suggestions = std::mem::take(&mut turn.suggestions);
         suggestions.truncate(4);
-        Reply { text, suggestions, image: turn.image.take(), ..Default::default() }
+        Reply {
+            text,
+            suggestions,
+            image: turn.image.take(),
+            pictures: std::mem::take(&mut turn.pictures),
+            ..Default::default()
+        }
     }
 
     pub(super) async fn save_history(&self, scope: &TurnScope, messages: Vec<ChatMessage>) {

@@ -36,6 +36,7 @@ pub mod links;
 pub mod live;
 pub mod markdown;
 pub mod outbox;
+pub mod photos;
 pub mod send;
 pub mod texts;
 mod update;

@@ -324,6 +324,10 @@ pub struct Outgoing {
     /// How many parts an earlier attempt delivered already.
     #[serde(default)]
     pub parts_sent: usize,
+    /// Floor plans sent after the text. Not kept in the outbox: an answer
+    /// delivered late carries its steps in the text, without the pictures.
+    #[serde(skip)]
+    pub pictures: Vec<handlers::Picture>,
 }
 
 impl Outgoing {
@@ -346,6 +350,7 @@ impl Outgoing {
             image: reply.image.clone(),
             replace,
             parts_sent: 0,
+            pictures: reply.pictures.clone(),
         }
     }
 
@@ -358,6 +363,7 @@ impl Outgoing {
             image: None,
             replace: None,
             parts_sent: 0,
+            pictures: Vec::new(),
         }
     }
 }
@@ -388,6 +394,7 @@ pub async fn send_now(bot: &Bot, out: &Outgoing) -> Result<Vec<MessageId>, Undel
     if let Some(image) = out.image.as_deref() {
         send_picture(bot, &out.target, image).await;
     }
+    super::photos::send_pictures(bot, &out.target, &out.pictures).await;
     Ok(sent)
 }
 

@@ -4,7 +4,8 @@
 //! flood control or unparsable HTML, a 5xx, a proxy's HTML page, a dropped
 //! connection, a response lost after the call took effect) or refuse a
 //! method altogether (an older server), and records every request
-//! so a test can check what the shopper saw. It listens on a real port, so a
+//! so a test can check what the shopper saw (photo uploads as their form
+//! fields, answered with photo `file_id`s). It listens on a real port, so a
 //! bot in another process (`telegram.api_url`) can use it too; like Telegram,
 //! it forgets the updates a `getUpdates` offset confirmed, so a restarted bot
 //! gets only what its predecessor had not taken.
@@ -34,7 +35,8 @@ pub const BOT_USERNAME: &str = "MallGuideBot";
 pub struct Recorded {
     /// The Bot API method (`sendMessage`…).
     pub method: String,
-    /// The request body (JSON, or the raw text of a multipart body).
+    /// The request body (JSON; for `sendPhoto` / `sendMediaGroup` uploads the
+    /// form's fields, see [`multipart_fields`]; else the raw text of a multipart body).
     pub body: Value,
     /// Whether the fake answered it with a scripted error.
     pub failed: bool,
@@ -355,10 +357,15 @@ async fn handle(
     // teloxide writes method names capitalised (`SendMessage`); Telegram ignores case.
     let mut chars = method.chars();
     let method: String = chars.next().map(|c| c.to_ascii_lowercase()).into_iter().chain(chars).collect();
-    let is_json =
-        headers.get("content-type").and_then(|v| v.to_str().ok()).is_some_and(|v| v.contains("json"));
-    let body: Value = if is_json {
+    let content_type = headers.get("content-type").and_then(|v| v.to_str().ok()).unwrap_or_default();
+    let body: Value = if content_type.contains("json") {
         serde_json::from_slice(&body).unwrap_or(Value::Null)
+    } else if let Some(boundary) = content_type
+        .split("boundary=")
+        .nth(1)
+        .filter(|_| matches!(method.as_str(), "sendPhoto" | "sendMediaGroup"))
+    {
+        multipart_fields(&body, boundary.trim_matches('"'))
     } else {
         Value::String(String::from_utf8_lossy(&body).into_owned())
     };
@@ -414,9 +421,10 @@ async fn handle(
             let key = (chat_id_of(&body), body["message_id"].as_i64().unwrap_or(0));
             json!(inner.messages.lock().expect("lock").remove(&key).is_some())
         }
-        "sendPhoto" => {
-            json!({"message_id": inner.next_message_id.fetch_add(1, Ordering::SeqCst), "date": 1_700_000_000,
-                             "chat": chat_json(1), "photo": []})
+        "sendPhoto" => photo_message(&inner, &body, &body["caption"]),
+        "sendMediaGroup" => {
+            let media = body["media"].as_array().cloned().unwrap_or_default();
+            Value::Array(media.iter().map(|m| photo_message(&inner, &body, &m["caption"])).collect())
         }
         _ => json!(true),
     };
@@ -505,4 +513,67 @@ fn edit_message(inner: &Inner, body: &Value, text_too: bool) -> Value {
         map.remove("reply_markup");
     }
     message.clone()
+}
+
+/// A sent photo message whose largest size has file id `photo-<message id>`.
+fn photo_message(inner: &Inner, body: &Value, caption: &Value) -> Value {
+    let id = inner.next_message_id.fetch_add(1, Ordering::SeqCst);
+    let mut message = json!({
+        "message_id": id, "date": 1_700_000_000, "chat": chat_json(chat_id_of(body)), "from": bot_user_json(),
+        "photo": [
+            {"file_id": format!("thumb-{id}"), "file_unique_id": format!("ut{id}"), "width": 90, "height": 90, "file_size": 900},
+            {"file_id": format!("photo-{id}"), "file_unique_id": format!("u{id}"), "width": 883, "height": 953, "file_size": 40000},
+        ],
+    });
+    if caption.is_string() {
+        message["caption"] = caption.clone();
+    }
+    message
+}
+
+/// The fields of a `multipart/form-data` body: text fields as JSON when
+/// they parse (`media`, `chat_id`), else as strings; files as
+/// `{"file_name", "bytes", "png"}` (whether they start with the PNG signature).
+fn multipart_fields(body: &[u8], boundary: &str) -> Value {
+    let delimiter = format!("--{boundary}");
+    let mut fields = serde_json::Map::new();
+    for part in split_bytes(body, delimiter.as_bytes()) {
+        let part = part.strip_prefix(b"\r\n").unwrap_or(part);
+        let Some(split) = find_bytes(part, b"\r\n\r\n") else { continue };
+        let (head, content) = (String::from_utf8_lossy(&part[..split]), &part[split + 4..]);
+        let content = content.strip_suffix(b"\r\n").unwrap_or(content);
+        let attribute = |key: &str| {
+            let marker = format!("{key}=\"");
+            let start = head.find(&marker)? + marker.len();
+            let end = head[start..].find('"')? + start;
+            Some(head[start..end].to_owned())
+        };
+        let Some(name) = attribute("name") else { continue };
+        let value = match attribute("filename") {
+            Some(file_name) => json!({
+                "file_name": file_name, "bytes": content.len(), "png": content.starts_with(b"\x89PNG\r\n\x1a\n"),
+            }),
+            None => {
+                let text = String::from_utf8_lossy(content).into_owned();
+                serde_json::from_str(&text).unwrap_or(Value::String(text))
+            }
+        };
+        fields.insert(name, value);
+    }
+    Value::Object(fields)
+}
+
+fn find_bytes(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+fn split_bytes<'a>(mut body: &'a [u8], delimiter: &[u8]) -> Vec<&'a [u8]> {
+    let mut parts = Vec::new();
+    while let Some(at) = find_bytes(body, delimiter) {
+        if at > 0 {
+            parts.push(&body[..at]);
+        }
+        body = &body[at + delimiter.len()..];
+    }
+    parts
 }

@@ -1,0 +1,193 @@
+//! Directions and floor plans from the mall's indoor map, for the
+//! navigation tools when the mall has one ([`ToolContext::map`]): the route
+//! by walking distance, its steps and waypoints for the model, and one
+//! picture per floor for the shopper.
+
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex};
+
+use maps::{IndoorMap, Place, PlaceKind, Route, RouteOptions, Router, directions, render};
+use serde_json::{Value, json};
+use services::{Area, Store};
+
+use crate::{Lang, Picture, ToolContext, ToolError};
+
+/// Pictures kept for re-use, at most (the cache is emptied when full).
+const PICTURE_CACHE_SIZE: usize = 128;
+
+/// Drawn pictures by cache key: asking the same route twice draws it once.
+static PICTURES: LazyLock<Mutex<HashMap<String, Vec<Picture>>>> =
+    LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// A route on the map: what the model reads, what the shopper reads, the pictures.
+#[derive(Debug)]
+pub struct MapDirections {
+    /// `from` (a place id), `from_name`, `steps`, `distance_m`, `eta_minutes`,
+    /// `avoid_stairs`, `floors`, `waypoints`, `floor_plans_sent`.
+    pub data: Value,
+    /// The numbered steps with distance and time.
+    pub display: String,
+    pub pictures: Vec<Picture>,
+}
+
+fn map_lang(lang: Lang) -> maps::Lang {
+    match lang {
+        Lang::Zh => maps::Lang::Zh,
+        Lang::En => maps::Lang::En,
+    }
+}
+
+/// The map's place for a catalog store: by id (`ref`), else by name.
+fn store_place<'a>(map: &'a IndoorMap, store: &Store) -> Option<&'a Place> {
+    let is_store = |p: &&Place| p.kind == PlaceKind::Store;
+    map.places.iter().filter(is_store).find(|p| p.id == store.id).or_else(|| {
+        map.places.iter().filter(is_store).find(|p| p.name.zh == store.name || p.name.en == store.name_en)
+    })
+}
+
+/// Where routes start when the shopper names no place: the main entrance.
+fn default_start(map: &IndoorMap) -> Option<&Place> {
+    map.places
+        .iter()
+        .find(|p| p.id == "main_entrance")
+        .or_else(|| map.entrances().next())
+        .or_else(|| map.places.first())
+}
+
+/// Directions on the map to `store`, from `from` (an entrance, a store or
+/// another named place; the main entrance when absent). `None` when there is
+/// no map or the store is not on it: the caller answers without a map.
+pub fn directions_to_store(
+    ctx: &ToolContext,
+    store: &Store,
+    from: Option<&str>,
+    avoid_stairs: bool,
+) -> Option<Result<MapDirections, ToolError>> {
+    let router = ctx.map.as_ref()?;
+    let map = router.map();
+    let to = store_place(map, store)?.clone();
+    let start = match from.map(str::trim).filter(|f| !f.is_empty()) {
+        Some(name) => match map.find_place(name) {
+            Some(place) => place.clone(),
+            None => {
+                let entrances: Vec<String> =
+                    map.entrances().map(|e| format!("{} ({})", e.name.zh, e.name.en)).collect();
+                return Some(Err(ToolError::InvalidArguments {
+                    field: Some("from".into()),
+                    message: format!(
+                        "no place called \"{name}\" on the map; use an entrance ({}) or a store name",
+                        entrances.join(", ")
+                    ),
+                }));
+            }
+        },
+        None => default_start(map)?.clone(),
+    };
+    let options = RouteOptions { avoid_stairs };
+    let route = match router.route_between(start, to, options) {
+        Ok(route) => route,
+        Err(e) => return Some(Err(ToolError::NotFound(e.to_string()))),
+    };
+    Some(Ok(describe(router, &route, avoid_stairs, ctx.lang)))
+}
+
+fn describe(router: &Arc<Router>, route: &Route, avoid_stairs: bool, lang: Lang) -> MapDirections {
+    let map = router.map();
+    let l = map_lang(lang);
+    let steps = directions::steps(map, route, l);
+    let display = directions::text(map, route, l);
+    let waypoints: Vec<Value> = route
+        .legs
+        .iter()
+        .flat_map(|leg| {
+            leg.points
+                .iter()
+                .map(move |p| json!({"floor": leg.floor, "x_m": round1(p.x), "y_m": round1(p.y)}))
+        })
+        .collect();
+    let key = format!(
+        "route|{}|{}|{}|{}|{}",
+        map.name.en,
+        route.from.id,
+        route.to.id,
+        if avoid_stairs { "step-free" } else { "any" },
+        lang.as_str()
+    );
+    let pictures = pictures_for(&key, || {
+        let drawn = render::route_pictures(map, route, l)?;
+        let count = drawn.len();
+        Ok(drawn
+            .into_iter()
+            .enumerate()
+            .map(|(i, p)| Picture {
+                png: Arc::from(p.png),
+                // The steps go under the first picture; each other floor is named.
+                caption: if i == 0 { format!("{}\n{display}", p.title) } else { p.title },
+                cache_key: format!("{key}|{}/{count}", i + 1),
+            })
+            .collect())
+    });
+    let data = json!({
+        "from": route.from.id,
+        "from_name": route.from.name.pick(l),
+        "steps": steps,
+        "distance_m": route.distance_m,
+        "eta_minutes": route.eta_minutes,
+        "avoid_stairs": avoid_stairs,
+        "floors": route.floors(),
+        "waypoints": waypoints,
+        "floor_plans_sent": pictures.len(),
+    });
+    MapDirections { data, display, pictures }
+}
+
+/// A floor plan of `area` with it and its stores highlighted; `None` when
+/// there is no map or the area is not on it.
+pub fn area_picture(ctx: &ToolContext, area: &Area) -> Option<Picture> {
+    let router = ctx.map.as_ref()?;
+    let map = router.map();
+    let section =
+        map.sections.iter().position(|s| s.id == area.id).or_else(|| {
+            map.sections.iter().position(|s| s.name.zh == area.name || s.name.en == area.name_en)
+        })?;
+    let units: Vec<usize> = area
+        .store_ids
+        .iter()
+        .filter_map(|id| map.places.iter().find(|p| p.id == *id && p.kind == PlaceKind::Store))
+        .filter_map(|p| p.unit)
+        .collect();
+    let key = format!("area|{}|{}|{}", map.name.en, area.id, ctx.lang.as_str());
+    pictures_for(&key, || {
+        let p = render::area_picture(map, section, &units, map_lang(ctx.lang))?;
+        Ok(vec![Picture { png: Arc::from(p.png), caption: p.title, cache_key: key.clone() }])
+    })
+    .into_iter()
+    .next()
+}
+
+/// The cached pictures for `key`, else drawn now; a drawing failure is logged
+/// and gives no pictures (the text answer still goes out).
+fn pictures_for(key: &str, draw: impl FnOnce() -> Result<Vec<Picture>, render::RenderError>) -> Vec<Picture> {
+    if let Some(hit) = PICTURES.lock().ok().and_then(|c| c.get(key).cloned()) {
+        return hit;
+    }
+    match draw() {
+        Ok(pictures) => {
+            if let Ok(mut cache) = PICTURES.lock() {
+                if cache.len() >= PICTURE_CACHE_SIZE {
+                    cache.clear();
+                }
+                cache.insert(key.to_owned(), pictures.clone());
+            }
+            pictures
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, key, "could not draw the floor plan");
+            Vec::new()
+        }
+    }
+}
+
+fn round1(v: f64) -> f64 {
+    (v * 10.0).round() / 10.0
+}

@@ -1,0 +1,528 @@
+//! Floor plans as pictures: an SVG of one level drawn from the map (units
+//! outlined and labelled in the shopper's language, escalators and lifts
+//! marked, a legend and a north arrow), with a route or an area on top,
+//! rasterised to PNG with resvg and the bundled CJK font subset.
+
+use std::fmt::Write as _;
+use std::sync::{Arc, LazyLock};
+
+use resvg::tiny_skia;
+use resvg::usvg;
+
+use crate::geo::{Point, bounds};
+use crate::imdf::{IndoorMap, PlaceKind, UnitKind};
+use crate::route::Route;
+use crate::{Labels, Lang};
+
+/// Noto Sans CJK SC cut down to the glyphs the plans use (SIL OFL 1.1; see `fonts/`).
+static FONT: &[u8] = include_bytes!("../fonts/NotoSansSC-MallbotSubset.otf");
+/// The font's family name, as the SVG asks for it.
+const FONT_FAMILY: &str = "Noto Sans CJK SC";
+
+/// The route's line and arrows.
+pub const ROUTE_COLOUR: [u8; 3] = [0x15, 0x65, 0xc0];
+/// The destination unit's fill.
+pub const DESTINATION_COLOUR: [u8; 3] = [0xff, 0x70, 0x43];
+/// The start marker.
+pub const START_COLOUR: [u8; 3] = [0x2e, 0x7d, 0x32];
+/// The fill of an area's section and of its stores when an area is shown.
+pub const AREA_COLOUR: [u8; 3] = [0xff, 0xcc, 0x80];
+
+/// Pixels per metre.
+const SCALE: f64 = 5.0;
+/// Space around the plan, pixels.
+const PAD: f64 = 16.0;
+/// Height of the title bar, pixels.
+const TITLE_H: f64 = 44.0;
+/// Height of the legend, pixels.
+const LEGEND_H: f64 = 56.0;
+/// Pixels between direction arrows along the route.
+const ARROW_EVERY_PX: f64 = 70.0;
+
+static FONTS: LazyLock<Arc<usvg::fontdb::Database>> = LazyLock::new(|| {
+    let mut db = usvg::fontdb::Database::new();
+    db.load_font_data(FONT.to_vec());
+    Arc::new(db)
+});
+
+/// Why a picture could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    /// The drawn SVG was refused by the renderer.
+    #[error("floor plan SVG is invalid: {0}")]
+    Svg(#[from] usvg::Error),
+    /// The picture has no size.
+    #[error("floor plan has no size")]
+    Empty,
+    /// PNG encoding failed.
+    #[error("cannot encode the floor plan as PNG: {0}")]
+    Png(String),
+    /// The level does not exist.
+    #[error("no level {0} on the map")]
+    NoLevel(usize),
+}
+
+/// Where the plan sits in the picture: map metres to pixels.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Frame {
+    min: Point,
+    max: Point,
+}
+
+impl Frame {
+    fn of_level(map: &IndoorMap, level: usize) -> Frame {
+        let (min, max) = bounds(
+            map.units.iter().filter(|u| u.level == level).flat_map(|u| u.outline.outer().iter().copied()),
+        );
+        Frame { min: Point::new(min.x - 2.0, min.y - 2.0), max: Point::new(max.x + 2.0, max.y + 2.0) }
+    }
+
+    /// The pixel at a map point.
+    pub fn pixel(&self, p: Point) -> (f64, f64) {
+        (PAD + (p.x - self.min.x) * SCALE, TITLE_H + PAD + (self.max.y - p.y) * SCALE)
+    }
+
+    /// The picture's width and height in pixels.
+    pub fn size(&self) -> (u32, u32) {
+        let w = (self.max.x - self.min.x) * SCALE + 2.0 * PAD;
+        let h = (self.max.y - self.min.y) * SCALE + 2.0 * PAD + TITLE_H + LEGEND_H;
+        (w.ceil() as u32, h.ceil() as u32)
+    }
+}
+
+/// One floor's picture.
+#[derive(Debug, Clone)]
+pub struct FloorPicture {
+    /// The floor number (1 = ground, -1 = B1).
+    pub floor: i32,
+    /// The title drawn on it, also fit for a caption.
+    pub title: String,
+    pub width: u32,
+    pub height: u32,
+    pub png: Vec<u8>,
+    /// Where map points are in the picture.
+    pub frame: Frame,
+}
+
+/// What to draw on top of a level.
+#[derive(Debug, Clone, Default)]
+pub struct Overlay {
+    pub title: String,
+    /// The route's points on this level.
+    pub route: Vec<Point>,
+    /// Where this leg starts (a green dot).
+    pub start: Option<Point>,
+    /// Units filled as the destination.
+    pub destination_units: Vec<usize>,
+    /// Units and sections filled as the area shown.
+    pub area_units: Vec<usize>,
+    pub area_sections: Vec<usize>,
+    /// A note at the leg's end ("Take the escalator up to 3F").
+    pub note: Option<(Point, String)>,
+}
+
+/// One picture per floor of the route, in order.
+pub fn route_pictures(map: &IndoorMap, route: &Route, lang: Lang) -> Result<Vec<FloorPicture>, RenderError> {
+    let legs = route.legs.len();
+    let to = route.to.name.pick(lang);
+    route
+        .legs
+        .iter()
+        .enumerate()
+        .map(|(i, leg)| {
+            let level = &map.levels[leg.level];
+            let count = if legs > 1 { format!(" ({}/{legs})", i + 1) } else { String::new() };
+            let title = match lang {
+                Lang::Zh => format!("{} {} · 前往 {to}{count}", level.short_name.zh, level.name.zh),
+                Lang::En => format!("{} {} · to {to}{count}", level.short_name.en, level.name.en),
+            };
+            let last = i + 1 == legs;
+            let note = (!last).then(|| {
+                let next = map.levels[route.legs[i + 1].level].short_name.pick(lang);
+                let end = leg.points.last().copied().unwrap_or(route.to.point);
+                let text = match lang {
+                    Lang::Zh => format!("到 {next}"),
+                    Lang::En => format!("to {next}"),
+                };
+                (end, text)
+            });
+            let overlay = Overlay {
+                title,
+                route: leg.points.clone(),
+                start: leg.points.first().copied(),
+                destination_units: if last { route.to.unit.into_iter().collect() } else { vec![] },
+                note,
+                ..Overlay::default()
+            };
+            render_level(map, leg.level, &overlay, lang)
+        })
+        .collect()
+}
+
+/// The floor of a section (an area) with it and the given stores' units filled.
+pub fn area_picture(
+    map: &IndoorMap,
+    section: usize,
+    store_units: &[usize],
+    lang: Lang,
+) -> Result<FloorPicture, RenderError> {
+    let s = &map.sections[section];
+    let level = &map.levels[s.level];
+    let title = format!("{} {} · {}", level.short_name.pick(lang), level.name.pick(lang), s.name.pick(lang));
+    let overlay = Overlay {
+        title,
+        area_units: store_units.to_vec(),
+        area_sections: vec![section],
+        ..Overlay::default()
+    };
+    render_level(map, s.level, &overlay, lang)
+}
+
+/// Draws `level` with `overlay` and rasterises it.
+pub fn render_level(
+    map: &IndoorMap,
+    level: usize,
+    overlay: &Overlay,
+    lang: Lang,
+) -> Result<FloorPicture, RenderError> {
+    let floor = map.levels.get(level).ok_or(RenderError::NoLevel(level))?.floor;
+    let (svg, frame) = level_svg(map, level, overlay, lang);
+    let png = rasterise(&svg)?;
+    let (width, height) = frame.size();
+    Ok(FloorPicture { floor, title: overlay.title.clone(), width, height, png, frame })
+}
+
+/// SVG text to PNG bytes.
+pub fn rasterise(svg: &str) -> Result<Vec<u8>, RenderError> {
+    let options = usvg::Options {
+        fontdb: Arc::clone(&FONTS),
+        font_family: FONT_FAMILY.to_owned(),
+        ..usvg::Options::default()
+    };
+    let tree = usvg::Tree::from_str(svg, &options)?;
+    let size = tree.size().to_int_size();
+    let mut pixmap = tiny_skia::Pixmap::new(size.width(), size.height()).ok_or(RenderError::Empty)?;
+    resvg::render(&tree, tiny_skia::Transform::default(), &mut pixmap.as_mut());
+    encode_png(&pixmap).map_err(|e| RenderError::Png(e.to_string()))
+}
+
+/// The picture as an RGB PNG with fast compression: plans are opaque, and the
+/// default compression takes several times longer than drawing them.
+fn encode_png(pixmap: &tiny_skia::Pixmap) -> Result<Vec<u8>, png::EncodingError> {
+    let rgb: Vec<u8> = pixmap.data().chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect();
+    let mut out = Vec::with_capacity(rgb.len() / 16);
+    let mut encoder = png::Encoder::new(&mut out, pixmap.width(), pixmap.height());
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.set_compression(png::Compression::Fast);
+    let mut writer = encoder.write_header()?;
+    writer.write_image_data(&rgb)?;
+    writer.finish()?;
+    Ok(out)
+}
+
+fn hex([r, g, b]: [u8; 3]) -> String {
+    format!("#{r:02x}{g:02x}{b:02x}")
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+/// Roughly how wide `text` is at font size 1: CJK glyphs are square, Latin about half.
+fn text_width(text: &str) -> f64 {
+    text.chars().map(|c| if c.is_ascii() || (c as u32) < 0x2e80 { 0.56 } else { 1.0 }).sum()
+}
+
+/// The label's lines and font size to fit a box `w` × `h` pixels.
+fn fit_label(text: &str, w: f64, h: f64) -> (Vec<String>, f64) {
+    let one = vec![text.to_owned()];
+    let size_one = (w * 0.9 / text_width(text)).min(h * 0.5);
+    let words: Vec<&str> = text.split(' ').collect();
+    if size_one >= 9.0 || words.len() < 2 {
+        return (one, size_one.clamp(6.0, 13.0));
+    }
+    // Two lines, split where they are most even.
+    let (mut best, mut best_size) = (one, size_one);
+    for cut in 1..words.len() {
+        let (a, b) = (words[..cut].join(" "), words[cut..].join(" "));
+        let size = (w * 0.9 / text_width(&a).max(text_width(&b))).min(h * 0.3);
+        if size > best_size {
+            (best, best_size) = (vec![a, b], size);
+        }
+    }
+    (best, best_size.clamp(6.0, 13.0))
+}
+
+fn fill_of(kind: UnitKind) -> &'static str {
+    match kind {
+        UnitKind::Walkway => "#ffffff",
+        UnitKind::Escalator => "#b3e5fc",
+        UnitKind::Elevator => "#c5cae9",
+        UnitKind::Stairs => "#d7ccc8",
+        UnitKind::Restroom => "#e0f2f1",
+        UnitKind::Room => "#f5f1e8",
+        UnitKind::Closed => "#cfd8dc",
+    }
+}
+
+fn short_name(kind: UnitKind, lang: Lang) -> Option<&'static str> {
+    Some(match (kind, lang) {
+        (UnitKind::Escalator, Lang::Zh) => "扶梯",
+        (UnitKind::Escalator, Lang::En) => "Escalator",
+        (UnitKind::Elevator, Lang::Zh) => "电梯",
+        (UnitKind::Elevator, Lang::En) => "Lift",
+        (UnitKind::Stairs, Lang::Zh) => "楼梯",
+        (UnitKind::Stairs, Lang::En) => "Stairs",
+        (UnitKind::Restroom, Lang::Zh) => "洗手间",
+        (UnitKind::Restroom, Lang::En) => "WC",
+        _ => return None,
+    })
+}
+
+fn path_data(frame: &Frame, rings: &[Vec<Point>]) -> String {
+    let mut d = String::new();
+    for ring in rings {
+        for (i, p) in ring.iter().enumerate() {
+            let (x, y) = frame.pixel(*p);
+            let _ = write!(d, "{}{x:.1},{y:.1}", if i == 0 { "M" } else { "L" });
+        }
+        d.push('Z');
+    }
+    d
+}
+
+/// The SVG of one level with the overlay, and where the plan sits in it.
+pub fn level_svg(map: &IndoorMap, level: usize, overlay: &Overlay, lang: Lang) -> (String, Frame) {
+    let frame = Frame::of_level(map, level);
+    let (w, h) = frame.size();
+    let mut s = String::with_capacity(32 * 1024);
+    let _ = write!(
+        s,
+        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" font-family="{FONT_FAMILY}">"##
+    );
+    let _ = write!(s, r##"<rect width="{w}" height="{h}" fill="#eceff1"/>"##);
+    // Title bar.
+    let _ = write!(
+        s,
+        r##"<rect width="{w}" height="{TITLE_H}" fill="#263238"/><text x="{PAD}" y="29" font-size="18" fill="#ffffff">{}</text>"##,
+        escape(&overlay.title)
+    );
+    // Areas shown.
+    for &sec in &overlay.area_sections {
+        if let Some(section) = map.sections.get(sec) {
+            let _ = write!(
+                s,
+                r##"<path d="{}" fill="{}" fill-opacity="0.35" stroke="{}" stroke-width="2" stroke-dasharray="6 4"/>"##,
+                path_data(&frame, &section.outline.rings),
+                hex(AREA_COLOUR),
+                hex(AREA_COLOUR)
+            );
+        }
+    }
+    // Units: walkways first, so rooms' outlines sit on top.
+    let mut units: Vec<usize> = (0..map.units.len()).filter(|&u| map.units[u].level == level).collect();
+    units.sort_by_key(|&u| map.units[u].kind != UnitKind::Walkway);
+    for &u in &units {
+        let unit = &map.units[u];
+        let fill = if overlay.destination_units.contains(&u) {
+            hex(DESTINATION_COLOUR)
+        } else if overlay.area_units.contains(&u) {
+            hex(AREA_COLOUR)
+        } else {
+            fill_of(unit.kind).to_owned()
+        };
+        let stroke = if unit.kind == UnitKind::Walkway { "#cfd8dc" } else { "#78909c" };
+        let _ = write!(
+            s,
+            r##"<path d="{}" fill="{fill}" fill-rule="evenodd" stroke="{stroke}" stroke-width="1.2"/>"##,
+            path_data(&frame, &unit.outline.rings)
+        );
+    }
+    // Labels: a store's name, else what the unit is.
+    for &u in &units {
+        let unit = &map.units[u];
+        let store = map.places.iter().find(|p| p.unit == Some(u) && p.kind == PlaceKind::Store);
+        let label = match (store, short_name(unit.kind, lang)) {
+            (Some(place), _) => place.name.pick(lang).to_owned(),
+            (None, Some(short)) => short.to_owned(),
+            (None, None) => continue,
+        };
+        let (min, max) = unit.outline.bounds();
+        let (bw, bh) = ((max.x - min.x) * SCALE, (max.y - min.y) * SCALE);
+        let (lines, size) = fit_label(&label, bw, bh);
+        let (cx, cy) = frame.pixel(unit.display_point);
+        let bold = overlay.destination_units.contains(&u);
+        let top = cy - (lines.len() as f64 - 1.0) * size * 0.6 + size * 0.35;
+        for (i, line) in lines.iter().enumerate() {
+            let _ = write!(
+                s,
+                r##"<text x="{cx:.1}" y="{:.1}" font-size="{size:.1}" text-anchor="middle" fill="{}"{}>{}</text>"##,
+                top + i as f64 * size * 1.2,
+                if bold { "#ffffff" } else { "#37474f" },
+                if bold { r#" font-weight="bold""# } else { "" },
+                escape(line)
+            );
+        }
+    }
+    // Entrances on this level.
+    for place in map.entrances().filter(|p| p.level == level) {
+        let (x, y) = frame.pixel(place.point);
+        let _ = write!(
+            s,
+            r##"<rect x="{:.1}" y="{:.1}" width="12" height="12" fill="#455a64"/><text x="{:.1}" y="{:.1}" font-size="10" fill="#263238">{}</text>"##,
+            x - 6.0,
+            y - 6.0,
+            x + 9.0,
+            y - 8.0,
+            escape(place.name.pick(lang))
+        );
+    }
+    draw_route(&mut s, &frame, overlay);
+    draw_legend(&mut s, w, h, lang);
+    draw_north_arrow(&mut s, w, lang);
+    s.push_str("</svg>");
+    (s, frame)
+}
+
+fn draw_route(s: &mut String, frame: &Frame, overlay: &Overlay) {
+    let colour = hex(ROUTE_COLOUR);
+    let pixels: Vec<(f64, f64)> = overlay.route.iter().map(|p| frame.pixel(*p)).collect();
+    if pixels.len() >= 2 {
+        let mut d = String::new();
+        for (i, (x, y)) in pixels.iter().enumerate() {
+            let _ = write!(d, "{}{x:.1},{y:.1}", if i == 0 { "M" } else { "L" });
+        }
+        let _ = write!(
+            s,
+            r##"<path d="{d}" fill="none" stroke="#ffffff" stroke-width="9" stroke-linejoin="round" stroke-linecap="round"/><path d="{d}" fill="none" stroke="{colour}" stroke-width="5" stroke-linejoin="round" stroke-linecap="round"/>"##
+        );
+        // Direction arrows at even spacing along the line.
+        let mut carried = ARROW_EVERY_PX / 2.0;
+        for pair in pixels.windows(2) {
+            let ((x0, y0), (x1, y1)) = (pair[0], pair[1]);
+            let len = (x1 - x0).hypot(y1 - y0);
+            if len == 0.0 {
+                continue;
+            }
+            let (ux, uy) = ((x1 - x0) / len, (y1 - y0) / len);
+            let mut at = ARROW_EVERY_PX - carried;
+            while at < len {
+                let (ax, ay) = (x0 + ux * at, y0 + uy * at);
+                let (tip, back, side) = (8.0, 6.0, 6.0);
+                let _ = write!(
+                    s,
+                    r##"<path d="M{:.1},{:.1}L{:.1},{:.1}L{:.1},{:.1}Z" fill="{colour}" stroke="#ffffff" stroke-width="1"/>"##,
+                    ax + ux * tip,
+                    ay + uy * tip,
+                    ax - ux * back - uy * side,
+                    ay - uy * back + ux * side,
+                    ax - ux * back + uy * side,
+                    ay - uy * back - ux * side,
+                );
+                at += ARROW_EVERY_PX;
+            }
+            carried = len - (at - ARROW_EVERY_PX);
+        }
+    }
+    if let Some(start) = overlay.start {
+        let (x, y) = frame.pixel(start);
+        let _ = write!(
+            s,
+            r##"<circle cx="{x:.1}" cy="{y:.1}" r="8" fill="{}" stroke="#ffffff" stroke-width="2.5"/>"##,
+            hex(START_COLOUR)
+        );
+    }
+    if let Some((at, text)) = &overlay.note {
+        let (x, y) = frame.pixel(*at);
+        let width = text_width(text) * 13.0 + 12.0;
+        let _ = write!(
+            s,
+            r##"<rect x="{:.1}" y="{:.1}" width="{width:.1}" height="22" rx="4" fill="{colour}"/><text x="{:.1}" y="{:.1}" font-size="13" fill="#ffffff">{}</text>"##,
+            x + 10.0,
+            y - 30.0,
+            x + 16.0,
+            y - 14.0,
+            escape(text)
+        );
+    }
+}
+
+fn draw_legend(s: &mut String, w: u32, h: u32, lang: Lang) {
+    let y = f64::from(h) - LEGEND_H + 8.0;
+    let _ = write!(s, r##"<rect x="0" y="{:.1}" width="{w}" height="{LEGEND_H}" fill="#ffffff"/>"##, y - 8.0);
+    let entries: [(&str, Labels); 7] = [
+        ("route", Labels::new("路线", "Route")),
+        ("start", Labels::new("起点", "Start")),
+        ("destination", Labels::new("目的地", "Destination")),
+        ("escalator", Labels::new("扶梯", "Escalator")),
+        ("elevator", Labels::new("电梯", "Lift")),
+        ("stairs", Labels::new("楼梯", "Stairs")),
+        ("restroom", Labels::new("洗手间", "Restrooms")),
+    ];
+    let mut x = PAD;
+    let cy = y + 20.0;
+    for (key, label) in entries {
+        match key {
+            "route" => {
+                let _ = write!(
+                    s,
+                    r##"<path d="M{x:.1},{cy:.1}h22" stroke="{}" stroke-width="5" stroke-linecap="round"/>"##,
+                    hex(ROUTE_COLOUR)
+                );
+            }
+            "start" => {
+                let _ = write!(
+                    s,
+                    r##"<circle cx="{:.1}" cy="{cy:.1}" r="7" fill="{}"/>"##,
+                    x + 11.0,
+                    hex(START_COLOUR)
+                );
+            }
+            other => {
+                let fill = match other {
+                    "destination" => hex(DESTINATION_COLOUR),
+                    "escalator" => fill_of(UnitKind::Escalator).to_owned(),
+                    "elevator" => fill_of(UnitKind::Elevator).to_owned(),
+                    "stairs" => fill_of(UnitKind::Stairs).to_owned(),
+                    _ => fill_of(UnitKind::Restroom).to_owned(),
+                };
+                let _ = write!(
+                    s,
+                    r##"<rect x="{x:.1}" y="{:.1}" width="22" height="16" fill="{fill}" stroke="#78909c"/>"##,
+                    cy - 8.0
+                );
+            }
+        }
+        let text = label.pick(lang);
+        let _ = write!(
+            s,
+            r##"<text x="{:.1}" y="{:.1}" font-size="13" fill="#37474f">{}</text>"##,
+            x + 28.0,
+            cy + 5.0,
+            escape(text)
+        );
+        x += 28.0 + text_width(text) * 13.0 + 18.0;
+    }
+}
+
+fn draw_north_arrow(s: &mut String, w: u32, lang: Lang) {
+    let x = f64::from(w) - PAD - 18.0;
+    let y = TITLE_H + PAD + 8.0;
+    let letter = match lang {
+        Lang::Zh => "北",
+        Lang::En => "N",
+    };
+    let _ = write!(
+        s,
+        r##"<circle cx="{x:.1}" cy="{:.1}" r="20" fill="#ffffff" stroke="#78909c"/><path d="M{x:.1},{:.1}L{:.1},{:.1}L{x:.1},{:.1}L{:.1},{:.1}Z" fill="#c62828"/><text x="{x:.1}" y="{:.1}" font-size="11" text-anchor="middle" fill="#263238">{letter}</text>"##,
+        y + 16.0,
+        y + 2.0,
+        x + 6.0,
+        y + 22.0,
+        y + 17.0,
+        x - 6.0,
+        y + 22.0,
+        y + 32.0,
+    );
+}

@@ -1,0 +1,25 @@
+#!/bin/sh
+# Regenerates maps/fonts/NotoSansSC-MallbotSubset.otf: Noto Sans CJK SC
+# Regular (SIL Open Font License 1.1, from Debian's fonts-noto-cjk) cut down
+# to printable ASCII, Latin-1 and every other character the floor plans can
+# show: the names in the demo IMDF archive and the text in maps/src.
+#
+# Needs: apt-get install fonts-noto-cjk; pip install fonttools
+# Run from the repository root:  sh maps/tools/subset_font.sh
+set -eu
+SRC=/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc
+OUT=maps/fonts/NotoSansSC-MallbotSubset.otf
+TEXT=$(mktemp)
+python3 - "$TEXT" <<'PY'
+import glob, sys
+chars = set(chr(c) for c in range(0x20, 0x7f)) | set(chr(c) for c in range(0xa0, 0x100))
+for path in glob.glob("maps/data/demo-imdf/*") + glob.glob("maps/src/*.rs"):
+    chars |= set(c for c in open(path, encoding="utf-8").read() if ord(c) >= 0x80)
+chars |= set("→←↑↓▲●■◆·（）：，。、？！「」")
+open(sys.argv[1], "w", encoding="utf-8").write("".join(sorted(chars)))
+PY
+# Font number 2 of the collection is Noto Sans CJK SC.
+pyftsubset "$SRC" --font-number=2 --text-file="$TEXT" --output-file="$OUT" \
+  --layout-features='kern,liga' --no-hinting --desubroutinize --name-IDs='*' --name-languages='*'
+rm -f "$TEXT"
+ls -l "$OUT"
