@@ -165,6 +165,7 @@ impl OpenAiClient {
                     if attempt < attempts {
                         let delay = retry_after.unwrap_or_else(|| backoff(attempt - 1));
                         tracing::warn!(attempt, delay_ms = millis(delay), error = %message, "retrying the model call");
+                        metrics::counter!(crate::ops::MODEL_CALLS, "outcome" => "retried").increment(1);
                         tokio::time::sleep(delay).await;
                     }
                     last = message;

@@ -226,6 +226,7 @@ impl FunctionCallRouter {
         };
         if spent.get("tokens").copied().unwrap_or(0) >= budget as i64 {
             tracing::info!(budget, "daily token budget spent; basic mode");
+            metrics::counter!(crate::ops::LIMITED, "reason" => "over_budget").increment(1);
             turn.over_budget = true;
             turn.basic_mode = true;
             turn.tell_over_budget = spent.get("told").copied().unwrap_or(0) == 0;

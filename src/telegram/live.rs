@@ -134,6 +134,8 @@ pub struct LiveMessage<'a> {
     backoff_until: Option<Instant>,
     /// The earliest moment a status may appear.
     status_from: Instant,
+    /// When the turn began.
+    started: Instant,
 }
 
 impl<'a> LiveMessage<'a> {
@@ -160,6 +162,7 @@ impl<'a> LiveMessage<'a> {
             next_draft: now,
             backoff_until: None,
             status_from: now + STATUS_AFTER,
+            started: now,
         }
     }
 
@@ -339,6 +342,7 @@ impl<'a> LiveMessage<'a> {
     fn visible(&mut self) {
         if let Some(mut typing) = self.typing.take() {
             typing.stop();
+            metrics::histogram!(crate::ops::FIRST_SIGN).record(self.started.elapsed().as_secs_f64());
         }
     }
 

@@ -81,7 +81,7 @@ where
                 tracing::warn!(error = %e, attempt = network, wait_ms = wait.as_millis() as u64, "telegram unreachable; retrying");
                 tokio::time::sleep(wait).await;
             }
-            other => return other,
+            other => return other.inspect_err(crate::ops::telegram_error),
         }
     }
 }
