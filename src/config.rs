@@ -623,4 +623,18 @@ mod tests {
         let e = load("[tools.add_to_cart]\nlevel = \"maybe\"\n", &[]).unwrap_err().to_string();
         assert!(e.contains("maybe"), "{e}");
     }
+
+    #[test]
+    fn ops_listen_and_log_format() {
+        let c = load("[ops]\nlisten = \"127.0.0.1:9464\"\n", &[("MALLBOT_LOG__FORMAT", "json")]).unwrap();
+        assert_eq!(c.ops.listen, "127.0.0.1:9464");
+        assert_eq!(c.log.format, LogFormat::Json);
+        assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+        let c = load("", &[]).unwrap();
+        assert_eq!((c.ops.listen.as_str(), c.log.format), ("", LogFormat::Text));
+        let e = load("[ops]\nlisten = \"9464\"\n", &[]).unwrap_err().to_string();
+        assert!(e.contains("ops.listen") && e.contains("127.0.0.1:9464"), "{e}");
+        let e = load("[log]\nformat = \"xml\"\n", &[]).unwrap_err().to_string();
+        assert!(e.contains("xml"), "{e}");
+    }
 }

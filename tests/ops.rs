@@ -287,3 +287,30 @@ fn json_logs_from_the_binary_carry_the_turn_id() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test]
+async fn the_webhook_listener_serves_the_ops_endpoints_too() {
+    let api = FakeBotApi::start().await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let mut config = test_config();
+    config.telegram.webhook_url = format!("http://{addr}/tg-hook");
+    config.telegram.webhook_secret = "s3cret".into();
+    let app =
+        App::with_parts(config, Arc::new(services::EmbeddedMall::in_memory()), Arc::new(MemoryStore::new()))
+            .unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let lifecycle = app.lifecycle.clone();
+    let server = tokio::spawn(mallbot::telegram::webhook::serve_on_until(api.bot(), app, listener, async {
+        let _ = stopped.await;
+        "test"
+    }));
+    api.wait_until("setWebhook", |api| !api.calls("setWebhook").is_empty()).await;
+    let base = format!("http://{addr}");
+    assert_eq!(get(&format!("{base}/healthz")).await, (200, "ok".to_owned()));
+    assert_eq!(get(&format!("{base}/readyz")).await.0, 200);
+    assert!(get(&format!("{base}/metrics")).await.1.contains("# TYPE"));
+    stop.send(()).unwrap();
+    server.await.unwrap().unwrap();
+    assert!(lifecycle.is_stopping(), "a stopping webhook instance reports not ready");
+}
