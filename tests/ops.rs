@@ -20,6 +20,28 @@ use mallbot::state::MemoryStore;
 use serde_json::Value;
 
 const ALICE: Shopper = Shopper { id: 1001, name: "Alice" };
+const BOB: Shopper = Shopper { id: 1002, name: "Bob" };
+
+/// Presses the button labelled `label` on the last message sent to `user`.
+fn press_button(api: &FakeBotApi, user: Shopper, label: &str) {
+    let message = api.sent_to(user.id).last().cloned().unwrap();
+    let data = button_data(&message, label).unwrap_or_else(|| panic!("no button {label:?}: {message}"));
+    api.push_update(press(user, &message, &data));
+}
+
+/// Scrapes until the sample `line` reaches `value` (counters are bumped just
+/// after the answer is sent), at most 5 s; returns the last scrape.
+async fn scrape_until(ops: &str, line: &str, value: f64) -> String {
+    let mut scrape = String::new();
+    for _ in 0..100 {
+        scrape = get(&format!("{ops}/metrics")).await.1;
+        if sample(&scrape, line) == Some(value) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    scrape
+}
 
 fn test_config() -> Config {
     let mut config = Config::default();
@@ -100,14 +122,7 @@ async fn a_message_shows_in_metrics_and_the_dashboard_queries_only_exported_metr
     api.push_update(private_text(ALICE, "I want running shoes"));
     api.wait_for_texts(ALICE.id, 1).await;
     // The update is counted once its handler returns, just after the answer is sent.
-    let mut scrape = String::new();
-    for _ in 0..100 {
-        scrape = get(&format!("{ops}/metrics")).await.1;
-        if sample(&scrape, r#"mallbot_updates_total{kind="message",outcome="answered"}"#).is_some() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let scrape = scrape_until(&ops, r#"mallbot_updates_total{kind="message",outcome="answered"}"#, 1.0).await;
     assert_eq!(
         sample(&scrape, r#"mallbot_updates_total{kind="message",outcome="answered"}"#),
         Some(1.0),
@@ -148,6 +163,32 @@ async fn a_message_shows_in_metrics_and_the_dashboard_queries_only_exported_metr
     ] {
         assert!(queried.contains(name) && exported.contains(name), "{name}");
     }
+
+    // A purchase: two confirmations shown and approved, one order.
+    api.push_update(private_text(BOB, "帮我买一双 Nike 跑鞋，500 以内的"));
+    api.wait_for_texts(BOB.id, 1).await;
+    api.push_update(private_text(BOB, "42码"));
+    api.wait_for_texts(BOB.id, 2).await;
+    press_button(&api, BOB, "✅ 确认");
+    api.wait_for_texts(BOB.id, 3).await;
+    api.push_update(private_text(BOB, "下单"));
+    api.wait_for_texts(BOB.id, 4).await;
+    press_button(&api, BOB, "✅ 确认");
+    api.wait_for_texts(BOB.id, 5).await;
+    let scrape = scrape_until(&ops, r#"mallbot_updates_total{kind="button",outcome="answered"}"#, 2.0).await;
+    assert_eq!(
+        sample(&scrape, r#"mallbot_updates_total{kind="button",outcome="answered"}"#),
+        Some(2.0),
+        "{scrape}"
+    );
+    assert_eq!(
+        sample(&scrape, r#"mallbot_updates_total{kind="message",outcome="answered"}"#),
+        Some(4.0),
+        "{scrape}"
+    );
+    assert_eq!(sample(&scrape, "mallbot_orders_created_total"), Some(1.0), "{scrape}");
+    assert_eq!(sample(&scrape, r#"mallbot_confirmations_total{event="shown"}"#), Some(2.0), "{scrape}");
+    assert_eq!(sample(&scrape, r#"mallbot_confirmations_total{event="approved"}"#), Some(2.0), "{scrape}");
 
     if let Ok(done) = shutdown.shutdown() {
         done.await;

@@ -77,7 +77,7 @@ impl FunctionCallRouter {
         turn.messages.push(ChatMessage::assistant(text.clone()));
         if let Err(e) = self.store_pending(&token, &action).await {
             tracing::error!(error = %e, "could not store the pending action");
-            self.stats.count_error();
+            self.stats.record_error("state store: could not store a confirmation");
             return TurnEnd::Unsaved(Reply::text(lang.pick(
                 "抱歉，系统暂时无法保存这个操作，请稍后再试。",
                 "Sorry, I couldn't hold that action for confirmation right now. Please try again shortly.",
@@ -125,7 +125,7 @@ impl FunctionCallRouter {
             Ok(None) => return PressCheck::Expired { alert: EXPIRED.to_owned() },
             Err(e) => {
                 tracing::error!(error = %e, "could not read a pending action");
-                self.stats.count_error();
+                self.stats.record_error("state store: could not read a confirmation");
                 return PressCheck::Failed {
                     alert:
                         "系统繁忙，请稍后再按一次。 / Something went wrong — please press again in a moment."
@@ -207,7 +207,7 @@ impl FunctionCallRouter {
             }
             Err(e) => {
                 tracing::error!(error = %e, "could not claim a pending action");
-                self.stats.count_error();
+                self.stats.record_error("state store: could not claim a confirmation");
                 PressCheck::Failed {
                     alert: lang
                         .pick(

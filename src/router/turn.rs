@@ -117,7 +117,7 @@ impl FunctionCallRouter {
             Ok(history) => history,
             Err(e) => {
                 tracing::error!(error = %e, "could not load the conversation; answering without it");
-                self.stats.count_error();
+                self.stats.record_error("state store: could not load the conversation");
                 Vec::new()
             }
         };
@@ -267,7 +267,7 @@ impl FunctionCallRouter {
         if let Err(e) = self.state.save_history(&scope.conversation(), &kept, self.settings.history_ttl).await
         {
             tracing::error!(error = %e, "could not save the conversation");
-            self.stats.count_error();
+            self.stats.record_error("state store: could not save the conversation");
         }
     }
 }

@@ -215,7 +215,7 @@ impl Transport {
 
     fn failed_turn(&self, target: &Target, lang: Lang, error: tokio::task::JoinError) -> Reply {
         tracing::error!(error = %error, chat = target.chat.0, "answering a message failed");
-        self.app.stats.count_error();
+        self.app.stats.record_error("answering a message failed (panic)");
         Reply::text(texts::apology(lang))
     }
 
@@ -270,7 +270,7 @@ impl Transport {
             Ok(check) => check,
             Err(e) => {
                 tracing::error!(error = %e, "checking a button press failed");
-                self.app.stats.count_error();
+                self.app.stats.record_error("checking a button press failed (panic)");
                 send::answer_press(bot, query, Some(texts::apology(lang)), true).await;
                 return Ok(ANSWERED);
             }
@@ -334,7 +334,7 @@ impl Transport {
     /// Logs a failure to answer, counts it, and tells the shopper briefly.
     async fn apologise(&self, bot: &Bot, target: &Target, lang: Lang, error: &RequestError) {
         tracing::error!(error = %error, chat = target.chat.0, "could not answer on telegram");
-        self.app.stats.count_error();
+        self.app.stats.record_error("could not answer on telegram");
         if let Err(e) = send::send_text(bot, target, texts::apology(lang), None).await {
             tracing::warn!(error = %e, "could not send the apology either");
         }
