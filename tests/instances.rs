@@ -304,8 +304,19 @@ async fn sigterm_lets_the_answer_in_flight_arrive_then_the_bot_exits_0() {
         ("MALLBOT_LLM__MODEL", "slow-model".to_owned()),
         ("MALLBOT_LLM__API_KEY", "test-key".to_owned()),
     ]);
+    let ops = free_addr();
+    env.push(("MALLBOT_OPS__LISTEN", ops.to_string()));
     let mut bot = Process::spawn("bot", &["run"], &env, dir.path());
     bot.wait_for_log("expired state purged").await;
+    // `mallbot run` serves the ops endpoints on ops.listen.
+    wait_for_listener(ops, &bot).await;
+    let healthz = reqwest::get(format!("http://{ops}/healthz")).await.unwrap();
+    assert_eq!((healthz.status().as_u16(), healthz.text().await.unwrap()), (200, "ok".to_owned()));
+    let metrics = reqwest::get(format!("http://{ops}/metrics")).await.unwrap().text().await.unwrap();
+    assert!(
+        metrics.contains("mallbot_model_concurrency_limit "),
+        "the model's limit is read at scrape time: {metrics}"
+    );
 
     api.push_update(private_text(ALICE, "商场几点关门？"));
     model.wait_for_request().await;
