@@ -355,3 +355,25 @@ async fn the_webhook_listener_serves_the_ops_endpoints_too() {
     server.await.unwrap().unwrap();
     assert!(lifecycle.is_stopping(), "a stopping webhook instance reports not ready");
 }
+
+#[tokio::test]
+async fn a_failed_bot_api_call_is_counted_by_its_code() {
+    // Counting starts once the recorder is installed (as `mallbot run` does first).
+    mallbot::ops::recorder();
+    let api = FakeBotApi::start().await;
+    api.fail_next(
+        "sendMessage",
+        403,
+        serde_json::json!({"ok": false, "error_code": 403, "description": "Forbidden: bot was blocked by the user"}),
+    );
+    let target = mallbot::telegram::send::Target {
+        chat: teloxide::types::ChatId(ALICE.id),
+        thread: None,
+        reply_to: None,
+    };
+    let sent = mallbot::telegram::send::send_text(&api.bot(), &target, "hello", None).await;
+    assert!(sent.is_err());
+    let scrape = mallbot::ops::recorder().render();
+    // No other test of this file makes a Bot API call fail.
+    assert_eq!(sample(&scrape, r#"mallbot_telegram_api_errors_total{code="403"}"#), Some(1.0), "{scrape}");
+}
