@@ -26,6 +26,8 @@ pub struct App {
     pub state: Arc<dyn StateStore>,
     pub stats: Arc<Stats>,
     pub started: Instant,
+    /// Whether the instance is stopping (for `/readyz`).
+    pub lifecycle: Arc<crate::ops::Lifecycle>,
 }
 
 impl App {
@@ -72,6 +74,8 @@ impl App {
         model: Arc<dyn ChatModel>,
         map: Option<Arc<maps::Router>>,
     ) -> App {
+        // Every state-store operation is timed for `/metrics`.
+        let state: Arc<dyn StateStore> = Arc::new(crate::state::timed::TimedStore(state));
         let stats = Arc::new(Stats::default());
         let planner: Arc<dyn ChatModel> = Arc::new(OfflinePlanner::new());
         let chat_model = (config.llm.provider == Provider::Openai).then(|| model.clone());
@@ -93,6 +97,7 @@ impl App {
             state,
             stats,
             started: Instant::now(),
+            lifecycle: Arc::default(),
         }
     }
 }

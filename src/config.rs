@@ -19,6 +19,8 @@ pub struct Config {
     pub state: StateConfig,
     pub bot: BotConfig,
     pub safety: SafetyConfig,
+    pub ops: OpsConfig,
+    pub log: LogConfig,
     /// Per-tool overrides: `[tools.add_to_cart] level = "safe"`.
     pub tools: BTreeMap<String, ToolOverride>,
     /// What loading noticed but did not refuse (unknown `MALLBOT_*`
@@ -239,6 +241,33 @@ impl Default for SafetyConfig {
     }
 }
 
+/// `[ops]`
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct OpsConfig {
+    /// Address of `/metrics`, `/healthz` and `/readyz` (empty = off; in
+    /// webhook mode they are served by the webhook listener too).
+    pub listen: String,
+}
+
+/// `[log]`
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LogConfig {
+    pub format: LogFormat,
+}
+
+/// How log lines are written to stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    /// Lines for a person.
+    #[default]
+    Text,
+    /// One JSON object per line, span fields included, for a collector.
+    Json,
+}
+
 /// `[tools.NAME]`
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -372,6 +401,10 @@ impl Config {
             if self.telegram.webhook_secret.is_empty() {
                 return Err(invalid("telegram.webhook_secret", "webhook mode needs a secret token"));
             }
+        }
+        let listen = self.ops.listen.trim();
+        if !listen.is_empty() && listen.parse::<std::net::SocketAddr>().is_err() {
+            return Err(invalid("ops.listen", format!("`{listen}` is not an address like 127.0.0.1:9464")));
         }
         if self.safety.confirm_ttl_secs == 0 {
             return Err(invalid("safety.confirm_ttl_secs", "must be at least 1"));
@@ -597,5 +630,19 @@ mod tests {
         assert!(e.contains("tools.fly_to_moon"), "{e}");
         let e = load("[tools.add_to_cart]\nlevel = \"maybe\"\n", &[]).unwrap_err().to_string();
         assert!(e.contains("maybe"), "{e}");
+    }
+
+    #[test]
+    fn ops_listen_and_log_format() {
+        let c = load("[ops]\nlisten = \"127.0.0.1:9464\"\n", &[("MALLBOT_LOG__FORMAT", "json")]).unwrap();
+        assert_eq!(c.ops.listen, "127.0.0.1:9464");
+        assert_eq!(c.log.format, LogFormat::Json);
+        assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+        let c = load("", &[]).unwrap();
+        assert_eq!((c.ops.listen.as_str(), c.log.format), ("", LogFormat::Text));
+        let e = load("[ops]\nlisten = \"9464\"\n", &[]).unwrap_err().to_string();
+        assert!(e.contains("ops.listen") && e.contains("127.0.0.1:9464"), "{e}");
+        let e = load("[log]\nformat = \"xml\"\n", &[]).unwrap_err().to_string();
+        assert!(e.contains("xml"), "{e}");
     }
 }

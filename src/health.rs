@@ -38,6 +38,8 @@ pub struct HealthReport {
     pub pending_confirmations: Option<u64>,
     /// The model's concurrency: limit, calls in flight, queue (real models only).
     pub model_load: Option<crate::llm::limit::LimitReport>,
+    /// The last few errors, `[turn a1b2c3] what`, oldest first.
+    pub last_errors: Vec<String>,
 }
 
 impl HealthReport {
@@ -62,6 +64,9 @@ impl HealthReport {
             let _ = writeln!(out, "{mark} {}: {}{latency}", c.name, c.detail);
         }
         let _ = writeln!(out, "messages handled: {}, errors: {}", self.messages_handled, self.errors);
+        if !self.last_errors.is_empty() {
+            let _ = writeln!(out, "last errors: {}", self.last_errors.join("; "));
+        }
         let _ = writeln!(
             out,
             "model tokens: {} in ({} cached by the provider), {} out; tool results from cache: {}",
@@ -124,6 +129,7 @@ pub async fn collect(app: &App) -> HealthReport {
         tool_cache_hits: app.stats.tool_cache_hits.load(Ordering::Relaxed),
         pending_confirmations: pending,
         model_load: app.router.model_load(),
+        last_errors: app.stats.last_errors(),
     }
 }
 
@@ -141,7 +147,7 @@ fn registry_check() -> Check {
     }
 }
 
-async fn model_check(app: &App) -> Check {
+pub(crate) async fn model_check(app: &App) -> Check {
     let llm = &app.config.llm;
     if llm.provider == Provider::Offline {
         return Check {
@@ -182,7 +188,7 @@ async fn model_check(app: &App) -> Check {
     Check { name: "model", ok, detail, latency_ms }
 }
 
-async fn mall_check(app: &App) -> Check {
+pub(crate) async fn mall_check(app: &App) -> Check {
     let started = Instant::now();
     let result = tokio::time::timeout(Duration::from_secs(10), app.mall.health()).await;
     let latency_ms = Some(started.elapsed().as_millis() as u64);
@@ -195,7 +201,7 @@ async fn mall_check(app: &App) -> Check {
     Check { name: "mall", ok, detail, latency_ms }
 }
 
-async fn state_check(app: &App) -> Check {
+pub(crate) async fn state_check(app: &App) -> Check {
     let started = Instant::now();
     let result = tokio::time::timeout(Duration::from_secs(5), app.state.health()).await;
     let latency_ms = Some(started.elapsed().as_millis() as u64);

@@ -11,6 +11,7 @@ pub mod context;
 pub mod fallback;
 pub mod health;
 pub mod llm;
+pub mod ops;
 pub mod pending;
 pub mod progress;
 pub mod reply;

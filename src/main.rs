@@ -75,7 +75,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
     });
     let quiet = matches!(command, Command::Chat { .. } | Command::Check);
-    init_logging(if quiet { "warn" } else { "info" });
+    init_logging(if quiet { "warn" } else { "info" }, config.log.format);
     for warning in &config.warnings {
         tracing::warn!("{warning}");
     }
@@ -117,14 +117,20 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
-fn init_logging(default_level: &str) {
+fn init_logging(default_level: &str, format: mallbot::config::LogFormat) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level));
-    // Colour only for a person at a terminal: never into files or collectors.
-    let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(colour)
-        .try_init();
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    match format {
+        // One JSON object per line, with the current span's fields and the
+        // spans around it, for a log collector.
+        mallbot::config::LogFormat::Json => {
+            let _ = builder.json().with_current_span(true).with_span_list(true).try_init();
+        }
+        mallbot::config::LogFormat::Text => {
+            // Colour only for a person at a terminal: never into files or collectors.
+            let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            let _ = builder.with_ansi(colour).try_init();
+        }
+    }
 }

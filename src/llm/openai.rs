@@ -168,6 +168,7 @@ impl OpenAiClient {
                 Err(Failure::Retry { message, retry_after, .. }) => {
                     if let Some(delay) = policy.pause(attempt - 1, retry_after) {
                         tracing::warn!(attempt, delay_ms = millis(delay), error = %message, "retrying the model call");
+                        metrics::counter!(crate::ops::MODEL_CALLS, "outcome" => "retried").increment(1);
                         tokio::time::sleep(delay).await;
                     }
                     last = message;

@@ -78,6 +78,14 @@ pub async fn run_tool(
             Err(_) => Err(ToolError::Timeout(limit.as_secs())),
         };
         let ms = started.elapsed().as_millis() as u64;
+        let outcome = match &result {
+            Ok(_) => "ok",
+            Err(ToolError::Upstream(_) | ToolError::Timeout(_)) => "failed",
+            Err(_) => "error",
+        };
+        metrics::counter!(crate::ops::TOOL_CALLS, "tool" => spec.name, "outcome" => outcome).increment(1);
+        metrics::histogram!(crate::ops::TOOL_SECONDS, "tool" => spec.name)
+            .record(started.elapsed().as_secs_f64());
         match &result {
             Ok(_) => tracing::info!(duration_ms = ms, outcome = "ok", "tool call"),
             Err(e @ (ToolError::Upstream(_) | ToolError::Timeout(_))) => {

@@ -77,13 +77,14 @@ impl FunctionCallRouter {
         turn.messages.push(ChatMessage::assistant(text.clone()));
         if let Err(e) = self.store_pending(&token, &action).await {
             tracing::error!(error = %e, "could not store the pending action");
-            self.stats.count_error();
+            self.stats.record_error("state store: could not store a confirmation");
             return TurnEnd::Unsaved(Reply::text(lang.pick(
                 "抱歉，系统暂时无法保存这个操作，请稍后再试。",
                 "Sorry, I couldn't hold that action for confirmation right now. Please try again shortly.",
             )));
         }
         tracing::info!(token = %token, tool = %action.call.name, level = level.as_str(), "confirmation asked");
+        metrics::counter!(crate::ops::CONFIRMATIONS, "event" => "shown").increment(1);
         TurnEnd::Stopped(Reply {
             text,
             confirmation: Some(ConfirmationPrompt {
@@ -124,7 +125,7 @@ impl FunctionCallRouter {
             Ok(None) => return PressCheck::Expired { alert: EXPIRED.to_owned() },
             Err(e) => {
                 tracing::error!(error = %e, "could not read a pending action");
-                self.stats.count_error();
+                self.stats.record_error("state store: could not read a confirmation");
                 return PressCheck::Failed {
                     alert:
                         "系统繁忙，请稍后再按一次。 / Something went wrong — please press again in a moment."
@@ -153,6 +154,7 @@ impl FunctionCallRouter {
             return already_done(lang, action.outcome.as_deref());
         }
         if stored.expires_at <= now {
+            metrics::counter!(crate::ops::CONFIRMATIONS, "event" => "expired").increment(1);
             return PressCheck::Expired { alert: EXPIRED.to_owned() };
         }
         if press.approve
@@ -199,10 +201,13 @@ impl FunctionCallRouter {
                 };
                 already_done(lang, outcome.as_deref())
             }
-            Ok(ClaimOutcome::Expired) => PressCheck::Expired { alert: EXPIRED.to_owned() },
+            Ok(ClaimOutcome::Expired) => {
+                metrics::counter!(crate::ops::CONFIRMATIONS, "event" => "expired").increment(1);
+                PressCheck::Expired { alert: EXPIRED.to_owned() }
+            }
             Err(e) => {
                 tracing::error!(error = %e, "could not claim a pending action");
-                self.stats.count_error();
+                self.stats.record_error("state store: could not claim a confirmation");
                 PressCheck::Failed {
                     alert: lang
                         .pick(
@@ -224,14 +229,17 @@ impl FunctionCallRouter {
 
     /// [`FunctionCallRouter::finish`], reporting the resumed loop's progress.
     pub async fn finish_live(&self, claim: Box<Claim>, progress: &Progress) -> Reply {
+        let turn = crate::stats::new_turn_id();
         let span = tracing::info_span!(
             "confirmation",
+            turn = %turn,
             token = %claim.stored.token,
             tool = %claim.action.call.name,
             approve = claim.approve
         );
         let conversation = claim.action.conversation_key();
-        self.locked(&conversation, self.finish_claim(claim, progress)).instrument(span).await
+        let finishing = self.locked(&conversation, self.finish_claim(claim, progress)).instrument(span);
+        crate::stats::TURN.scope(turn, finishing).await
     }
 
     async fn finish_claim(&self, claim: Box<Claim>, progress: &Progress) -> Reply {
@@ -277,6 +285,15 @@ impl FunctionCallRouter {
             }
         }
         tracing::info!(token = %stored.token, tool = %entry.tool, decision = %entry.decision, "confirmation resolved");
+        let event = match entry.decision.as_str() {
+            "approved" => "approved",
+            "declined" => "declined",
+            _ => "failed",
+        };
+        metrics::counter!(crate::ops::CONFIRMATIONS, "event" => event).increment(1);
+        if event == "approved" && entry.tool == "create_order" {
+            metrics::counter!(crate::ops::ORDERS).increment(1);
+        }
         self.resume(scope, action, result_text, progress).await
     }
 

@@ -219,22 +219,24 @@ impl FunctionCallRouter {
     /// Answers one shopper message, reporting progress (tools running, the
     /// answer as it streams) to `progress` on the way.
     pub async fn dispatch_live(&self, ctx: &MessageContext, progress: &Progress) -> Reply {
+        let turn = crate::stats::new_turn_id();
         let span = tracing::info_span!(
             "message",
+            turn = %turn,
             platform = ctx.platform,
             user = ctx.user_id,
             chat = ctx.chat_id,
             group = ctx.is_group
         );
-        async move {
+        let answering = async move {
             let started = Instant::now();
             self.stats.count_message();
             let reply = self.pipeline(ctx, progress).await;
             tracing::info!(duration_ms = started.elapsed().as_millis() as u64, "answered");
             reply
         }
-        .instrument(span)
-        .await
+        .instrument(span);
+        crate::stats::TURN.scope(turn, answering).await
     }
 
     /// The stages of a message, in order; each may end it with a reply.
@@ -271,6 +273,7 @@ impl FunctionCallRouter {
         match self.state.rate_hit(&who, Duration::from_secs(60)).await {
             Ok(count) if count > limit => {
                 tracing::info!(count, limit, "rate limited");
+                metrics::counter!(crate::ops::LIMITED, "reason" => "rate_limited").increment(1);
                 Some(Reply::text(ctx.lang.pick(
                     "您发消息有点快，请稍等一分钟再试。",
                     "You're sending messages a little fast — please wait a minute and try again.",

@@ -121,11 +121,15 @@ impl FunctionCallRouter {
                         )
                     });
                     self.stats.add_usage(response.usage);
+                    metrics::counter!(crate::ops::MODEL_CALLS, "outcome" => "ok").increment(1);
+                    metrics::histogram!(crate::ops::MODEL_SECONDS).record(started.elapsed().as_secs_f64());
                     return response;
                 }
                 Err(e) => {
                     span.in_scope(|| tracing::error!(error = %e, latency_ms, "model failed; basic mode"));
-                    self.stats.count_error();
+                    self.stats.record_error("model failed; basic mode");
+                    metrics::counter!(crate::ops::MODEL_CALLS, "outcome" => "failed").increment(1);
+                    metrics::histogram!(crate::ops::MODEL_SECONDS).record(started.elapsed().as_secs_f64());
                     turn.errors += 1;
                     turn.basic_mode = true;
                 }
@@ -280,6 +284,8 @@ impl FunctionCallRouter {
                 if let Some(hit) = key.as_deref().and_then(|key| self.tool_cache.get(key)) {
                     self.stats.tool_cache_hits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     tracing::info!(name = spec.name, call_id = %call.id, outcome = "cached", "tool call");
+                    metrics::counter!(crate::ops::TOOL_CALLS, "tool" => spec.name, "outcome" => "cached")
+                        .increment(1);
                     return Some(Ok(hit));
                 }
                 let result = calls::run_tool(spec, call, ctx, args.clone(), limit).await;

@@ -120,7 +120,7 @@ impl FunctionCallRouter {
             Ok(history) => history,
             Err(e) => {
                 tracing::error!(error = %e, "could not load the conversation; answering without it");
-                self.stats.count_error();
+                self.stats.record_error("state store: could not load the conversation");
                 Vec::new()
             }
         };
@@ -229,6 +229,7 @@ impl FunctionCallRouter {
         };
         if spent.get("tokens").copied().unwrap_or(0) >= budget as i64 {
             tracing::info!(budget, "daily token budget spent; basic mode");
+            metrics::counter!(crate::ops::LIMITED, "reason" => "over_budget").increment(1);
             turn.over_budget = true;
             turn.basic_mode = true;
             turn.tell_over_budget = spent.get("told").copied().unwrap_or(0) == 0;
@@ -275,7 +276,7 @@ impl FunctionCallRouter {
         if let Err(e) = self.state.save_history(&scope.conversation(), &kept, self.settings.history_ttl).await
         {
             tracing::error!(error = %e, "could not save the conversation");
-            self.stats.count_error();
+            self.stats.record_error("state store: could not save the conversation");
         }
     }
 }

@@ -15,6 +15,7 @@ use crate::llm::ChatMessage;
 pub mod memory;
 pub mod redis;
 pub mod sqlite;
+pub mod timed;
 
 pub use memory::MemoryStore;
 

@@ -133,6 +133,8 @@ pub struct LiveMessage<'a> {
     backoff_until: Option<Instant>,
     /// The earliest moment a status may appear.
     status_from: Instant,
+    /// When the turn began.
+    started: Instant,
 }
 
 impl<'a> LiveMessage<'a> {
@@ -159,6 +161,7 @@ impl<'a> LiveMessage<'a> {
             next_draft: now,
             backoff_until: None,
             status_from: now + STATUS_AFTER,
+            started: now,
         }
     }
 
@@ -338,6 +341,7 @@ impl<'a> LiveMessage<'a> {
     fn visible(&mut self) {
         if let Some(mut typing) = self.typing.take() {
             typing.stop();
+            metrics::histogram!(crate::ops::FIRST_SIGN).record(self.started.elapsed().as_secs_f64());
         }
     }
 

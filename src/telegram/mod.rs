@@ -161,6 +161,11 @@ pub fn dispatcher(bot: Bot, app: App) -> DispatcherBuilder<Bot, TelegramError, D
     Dispatcher::builder(bot, schema())
         .dependencies(dptree::deps![transport])
         .default_handler(|update| async move {
+            let kind = match update.kind {
+                teloxide::types::UpdateKind::EditedMessage(_) => "edited",
+                _ => "other",
+            };
+            crate::ops::count_update(kind, "ignored");
             tracing::debug!(update_id = update.id.0, "update ignored");
         })
         .error_handler(Arc::new(|error: TelegramError| async move {
@@ -210,8 +215,28 @@ pub async fn register_commands(bot: &Bot, default: Lang) {
 /// (or serves the webhook, `telegram.mode = "webhook"`). On a stop it takes
 /// no new updates and lets the turns in flight finish (at most [`SHUTDOWN_GRACE`]).
 pub async fn run(app: App) -> anyhow::Result<()> {
-    let stop = stop_signal();
+    let signal = stop_signal();
     let config = app.config.telegram.clone();
+    // The ops endpoints on their own listener, unless the webhook listener serves them.
+    let ops_listen = app.config.ops.listen.trim();
+    let webhook_serves_ops = config.mode == TelegramMode::Webhook
+        && (ops_listen.is_empty() || ops_listen == config.webhook_listen.trim());
+    let (ops_stop, ops_stopped) = tokio::sync::oneshot::channel::<()>();
+    let ops = if webhook_serves_ops {
+        None
+    } else {
+        crate::ops::spawn(&app, async move {
+            let _ = ops_stopped.await;
+        })
+        .await?
+    };
+    // Not ready from the stop on, so a load balancer stops sending.
+    let lifecycle = app.lifecycle.clone();
+    let stop = async move {
+        let name = signal.await;
+        lifecycle.stopping();
+        name
+    };
     let (bot, me) = connect(&config).await?;
     let username = me.user.username.clone().unwrap_or_default();
     tracing::info!(bot = %username, api_url = %config.api_url, "connected to telegram");
@@ -231,6 +256,10 @@ pub async fn run(app: App) -> anyhow::Result<()> {
     };
     purging.abort();
     flushing.abort();
+    drop(ops_stop);
+    if let Some(ops) = ops {
+        let _ = tokio::time::timeout(Duration::from_secs(2), ops).await;
+    }
     stopped?;
     tracing::info!("telegram transport stopped");
     Ok(())

@@ -149,7 +149,11 @@ where
     let mut retries = 0;
     let mut floods = 0;
     loop {
-        match attempt::<P::Output>(bot, &url, &body).await {
+        let verdict = attempt::<P::Output>(bot, &url, &body).await;
+        if let Verdict::Final(error) | Verdict::Again { error, .. } = &verdict {
+            crate::ops::telegram_error(error);
+        }
+        match verdict {
             Verdict::Done(output) => return Ok(output),
             Verdict::Final(error) => return Err(SendFailure { error, transient: false }),
             Verdict::Again { error: RequestError::RetryAfter(after), .. } => {
@@ -303,7 +307,7 @@ where
                 tracing::warn!(error = %e, attempt = network, wait_ms = wait.as_millis() as u64, "telegram unreachable; retrying");
                 tokio::time::sleep(wait).await;
             }
-            other => return other,
+            other => return other.inspect_err(crate::ops::telegram_error),
         }
     }
 }

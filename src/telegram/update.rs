@@ -22,15 +22,34 @@ use crate::router::Access;
 /// What every endpoint returns to the dispatcher.
 pub type HandlerResult = Result<(), TelegramError>;
 
+/// How an update ended, for `mallbot_updates_total`.
+type Outcome = &'static str;
+const ANSWERED: Outcome = "answered";
+const IGNORED: Outcome = "ignored";
+const REFUSED: Outcome = "refused";
+
 /// A message in a private chat, group or supergroup.
 pub async fn on_message(bot: Bot, msg: Message, me: Me, tg: Arc<Transport>) -> HandlerResult {
-    let Some(from) = msg.from.clone().filter(|u| !u.is_bot) else { return Ok(()) };
+    let kind = match inbound::content(&msg) {
+        Content::Text { text, .. } if text.trim_start().starts_with('/') => "command",
+        Content::Text { .. } => "message",
+        _ => "other",
+    };
+    let Some(from) = msg.from.clone().filter(|u| !u.is_bot) else {
+        crate::ops::count_update(kind, "ignored");
+        return Ok(());
+    };
     if msg.chat.is_channel() {
+        crate::ops::count_update(kind, "ignored");
         return Ok(());
     }
     let target = Target::answering(&msg);
-    if let Err(e) = tg.handle_message(&bot, &msg, &me, &from, &target).await {
-        tg.apologise(&bot, &target, tg.lang_of(&from, None).await, &e).await;
+    match tg.handle_message(&bot, &msg, &me, &from, &target).await {
+        Ok(outcome) => crate::ops::count_update(kind, outcome),
+        Err(e) => {
+            crate::ops::count_update(kind, "failed");
+            tg.apologise(&bot, &target, tg.lang_of(&from, None).await, &e).await;
+        }
     }
     Ok(())
 }
@@ -40,6 +59,7 @@ pub async fn on_button(bot: Bot, query: CallbackQuery, me: Me, tg: Arc<Transport
     let lang = tg.lang_of(&query.from, None).await;
     let Some(message) = query.regular_message().cloned() else {
         send::answer_press(&bot, &query, Some(texts::button_expired(lang)), true).await;
+        crate::ops::count_update("button", IGNORED);
         return Ok(());
     };
     let is_group = message.chat.is_group() || message.chat.is_supergroup();
@@ -57,11 +77,15 @@ pub async fn on_button(bot: Bot, query: CallbackQuery, me: Me, tg: Arc<Transport
         }
         None => {
             send::answer_press(&bot, &query, None, false).await;
-            Ok(())
+            Ok(ANSWERED)
         }
     };
-    if let Err(e) = result {
-        tg.apologise(&bot, &target, lang, &e).await;
+    match result {
+        Ok(outcome) => crate::ops::count_update("button", outcome),
+        Err(e) => {
+            crate::ops::count_update("button", "failed");
+            tg.apologise(&bot, &target, lang, &e).await;
+        }
     }
     Ok(())
 }
@@ -74,22 +98,22 @@ impl Transport {
         me: &Me,
         from: &User,
         target: &Target,
-    ) -> Result<(), RequestError> {
+    ) -> Result<Outcome, RequestError> {
         let is_group = msg.chat.is_group() || msg.chat.is_supergroup();
         match inbound::content(msg) {
-            Content::Service => Ok(()),
-            Content::Unreadable if is_group => Ok(()),
+            Content::Service => Ok(IGNORED),
+            Content::Unreadable if is_group => Ok(IGNORED),
             Content::Unreadable => {
                 self.app.stats.count_message();
                 let lang = self.lang_of(from, None).await;
-                self.outbox.deliver_text(bot, target, texts::please_write(lang)).await.map(drop)
+                self.outbox.deliver_text(bot, target, texts::please_write(lang)).await.map(|_| ANSWERED)
             }
             Content::Text { text, entities } => {
                 let bot_id = BotIdentity::from_me(me);
                 let reply_to_bot = inbound::replies_to_bot(msg, &bot_id);
                 let addressing = inbound::addressing(text, &entities, &bot_id, reply_to_bot);
                 if is_group && !addressing.addressed {
-                    return Ok(());
+                    return Ok(IGNORED);
                 }
                 let ctx =
                     self.context(from, msg.chat.id, is_group, addressing.text, inbound::reply_text(msg));
@@ -107,13 +131,16 @@ impl Transport {
         target: &Target,
         from: &User,
         mut ctx: MessageContext,
-    ) -> Result<(), RequestError> {
+    ) -> Result<Outcome, RequestError> {
         match self.app.router.access("telegram", ctx.user_id, ctx.chat_id, ctx.lang).await {
             Access::Allowed => {}
             Access::Refused(reply) => {
-                return self.deliver(bot, me, target, ctx.lang, ctx.user_id, &reply, None).await;
+                return self
+                    .deliver(bot, me, target, ctx.lang, ctx.user_id, &reply, None)
+                    .await
+                    .map(|_| REFUSED);
             }
-            Access::Ignored => return Ok(()),
+            Access::Ignored => return Ok(REFUSED),
         }
         let bot_id = BotIdentity::from_me(me);
         match inbound::parse_command(&ctx.text, &bot_id) {
@@ -124,6 +151,7 @@ impl Transport {
             None if ctx.text.is_empty() => self.greet(bot, me, target, ctx.lang).await,
             None => self.route(bot, me, target, ctx).await,
         }
+        .map(|_| ANSWERED)
     }
 
     /// Asks the router, showing its progress meanwhile (typing, a status
@@ -161,6 +189,7 @@ impl Transport {
         W: FnOnce(Progress) -> F,
         F: Future<Output = Reply> + Send + 'static,
     {
+        let started = std::time::Instant::now();
         let (progress, events) = Progress::channel();
         let mut live = LiveMessage::new(bot, *target, &self.drafts, self.typing.hold(bot, target));
         let mut task = tokio::spawn(work(progress));
@@ -169,7 +198,9 @@ impl Transport {
             Err(e) => self.failed_turn(target, lang, e),
         };
         let replace = live.finish().await;
-        self.deliver(bot, me, target, lang, user_id, &reply, replace).await
+        let finished = self.deliver(bot, me, target, lang, user_id, &reply, replace).await;
+        metrics::histogram!(crate::ops::ANSWER).record(started.elapsed().as_secs_f64());
+        finished
     }
 
     /// Runs router work in its own task with the typing indicator on; a
@@ -187,7 +218,7 @@ impl Transport {
 
     fn failed_turn(&self, target: &Target, lang: Lang, error: tokio::task::JoinError) -> Reply {
         tracing::error!(error = %error, chat = target.chat.0, "answering a message failed");
-        self.app.stats.count_error();
+        self.app.stats.record_error("answering a message failed (panic)");
         Reply::text(texts::apology(lang))
     }
 
@@ -237,7 +268,7 @@ impl Transport {
         target: &Target,
         token: String,
         approve: bool,
-    ) -> Result<(), RequestError> {
+    ) -> Result<Outcome, RequestError> {
         let lang = self.lang_of(&query.from, None).await;
         let press =
             ConfirmationPress { token, user_id: query.from.id.0 as i64, chat_id: message.chat.id.0, approve };
@@ -246,9 +277,9 @@ impl Transport {
             Ok(check) => check,
             Err(e) => {
                 tracing::error!(error = %e, "checking a button press failed");
-                self.app.stats.count_error();
+                self.app.stats.record_error("checking a button press failed (panic)");
                 send::answer_press(bot, query, Some(texts::apology(lang)), true).await;
-                return Ok(());
+                return Ok(ANSWERED);
             }
         };
         match check {
@@ -262,24 +293,25 @@ impl Transport {
                     router.finish_live(claim, &progress).await
                 })
                 .await
+                .map(|_| ANSWERED)
             }
             PressCheck::NotYours { alert } => {
                 send::answer_press(bot, query, Some(&alert), true).await;
-                Ok(())
+                Ok(ANSWERED)
             }
             PressCheck::AlreadyDone { alert } | PressCheck::Failed { alert } => {
                 send::answer_press(bot, query, Some(&alert), false).await;
-                Ok(())
+                Ok(ANSWERED)
             }
             PressCheck::Expired { alert } => {
                 send::answer_press(bot, query, Some(&alert), false).await;
                 send::close_buttons(bot, message, &alert).await;
-                Ok(())
+                Ok(ANSWERED)
             }
             PressCheck::CodeRequired { message: prompt } => {
                 send::answer_press(bot, query, None, false).await;
                 send::close_buttons(bot, message, texts::code_needed(lang)).await;
-                self.outbox.deliver_text(bot, target, &prompt).await.map(drop)
+                self.outbox.deliver_text(bot, target, &prompt).await.map(|_| ANSWERED)
             }
         }
     }
@@ -293,11 +325,11 @@ impl Transport {
         me: &Me,
         target: &Target,
         index: usize,
-    ) -> Result<(), RequestError> {
+    ) -> Result<Outcome, RequestError> {
         let lang = self.lang_of(&query.from, None).await;
         let Some(text) = send::pressed_suggestion(message, index) else {
             send::answer_press(bot, query, Some(texts::button_expired(lang)), true).await;
-            return Ok(());
+            return Ok(ANSWERED);
         };
         send::answer_press(bot, query, None, false).await;
         send::close_buttons(bot, message, &format!("› {text}")).await;
@@ -309,7 +341,7 @@ impl Transport {
     /// Logs a failure to answer, counts it, and tells the shopper briefly.
     async fn apologise(&self, bot: &Bot, target: &Target, lang: Lang, error: &RequestError) {
         tracing::error!(error = %error, chat = target.chat.0, "could not answer on telegram");
-        self.app.stats.count_error();
+        self.app.stats.record_error("could not answer on telegram");
         if let Err(e) = send::send_text(bot, target, texts::apology(lang), None).await {
             tracing::warn!(error = %e, "could not send the apology either");
         }

@@ -82,10 +82,21 @@ pub async fn serve_on_until(
             config.webhook_url
         ))
     })?;
+    // Not ready from the stop on, so a load balancer stops sending here.
+    let lifecycle = app.lifecycle.clone();
+    let stop = async move {
+        let name = stop.await;
+        lifecycle.stopping();
+        name
+    };
     let (updates, received) = mpsc::unbounded_channel();
     let inbox =
         Inbox { secret: Arc::from(config.webhook_secret.as_str()), state: app.state.clone(), updates };
-    let routes = axum::Router::new().route(url.path(), post(receive)).with_state(inbox);
+    let mut routes = axum::Router::new().route(url.path(), post(receive)).with_state(inbox);
+    let ops_listen = app.config.ops.listen.trim();
+    if ops_listen.is_empty() || ops_listen == config.webhook_listen.trim() {
+        routes = routes.merge(crate::ops::routes(app.clone()));
+    }
     // Stopping the listener stops the server: no new connections; once the
     // requests in progress are answered the queue closes and the dispatcher
     // handles what is left in it, then ends.
