@@ -5,13 +5,19 @@
 //! bot in another process (`telegram.api_url`) can use it too; like Telegram,
 //! it forgets the updates a `getUpdates` offset confirmed, so a restarted bot
 //! gets only what its predecessor had not taken.
+//!
+//! Faults can be injected per method ([`Fault`]): an error status with a
+//! JSON or HTML body, a dropped connection, or a lost response (the call
+//! takes effect, its answer never arrives). Every request carries the instant
+//! it arrived and an observer can watch them as they come (the load generator
+//! drives its shoppers with it).
 
 #![allow(dead_code)]
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
 use axum::extract::{Path, State};
@@ -33,15 +39,36 @@ pub struct Recorded {
     pub method: String,
     /// The request body (JSON, or the raw text of a multipart body).
     pub body: Value,
-    /// Whether the fake answered it with a scripted error.
+    /// Whether the fake answered it with a scripted error (or no answer).
     pub failed: bool,
+    /// When it arrived.
+    pub at: Instant,
 }
+
+/// What the fake does instead of answering a call normally.
+#[derive(Debug, Clone)]
+pub enum Fault {
+    /// Answer with this HTTP status and JSON body; the call has no effect.
+    Status(u16, Value),
+    /// Answer with this HTTP status and an HTML page, as a proxy in front of
+    /// the Bot API does; the call has no effect.
+    Html(u16),
+    /// Close the connection without answering; the call has no effect.
+    Drop,
+    /// Carry the call out, then close the connection without answering.
+    Lost,
+}
+
+/// Watches every request as it arrives (after it took effect).
+pub type Observer = Arc<dyn Fn(&Recorded) + Send + Sync>;
 
 #[derive(Default)]
 struct Inner {
     requests: Mutex<Vec<Recorded>>,
     updates: Mutex<Vec<Value>>,
-    failures: Mutex<HashMap<String, VecDeque<(u16, Value)>>>,
+    failures: Mutex<HashMap<String, VecDeque<Fault>>>,
+    handed_out: Mutex<HashMap<i64, Instant>>,
+    observer: Mutex<Option<Observer>>,
     messages: Mutex<HashMap<(i64, i64), Value>>,
     next_update_id: AtomicI64,
     next_message_id: AtomicI64,
@@ -103,13 +130,28 @@ impl FakeBotApi {
 
     /// Makes the next call of `method` fail with this HTTP status and body.
     pub fn fail_next(&self, method: &str, status: u16, body: Value) {
-        self.inner
-            .failures
-            .lock()
-            .expect("lock")
-            .entry(method.to_owned())
-            .or_default()
-            .push_back((status, body));
+        self.fault_next(method, Fault::Status(status, body));
+    }
+
+    /// Makes the next call of `method` (as Telegram spells it, `sendMessage`)
+    /// meet `fault`; several queued faults apply to successive calls.
+    pub fn fault_next(&self, method: &str, fault: Fault) {
+        self.inner.failures.lock().expect("lock").entry(method.to_owned()).or_default().push_back(fault);
+    }
+
+    /// Calls `observer` with every request from now on.
+    pub fn observe(&self, observer: Observer) {
+        *self.inner.observer.lock().expect("lock") = Some(observer);
+    }
+
+    /// When update `id` was first handed to the bot by `getUpdates`.
+    pub fn handed_out(&self, id: i64) -> Option<Instant> {
+        self.inner.handed_out.lock().expect("lock").get(&id).copied()
+    }
+
+    /// Every recorded call of `method`, failed ones too, in order.
+    pub fn attempts(&self, method: &str) -> Vec<Recorded> {
+        self.requests().into_iter().filter(|r| r.method == method).collect()
     }
 
     /// Every request so far.
@@ -288,7 +330,7 @@ async fn handle(
     Path((_token, method)): Path<(String, String)>,
     headers: HeaderMap,
     body: Bytes,
-) -> impl IntoResponse {
+) -> axum::response::Response {
     // teloxide writes method names capitalised (`SendMessage`); Telegram ignores case.
     let mut chars = method.chars();
     let method: String = chars.next().map(|c| c.to_ascii_lowercase()).into_iter().chain(chars).collect();
@@ -300,14 +342,35 @@ async fn handle(
         Value::String(String::from_utf8_lossy(&body).into_owned())
     };
     let failure = inner.failures.lock().expect("lock").get_mut(&method).and_then(VecDeque::pop_front);
-    if let Some((status, answer)) = failure {
-        record(&inner, &method, body, true);
-        return (StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST), axum::Json(answer));
-    }
+    let lost = match failure {
+        None => false,
+        Some(Fault::Lost) => true,
+        Some(Fault::Status(status, answer)) => {
+            record(&inner, &method, body, true);
+            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST);
+            return (status, axum::Json(answer)).into_response();
+        }
+        Some(Fault::Html(status)) => {
+            record(&inner, &method, body, true);
+            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY);
+            let page = format!(
+                "<html><head><title>{status}</title></head><body><center><h1>{status}</h1></center><hr><center>nginx</center></body></html>"
+            );
+            return (status, [("content-type", "text/html")], page).into_response();
+        }
+        Some(Fault::Drop) => {
+            record(&inner, &method, body, true);
+            drop_connection();
+        }
+    };
     let result = match method.as_str() {
         "getUpdates" => {
-            record(&inner, &method, body.clone(), false);
-            return (StatusCode::OK, axum::Json(json!({"ok": true, "result": updates(&inner, &body).await})));
+            let served = updates(&inner, &body).await;
+            record(&inner, &method, body, lost);
+            if lost {
+                drop_connection();
+            }
+            return (StatusCode::OK, axum::Json(json!({"ok": true, "result": served}))).into_response();
         }
         "getMe" => {
             let privacy = *inner.privacy_mode.lock().expect("lock");
@@ -329,12 +392,27 @@ async fn handle(
         }
         _ => json!(true),
     };
-    record(&inner, &method, body, false);
-    (StatusCode::OK, axum::Json(json!({"ok": true, "result": result})))
+    record(&inner, &method, body, lost);
+    if lost {
+        drop_connection();
+    }
+    (StatusCode::OK, axum::Json(json!({"ok": true, "result": result}))).into_response()
+}
+
+/// Ends the connection of the request being handled without an answer: the
+/// unwinding ends the connection's task, which closes its socket (and, unlike
+/// a panic, prints nothing).
+fn drop_connection() -> ! {
+    std::panic::resume_unwind(Box::new("connection dropped by the fake Bot API"))
 }
 
 fn record(inner: &Inner, method: &str, body: Value, failed: bool) {
-    inner.requests.lock().expect("lock").push(Recorded { method: method.to_owned(), body, failed });
+    let recorded = Recorded { method: method.to_owned(), body, failed, at: Instant::now() };
+    let observer = inner.observer.lock().expect("lock").clone();
+    if let Some(observer) = observer {
+        observer(&recorded);
+    }
+    inner.requests.lock().expect("lock").push(recorded);
     inner.new_request.notify_waiters();
 }
 
@@ -350,7 +428,13 @@ async fn updates(inner: &Inner, body: &Value) -> Vec<Value> {
     }
     let pending = || -> Vec<Value> {
         let updates = inner.updates.lock().expect("lock");
-        updates.iter().filter(|u| id_of(u) >= offset).take(limit).cloned().collect()
+        let served: Vec<Value> = updates.iter().filter(|u| id_of(u) >= offset).take(limit).cloned().collect();
+        let now = Instant::now();
+        let mut handed_out = inner.handed_out.lock().expect("lock");
+        for update in &served {
+            handed_out.entry(id_of(update)).or_insert(now);
+        }
+        served
     };
     let notified = inner.new_update.notified();
     let now = pending();
