@@ -113,8 +113,12 @@ impl Shoppers {
         {
             let mut traces = self.traces.lock().unwrap();
             let Some(sent) = traces.get_mut(&chat) else { return };
-            // A sign without an answer text belongs to the oldest message not yet answered.
-            if let Some(open) = sent.iter_mut().find(|t| t.whole.is_none()) {
+            // A sign without an answer text belongs to the oldest message not
+            // yet answered, once the bot has it (a typing refresh of the
+            // previous answer does not count for the next message).
+            if let Some(open) = sent.iter_mut().find(|t| t.whole.is_none())
+                && self.api.handed_out(open.update_id).is_some()
+            {
                 open.first_sign.get_or_insert(request.at);
             }
             let Some(tag) = fake_model::tag_in(text) else { return };
