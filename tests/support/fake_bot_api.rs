@@ -121,9 +121,14 @@ impl FakeBotApi {
 
     /// Queues an update (`{"message": …}` or `{"callback_query": …}`); returns its id.
     pub fn push_update(&self, mut update: Value) -> i64 {
+        // Numbered under the lock, so that updates pushed at once from several
+        // threads are queued in id order and none falls behind an offset the
+        // bot already moved past.
+        let mut updates = self.inner.updates.lock().expect("lock");
         let id = self.inner.next_update_id.fetch_add(1, Ordering::SeqCst);
         update["update_id"] = json!(id);
-        self.inner.updates.lock().expect("lock").push(update);
+        updates.push(update);
+        drop(updates);
         self.inner.new_update.notify_waiters();
         id
     }
