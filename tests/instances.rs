@@ -12,162 +12,24 @@
 
 #[path = "support/fake_bot_api.rs"]
 mod fake_bot_api;
+#[path = "support/process.rs"]
+mod process;
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
-use std::process::{ExitStatus, Stdio};
+use std::path::Path;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use fake_bot_api::*;
+use process::*;
 use serde_json::{Value, json};
 use services::{MallApi, OrderStatus, PageRequest};
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
 
 const ALICE: Shopper = Shopper { id: 1001, name: "Alice" };
 const BOB: Shopper = Shopper { id: 1002, name: "Bob" };
 const GROUP: i64 = -100_777;
-const REDIS_URL: &str = "redis://127.0.0.1:6379";
-/// The longest any single wait in these tests lasts.
-const BOUND: Duration = Duration::from_secs(20);
 const CONFIRM: &str = "✅ 确认";
-
-// ---------------------------------------------------------------- processes
-
-/// A `mallbot` child process; its standard error (the log) is collected and
-/// printed if the test fails.
-struct Process {
-    name: String,
-    child: Child,
-    log: Arc<Mutex<String>>,
-}
-
-impl Process {
-    /// Starts `mallbot <args>` in `dir` with exactly the `MALLBOT_*` variables given.
-    fn spawn(name: &str, args: &[&str], env: &[(&str, String)], dir: &Path) -> Process {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_mallbot"));
-        command
-            .args(args)
-            .current_dir(dir)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        for (key, _) in std::env::vars().filter(|(key, _)| key.starts_with("MALLBOT_")) {
-            command.env_remove(key);
-        }
-        command.env("RUST_LOG", "info").env("NO_COLOR", "1");
-        command.envs(env.iter().map(|(key, value)| (*key, value.as_str())));
-        let mut child = command.spawn().expect("start mallbot");
-        let stderr = child.stderr.take().expect("stderr");
-        let log = Arc::new(Mutex::new(String::new()));
-        let sink = Arc::clone(&log);
-        tokio::spawn(async move {
-            let mut lines = BufReader::new(stderr).lines();
-            while let Ok(Some(line)) = lines.next_line().await {
-                let mut log = sink.lock().unwrap();
-                log.push_str(&line);
-                log.push('\n');
-            }
-        });
-        Process { name: name.to_owned(), child, log }
-    }
-
-    fn log(&self) -> String {
-        self.log.lock().unwrap().clone()
-    }
-
-    /// Waits (bounded) until the log has a line containing `needle`.
-    async fn wait_for_log(&self, needle: &str) {
-        let deadline = tokio::time::Instant::now() + BOUND;
-        while !self.log().contains(needle) {
-            assert!(tokio::time::Instant::now() < deadline, "{} never logged {needle:?}", self.name);
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    }
-
-    /// Sends SIGTERM, as `kill`, systemd or a container runtime does.
-    fn terminate(&self) {
-        let pid = self.child.id().expect("still running").to_string();
-        let status = std::process::Command::new("kill").args(["-TERM", &pid]).status().expect("kill");
-        assert!(status.success(), "kill -TERM {pid} failed");
-    }
-
-    /// Kills it with SIGKILL (`kill -9`): no chance to clean up.
-    async fn kill_9(&mut self) {
-        self.child.kill().await.expect("SIGKILL");
-    }
-
-    /// How it exited (waiting at most [`BOUND`]).
-    async fn exit_status(&mut self) -> ExitStatus {
-        match tokio::time::timeout(BOUND, self.child.wait()).await {
-            Ok(status) => status.expect("wait"),
-            Err(_) => panic!("{} still running {} s after it was told to stop", self.name, BOUND.as_secs()),
-        }
-    }
-}
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        if std::thread::panicking() {
-            eprintln!("----- log of {} -----\n{}", self.name, self.log());
-        }
-    }
-}
-
-/// A directory of its own under the temp dir, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(case: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("mallbot-instances-{}", unique(case)));
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-
-    fn file(&self, name: &str) -> String {
-        self.0.join(name).to_str().unwrap().to_owned()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn unique(case: &str) -> String {
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos();
-    format!("{case}-{}-{nanos}", std::process::id())
-}
-
-/// A loopback address nothing listens on right now.
-fn free_addr() -> SocketAddr {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap()
-}
-
-/// Waits (bounded) until something accepts connections at `addr`.
-async fn wait_for_listener(addr: SocketAddr, what: &Process) {
-    let deadline = tokio::time::Instant::now() + BOUND;
-    while tokio::net::TcpStream::connect(addr).await.is_err() {
-        assert!(tokio::time::Instant::now() < deadline, "{} never listened on {addr}", what.name);
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-/// The variables of a bot on the fake Bot API.
-fn bot_env(api: &FakeBotApi) -> Vec<(&'static str, String)> {
-    vec![
-        ("MALLBOT_TELEGRAM__TOKEN", "123:TEST".to_owned()),
-        ("MALLBOT_TELEGRAM__API_URL", api.url.to_string()),
-    ]
-}
 
 // ---------------------------------------------------------------- what the shopper saw
 
@@ -322,30 +184,6 @@ async fn sigterm_lets_the_answer_in_flight_arrive_then_the_bot_exits_0() {
 }
 
 // ---------------------------------------------------------------- two instances, one Redis
-
-/// Whether Redis answers at 127.0.0.1:6379; without it (outside CI) a loud
-/// SKIPPED line is printed.
-async fn redis_available(test: &str) -> bool {
-    let answered = async {
-        let client = redis::Client::open(REDIS_URL).ok()?;
-        let mut conn =
-            tokio::time::timeout(Duration::from_secs(2), client.get_multiplexed_async_connection())
-                .await
-                .ok()?
-                .ok()?;
-        redis::cmd("PING").query_async::<String>(&mut conn).await.ok()
-    };
-    if answered.await.as_deref() == Some("PONG") {
-        return true;
-    }
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("Redis must be reachable at 127.0.0.1:6379 in CI (CI=true)");
-    }
-    // Written past the test harness's capture so that it shows even when the tests pass.
-    let line = format!("SKIPPED: Redis not reachable at 127.0.0.1:6379 — {test} did not run\n");
-    let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
-    false
-}
 
 /// Deletes every key under `prefix` when dropped (also when the test fails).
 struct RedisKeys(String);

@@ -172,6 +172,14 @@ fn open_blocking(path: &str) -> Result<Connection, StateError> {
     conn.pragma_update(None, "synchronous", "NORMAL").map_err(failed)?;
     conn.execute_batch(SCHEMA).map_err(failed)?;
     conn.execute_batch(OUTBOX_SCHEMA).map_err(failed)?;
+    // A SQLite state file serves one bot: answers a previous run was still
+    // sending when it stopped (even by kill -9) are due now, not after their
+    // lease. (Were a second process sharing the file mid-send, that answer
+    // could arrive twice: the accepted trade-off over a lost answer.)
+    let resumed = conn.execute("UPDATE outbox SET due_ms = 0 WHERE due_ms > 0", []).map_err(failed)?;
+    if resumed > 0 {
+        tracing::info!(path, answers = resumed, "answers left unsent by the previous run are due now");
+    }
     Ok(conn)
 }
 

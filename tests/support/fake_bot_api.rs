@@ -80,12 +80,17 @@ impl Fault {
     }
 }
 
+/// Watches every request as it arrives (after it took effect).
+pub type Observer = Arc<dyn Fn(&Recorded) + Send + Sync>;
+
 #[derive(Default)]
 struct Inner {
     requests: Mutex<Vec<Recorded>>,
     updates: Mutex<Vec<Value>>,
     failures: Mutex<HashMap<String, VecDeque<Fault>>>,
     refused: Mutex<HashMap<String, (u16, Value)>>,
+    handed_out: Mutex<HashMap<i64, std::time::Instant>>,
+    observer: Mutex<Option<Observer>>,
     messages: Mutex<HashMap<(i64, i64), Value>>,
     next_update_id: AtomicI64,
     next_message_id: AtomicI64,
@@ -138,11 +143,36 @@ impl FakeBotApi {
 
     /// Queues an update (`{"message": …}` or `{"callback_query": …}`); returns its id.
     pub fn push_update(&self, mut update: Value) -> i64 {
+        // Numbered under the lock, so that updates pushed at once from several
+        // threads are queued in id order and none falls behind an offset the
+        // bot already moved past.
+        let mut updates = self.inner.updates.lock().expect("lock");
         let id = self.inner.next_update_id.fetch_add(1, Ordering::SeqCst);
         update["update_id"] = json!(id);
-        self.inner.updates.lock().expect("lock").push(update);
+        updates.push(update);
+        drop(updates);
         self.inner.new_update.notify_waiters();
         id
+    }
+
+    /// Same as [`FakeBotApi::fail_next_with`].
+    pub fn fault_next(&self, method: &str, fault: Fault) {
+        self.fail_next_with(method, fault);
+    }
+
+    /// Calls `observer` with every request from now on.
+    pub fn observe(&self, observer: Observer) {
+        *self.inner.observer.lock().expect("lock") = Some(observer);
+    }
+
+    /// When update `id` was first handed to the bot by `getUpdates`.
+    pub fn handed_out(&self, id: i64) -> Option<std::time::Instant> {
+        self.inner.handed_out.lock().expect("lock").get(&id).copied()
+    }
+
+    /// Every recorded call of `method`, failed ones too, in order.
+    pub fn attempts(&self, method: &str) -> Vec<Recorded> {
+        self.requests().into_iter().filter(|r| r.method == method).collect()
     }
 
     /// Makes the next call of `method` fail with this HTTP status and body.
@@ -399,9 +429,12 @@ async fn handle(
     }
     let result = match method.as_str() {
         "getUpdates" => {
-            record(&inner, &method, body.clone(), false);
-            let result = updates(&inner, &body).await;
-            return (StatusCode::OK, axum::Json(json!({"ok": true, "result": result}))).into_response();
+            let served = updates(&inner, &body).await;
+            record(&inner, &method, body, lose_response);
+            if lose_response {
+                close_the_connection();
+            }
+            return (StatusCode::OK, axum::Json(json!({"ok": true, "result": served}))).into_response();
         }
         "getMe" => {
             let privacy = *inner.privacy_mode.lock().expect("lock");
@@ -442,8 +475,12 @@ fn close_the_connection() -> ! {
 }
 
 fn record(inner: &Inner, method: &str, body: Value, failed: bool) {
-    let at = std::time::Instant::now();
-    inner.requests.lock().expect("lock").push(Recorded { method: method.to_owned(), body, failed, at });
+    let recorded = Recorded { method: method.to_owned(), body, failed, at: std::time::Instant::now() };
+    let observer = inner.observer.lock().expect("lock").clone();
+    if let Some(observer) = observer {
+        observer(&recorded);
+    }
+    inner.requests.lock().expect("lock").push(recorded);
     inner.new_request.notify_waiters();
 }
 
@@ -459,7 +496,13 @@ async fn updates(inner: &Inner, body: &Value) -> Vec<Value> {
     }
     let pending = || -> Vec<Value> {
         let updates = inner.updates.lock().expect("lock");
-        updates.iter().filter(|u| id_of(u) >= offset).take(limit).cloned().collect()
+        let served: Vec<Value> = updates.iter().filter(|u| id_of(u) >= offset).take(limit).cloned().collect();
+        let now = std::time::Instant::now();
+        let mut handed_out = inner.handed_out.lock().expect("lock");
+        for update in &served {
+            handed_out.entry(id_of(update)).or_insert(now);
+        }
+        served
     };
     let notified = inner.new_update.notified();
     let now = pending();

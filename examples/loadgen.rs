@@ -1,0 +1,393 @@
+//! Load generator: the real `mallbot run` as a child process against a
+//! loopback fake Bot API (N chats × M messages through `getUpdates`), a
+//! scripted OpenAI-compatible model (one `search_products` round, then a text
+//! answer, with set latency and time to first token) and the embedded mall.
+//! Prints messages/s, the bot's own CPU time per message and peak RSS, and
+//! p50/p99 of the time from an update being handed out to the first visible
+//! sign, the first answer text and the whole answer.
+//!
+//! Run: `cargo build --release && cargo run --release --example loadgen -- --help`
+
+#![allow(clippy::unwrap_used)]
+
+#[path = "../tests/support/fake_bot_api.rs"]
+mod fake_bot_api;
+#[path = "../tests/support/fake_model.rs"]
+mod fake_model;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+use fake_bot_api::{FakeBotApi, Recorded, Shopper};
+use fake_model::{FakeModel, ModelBehaviour};
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+/// Sends N chats × M messages to the real bot and measures how it answers.
+#[derive(Parser, Debug, Clone)]
+#[command(name = "loadgen")]
+struct Options {
+    /// Number of private chats (one shopper each).
+    #[arg(long, default_value_t = 500)]
+    chats: usize,
+    /// Messages each chat sends.
+    #[arg(long, default_value_t = 2)]
+    messages: usize,
+    /// Time the model takes for each answer (the tool round and the text
+    /// answer each take this long), in milliseconds.
+    #[arg(long, default_value_t = 1000)]
+    model_latency_ms: u64,
+    /// Time to the first token of a streamed answer, in milliseconds.
+    #[arg(long, default_value_t = 0)]
+    ttft_ms: u64,
+    /// Ask the model for streamed answers (`llm.stream = true`).
+    #[arg(long)]
+    stream: bool,
+    /// The bot's state store: `sqlite` (a temp file) or `memory`.
+    #[arg(long, default_value = "sqlite", value_parser = ["sqlite", "memory"])]
+    state: String,
+    /// Queue every message at once instead of each chat waiting for the
+    /// answer to its previous message.
+    #[arg(long)]
+    burst: bool,
+    /// Give up after this many seconds (partial figures are still printed).
+    #[arg(long, default_value_t = 300)]
+    timeout_secs: u64,
+    /// The `mallbot` binary; default: `target/release/mallbot` (build it
+    /// first with `cargo build --release`).
+    #[arg(long)]
+    bot: Option<PathBuf>,
+    /// Extra `MALLBOT_*` settings for the bot, as KEY=VALUE (repeatable).
+    #[arg(long = "env", value_name = "KEY=VALUE")]
+    extra_env: Vec<String>,
+}
+
+/// What happened to one shopper message.
+#[derive(Debug, Clone, Default)]
+struct Trace {
+    update_id: i64,
+    handed_out: Option<Instant>,
+    first_sign: Option<Instant>,
+    first_text: Option<Instant>,
+    whole: Option<Instant>,
+}
+
+/// The shoppers' side: what each chat sent and what it saw.
+struct Shoppers {
+    api: Arc<FakeBotApi>,
+    burst: bool,
+    messages: usize,
+    /// Per chat: the messages sent so far.
+    traces: Mutex<HashMap<i64, Vec<Trace>>>,
+    done: tokio::sync::Notify,
+    answered: std::sync::atomic::AtomicUsize,
+}
+
+const FIRST_CHAT: i64 = 10_000;
+
+impl Shoppers {
+    fn send(&self, chat: i64, n: usize) {
+        let shopper = Shopper { id: chat, name: "Shopper" };
+        let text = format!("有没有 500 元以内的 Nike 跑鞋？ {}", fake_model::tag(chat, n));
+        let update_id = self.api.push_update(fake_bot_api::private_text(shopper, &text));
+        let mut traces = self.traces.lock().unwrap();
+        traces.entry(chat).or_default().push(Trace { update_id, ..Trace::default() });
+    }
+
+    /// Takes one request of the bot to the Bot API.
+    fn observe(&self, request: &Recorded) {
+        if request.failed {
+            return;
+        }
+        let method = request.method.as_str();
+        if !matches!(method, "sendChatAction" | "sendMessage" | "sendMessageDraft" | "editMessageText") {
+            return;
+        }
+        let chat = chat_of(&request.body);
+        let text = request.body["text"].as_str().unwrap_or_default();
+        let mut next = None;
+        {
+            let mut traces = self.traces.lock().unwrap();
+            let Some(sent) = traces.get_mut(&chat) else { return };
+            // A sign without an answer text belongs to the oldest message not
+            // yet answered, once the bot has it (a typing refresh of the
+            // previous answer does not count for the next message).
+            if let Some(open) = sent.iter_mut().find(|t| t.whole.is_none())
+                && self.api.handed_out(open.update_id).is_some()
+            {
+                open.first_sign.get_or_insert(request.at);
+            }
+            let Some(tag) = fake_model::tag_in(text) else { return };
+            let Some(n) =
+                tag.rsplit_once('m').and_then(|(_, n)| n.trim_end_matches('z').parse::<usize>().ok())
+            else {
+                return;
+            };
+            let Some(trace) = sent.get_mut(n) else { return };
+            trace.first_sign.get_or_insert(request.at);
+            trace.first_text.get_or_insert(request.at);
+            let whole = method != "sendMessageDraft" && text.contains(&fake_model::end_of(tag));
+            if whole && trace.whole.is_none() {
+                trace.whole = Some(request.at);
+                if !self.burst && n + 1 < self.messages {
+                    next = Some(n + 1);
+                }
+                let answered = self.answered.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+                if answered == traces.len() * self.messages {
+                    self.done.notify_one();
+                }
+            }
+        }
+        if let Some(n) = next {
+            self.send(chat, n);
+        }
+    }
+}
+
+fn chat_of(body: &Value) -> i64 {
+    body["chat_id"].as_i64().or_else(|| body["chat_id"].as_str().and_then(|s| s.parse().ok())).unwrap_or(0)
+}
+
+/// CPU time (user + system) of process `pid`, from `/proc/<pid>/stat`.
+fn cpu_time(pid: u32, ticks_per_sec: f64) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // Fields after the command name (which may hold spaces) start at field 3.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let utime: f64 = fields.get(11)?.parse().ok()?;
+    let stime: f64 = fields.get(12)?.parse().ok()?;
+    Some(Duration::from_secs_f64((utime + stime) / ticks_per_sec))
+}
+
+/// Peak resident set size of `pid` in KiB (`VmHWM`).
+fn peak_rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn clock_ticks() -> f64 {
+    let out = std::process::Command::new("getconf").arg("CLK_TCK").output().ok();
+    out.and_then(|o| String::from_utf8(o.stdout).ok()).and_then(|s| s.trim().parse().ok()).unwrap_or(100.0)
+}
+
+/// The `mallbot` binary: the one given, or `target/release/mallbot` beside
+/// this example, refused when a source file is newer than it (build it
+/// first: `cargo build --release`).
+fn bot_binary(options: &Options) -> anyhow::Result<PathBuf> {
+    if let Some(bot) = &options.bot {
+        return Ok(bot.clone());
+    }
+    let exe = std::env::current_exe()?;
+    // target/release/examples/loadgen → target/release/mallbot
+    let dir = exe.parent().and_then(|d| d.parent()).ok_or_else(|| anyhow::anyhow!("no target directory"))?;
+    let bot = dir.join("mallbot");
+    let built = std::fs::metadata(&bot)
+        .and_then(|m| m.modified())
+        .map_err(|_| anyhow::anyhow!("{} is missing: run `cargo build --release` first", bot.display()))?;
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let newest = ["src", "handlers", "services"].iter().filter_map(|d| newest_source(&root.join(d))).max();
+    if newest.is_some_and(|newest| newest > built) {
+        anyhow::bail!("{} is older than the sources: run `cargo build --release` first", bot.display());
+    }
+    Ok(bot)
+}
+
+/// When the newest `.rs` file under `dir` was modified.
+fn newest_source(dir: &std::path::Path) -> Option<std::time::SystemTime> {
+    let mut newest = None;
+    for entry in std::fs::read_dir(dir).ok()?.flatten() {
+        let path = entry.path();
+        let time = if path.is_dir() {
+            newest_source(&path)
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            entry.metadata().and_then(|m| m.modified()).ok()
+        } else {
+            None
+        };
+        newest = newest.max(time);
+    }
+    newest
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Option<Duration> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    Some(sorted[rank.clamp(1, sorted.len()) - 1])
+}
+
+fn millis(d: Option<Duration>) -> String {
+    d.map(|d| format!("{:.1} ms", d.as_secs_f64() * 1000.0)).unwrap_or_else(|| "—".into())
+}
+
+#[tokio::main(flavor = "multi_thread")]
+async fn main() -> anyhow::Result<()> {
+    let options = Options::parse();
+    anyhow::ensure!(options.chats > 0 && options.messages > 0, "--chats and --messages must be at least 1");
+    let binary = bot_binary(&options)?;
+    let api = Arc::new(FakeBotApi::start().await);
+    let model = FakeModel::start(ModelBehaviour {
+        latency: Duration::from_millis(options.model_latency_ms),
+        ttft: Duration::from_millis(options.ttft_ms),
+        ..ModelBehaviour::default()
+    })
+    .await;
+    let dir = std::env::temp_dir().join(format!("mallbot-loadgen-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let state_url = match options.state.as_str() {
+        "memory" => "memory://".to_owned(),
+        _ => format!("sqlite://{}", dir.join("state.db").display()),
+    };
+    let mut env: Vec<(String, String)> = [
+        ("MALLBOT_TELEGRAM__TOKEN", "123:LOAD".to_owned()),
+        ("MALLBOT_TELEGRAM__API_URL", api.url.to_string()),
+        ("MALLBOT_LLM__PROVIDER", "openai".to_owned()),
+        ("MALLBOT_LLM__BASE_URL", model.base_url.clone()),
+        ("MALLBOT_LLM__MODEL", "fake".to_owned()),
+        ("MALLBOT_LLM__API_KEY", "load-key".to_owned()),
+        ("MALLBOT_LLM__STREAM", options.stream.to_string()),
+        ("MALLBOT_STATE__URL", state_url),
+        ("MALLBOT_MALL__EMBEDDED_DB", dir.join("mall.db").display().to_string()),
+        ("MALLBOT_BOT__RATE_LIMIT_PER_MINUTE", "0".to_owned()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v))
+    .collect();
+    for pair in &options.extra_env {
+        let (key, value) =
+            pair.split_once('=').ok_or_else(|| anyhow::anyhow!("--env {pair}: not KEY=VALUE"))?;
+        env.push((key.to_owned(), value.to_owned()));
+    }
+
+    let mut command = tokio::process::Command::new(&binary);
+    command.arg("run").current_dir(&dir).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
+    command.kill_on_drop(true);
+    for (key, _) in std::env::vars().filter(|(key, _)| key.starts_with("MALLBOT_")) {
+        command.env_remove(key);
+    }
+    command.env("RUST_LOG", "warn").env("NO_COLOR", "1").envs(env);
+    let mut child = command.spawn().map_err(|e| anyhow::anyhow!("cannot start {}: {e}", binary.display()))?;
+    let pid = child.id().ok_or_else(|| anyhow::anyhow!("the bot exited at once"))?;
+    let log = Arc::new(Mutex::new(Vec::<String>::new()));
+    if let Some(stderr) = child.stderr.take() {
+        let sink = Arc::clone(&log);
+        tokio::spawn(async move {
+            let mut lines = BufReader::new(stderr).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                let mut log = sink.lock().unwrap();
+                if log.len() < 200 {
+                    log.push(line);
+                }
+            }
+        });
+    }
+
+    // Ready when it polls for updates.
+    let ready_by = Instant::now() + Duration::from_secs(30);
+    while api.calls("getUpdates").is_empty() {
+        if Instant::now() > ready_by || child.try_wait()?.is_some() {
+            eprintln!("{}", log.lock().unwrap().join("\n"));
+            anyhow::bail!("the bot never polled for updates");
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+
+    let shoppers = Arc::new(Shoppers {
+        api: Arc::clone(&api),
+        burst: options.burst,
+        messages: options.messages,
+        traces: Mutex::new(HashMap::new()),
+        done: tokio::sync::Notify::new(),
+        answered: std::sync::atomic::AtomicUsize::new(0),
+    });
+    let observer = Arc::clone(&shoppers);
+    api.observe(Arc::new(move |request| observer.observe(request)));
+
+    let ticks = clock_ticks();
+    let cpu_before = cpu_time(pid, ticks).unwrap_or_default();
+    let started = Instant::now();
+    for i in 0..options.chats {
+        let chat = FIRST_CHAT + i as i64;
+        shoppers.traces.lock().unwrap().insert(chat, Vec::new());
+    }
+    for i in 0..options.chats {
+        let chat = FIRST_CHAT + i as i64;
+        let count = if options.burst { options.messages } else { 1 };
+        for n in 0..count {
+            shoppers.send(chat, n);
+        }
+    }
+    let total = options.chats * options.messages;
+    let finished = tokio::time::timeout(Duration::from_secs(options.timeout_secs), shoppers.done.notified())
+        .await
+        .is_ok()
+        || shoppers.answered.load(std::sync::atomic::Ordering::SeqCst) == total;
+    let wall = started.elapsed();
+    let cpu = cpu_time(pid, ticks).unwrap_or_default().saturating_sub(cpu_before);
+    let rss = peak_rss_kib(pid);
+    child.start_kill()?;
+    let _ = child.wait().await;
+    let _ = std::fs::remove_dir_all(&dir);
+
+    let mut traces: Vec<Trace> = shoppers.traces.lock().unwrap().values().flatten().cloned().collect();
+    for trace in &mut traces {
+        trace.handed_out = api.handed_out(trace.update_id);
+    }
+    let answered = traces.iter().filter(|t| t.whole.is_some()).count();
+    let last_answer = traces.iter().filter_map(|t| t.whole).max();
+    let busy = last_answer.map(|t| t.duration_since(started)).unwrap_or(wall);
+    let series = |pick: fn(&Trace) -> Option<Instant>| {
+        let mut all: Vec<Duration> =
+            traces.iter().filter_map(|t| Some(pick(t)?.saturating_duration_since(t.handed_out?))).collect();
+        all.sort();
+        all
+    };
+    let sign = series(|t| t.first_sign);
+    let text = series(|t| t.first_text);
+    let whole = series(|t| t.whole);
+
+    println!(
+        "loadgen: {} chats × {} messages{}, model {} ms per answer{}, stream {}, state {}",
+        options.chats,
+        options.messages,
+        if options.burst { " (burst)" } else { "" },
+        options.model_latency_ms,
+        if options.stream { format!(", first token {} ms", options.ttft_ms) } else { String::new() },
+        if options.stream { "on" } else { "off" },
+        options.state,
+    );
+    println!("messages answered     {answered} of {total}{}", if finished { "" } else { " (timed out)" });
+    println!("wall time             {:.2} s (to the last whole answer)", busy.as_secs_f64());
+    println!("throughput            {:.1} msg/s", answered as f64 / busy.as_secs_f64().max(1e-9));
+    println!(
+        "bot CPU               {:.0} ms in all, {:.3} ms per message",
+        cpu.as_secs_f64() * 1000.0,
+        cpu.as_secs_f64() * 1000.0 / answered.max(1) as f64
+    );
+    println!(
+        "bot peak RSS          {}",
+        rss.map(|k| format!("{:.1} MiB", k as f64 / 1024.0)).unwrap_or("—".into())
+    );
+    println!("model calls           {}", model.calls());
+    println!("                      p50        p99");
+    for (name, series) in
+        [("first visible sign", &sign), ("first answer text", &text), ("whole answer", &whole)]
+    {
+        println!("{name:<22}{:<11}{}", millis(percentile(series, 50.0)), millis(percentile(series, 99.0)));
+    }
+    if !finished {
+        let log = log.lock().unwrap();
+        eprintln!(
+            "the bot's last log lines:\n{}",
+            log.iter().rev().take(20).rev().cloned().collect::<Vec<_>>().join("\n")
+        );
+        std::process::exit(1);
+    }
+    Ok(())
+}
