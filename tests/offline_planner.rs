@@ -19,7 +19,17 @@ fn not_run(_: ToolContext, _: Value) -> BoxFuture<'static, ToolResult> {
 }
 
 const fn tool(name: &'static str, level: Level, scope: Scope) -> ToolSpec {
-    ToolSpec { name, description: "", level, scope, require_at: false, schema, call: not_run, preview: None }
+    ToolSpec {
+        name,
+        description: "",
+        level,
+        scope,
+        require_at: false,
+        schema,
+        call: not_run,
+        preview: None,
+        progress: None,
+    }
 }
 
 static TOOLS: [ToolSpec; 14] = [
@@ -203,7 +213,7 @@ async fn english_buy_flow_answers_in_english() {
     chat.data(nike_search()).await.call("get_product_detail");
     let answer = chat.data(pegasus_detail()).await.text();
     assert!(answer.contains("Sizes in stock: 40, 41, 42. Which size would you like?"), "{answer}");
-    assert!(answer.contains("at Nike 专卖店 (floor 3, unit L3-01)"), "{answer}");
+    assert!(answer.contains("at Nike 专卖店 (3F, unit L3-01)"), "{answer}");
 
     let args = chat.say("size 42, 2 pairs").await.call("add_to_cart");
     assert_eq!(args, json!({"product_id": "p-pegasus", "sku_id": "sku-peg-42", "quantity": 2}));
@@ -236,7 +246,7 @@ async fn plain_search_lists_then_an_ordinal_opens_a_product() {
     assert_eq!(args, json!({"keyword": "running shoes"}));
     let answer = chat.data(nike_search()).await.text();
     assert!(answer.starts_with("I found 3 products:"), "{answer}");
-    assert!(answer.contains("2. Nike Revolution 7 — ¥399, rated 4.5, Nike 专卖店 (floor 3)"), "{answer}");
+    assert!(answer.contains("2. Nike Revolution 7 — ¥399, rated 4.5, Nike 专卖店 (3F)"), "{answer}");
 
     let args = chat.say("the second one").await.call("get_product_detail");
     assert_eq!(args, json!({"product_id": "p-revolution"}));

@@ -8,7 +8,7 @@ use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::context::ToolContext;
+use crate::context::{Lang, ToolContext};
 use crate::result::{Preview, ToolError, ToolResult};
 
 /// How much the shopper must agree to before a tool runs.
@@ -81,6 +81,8 @@ impl Scope {
 pub type CallFn = fn(ToolContext, Value) -> BoxFuture<'static, ToolResult>;
 /// Describes what a tool call would do, for the confirmation message.
 pub type PreviewFn = fn(ToolContext, Value) -> BoxFuture<'static, Result<Preview, ToolError>>;
+/// Words the status line of a running call; `None` when the arguments do not parse.
+pub type ProgressFn = fn(Lang, &Value) -> Option<String>;
 
 /// One tool, as the `#[tool_function]` macro submits it. Only `&'static str`
 /// and `fn` pointers inside, so it can be built in a `const`.
@@ -102,6 +104,8 @@ pub struct ToolSpec {
     pub call: CallFn,
     /// Describes a pending call for the confirmation message, when the tool has one.
     pub preview: Option<PreviewFn>,
+    /// Words the status line while the call runs, when the tool declares one.
+    pub progress: Option<ProgressFn>,
 }
 
 inventory::collect!(ToolSpec);
@@ -120,22 +124,13 @@ impl ToolSpec {
         }
     }
 
-    /// The OpenAI `tools[]` entry: `{"type":"function","function":{name,description,parameters}}`.
-    pub fn openai_definition(&self) -> Value {
-        serde_json::json!({
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": self.description,
-                "parameters": self.parameters(),
-            }
-        })
-    }
-
     /// The status line the shopper sees while this call runs, in their
-    /// language ("🔍 正在搜索：Nike 跑鞋 ≤ ¥500…").
-    pub fn progress_line(&self, lang: crate::Lang, _args: &Value) -> String {
-        lang.pick("⏳ 正在处理…", "⏳ Working on it…").to_owned()
+    /// language ("🔍 正在搜索：Nike 跑鞋 ≤ ¥500…"): the tool's own wording,
+    /// else a generic one.
+    pub fn progress_line(&self, lang: Lang, args: &Value) -> String {
+        self.progress
+            .and_then(|line| line(lang, args))
+            .unwrap_or_else(|| lang.pick("⏳ 正在处理…", "⏳ Working on it…").to_owned())
     }
 
     /// Runs the tool with raw JSON arguments.

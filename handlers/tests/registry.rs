@@ -118,16 +118,3 @@ fn add_to_cart_quantity_is_bounded_in_the_schema() {
     assert_eq!(quantity["type"], "integer");
     assert_eq!((quantity["minimum"].as_u64(), quantity["maximum"].as_u64()), (Some(1), Some(99)));
 }
-
-#[test]
-fn openai_definitions_carry_name_description_and_parameters() {
-    let tool = handlers::find("view_cart").unwrap();
-    let definition = tool.openai_definition();
-    assert_eq!(definition["type"], "function");
-    assert_eq!(definition["function"]["name"], "view_cart");
-    assert_eq!(definition["function"]["description"], tool.description);
-    assert_eq!(
-        definition["function"]["parameters"],
-        json!({"type": "object", "properties": {}, "required": [], "additionalProperties": false})
-    );
-}

@@ -28,6 +28,7 @@ use self::draft::Draft;
 use self::sse::SseDecoder;
 pub use self::stream::{ChunkError, StreamAccumulator};
 use self::wire::WireCompletion;
+pub use self::wire::tool_definition;
 use super::{ChatModel, ChatRequest, ChatResponse, LlmError};
 
 /// The longest `Retry-After` honoured.

@@ -1,4 +1,4 @@
-//! The options of `#[tool_function(...)]`: level, scope, require_at, name, preview.
+//! The options of `#[tool_function(...)]`: level, scope, require_at, name, preview, progress.
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
@@ -17,6 +17,8 @@ pub struct ToolAttr {
     pub name: Option<LitStr>,
     /// The preview function.
     pub preview: Option<Path>,
+    /// The status-line function.
+    pub progress: Option<Path>,
 }
 
 const LEVELS: &[(&str, &str)] = &[("safe", "Safe"), ("confirm", "Confirm"), ("critical", "Critical")];
@@ -30,6 +32,7 @@ impl ToolAttr {
         let mut require_at = None;
         let mut name = None;
         let mut preview = None;
+        let mut progress = None;
         let parser = syn::meta::parser(|meta| {
             if meta.path.is_ident("level") {
                 set_once(&meta, &mut level, choice(&meta, "level", "Level", LEVELS)?)
@@ -45,9 +48,13 @@ impl ToolAttr {
             } else if meta.path.is_ident("preview") {
                 let path: Path = meta.value()?.parse()?;
                 set_once(&meta, &mut preview, path)
+            } else if meta.path.is_ident("progress") {
+                let path: Path = meta.value()?.parse()?;
+                set_once(&meta, &mut progress, path)
             } else {
                 Err(meta.error(
-                    "unknown tool_function option: expected `level`, `scope`, `require_at`, `name` or `preview`",
+                    "unknown tool_function option: expected `level`, `scope`, `require_at`, `name`, `preview` \
+                     or `progress`",
                 ))
             }
         });
@@ -58,6 +65,7 @@ impl ToolAttr {
             require_at: require_at.unwrap_or(false),
             name,
             preview,
+            progress,
         })
     }
 }

@@ -36,6 +36,11 @@ impl CallRecord {
             _ => None,
         }
     }
+
+    /// The data read as the tool's result type, when the call succeeded.
+    pub(crate) fn result<T: serde::de::DeserializeOwned>(&self) -> Option<T> {
+        self.data().and_then(super::compose::read)
+    }
 }
 
 /// One step of the conversation.

@@ -20,10 +20,14 @@ struct GreetArgs {
 ///
 /// A second paragraph
 /// wrapped over two lines.
-#[tool_function(level = "confirm", scope = "group", require_at = true, name = "say-hello", preview = greet_preview)]
+#[tool_function(level = "confirm", scope = "group", require_at = true, name = "say-hello", preview = greet_preview, progress = greet_progress)]
 async fn greet(ctx: &ToolContext, args: GreetArgs) -> ToolResult {
     let word = ctx.lang.pick("你好", "Hello");
-    Ok(ToolOutput::data(json!({ "text": format!("{word} {}", args.name), "times": args.times.unwrap_or(1) })))
+    Ok(ToolOutput::new(json!({ "text": format!("{word} {}", args.name), "times": args.times.unwrap_or(1) })))
+}
+
+fn greet_progress(lang: Lang, args: &GreetArgs) -> String {
+    format!("{} {}…", lang.pick("正在问候", "Greeting"), args.name)
 }
 
 async fn greet_preview(_ctx: &ToolContext, args: GreetArgs) -> Result<Preview, ToolError> {
@@ -52,6 +56,8 @@ fn main() {
     assert_eq!(output.data, json!({ "text": "Hello Ann", "times": 1 }));
     let preview = run((spec.preview.expect("has a preview"))(ctx.clone(), json!({ "name": "Ann" })));
     assert_eq!(preview.expect("previews").summary, "greet Ann");
+    assert_eq!(spec.progress_line(Lang::En, &json!({ "name": "Ann" })), "Greeting Ann…");
+    assert_eq!(spec.progress_line(Lang::Zh, &json!({ "name": 7 })), "⏳ 正在处理…", "unreadable arguments");
     let error = run(spec.invoke(ctx, json!({ "name": 7 }))).expect_err("bad arguments");
     assert!(matches!(error, ToolError::InvalidArguments { field: Some(ref f), .. } if f == "name"));
 }
