@@ -44,7 +44,7 @@ impl App {
         mall: Arc<dyn MallApi>,
         state: Arc<dyn StateStore>,
     ) -> anyhow::Result<App> {
-        let model = open_model(&config)?;
+        let model = open_model(&config, mall.clone())?;
         Ok(Self::with_model(config, mall, state, model))
     }
 
@@ -56,7 +56,7 @@ impl App {
         model: Arc<dyn ChatModel>,
     ) -> App {
         let stats = Arc::new(Stats::default());
-        let planner: Arc<dyn ChatModel> = Arc::new(OfflinePlanner::new());
+        let planner: Arc<dyn ChatModel> = Arc::new(OfflinePlanner::learning(mall.clone()));
         let chat_model = (config.llm.provider == Provider::Openai).then(|| model.clone());
         let router = FunctionCallRouter::new(RouterParts {
             model: model.clone(),
@@ -116,10 +116,10 @@ pub fn open_mall(config: &Config) -> anyhow::Result<Arc<dyn MallApi>> {
     })
 }
 
-/// The model the config names.
-pub fn open_model(config: &Config) -> anyhow::Result<Arc<dyn ChatModel>> {
+/// The model the config names; the offline planner learns the names of `mall`.
+pub fn open_model(config: &Config, mall: Arc<dyn MallApi>) -> anyhow::Result<Arc<dyn ChatModel>> {
     Ok(match config.llm.provider {
-        Provider::Offline => Arc::new(OfflinePlanner::new()),
+        Provider::Offline => Arc::new(OfflinePlanner::learning(mall)),
         Provider::Openai => Arc::new(
             OpenAiClient::new(OpenAiSettings {
                 base_url: config.llm.base_url.clone(),

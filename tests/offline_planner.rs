@@ -4,50 +4,12 @@
 
 #![allow(clippy::unwrap_used)]
 
-use futures::future::BoxFuture;
-use handlers::{Level, Scope, ToolContext, ToolOutput, ToolResult, ToolSpec};
+use std::sync::Arc;
+
+use handlers::ToolSpec;
 use mallbot::llm::offline::OfflinePlanner;
 use mallbot::llm::{ChatMessage, ChatModel, ChatRequest, ToolCall};
 use serde_json::{Value, json};
-
-fn schema() -> Value {
-    json!({ "type": "object" })
-}
-
-fn not_run(_: ToolContext, _: Value) -> BoxFuture<'static, ToolResult> {
-    Box::pin(async { Ok(ToolOutput::default()) })
-}
-
-const fn tool(name: &'static str, level: Level, scope: Scope) -> ToolSpec {
-    ToolSpec {
-        name,
-        description: "",
-        level,
-        scope,
-        require_at: false,
-        schema,
-        call: not_run,
-        preview: None,
-        progress: None,
-    }
-}
-
-static TOOLS: [ToolSpec; 14] = [
-    tool("navigate_to_store", Level::Safe, Scope::Both),
-    tool("navigate_to_area", Level::Safe, Scope::Both),
-    tool("search_products", Level::Safe, Scope::Both),
-    tool("search_stores", Level::Safe, Scope::Both),
-    tool("get_product_detail", Level::Safe, Scope::Both),
-    tool("get_store_info", Level::Safe, Scope::Both),
-    tool("add_to_cart", Level::Confirm, Scope::Private),
-    tool("remove_from_cart", Level::Confirm, Scope::Private),
-    tool("clear_cart", Level::Confirm, Scope::Private),
-    tool("view_cart", Level::Safe, Scope::Private),
-    tool("create_order", Level::Critical, Scope::Private),
-    tool("cancel_order", Level::Critical, Scope::Private),
-    tool("get_order_status", Level::Safe, Scope::Private),
-    tool("list_orders", Level::Safe, Scope::Private),
-];
 
 /// A conversation with the planner, kept the way the router keeps it.
 struct Chat {
@@ -81,9 +43,10 @@ impl Reply {
 
 impl Chat {
     fn new(is_group: bool) -> Self {
-        let tools = TOOLS.iter().filter(|t| t.scope.allows(is_group)).collect();
+        let tools = handlers::all().iter().copied().filter(|t| t.scope.allows(is_group)).collect();
         let system = ChatMessage::system("You are the shopping guide of the mall.");
-        Chat { planner: OfflinePlanner::new(), messages: vec![system], tools }
+        let planner = OfflinePlanner::learning(Arc::new(services::EmbeddedMall::in_memory()));
+        Chat { planner, messages: vec![system], tools }
     }
 
     async fn say(&mut self, text: &str) -> Reply {

@@ -218,7 +218,7 @@ fn label_matches(label: &str, size: &str) -> bool {
 /// The quantity said when the shopper started buying ("买两双…"), if any.
 fn remembered_quantity(conv: &Conversation) -> Option<u32> {
     for text in conv.earlier_user_texts() {
-        match parse_intent(text) {
+        match parse_intent(text, conv.lexicon) {
             Intent::ShowProduct(_) => continue,
             Intent::SearchProducts(query) if query.buy => return query.quantity,
             _ => return None,
