@@ -169,6 +169,8 @@ static SEARCH: ToolSpec = ToolSpec {
     call: not_run,
     preview: None,
     progress: None,
+    offline: None,
+    help: None,
 };
 
 static VIEW_CART: ToolSpec = ToolSpec {
@@ -181,6 +183,8 @@ static VIEW_CART: ToolSpec = ToolSpec {
     call: not_run,
     preview: None,
     progress: None,
+    offline: None,
+    help: None,
 };
 
 static TOOLS: [&ToolSpec; 2] = [&SEARCH, &VIEW_CART];

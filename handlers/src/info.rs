@@ -92,7 +92,7 @@ fn get_product_detail_progress(lang: Lang, _args: &GetProductDetailArgs) -> Stri
 
 /// One product in full: description, price, each size (SKU) with its stock,
 /// the store and floor where it is sold, and a picture.
-#[tool_function(level = "safe", scope = "both", progress = get_product_detail_progress)]
+#[tool_function(level = "safe", scope = "both", progress = get_product_detail_progress, help = crate::search::HELP_PRODUCTS)]
 pub async fn get_product_detail(ctx: &ToolContext, args: GetProductDetailArgs) -> ToolResult<ProductDetail> {
     let product = ctx.mall.get_product(args.product_id.trim()).await?;
     let store = match store_for_display(ctx, &product.brief.store_id).await {
@@ -204,7 +204,7 @@ fn get_store_info_progress(lang: Lang, args: &GetStoreInfoArgs) -> String {
 
 /// A store's basics (floor, unit, opening hours, phone), its current
 /// promotions, or its reviews with the average rating.
-#[tool_function(level = "safe", scope = "both", progress = get_store_info_progress)]
+#[tool_function(level = "safe", scope = "both", progress = get_store_info_progress, help = crate::search::HELP_STORES)]
 pub async fn get_store_info(ctx: &ToolContext, args: GetStoreInfoArgs) -> ToolResult<StoreInfoResult> {
     let store = find_store(ctx, "store_id", &args.store_id).await?;
     let short =

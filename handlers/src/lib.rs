@@ -30,7 +30,7 @@ pub mod shopping;
 pub use context::{Approval, Lang, ToolContext};
 pub use mallbot_macros::tool_function;
 pub use records::Yuan;
-pub use registry::{Level, Scope, ToolSpec, all, find, registry};
+pub use registry::{HelpLine, Level, OfflineHook, Scope, ToolSpec, all, find};
 pub use result::{Preview, ToolError, ToolOutput, ToolResult};
 
 /// Re-exports the macro's generated code uses; not for hand-written code.

@@ -7,7 +7,13 @@ use services::Area;
 use crate::format::{local_name, navigate_suggestion, store_name};
 use crate::general::{StoreLookup, lookup_store, store_for_display, store_not_found};
 use crate::records::StoreRef;
-use crate::{Lang, ToolContext, ToolError, ToolOutput, ToolResult, tool_function};
+use crate::{HelpLine, Lang, ToolContext, ToolError, ToolOutput, ToolResult, tool_function};
+
+/// The `/help` line of the directions tools.
+pub static HELP_DIRECTIONS: HelpLine = HelpLine {
+    zh: "🧭 找路：「Nike 店怎么走？」「三楼有什么店？」",
+    en: "🧭 Directions: \"How do I get to Nike?\" \"What's on the 3rd floor?\"",
+};
 
 /// Arguments of `navigate_to_store`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -65,7 +71,7 @@ fn navigate_to_store_progress(lang: Lang, args: &NavigateToStoreArgs) -> String 
 
 /// Walking directions from the main entrance to a store: steps, distance and
 /// time. Use when the shopper asks where a store is or how to get there.
-#[tool_function(level = "safe", scope = "both", progress = navigate_to_store_progress)]
+#[tool_function(level = "safe", scope = "both", progress = navigate_to_store_progress, help = HELP_DIRECTIONS)]
 pub async fn navigate_to_store(
     ctx: &ToolContext,
     args: NavigateToStoreArgs,
@@ -161,7 +167,7 @@ fn navigate_to_area_progress(lang: Lang, args: &NavigateToAreaArgs) -> String {
 /// An area of the mall (food court, sports zone…): its floor, what it is,
 /// and the stores in it. Use when the shopper asks about a part of the mall
 /// rather than one store.
-#[tool_function(level = "safe", scope = "both", progress = navigate_to_area_progress)]
+#[tool_function(level = "safe", scope = "both", progress = navigate_to_area_progress, help = HELP_DIRECTIONS)]
 pub async fn navigate_to_area(
     ctx: &ToolContext,
     args: NavigateToAreaArgs,

@@ -9,10 +9,16 @@ use services::{Cart, CreateOrder, Order, OrderStatus, PageRequest, ServiceError,
 use crate::format::{items_and_total, store_place};
 use crate::general::{NoArguments, idempotency_key, store_for_display};
 use crate::records::{OrderResult, Yuan};
-use crate::{Lang, Preview, ToolContext, ToolError, ToolOutput, ToolResult, tool_function};
+use crate::{HelpLine, Lang, Preview, ToolContext, ToolError, ToolOutput, ToolResult, tool_function};
 
 /// Orders `list_orders` shows.
 const LISTED_ORDERS: u32 = 10;
+
+/// The `/help` line of the order tools.
+pub static HELP_ORDERS: HelpLine = HelpLine {
+    zh: "📦 下单与订单：核对后下单到店取货，查询或取消订单",
+    en: "📦 Orders: check and place an order for pickup, look up or cancel orders",
+};
 
 /// Arguments of `create_order`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -28,7 +34,7 @@ fn create_order_progress(lang: Lang, _args: &CreateOrderArgs) -> String {
 /// Place an order for everything in the shopper's cart, to pick up in the
 /// mall. The shopper sees the full order and confirms first; the cart is
 /// emptied.
-#[tool_function(level = "critical", scope = "private", preview = preview_create_order, progress = create_order_progress)]
+#[tool_function(level = "critical", scope = "private", preview = preview_create_order, progress = create_order_progress, help = HELP_ORDERS)]
 pub async fn create_order(ctx: &ToolContext, args: CreateOrderArgs) -> ToolResult<OrderResult> {
     let expected_total_cents = ctx
         .approval
@@ -95,7 +101,7 @@ fn order_progress(lang: Lang, args: &OrderIdArgs) -> String {
 
 /// Cancel one of the shopper's orders that is still waiting for payment; the
 /// stock goes back. The shopper sees the order and confirms first.
-#[tool_function(level = "critical", scope = "private", preview = preview_cancel_order, progress = order_progress)]
+#[tool_function(level = "critical", scope = "private", preview = preview_cancel_order, progress = order_progress, help = HELP_ORDERS)]
 pub async fn cancel_order(ctx: &ToolContext, args: OrderIdArgs) -> ToolResult<OrderResult> {
     let order = ctx.mall.cancel_order(&ctx.shopper, args.order_id.trim(), idempotency_key(ctx)).await?;
     single_order_output(ctx, &order).await
@@ -130,7 +136,7 @@ pub async fn preview_cancel_order(ctx: &ToolContext, args: OrderIdArgs) -> Resul
 
 /// Where one of the shopper's orders stands (waiting for payment, paid,
 /// cancelled, completed), with its lines, total and pickup store.
-#[tool_function(level = "safe", scope = "private", progress = order_progress)]
+#[tool_function(level = "safe", scope = "private", progress = order_progress, help = HELP_ORDERS)]
 pub async fn get_order_status(ctx: &ToolContext, args: OrderIdArgs) -> ToolResult<OrderResult> {
     let order = ctx.mall.get_order(&ctx.shopper, args.order_id.trim()).await?;
     single_order_output(ctx, &order).await
@@ -162,7 +168,7 @@ fn list_orders_progress(lang: Lang, _args: &NoArguments) -> String {
 
 /// The shopper's 10 most recent orders, newest first: id, status, total,
 /// date and number of items.
-#[tool_function(level = "safe", scope = "private", progress = list_orders_progress)]
+#[tool_function(level = "safe", scope = "private", progress = list_orders_progress, help = HELP_ORDERS)]
 pub async fn list_orders(ctx: &ToolContext, _args: NoArguments) -> ToolResult<ListOrdersResult> {
     let page = ctx.mall.list_orders(&ctx.shopper, PageRequest::first(LISTED_ORDERS)).await?;
     let orders = page

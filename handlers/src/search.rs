@@ -9,12 +9,24 @@ use services::{PageRequest, ProductBrief, ProductQuery, Store, StoreQuery};
 use crate::format::{local_name, navigate_suggestion};
 use crate::general::{store_for_display, yuan_to_cents};
 use crate::records::{StoreCard, Yuan, rating};
-use crate::{Lang, ToolContext, ToolError, ToolOutput, ToolResult, tool_function};
+use crate::{HelpLine, Lang, ToolContext, ToolError, ToolOutput, ToolResult, tool_function};
 
 /// At most this many products go back to the model.
 const MAX_PRODUCTS: u32 = 8;
 /// At most this many stores go back to the model.
 const MAX_STORES: u32 = 10;
+
+/// The `/help` line of the product tools.
+pub static HELP_PRODUCTS: HelpLine = HelpLine {
+    zh: "🔍 找商品：「500 元以内的 Nike 跑鞋」，再看看详情和尺码",
+    en: "🔍 Products: \"Nike running shoes under 500 yuan\", then details and sizes",
+};
+
+/// The `/help` line of the store tools.
+pub static HELP_STORES: HelpLine = HelpLine {
+    zh: "🏬 查店铺：「有哪些咖啡店？」「优衣库有什么优惠？」",
+    en: "🏬 Stores: \"Which coffee shops are there?\" \"Any deals at Uniqlo?\"",
+};
 
 /// Arguments of `search_products`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -98,7 +110,7 @@ fn search_products_progress(lang: Lang, args: &SearchProductsArgs) -> String {
 /// Search the mall's products by keyword, price range (in yuan), brand or
 /// category. Returns up to 8 products, best match first, with price, sizes in
 /// stock and where the store is.
-#[tool_function(level = "safe", scope = "both", progress = search_products_progress)]
+#[tool_function(level = "safe", scope = "both", progress = search_products_progress, help = HELP_PRODUCTS)]
 pub async fn search_products(
     ctx: &ToolContext,
     args: SearchProductsArgs,
@@ -176,7 +188,7 @@ fn search_stores_progress(lang: Lang, args: &SearchStoresArgs) -> String {
 
 /// Search the mall's stores by name or what they sell. Returns up to 10
 /// stores with floor, unit, opening hours and phone.
-#[tool_function(level = "safe", scope = "both", progress = search_stores_progress)]
+#[tool_function(level = "safe", scope = "both", progress = search_stores_progress, help = HELP_STORES)]
 pub async fn search_stores(ctx: &ToolContext, args: SearchStoresArgs) -> ToolResult<SearchStoresResult> {
     let query = StoreQuery {
         keyword: Some(args.keyword.trim().to_owned()).filter(|k| !k.is_empty()),

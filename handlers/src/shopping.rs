@@ -9,10 +9,16 @@ use services::{AddCartItem, Cart, CartItem, Product, ServiceError, Sku};
 use crate::format::{cart_item_text, item_text, items_and_total};
 use crate::general::{NoArguments, idempotency_key};
 use crate::records::CartResult;
-use crate::{Lang, Preview, ToolContext, ToolError, ToolOutput, ToolResult, tool_function};
+use crate::{HelpLine, Lang, Preview, ToolContext, ToolError, ToolOutput, ToolResult, tool_function};
 
 /// Quantities the mall accepts per cart line.
 const QUANTITY: std::ops::RangeInclusive<u32> = 1..=99;
+
+/// The `/help` line of the cart tools.
+pub static HELP_CART: HelpLine = HelpLine {
+    zh: "🛒 购物车：加入、移除、清空、查看（每一步都先请您确认）",
+    en: "🛒 Cart: add, remove, clear, view (I ask before every change)",
+};
 
 /// Arguments of `add_to_cart`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -33,7 +39,7 @@ fn add_to_cart_progress(lang: Lang, _args: &AddToCartArgs) -> String {
 
 /// Put a product (in one size) into the shopper's cart. The shopper
 /// confirms first.
-#[tool_function(level = "confirm", scope = "private", preview = preview_add_to_cart, progress = add_to_cart_progress)]
+#[tool_function(level = "confirm", scope = "private", preview = preview_add_to_cart, progress = add_to_cart_progress, help = HELP_CART)]
 pub async fn add_to_cart(ctx: &ToolContext, args: AddToCartArgs) -> ToolResult<CartResult> {
     let plan = plan_add(ctx, &args).await?;
     let item = AddCartItem {
@@ -175,7 +181,7 @@ fn cart_change_progress<A>(lang: Lang, _args: &A) -> String {
     scope = "private",
     preview = preview_remove_from_cart,
     progress = cart_change_progress
-)]
+, help = HELP_CART)]
 pub async fn remove_from_cart(ctx: &ToolContext, args: RemoveFromCartArgs) -> ToolResult<CartResult> {
     let cart = ctx.mall.get_cart(&ctx.shopper).await?;
     let item = pick_item(&cart, &args)?;
@@ -247,7 +253,7 @@ fn pick_item(cart: &Cart, args: &RemoveFromCartArgs) -> Result<CartItem, ToolErr
 }
 
 /// Empty the shopper's cart. The shopper confirms first.
-#[tool_function(level = "confirm", scope = "private", preview = preview_clear_cart, progress = cart_change_progress)]
+#[tool_function(level = "confirm", scope = "private", preview = preview_clear_cart, progress = cart_change_progress, help = HELP_CART)]
 pub async fn clear_cart(ctx: &ToolContext, _args: NoArguments) -> ToolResult<CartResult> {
     let cart = ctx.mall.clear_cart(&ctx.shopper, idempotency_key(ctx)).await?;
     Ok(ToolOutput::new(CartResult::from(&cart)))
@@ -280,7 +286,7 @@ fn view_cart_progress(lang: Lang, _args: &NoArguments) -> String {
 
 /// The shopper's cart: every line with size, quantity and price, and the
 /// total. Its cart_id is what create_order needs.
-#[tool_function(level = "safe", scope = "private", progress = view_cart_progress)]
+#[tool_function(level = "safe", scope = "private", progress = view_cart_progress, help = HELP_CART)]
 pub async fn view_cart(ctx: &ToolContext, _args: NoArguments) -> ToolResult<CartResult> {
     let cart = ctx.mall.get_cart(&ctx.shopper).await?;
     let output = ToolOutput::new(CartResult::from(&cart));

@@ -1,4 +1,5 @@
-//! The options of `#[tool_function(...)]`: level, scope, require_at, name, preview, progress.
+//! The options of `#[tool_function(...)]`: level, scope, require_at, name, preview, progress,
+//! offline, help.
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
@@ -19,6 +20,10 @@ pub struct ToolAttr {
     pub preview: Option<Path>,
     /// The status-line function.
     pub progress: Option<Path>,
+    /// The basic-mode hook (a `static OfflineHook`).
+    pub offline: Option<Path>,
+    /// The `/help` line (a `static HelpLine`).
+    pub help: Option<Path>,
 }
 
 const LEVELS: &[(&str, &str)] = &[("safe", "Safe"), ("confirm", "Confirm"), ("critical", "Critical")];
@@ -33,6 +38,8 @@ impl ToolAttr {
         let mut name = None;
         let mut preview = None;
         let mut progress = None;
+        let mut offline = None;
+        let mut help = None;
         let parser = syn::meta::parser(|meta| {
             if meta.path.is_ident("level") {
                 set_once(&meta, &mut level, choice(&meta, "level", "Level", LEVELS)?)
@@ -51,10 +58,16 @@ impl ToolAttr {
             } else if meta.path.is_ident("progress") {
                 let path: Path = meta.value()?.parse()?;
                 set_once(&meta, &mut progress, path)
+            } else if meta.path.is_ident("offline") {
+                let path: Path = meta.value()?.parse()?;
+                set_once(&meta, &mut offline, path)
+            } else if meta.path.is_ident("help") {
+                let path: Path = meta.value()?.parse()?;
+                set_once(&meta, &mut help, path)
             } else {
                 Err(meta.error(
-                    "unknown tool_function option: expected `level`, `scope`, `require_at`, `name`, `preview` \
-                     or `progress`",
+                    "unknown tool_function option: expected `level`, `scope`, `require_at`, `name`, `preview`, \
+                     `progress`, `offline` or `help`",
                 ))
             }
         });
@@ -66,6 +79,8 @@ impl ToolAttr {
             name,
             preview,
             progress,
+            offline,
+            help,
         })
     }
 }

@@ -31,7 +31,7 @@ fn try_expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
 
     let fn_name = &function.sig.ident;
     let tool_name = attr.name.map(|name| name.value()).unwrap_or_else(|| fn_name.to_string());
-    let ToolAttr { level, scope, require_at, preview, progress, .. } = attr;
+    let ToolAttr { level, scope, require_at, preview, progress, offline, help, .. } = attr;
     let parse_args = quote_spanned! {args_ty.span()=>
         ::handlers::schema::parse_arguments::<#args_ty>(args)
     };
@@ -81,6 +81,20 @@ fn try_expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         None => (quote!(), quote!(::core::option::Option::None)),
     };
 
+    let offline_field = match offline {
+        Some(path) => quote_spanned! {path.span()=>
+            ::core::option::Option::Some(&#path as &'static ::handlers::OfflineHook)
+        },
+        None => quote!(::core::option::Option::None),
+    };
+
+    let help_field = match help {
+        Some(path) => quote_spanned! {path.span()=>
+            ::core::option::Option::Some(&#path as &'static ::handlers::HelpLine)
+        },
+        None => quote!(::core::option::Option::None),
+    };
+
     Ok(quote! {
         #function
 
@@ -114,6 +128,8 @@ fn try_expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
                     call: __tool_call,
                     preview: #preview_field,
                     progress: #progress_field,
+                    offline: #offline_field,
+                    help: #help_field,
                 }
             }
         };

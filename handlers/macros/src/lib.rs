@@ -27,7 +27,12 @@ use proc_macro::TokenStream;
 ///   describes a pending call for the confirmation message;
 /// - `progress = path::to_fn` (optional): a `fn(Lang, &ArgsType) -> String`
 ///   that words the status line the shopper sees while the call runs
-///   ("🔍 正在搜索：Nike 跑鞋 ≤ ¥500…").
+///   ("🔍 正在搜索：Nike 跑鞋 ≤ ¥500…");
+/// - `offline = HOOK` (optional): a `static HOOK: handlers::OfflineHook`
+///   telling basic mode (no model) which messages ask for the tool and how
+///   to word its result;
+/// - `help = LINE` (optional): a `static LINE: handlers::HelpLine`, the
+///   tool's line in `/help` (tools that share a line point at the same one).
 ///
 /// The function returns `ToolResult<T>` for its own result type `T:
 /// Serialize`; the registry hands the router its JSON.

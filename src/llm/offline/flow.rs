@@ -80,6 +80,7 @@ fn first_step(intent: &Intent, conv: &Conversation) -> Step {
         Intent::ListOrders | Intent::OrderStatus { .. } | Intent::CancelOrder { .. } => {
             call("list_orders", json!({}))
         }
+        Intent::Declared { tool, arguments } => call(tool, arguments.clone()),
         Intent::Affirm | Intent::None => Step::Answer(String::new()),
     }
 }

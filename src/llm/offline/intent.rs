@@ -101,6 +101,12 @@ pub enum Intent {
     CancelOrder {
         order_id: Option<String>,
     },
+    /// A tool that declares how basic mode recognises it
+    /// ([`handlers::OfflineHook`]) asked for by the message.
+    Declared {
+        tool: &'static str,
+        arguments: serde_json::Value,
+    },
     /// "好的", "yes": agrees to what the assistant just offered.
     Affirm,
     /// Nothing the planner knows: small talk, greetings, gibberish.
@@ -114,7 +120,8 @@ pub fn parse_intent(text: &str, lexicon: &Lexicon) -> Intent {
     if s.residual().is_empty() {
         return Intent::None;
     }
-    let detectors: [fn(&Scratch, &Lexicon) -> Option<Intent>; 9] = [
+    let detectors: [fn(&Scratch, &Lexicon) -> Option<Intent>; 10] = [
+        declared_intent,
         order_intent,
         cart_intent,
         store_info_intent,
@@ -126,6 +133,14 @@ pub fn parse_intent(text: &str, lexicon: &Lexicon) -> Intent {
         affirm_intent,
     ];
     detectors.iter().find_map(|detect| detect(&s, lexicon)).unwrap_or(Intent::None)
+}
+
+/// The first registered tool whose own offline hook recognises the message.
+fn declared_intent(s: &Scratch, _lexicon: &Lexicon) -> Option<Intent> {
+    handlers::all().iter().find_map(|spec| {
+        let hook = spec.offline?;
+        (hook.recognise)(s.orig()).map(|arguments| Intent::Declared { tool: spec.name, arguments })
+    })
 }
 
 const ORDER: &[&str] = &["订单", "order", "orders"];

@@ -60,7 +60,9 @@ pub(crate) fn answer(intent: &Intent, call: &CallRecord, data: &Value, conv: &Co
         "get_order_status" => read::<OrderResult>(data).map(|r| orders::order_status(&r, lang)),
         "cancel_order" => read::<OrderResult>(data).map(|r| orders::order_cancelled(&r, lang)),
         "list_orders" => read::<ListOrdersResult>(data).map(|r| orders::order_list(&r, lang)),
-        _ => None,
+        other => {
+            handlers::find(other).and_then(|spec| spec.offline).and_then(|hook| (hook.answer)(lang, data))
+        }
     };
     answer.unwrap_or_else(|| pick(lang, "好的，已完成。", "Done."))
 }
