@@ -46,7 +46,7 @@ impl App {
         mall: Arc<dyn MallApi>,
         state: Arc<dyn StateStore>,
     ) -> anyhow::Result<App> {
-        let model = open_model(&config)?;
+        let model = open_model(&config, mall.clone())?;
         let map = open_map(&config)?;
         Ok(Self::with_map(config, mall, state, model, map))
     }
@@ -77,7 +77,7 @@ impl App {
         // Every state-store operation is timed for `/metrics`.
         let state: Arc<dyn StateStore> = Arc::new(crate::state::timed::TimedStore(state));
         let stats = Arc::new(Stats::default());
-        let planner: Arc<dyn ChatModel> = Arc::new(OfflinePlanner::new());
+        let planner: Arc<dyn ChatModel> = Arc::new(OfflinePlanner::learning(mall.clone()));
         let chat_model = (config.llm.provider == Provider::Openai).then(|| model.clone());
         let router = FunctionCallRouter::new(RouterParts {
             model: model.clone(),
@@ -156,10 +156,10 @@ pub fn open_map(config: &Config) -> anyhow::Result<Option<Arc<maps::Router>>> {
     Ok((config.mall.backend == MallBackend::Embedded).then(maps::demo::router))
 }
 
-/// The model the config names.
-pub fn open_model(config: &Config) -> anyhow::Result<Arc<dyn ChatModel>> {
+/// The model the config names; the offline planner learns the names of `mall`.
+pub fn open_model(config: &Config, mall: Arc<dyn MallApi>) -> anyhow::Result<Arc<dyn ChatModel>> {
     Ok(match config.llm.provider {
-        Provider::Offline => Arc::new(OfflinePlanner::new()),
+        Provider::Offline => Arc::new(OfflinePlanner::learning(mall)),
         Provider::Openai => Arc::new(
             OpenAiClient::new(OpenAiSettings {
                 base_url: config.llm.base_url.clone(),

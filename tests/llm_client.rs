@@ -13,7 +13,7 @@ use axum::response::Response;
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use handlers::{Level, Scope, ToolContext, ToolOutput, ToolResult, ToolSpec};
-use mallbot::llm::openai::{OpenAiClient, OpenAiSettings};
+use mallbot::llm::openai::{OpenAiClient, OpenAiSettings, tool_definition};
 use mallbot::llm::{ChatMessage, ChatModel, ChatRequest, ChatResponse, LlmError, ToolCall, Usage};
 use mallbot::progress::{Progress, TurnEvent};
 use serde_json::{Value, json};
@@ -219,6 +219,9 @@ static SEARCH: ToolSpec = ToolSpec {
     schema: keyword_schema,
     call: not_run,
     preview: None,
+    progress: None,
+    offline: None,
+    help: None,
 };
 
 static VIEW_CART: ToolSpec = ToolSpec {
@@ -230,6 +233,9 @@ static VIEW_CART: ToolSpec = ToolSpec {
     schema: no_parameters,
     call: not_run,
     preview: None,
+    progress: None,
+    offline: None,
+    help: None,
 };
 
 static TOOLS: [&ToolSpec; 2] = [&SEARCH, &VIEW_CART];
@@ -673,7 +679,7 @@ async fn the_request_carries_tools_key_and_stream_options() {
     let body = &hits[0].body;
     assert_eq!(body["model"], "test-model");
     assert_eq!(body["messages"][1], json!({"role": "user", "content": "帮我找500以内的跑鞋"}));
-    assert_eq!(body["tools"], json!([SEARCH.openai_definition(), VIEW_CART.openai_definition()]));
+    assert_eq!(body["tools"], json!([tool_definition(&SEARCH), tool_definition(&VIEW_CART)]));
     assert_eq!(body["tools"][0]["function"]["name"], "search_products");
     assert_eq!(body["tool_choice"], "auto");
     assert_eq!(body["temperature"], json!(0.3));

@@ -4,40 +4,12 @@
 
 #![allow(clippy::unwrap_used)]
 
-use futures::future::BoxFuture;
-use handlers::{Level, Scope, ToolContext, ToolOutput, ToolResult, ToolSpec};
+use std::sync::Arc;
+
+use handlers::ToolSpec;
 use mallbot::llm::offline::OfflinePlanner;
 use mallbot::llm::{ChatMessage, ChatModel, ChatRequest, ToolCall};
 use serde_json::{Value, json};
-
-fn schema() -> Value {
-    json!({ "type": "object" })
-}
-
-fn not_run(_: ToolContext, _: Value) -> BoxFuture<'static, ToolResult> {
-    Box::pin(async { Ok(ToolOutput::default()) })
-}
-
-const fn tool(name: &'static str, level: Level, scope: Scope) -> ToolSpec {
-    ToolSpec { name, description: "", level, scope, require_at: false, schema, call: not_run, preview: None }
-}
-
-static TOOLS: [ToolSpec; 14] = [
-    tool("navigate_to_store", Level::Safe, Scope::Both),
-    tool("navigate_to_area", Level::Safe, Scope::Both),
-    tool("search_products", Level::Safe, Scope::Both),
-    tool("search_stores", Level::Safe, Scope::Both),
-    tool("get_product_detail", Level::Safe, Scope::Both),
-    tool("get_store_info", Level::Safe, Scope::Both),
-    tool("add_to_cart", Level::Confirm, Scope::Private),
-    tool("remove_from_cart", Level::Confirm, Scope::Private),
-    tool("clear_cart", Level::Confirm, Scope::Private),
-    tool("view_cart", Level::Safe, Scope::Private),
-    tool("create_order", Level::Critical, Scope::Private),
-    tool("cancel_order", Level::Critical, Scope::Private),
-    tool("get_order_status", Level::Safe, Scope::Private),
-    tool("list_orders", Level::Safe, Scope::Private),
-];
 
 /// A conversation with the planner, kept the way the router keeps it.
 struct Chat {
@@ -71,9 +43,10 @@ impl Reply {
 
 impl Chat {
     fn new(is_group: bool) -> Self {
-        let tools = TOOLS.iter().filter(|t| t.scope.allows(is_group)).collect();
+        let tools = handlers::all().iter().copied().filter(|t| t.scope.allows(is_group)).collect();
         let system = ChatMessage::system("You are the shopping guide of the mall.");
-        Chat { planner: OfflinePlanner::new(), messages: vec![system], tools }
+        let planner = OfflinePlanner::learning(Arc::new(services::EmbeddedMall::in_memory()));
+        Chat { planner, messages: vec![system], tools }
     }
 
     async fn say(&mut self, text: &str) -> Reply {
@@ -203,7 +176,7 @@ async fn english_buy_flow_answers_in_english() {
     chat.data(nike_search()).await.call("get_product_detail");
     let answer = chat.data(pegasus_detail()).await.text();
     assert!(answer.contains("Sizes in stock: 40, 41, 42. Which size would you like?"), "{answer}");
-    assert!(answer.contains("at Nike 专卖店 (floor 3, unit L3-01)"), "{answer}");
+    assert!(answer.contains("at Nike 专卖店 (3F, unit L3-01)"), "{answer}");
 
     let args = chat.say("size 42, 2 pairs").await.call("add_to_cart");
     assert_eq!(args, json!({"product_id": "p-pegasus", "sku_id": "sku-peg-42", "quantity": 2}));
@@ -236,7 +209,7 @@ async fn plain_search_lists_then_an_ordinal_opens_a_product() {
     assert_eq!(args, json!({"keyword": "running shoes"}));
     let answer = chat.data(nike_search()).await.text();
     assert!(answer.starts_with("I found 3 products:"), "{answer}");
-    assert!(answer.contains("2. Nike Revolution 7 — ¥399, rated 4.5, Nike 专卖店 (floor 3)"), "{answer}");
+    assert!(answer.contains("2. Nike Revolution 7 — ¥399, rated 4.5, Nike 专卖店 (3F)"), "{answer}");
 
     let args = chat.say("the second one").await.call("get_product_detail");
     assert_eq!(args, json!({"product_id": "p-revolution"}));

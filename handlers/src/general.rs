@@ -1,22 +1,16 @@
-//! What the tools share: yuan ↔ fen, finding a store by id or name, the
-//! compact JSON the model reads, and the shopper-facing texts of previews.
+//! What the tools share: yuan → fen, finding a store by id or by the name
+//! the shopper gave (never a guess), and the idempotency key of a confirmed call.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
-use services::{Cart, CartItem, IdempotencyKey, Order, PageRequest, ServiceError, Store, StoreQuery};
+use services::{IdempotencyKey, PageRequest, ServiceError, Store, StoreQuery};
 
-use crate::context::{Lang, ToolContext};
+use crate::context::ToolContext;
 use crate::result::ToolError;
 
 /// The arguments of a tool that takes none.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
 pub struct NoArguments {}
-
-/// Fen as a JSON number of yuan: `69900` → `699`, `1999` → `19.99`.
-pub fn yuan(cents: i64) -> Value {
-    if cents % 100 == 0 { json!(cents / 100) } else { json!(cents as f64 / 100.0) }
-}
 
 /// A price the model gave in yuan, in fen. Negative or not a number →
 /// [`ToolError::InvalidArguments`] naming `field`.
@@ -30,157 +24,138 @@ pub fn yuan_to_cents(field: &str, yuan: f64) -> Result<i64, ToolError> {
     Ok((yuan * 100.0).round() as i64)
 }
 
-/// A price for people: `¥699`, `¥19.99`.
-pub fn money(cents: i64) -> String {
-    format!("¥{}", services::format_yuan(cents))
-}
+/// Chinese words of a question around a name ("耐克店在哪"), struck out before matching.
+const ZH_QUESTION_WORDS: &[&str] = &[
+    "专卖店",
+    "旗舰店",
+    "体验店",
+    "门店",
+    "商店",
+    "店铺",
+    "在哪里",
+    "在哪儿",
+    "在哪",
+    "怎么走",
+    "怎么去",
+    "带我去",
+    "几楼",
+    "请问",
+    "店",
+    "的",
+];
+/// English words of a question around a name ("where is the Nike store"), struck out before matching.
+const EN_QUESTION_WORDS: &[&str] =
+    &["where", "is", "where's", "the", "store", "stores", "shop", "shops", "take", "me", "to", "please"];
 
-/// A rating as a short JSON number (`4.7`, not `4.699999809265137`).
-pub fn rating(value: f32) -> Value {
-    json!((f64::from(value) * 100.0).round() / 100.0)
-}
-
-/// A floor as malls write it: `2F`, `B1`.
-pub fn floor_label(floor: i32) -> String {
-    if floor < 0 { format!("B{}", floor.unsigned_abs()) } else { format!("{floor}F") }
-}
-
-/// The store's name in the shopper's language.
-pub fn store_name(lang: Lang, store: &Store) -> &str {
-    match lang {
-        Lang::En if !store.name_en.is_empty() => &store.name_en,
-        _ => &store.name,
-    }
-}
-
-/// Where a store is, for people: `优衣库（2F 201）` / `Uniqlo (2F, unit 201)`;
-/// a unit that already names its floor (`2F-01`) stands alone.
-pub fn store_place(lang: Lang, store: &Store) -> String {
-    let floor = floor_label(store.floor);
-    let unit = &store.unit;
-    let place = match lang {
-        _ if unit.starts_with(&floor) => unit.clone(),
-        Lang::Zh => format!("{floor} {unit}"),
-        Lang::En => format!("{floor}, unit {unit}"),
-    };
-    match lang {
-        Lang::Zh => format!("{}（{place}）", store.name),
-        Lang::En => format!("{} ({place})", store_name(lang, store)),
-    }
-}
-
-/// The suggestion button that asks for directions to a store.
-pub fn navigate_suggestion(lang: Lang, store: &Store) -> String {
-    match lang {
-        Lang::Zh => format!("带我去{}", store.name),
-        Lang::En => format!("Take me to {}", store_name(lang, store)),
-    }
-}
-
-/// A store as search results and `get_store_info` show it.
-pub fn store_json(store: &Store) -> Value {
-    json!({
-        "store_id": store.id,
-        "name": store.name,
-        "name_en": store.name_en,
-        "category": store.category,
-        "floor": store.floor,
-        "unit": store.unit,
-        "area_id": store.area_id,
-        "open_hours": store.open_hours,
-        "phone": store.phone,
-    })
-}
-
-/// A store in short: `{store_id, name, name_en, floor, unit}`.
-pub fn store_ref_json(store: &Store) -> Value {
-    json!({
-        "store_id": store.id,
-        "name": store.name,
-        "name_en": store.name_en,
-        "floor": store.floor,
-        "unit": store.unit,
-    })
-}
-
-/// A store known only by id and maybe name (its lookup failed): same shape, `null` place.
-pub fn unknown_store_json(store_id: &str, name: Option<&str>) -> Value {
-    json!({ "store_id": store_id, "name": name, "floor": null, "unit": null })
-}
-
-/// A cart or order line.
-pub fn item_json(item: &CartItem) -> Value {
-    json!({
-        "item_id": item.item_id,
-        "product_id": item.product_id,
-        "sku_id": item.sku_id,
-        "name": item.name,
-        "sku_label": item.sku_label,
-        "quantity": item.quantity,
-        "unit_price_yuan": yuan(item.unit_price_cents),
-        "line_total_yuan": yuan(item.line_total_cents),
-    })
-}
-
-/// What every cart tool returns: `{cart_id, items, total_yuan}`.
-pub fn cart_json(cart: &Cart) -> Value {
-    json!({
-        "cart_id": cart.cart_id,
-        "items": cart.items.iter().map(item_json).collect::<Vec<_>>(),
-        "total_yuan": yuan(cart.total_cents),
-    })
-}
-
-/// What every single-order tool returns: `{"order": {...}}` with its pickup store.
-pub fn order_json(order: &Order, pickup: Option<&Store>) -> Value {
-    let pickup_store = match pickup {
-        Some(store) => store_ref_json(store),
-        None => unknown_store_json(&order.pickup_store_id, None),
-    };
-    json!({
-        "order": {
-            "order_id": order.order_id,
-            "status": order.status.as_str(),
-            "items": order.items.iter().map(item_json).collect::<Vec<_>>(),
-            "total_yuan": yuan(order.total_cents),
-            "created_at": order.created_at,
-            "pickup_store": pickup_store,
+/// A name as the shopper and the mall are compared: the question's words
+/// struck out, lowercase, without spaces or punctuation (`"Nike 店"` →
+/// `"nike"`, `"the Li-Ning store"` → `"lining"`).
+pub fn name_key(text: &str) -> String {
+    let lower = text.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| c.is_whitespace() || c == '?' || c == '？')
+        .filter(|w| !w.is_empty() && !EN_QUESTION_WORDS.contains(w))
+        .collect();
+    let mut joined = words.join(" ");
+    for word in ZH_QUESTION_WORDS {
+        let stripped = joined.replace(word, "");
+        if stripped.chars().any(char::is_alphanumeric) {
+            joined = stripped;
         }
+    }
+    joined.chars().filter(|c| c.is_alphanumeric()).collect()
+}
+
+/// Whether a store is the one the shopper named: its name or English name
+/// is the name given, holds it, or is held in it (the shorter at least two
+/// characters), ignoring case, spaces and the question's words.
+pub fn store_matches(store: &Store, wanted: &str) -> bool {
+    let wanted = name_key(wanted);
+    let long_enough = |key: &str| key.chars().count() >= 2;
+    [&store.name, &store.name_en].into_iter().map(|n| name_key(n)).filter(|n| !n.is_empty()).any(|name| {
+        name == wanted
+            || (long_enough(&wanted) && name.contains(&wanted))
+            || (long_enough(&name) && wanted.contains(&name))
     })
 }
+
+/// What a store lookup by id or name found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StoreLookup {
+    /// The store the shopper named.
+    Found(Store),
+    /// No store has that name; the mall's search offered these instead
+    /// (best first, at most [`CLOSEST_STORES`]).
+    Missing { closest: Vec<Store> },
+}
+
+/// Stores offered when a name matches none.
+pub const CLOSEST_STORES: usize = 3;
 
 /// Finds a store by its id or by a name in either language ("Uniqlo",
-/// "优衣库"): the id first, then the mall's store search, preferring an exact
-/// name. `field` names the argument in errors.
-pub async fn find_store(ctx: &ToolContext, field: &str, id_or_name: &str) -> Result<Store, ToolError> {
+/// "优衣库", "耐克店"): the id first, then the mall's store search, keeping
+/// only a store whose name matches (an exact name first). A mall whose
+/// search ranks loosely never makes it pick another store.
+pub async fn lookup_store(
+    ctx: &ToolContext,
+    field: &str,
+    id_or_name: &str,
+) -> Result<StoreLookup, ToolError> {
     let wanted = id_or_name.trim();
     if wanted.is_empty() {
         return Err(ToolError::invalid(field, "give a store id or a store name"));
     }
     match ctx.mall.get_store(wanted).await {
-        Ok(store) => return Ok(store),
+        Ok(store) => return Ok(StoreLookup::Found(store)),
         Err(ServiceError::NotFound { .. } | ServiceError::InvalidArgument { .. }) => {}
         Err(other) => return Err(other.into()),
     }
-    let query =
-        StoreQuery { keyword: Some(wanted.to_owned()), page: PageRequest::first(10), ..Default::default() };
-    let stores = ctx.mall.search_stores(&query).await?.items;
-    best_store_match(wanted, stores).ok_or_else(|| {
-        ToolError::NotFound(format!(
-            "no store has the id or name \"{wanted}\"; search_stores finds stores by keyword or category"
-        ))
+    let mut stores = search_by_name(ctx, wanted).await?;
+    let key = name_key(wanted);
+    if stores.is_empty() && key != wanted.to_lowercase() && !key.is_empty() {
+        stores = search_by_name(ctx, &key).await?;
+    }
+    Ok(match best_store_match(wanted, &stores) {
+        Some(index) => StoreLookup::Found(stores.swap_remove(index)),
+        None => StoreLookup::Missing { closest: stores.into_iter().take(CLOSEST_STORES).collect() },
     })
 }
 
-/// The store whose name is `wanted` (any case, either language), else the
-/// first one whose name contains it, else the mall's best match.
-fn best_store_match(wanted: &str, stores: Vec<Store>) -> Option<Store> {
-    let wanted = wanted.to_lowercase();
-    let names = |s: &Store| [s.name.to_lowercase(), s.name_en.to_lowercase()];
-    let exact = stores.iter().position(|s| names(s).contains(&wanted));
-    let partial = || stores.iter().position(|s| names(s).iter().any(|n| n.contains(&wanted)));
-    let index = exact.or_else(partial).unwrap_or(0);
-    stores.into_iter().nth(index)
+async fn search_by_name(ctx: &ToolContext, keyword: &str) -> Result<Vec<Store>, ToolError> {
+    let query =
+        StoreQuery { keyword: Some(keyword.to_owned()), page: PageRequest::first(10), ..Default::default() };
+    Ok(ctx.mall.search_stores(&query).await?.items)
+}
+
+/// [`lookup_store`], where no match is [`ToolError::NotFound`] naming the
+/// closest stores.
+pub async fn find_store(ctx: &ToolContext, field: &str, id_or_name: &str) -> Result<Store, ToolError> {
+    match lookup_store(ctx, field, id_or_name).await? {
+        StoreLookup::Found(store) => Ok(store),
+        StoreLookup::Missing { closest } => Err(store_not_found(id_or_name, &closest)),
+    }
+}
+
+/// "No store called …", with the closest names when there are some.
+pub fn store_not_found(wanted: &str, closest: &[Store]) -> ToolError {
+    let names: Vec<String> = closest.iter().map(|s| format!("{} ({})", s.name, s.name_en)).collect();
+    let closest = if names.is_empty() {
+        String::new()
+    } else {
+        format!("; the closest names are {}", names.join(", "))
+    };
+    ToolError::NotFound(format!(
+        "no store has the id or name \"{}\"{closest}; search_stores finds stores by keyword or category",
+        wanted.trim()
+    ))
+}
+
+/// The index of the store whose name is `wanted` (any case, either
+/// language), else of the first whose name matches it; `None` when none does.
+fn best_store_match(wanted: &str, stores: &[Store]) -> Option<usize> {
+    let key = name_key(wanted);
+    let exact = stores.iter().position(|s| [&s.name, &s.name_en].iter().any(|n| name_key(n) == key));
+    exact.or_else(|| stores.iter().position(|s| store_matches(s, wanted)))
 }
 
 /// Looks up a store for display, where a failure must not fail the tool
@@ -198,43 +173,6 @@ pub async fn store_for_display(ctx: &ToolContext, store_id: &str) -> Option<Stor
 /// The mall idempotency key of a confirmed call.
 pub fn idempotency_key(ctx: &ToolContext) -> Option<IdempotencyKey> {
     ctx.approval.as_ref().map(|approval| approval.idempotency_key.clone())
-}
-
-/// One line for people: `Nike Pegasus 41 跑鞋（42 码）× 1，¥699` /
-/// `Nike Pegasus 41 (size 42) × 1, ¥699`; `amount_cents` is the line's total.
-pub fn item_text(
-    lang: Lang,
-    name: &str,
-    sku_label: Option<&str>,
-    quantity: u32,
-    amount_cents: i64,
-) -> String {
-    let amount = money(amount_cents);
-    let is_size = |l: &str| l.chars().all(|c| c.is_ascii_alphanumeric() || c == '.');
-    match (lang, sku_label.filter(|l| !l.is_empty())) {
-        (Lang::Zh, Some(label)) if is_size(label) => format!("{name}（{label} 码）× {quantity}，{amount}"),
-        (Lang::Zh, Some(label)) => format!("{name}（{label}）× {quantity}，{amount}"),
-        (Lang::Zh, None) => format!("{name} × {quantity}，{amount}"),
-        (Lang::En, Some(label)) if is_size(label) => format!("{name} (size {label}) × {quantity}, {amount}"),
-        (Lang::En, Some(label)) => format!("{name} ({label}) × {quantity}, {amount}"),
-        (Lang::En, None) => format!("{name} × {quantity}, {amount}"),
-    }
-}
-
-/// A cart or order line for people (see [`item_text`]).
-pub fn cart_item_text(lang: Lang, item: &CartItem) -> String {
-    item_text(lang, &item.name, item.sku_label.as_deref(), item.quantity, item.line_total_cents)
-}
-
-/// Numbered lines, one per item, and the total: the body of cart and order previews.
-pub fn items_and_total(lang: Lang, items: &[CartItem], total_cents: i64) -> String {
-    let mut text: String = items
-        .iter()
-        .enumerate()
-        .map(|(i, item)| format!("{}. {}\n", i + 1, cart_item_text(lang, item)))
-        .collect();
-    text.push_str(&format!("{}{}", lang.pick("合计：", "Total: "), money(total_cents)));
-    text
 }
 
 #[cfg(test)]
@@ -257,14 +195,6 @@ mod tests {
     }
 
     #[test]
-    fn yuan_is_a_plain_json_number() {
-        assert_eq!(yuan(69900).to_string(), "699");
-        assert_eq!(yuan(1999).to_string(), "19.99");
-        assert_eq!(yuan(5).to_string(), "0.05");
-        assert_eq!(rating(4.7).to_string(), "4.7");
-    }
-
-    #[test]
     fn yuan_to_cents_rounds_and_refuses_nonsense() {
         assert_eq!(yuan_to_cents("max_price", 500.0), Ok(50000));
         assert_eq!(yuan_to_cents("max_price", 19.99), Ok(1999));
@@ -276,33 +206,33 @@ mod tests {
     }
 
     #[test]
-    fn places_read_as_malls_write_them() {
-        let uniqlo = store("优衣库", "Uniqlo");
-        assert_eq!(floor_label(2), "2F");
-        assert_eq!(store_place(Lang::Zh, &uniqlo), "优衣库（B1 105）");
-        assert_eq!(store_place(Lang::En, &uniqlo), "Uniqlo (B1, unit 105)");
-        let nike = Store { floor: 3, unit: "3F-01".into(), ..store("耐克", "Nike") };
-        assert_eq!(store_place(Lang::Zh, &nike), "耐克（3F-01）");
-        assert_eq!(store_place(Lang::En, &nike), "Nike (3F-01)");
+    fn the_question_words_are_struck_out_of_a_name() {
+        assert_eq!(name_key("Nike 店"), "nike");
+        assert_eq!(name_key("耐克店在哪"), "耐克");
+        assert_eq!(name_key("where is the Li-Ning store?"), "lining");
+        assert_eq!(name_key("H&M"), "hm");
+        assert_eq!(name_key("店"), "店", "a name made only of such words is kept");
     }
 
     #[test]
     fn exact_name_beats_the_first_search_result() {
         let stores = vec![store("优衣库童装", "Uniqlo Kids"), store("优衣库", "Uniqlo")];
-        assert_eq!(best_store_match("uniqlo", stores.clone()).map(|s| s.name_en), Some("Uniqlo".into()));
-        assert_eq!(best_store_match("优衣库", stores.clone()).map(|s| s.name_en), Some("Uniqlo".into()));
-        assert_eq!(best_store_match("kids", stores.clone()).map(|s| s.name_en), Some("Uniqlo Kids".into()));
-        assert_eq!(best_store_match("UNIQLO store", stores).map(|s| s.name_en), Some("Uniqlo Kids".into()));
-        assert_eq!(best_store_match("x", vec![]), None);
+        let found = |q: &str| best_store_match(q, &stores).map(|i| stores[i].name_en.clone());
+        assert_eq!(found("uniqlo"), Some("Uniqlo".into()));
+        assert_eq!(found("优衣库"), Some("Uniqlo".into()));
+        assert_eq!(found("kids"), Some("Uniqlo Kids".into()));
+        assert_eq!(found("UNIQLO store"), Some("Uniqlo".into()));
+        assert_eq!(best_store_match("x", &[]), None);
     }
 
     #[test]
-    fn item_lines_show_size_quantity_and_amount() {
-        let zh = item_text(Lang::Zh, "Nike Pegasus 41 跑鞋", Some("42"), 1, 69900);
-        assert_eq!(zh, "Nike Pegasus 41 跑鞋（42 码）× 1，¥699");
-        let en = item_text(Lang::En, "Nike Pegasus 41", Some("M"), 2, 1998);
-        assert_eq!(en, "Nike Pegasus 41 (size M) × 2, ¥19.98");
-        assert_eq!(item_text(Lang::Zh, "T恤", Some("红色"), 1, 9900), "T恤（红色）× 1，¥99");
-        assert_eq!(item_text(Lang::En, "Mug", None, 3, 3000), "Mug × 3, ¥30");
+    fn a_loose_search_hit_is_never_taken_for_the_store_named() {
+        let stores = vec![store("苹果", "Apple"), store("华为", "Huawei")];
+        assert_eq!(best_store_match("Nike 店", &stores), None);
+        assert_eq!(best_store_match("耐克", &stores), None);
+        assert!(store_matches(&store("耐克", "Nike"), "Nike 店"));
+        assert!(store_matches(&store("耐克", "Nike"), "耐克店在哪"));
+        assert!(store_matches(&store("李宁", "Li-Ning"), "li ning"));
+        assert!(!store_matches(&store("苹果", "Apple"), "Nike"));
     }
 }

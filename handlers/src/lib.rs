@@ -6,7 +6,7 @@
 //! ```ignore
 //! /// Search products by keyword, price range, brand or category.
 //! #[tool_function(level = "safe", scope = "both")]
-//! async fn search_products(ctx: &ToolContext, args: SearchProductsArgs) -> ToolResult { ... }
+//! async fn search_products(ctx: &ToolContext, args: SearchProductsArgs) -> ToolResult<SearchProductsResult> { ... }
 //! ```
 //!
 //! and appears in [`registry::all`] with no list to maintain.
@@ -14,6 +14,8 @@
 extern crate self as handlers;
 
 pub mod context;
+pub mod format;
+pub mod records;
 pub mod registry;
 pub mod result;
 pub mod schema;
@@ -28,7 +30,8 @@ pub mod shopping;
 
 pub use context::{Approval, Lang, ToolContext};
 pub use mallbot_macros::tool_function;
-pub use registry::{Level, Scope, ToolSpec, all, find, registry};
+pub use records::Yuan;
+pub use registry::{HelpLine, Level, OfflineHook, Scope, ToolSpec, all, find};
 pub use result::{Picture, Preview, ToolError, ToolOutput, ToolResult};
 
 /// Re-exports the macro's generated code uses; not for hand-written code.

@@ -1,12 +1,19 @@
 //! Finding one's way: walking directions to a store, and what is in an area.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
-use services::{Area, Route, Store};
+use serde::{Deserialize, Serialize};
+use services::Area;
 
-use crate::general::{find_store, floor_label, store_for_display, store_name, store_place};
-use crate::{Lang, ToolContext, ToolError, ToolOutput, ToolResult, indoor, tool_function};
+use crate::format::{local_name, navigate_suggestion, store_name};
+use crate::general::{StoreLookup, lookup_store, store_for_display, store_not_found};
+use crate::records::StoreRef;
+use crate::{HelpLine, Lang, ToolContext, ToolError, ToolOutput, ToolResult, indoor, tool_function};
+
+/// The `/help` line of the directions tools.
+pub static HELP_DIRECTIONS: HelpLine = HelpLine {
+    zh: "🧭 找路：「Nike 店怎么走？」「三楼有什么店？」",
+    en: "🧭 Directions: \"How do I get to Nike?\" \"What's on the 3rd floor?\"",
+};
 
 /// Arguments of `navigate_to_store`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -22,71 +29,119 @@ pub struct NavigateToStoreArgs {
     pub avoid_stairs: Option<bool>,
 }
 
-/// Walking directions to a store: steps, distance and time, and a floor plan
-/// per floor with the route drawn (sent to the shopper). Use when the shopper
-/// asks where a store is or how to get there.
-#[tool_function(level = "safe", scope = "both")]
-pub async fn navigate_to_store(ctx: &ToolContext, args: NavigateToStoreArgs) -> ToolResult {
-    let store = find_store(ctx, "store_name", &args.store_name).await?;
+/// What `navigate_to_store` returns: the way there, or, when no store has
+/// the name given, the closest names (never another store's directions).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum NavigateToStoreResult {
+    /// No store has that name (first: a route has no required field).
+    NotFound(StoreNotFound),
+    /// Directions to the store named.
+    Route(Directions),
+}
+
+/// Walking directions to a store.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Directions {
+    pub store: StoreRef,
+    /// Where the walk starts (`main_entrance`).
+    pub from: String,
+    pub steps: Vec<String>,
+    pub distance_m: u32,
+    pub eta_minutes: u32,
+    /// Whether to lead with the store's floor and unit.
+    #[serde(default = "lead_with_the_place")]
+    pub highlight: bool,
+    /// On a mall with an indoor map: `from_name`, `avoid_stairs`, `floors`,
+    /// `waypoints` (`{floor, x_m, y_m}`) and `floor_plans_sent` (the pictures
+    /// themselves go to the shopper, never to the model).
+    #[serde(flatten, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub on_map: serde_json::Map<String, serde_json::Value>,
+}
+
+/// No store has the name asked for; these have names close to it.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct StoreNotFound {
+    /// The name as the shopper gave it.
+    pub not_found: String,
+    pub closest: Vec<StoreRef>,
+}
+
+fn lead_with_the_place() -> bool {
+    true
+}
+
+fn navigate_to_store_progress(lang: Lang, args: &NavigateToStoreArgs) -> String {
+    match lang {
+        Lang::Zh => format!("🧭 正在规划去{}的路线…", args.store_name.trim()),
+        Lang::En => format!("🧭 Finding the way to {}…", args.store_name.trim()),
+    }
+}
+
+/// Walking directions to a store from the main entrance or `from`: steps,
+/// distance, time (and floor plans for the shopper). Use when the shopper asks
+/// where a store is or how to get there.
+#[tool_function(level = "safe", scope = "both", progress = navigate_to_store_progress, help = HELP_DIRECTIONS)]
+pub async fn navigate_to_store(
+    ctx: &ToolContext,
+    args: NavigateToStoreArgs,
+) -> ToolResult<NavigateToStoreResult> {
+    let store = match lookup_store(ctx, "store_name", &args.store_name).await? {
+        StoreLookup::Found(store) => store,
+        StoreLookup::Missing { closest } if closest.is_empty() => {
+            return Err(store_not_found(&args.store_name, &closest));
+        }
+        StoreLookup::Missing { closest } => {
+            let buttons: Vec<String> =
+                closest.iter().map(|s| navigate_suggestion(ctx.lang, store_name(ctx.lang, s))).collect();
+            let result = StoreNotFound {
+                not_found: args.store_name.trim().to_owned(),
+                closest: closest.iter().map(StoreRef::from).collect(),
+            };
+            return Ok(ToolOutput::new(NavigateToStoreResult::NotFound(result)).with_suggestions(buttons));
+        }
+    };
     let name = store_name(ctx.lang, &store);
     let suggestion = match ctx.lang {
         Lang::Zh => format!("{name}有什么优惠"),
         Lang::En => format!("Promotions at {name}"),
     };
+    let highlight = args.highlight.unwrap_or(true);
     let avoid_stairs = args.avoid_stairs.unwrap_or(false);
     if let Some(on_map) = indoor::directions_to_store(ctx, &store, args.from.as_deref(), avoid_stairs) {
         let on_map = on_map?;
-        let mut data = on_map.data;
-        data["store"] = json!({"store_id": store.id, "name": store.name, "name_en": store.name_en, "floor": store.floor, "unit": store.unit});
-        let display = match args.highlight {
-            Some(false) => on_map.display,
-            _ => format!("📍 {}\n{}", store_place(ctx.lang, &store), on_map.display),
+        let mut data = match on_map.data {
+            serde_json::Value::Object(data) => data,
+            _ => serde_json::Map::new(),
         };
-        return Ok(ToolOutput::data(data)
-            .with_display(display)
+        let text =
+            |v: Option<serde_json::Value>| v.and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
+        let number = |v: Option<serde_json::Value>| v.and_then(|v| v.as_u64()).unwrap_or(0) as u32;
+        let directions = Directions {
+            store: StoreRef::from(&store),
+            from: text(data.remove("from")),
+            steps: serde_json::from_value(data.remove("steps").unwrap_or_default()).unwrap_or_default(),
+            distance_m: number(data.remove("distance_m")),
+            eta_minutes: number(data.remove("eta_minutes")),
+            highlight,
+            on_map: data,
+        };
+        return Ok(ToolOutput::new(NavigateToStoreResult::Route(directions))
             .with_pictures(on_map.pictures)
             .with_suggestions([suggestion]));
     }
     let route = ctx.mall.route(&store.id, None).await?;
-    let data = json!({
-        "store": {
-            "store_id": store.id,
-            "name": store.name,
-            "name_en": store.name_en,
-            "floor": store.floor,
-            "unit": store.unit,
-        },
-        "from": route.from,
-        "steps": route.steps,
-        "distance_m": route.distance_m,
-        "eta_minutes": route.eta_minutes,
-    });
-    let display = directions_text(ctx.lang, &store, &route, args.highlight.unwrap_or(true));
-    Ok(ToolOutput::data(data).with_display(display).with_suggestions([suggestion]))
-}
-
-/// The directions as the shopper reads them: the store's place, the
-/// numbered steps, the distance and time.
-fn directions_text(lang: Lang, store: &Store, route: &Route, highlight: bool) -> String {
-    let mut lines = Vec::new();
-    if highlight {
-        lines.push(format!("📍 {}", store_place(lang, store)));
-    }
-    let from = match (lang, route.from.as_str()) {
-        (Lang::Zh, "main_entrance") => "正门",
-        (Lang::En, "main_entrance") => "the main entrance",
-        (_, other) => other,
+    let directions = Directions {
+        store: StoreRef::from(&store),
+        from: route.from,
+        steps: route.steps,
+        distance_m: route.distance_m,
+        eta_minutes: route.eta_minutes,
+        highlight,
+        on_map: serde_json::Map::new(),
     };
-    lines.push(match lang {
-        Lang::Zh => format!("从{from}出发："),
-        Lang::En => format!("From {from}:"),
-    });
-    lines.extend(route.steps.iter().enumerate().map(|(i, step)| format!("{}. {step}", i + 1)));
-    lines.push(match lang {
-        Lang::Zh => format!("约 {} 米，步行约 {} 分钟", route.distance_m, route.eta_minutes),
-        Lang::En => format!("About {} m, a {} min walk", route.distance_m, route.eta_minutes),
-    });
-    lines.join("\n")
+    Ok(ToolOutput::new(NavigateToStoreResult::Route(directions)).with_suggestions([suggestion]))
 }
 
 /// Arguments of `navigate_to_area`.
@@ -98,11 +153,64 @@ pub struct NavigateToAreaArgs {
     pub show_stores: Option<bool>,
 }
 
-/// An area of the mall (food court, sports zone…): its floor, what it is,
-/// and the stores in it. Use when the shopper asks about a part of the mall
-/// rather than one store.
-#[tool_function(level = "safe", scope = "both")]
-pub async fn navigate_to_area(ctx: &ToolContext, args: NavigateToAreaArgs) -> ToolResult {
+/// What `navigate_to_area` returns.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct NavigateToAreaResult {
+    pub area: AreaCard,
+    /// The stores in it, unless `show_stores` was false.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stores: Option<Vec<AreaStore>>,
+    /// A floor plan with the area highlighted was sent to the shopper.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub floor_plan_sent: bool,
+}
+
+/// An area of the mall.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AreaCard {
+    pub area_id: String,
+    pub name: String,
+    pub name_en: String,
+    pub floor: i32,
+    pub description: String,
+}
+
+impl AreaCard {
+    /// The area's name in the shopper's language.
+    pub fn local_name(&self, lang: Lang) -> &str {
+        local_name(lang, &self.name, Some(&self.name_en))
+    }
+}
+
+/// A store in an area.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AreaStore {
+    pub store_id: String,
+    pub name: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub name_en: String,
+    pub category: String,
+    pub unit: String,
+}
+
+fn navigate_to_area_progress(lang: Lang, args: &NavigateToAreaArgs) -> String {
+    match lang {
+        Lang::Zh => format!("🧭 正在查找{}…", args.area_name.trim()),
+        Lang::En => format!("🧭 Looking up {}…", args.area_name.trim()),
+    }
+}
+
+/// An area of the mall (food court, sports zone…): its floor, what it is, its
+/// stores (and a floor plan for the shopper). Use when the shopper asks about
+/// a part of the mall rather than one store.
+#[tool_function(level = "safe", scope = "both", progress = navigate_to_area_progress, help = HELP_DIRECTIONS)]
+pub async fn navigate_to_area(
+    ctx: &ToolContext,
+    args: NavigateToAreaArgs,
+) -> ToolResult<NavigateToAreaResult> {
     let areas = ctx.mall.list_areas().await?.items;
     let known: Vec<String> = areas.iter().map(|a| format!("{} ({})", a.name, a.name_en)).collect();
     let area = find_area(&args.area_name, areas).ok_or_else(|| {
@@ -112,34 +220,30 @@ pub async fn navigate_to_area(ctx: &ToolContext, args: NavigateToAreaArgs) -> To
             known.join(", ")
         ))
     })?;
-    let mut data = json!({
-        "area": {
-            "area_id": area.id,
-            "name": area.name,
-            "name_en": area.name_en,
-            "floor": area.floor,
-            "description": area.description,
-        }
-    });
-    if args.show_stores != Some(false) {
+    let stores = if args.show_stores != Some(false) {
         let stores =
             futures::future::join_all(area.store_ids.iter().map(|id| store_for_display(ctx, id))).await;
-        data["stores"] = stores
-            .iter()
-            .flatten()
-            .map(|s| json!({"store_id": s.id, "name": s.name, "category": s.category, "unit": s.unit}))
-            .collect();
-    }
-    let name = match ctx.lang {
-        Lang::Zh => &area.name,
-        Lang::En => &area.name_en,
+        let card = |s: &services::Store| AreaStore {
+            store_id: s.id.clone(),
+            name: s.name.clone(),
+            name_en: s.name_en.clone(),
+            category: s.category.clone(),
+            unit: s.unit.clone(),
+        };
+        Some(stores.iter().flatten().map(card).collect())
+    } else {
+        None
     };
-    let display = format!("📍 {name} · {}", floor_label(area.floor));
     let picture = indoor::area_picture(ctx, &area);
-    if picture.is_some() {
-        data["floor_plan_sent"] = json!(true);
-    }
-    Ok(ToolOutput::data(data).with_display(display).with_pictures(picture))
+    let floor_plan_sent = picture.is_some();
+    let area = AreaCard {
+        area_id: area.id,
+        name: area.name,
+        name_en: area.name_en,
+        floor: area.floor,
+        description: area.description,
+    };
+    Ok(ToolOutput::new(NavigateToAreaResult { area, stores, floor_plan_sent }).with_pictures(picture))
 }
 
 /// The area with that id, else that name (any case, either language), else

@@ -2,17 +2,23 @@
 //! Placing and cancelling are critical: the shopper sees the whole order first.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use services::{Cart, CreateOrder, Order, OrderStatus, PageRequest, ServiceError, Store};
 
-use crate::general::{
-    NoArguments, idempotency_key, items_and_total, order_json, store_for_display, store_place, yuan,
-};
-use crate::{Lang, Preview, ToolContext, ToolError, ToolOutput, ToolResult, tool_function};
+use crate::format::{items_and_total, store_place};
+use crate::general::{NoArguments, idempotency_key, store_for_display};
+use crate::records::{OrderResult, Yuan};
+use crate::{HelpLine, Lang, Preview, ToolContext, ToolError, ToolOutput, ToolResult, tool_function};
 
 /// Orders `list_orders` shows.
 const LISTED_ORDERS: u32 = 10;
+
+/// The `/help` line of the order tools.
+pub static HELP_ORDERS: HelpLine = HelpLine {
+    zh: "📦 下单与订单：核对后下单到店取货，查询或取消订单",
+    en: "📦 Orders: check and place an order for pickup, look up or cancel orders",
+};
 
 /// Arguments of `create_order`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -21,11 +27,15 @@ pub struct CreateOrderArgs {
     pub cart_id: String,
 }
 
+fn create_order_progress(lang: Lang, _args: &CreateOrderArgs) -> String {
+    lang.pick("📦 正在下单…", "📦 Placing your order…").to_owned()
+}
+
 /// Place an order for everything in the shopper's cart, to pick up in the
 /// mall. The shopper sees the full order and confirms first; the cart is
 /// emptied.
-#[tool_function(level = "critical", scope = "private", preview = preview_create_order)]
-pub async fn create_order(ctx: &ToolContext, args: CreateOrderArgs) -> ToolResult {
+#[tool_function(level = "critical", scope = "private", preview = preview_create_order, progress = create_order_progress, help = HELP_ORDERS)]
+pub async fn create_order(ctx: &ToolContext, args: CreateOrderArgs) -> ToolResult<OrderResult> {
     let expected_total_cents = ctx
         .approval
         .as_ref()
@@ -82,10 +92,17 @@ pub struct OrderIdArgs {
     pub order_id: String,
 }
 
+fn order_progress(lang: Lang, args: &OrderIdArgs) -> String {
+    match lang {
+        Lang::Zh => format!("📦 正在查看订单 {}…", args.order_id.trim()),
+        Lang::En => format!("📦 Looking up order {}…", args.order_id.trim()),
+    }
+}
+
 /// Cancel one of the shopper's orders that is still waiting for payment; the
 /// stock goes back. The shopper sees the order and confirms first.
-#[tool_function(level = "critical", scope = "private", preview = preview_cancel_order)]
-pub async fn cancel_order(ctx: &ToolContext, args: OrderIdArgs) -> ToolResult {
+#[tool_function(level = "critical", scope = "private", preview = preview_cancel_order, progress = order_progress, help = HELP_ORDERS)]
+pub async fn cancel_order(ctx: &ToolContext, args: OrderIdArgs) -> ToolResult<OrderResult> {
     let order = ctx.mall.cancel_order(&ctx.shopper, args.order_id.trim(), idempotency_key(ctx)).await?;
     single_order_output(ctx, &order).await
 }
@@ -119,37 +136,59 @@ pub async fn preview_cancel_order(ctx: &ToolContext, args: OrderIdArgs) -> Resul
 
 /// Where one of the shopper's orders stands (waiting for payment, paid,
 /// cancelled, completed), with its lines, total and pickup store.
-#[tool_function(level = "safe", scope = "private")]
-pub async fn get_order_status(ctx: &ToolContext, args: OrderIdArgs) -> ToolResult {
+#[tool_function(level = "safe", scope = "private", progress = order_progress, help = HELP_ORDERS)]
+pub async fn get_order_status(ctx: &ToolContext, args: OrderIdArgs) -> ToolResult<OrderResult> {
     let order = ctx.mall.get_order(&ctx.shopper, args.order_id.trim()).await?;
     single_order_output(ctx, &order).await
 }
 
+/// What `list_orders` returns.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ListOrdersResult {
+    pub total: u64,
+    pub orders: Vec<OrderSummary>,
+}
+
+/// One order in a list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OrderSummary {
+    pub order_id: String,
+    pub status: OrderStatus,
+    pub total_yuan: Yuan,
+    #[serde(default)]
+    pub created_at: String,
+    #[serde(default)]
+    pub item_count: u32,
+}
+
+fn list_orders_progress(lang: Lang, _args: &NoArguments) -> String {
+    lang.pick("📦 正在查看您的订单…", "📦 Looking at your orders…").to_owned()
+}
+
 /// The shopper's 10 most recent orders, newest first: id, status, total,
 /// date and number of items.
-#[tool_function(level = "safe", scope = "private")]
-pub async fn list_orders(ctx: &ToolContext, _args: NoArguments) -> ToolResult {
+#[tool_function(level = "safe", scope = "private", progress = list_orders_progress, help = HELP_ORDERS)]
+pub async fn list_orders(ctx: &ToolContext, _args: NoArguments) -> ToolResult<ListOrdersResult> {
     let page = ctx.mall.list_orders(&ctx.shopper, PageRequest::first(LISTED_ORDERS)).await?;
-    let orders: Vec<Value> = page
+    let orders = page
         .items
         .iter()
         .take(LISTED_ORDERS as usize)
-        .map(|o| {
-            json!({
-                "order_id": o.order_id,
-                "status": o.status.as_str(),
-                "total_yuan": yuan(o.total_cents),
-                "created_at": o.created_at,
-                "item_count": o.items.iter().map(|i| i.quantity).sum::<u32>(),
-            })
+        .map(|o| OrderSummary {
+            order_id: o.order_id.clone(),
+            status: o.status,
+            total_yuan: Yuan(o.total_cents),
+            created_at: o.created_at.clone(),
+            item_count: o.items.iter().map(|i| i.quantity).sum(),
         })
         .collect();
-    Ok(ToolOutput::data(json!({"total": page.total, "orders": orders})))
+    Ok(ToolOutput::new(ListOrdersResult { total: page.total, orders }))
 }
 
 /// `{"order": ...}` with the pickup store looked up; a failed lookup leaves
 /// the store's place empty rather than failing an order already made.
-async fn single_order_output(ctx: &ToolContext, order: &Order) -> ToolResult {
+async fn single_order_output(ctx: &ToolContext, order: &Order) -> ToolResult<OrderResult> {
     let pickup = store_for_display(ctx, &order.pickup_store_id).await;
-    Ok(ToolOutput::data(order_json(order, pickup.as_ref())))
+    Ok(ToolOutput::new(OrderResult::new(order, pickup.as_ref())))
 }

@@ -2,13 +2,13 @@
 //! `inventory`, and the plain code that lists, describes and calls them.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::context::ToolContext;
+use crate::context::{Lang, ToolContext};
 use crate::result::{Preview, ToolError, ToolResult};
 
 /// How much the shopper must agree to before a tool runs.
@@ -33,16 +33,6 @@ impl Level {
             Level::Critical => "critical",
         }
     }
-
-    /// Parses `safe`, `confirm` or `critical`.
-    pub fn parse(s: &str) -> Option<Level> {
-        match s {
-            "safe" => Some(Level::Safe),
-            "confirm" => Some(Level::Confirm),
-            "critical" => Some(Level::Critical),
-            _ => None,
-        }
-    }
 }
 
 /// Where a tool may be used.
@@ -58,15 +48,6 @@ pub enum Scope {
 }
 
 impl Scope {
-    /// `private`, `group` or `both`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Scope::Private => "private",
-            Scope::Group => "group",
-            Scope::Both => "both",
-        }
-    }
-
     /// Whether a tool of this scope may run in a group (`true`) or private chat.
     pub fn allows(self, is_group: bool) -> bool {
         match self {
@@ -81,6 +62,32 @@ impl Scope {
 pub type CallFn = fn(ToolContext, Value) -> BoxFuture<'static, ToolResult>;
 /// Describes what a tool call would do, for the confirmation message.
 pub type PreviewFn = fn(ToolContext, Value) -> BoxFuture<'static, Result<Preview, ToolError>>;
+/// Words the status line of a running call; `None` when the arguments do not parse.
+pub type ProgressFn = fn(Lang, &Value) -> Option<String>;
+
+/// How basic mode (the offline planner, used when there is no model) uses a
+/// tool that declares it with `#[tool_function(offline = HOOK)]`: which
+/// messages ask for it, and how its result is told to the shopper. Write
+/// one in the tool's file; the planner needs no change.
+#[derive(Debug)]
+pub struct OfflineHook {
+    /// The arguments to call the tool with when a shopper's message (as
+    /// written) asks for it; `None` when it does not.
+    pub recognise: fn(&str) -> Option<Value>,
+    /// The answer from the tool's JSON result, in the shopper's language;
+    /// `None` when the result cannot be read.
+    pub answer: fn(Lang, &Value) -> Option<String>,
+}
+
+/// What a tool (or a group of tools sharing the line) can do for a shopper,
+/// as `/help` lists it: declared with `#[tool_function(help = LINE)]`.
+#[derive(Debug)]
+pub struct HelpLine {
+    /// In Chinese: "🧭 找路：「Nike 店怎么走？」".
+    pub zh: &'static str,
+    /// In English: "🧭 Directions: \"How do I get to Nike?\"".
+    pub en: &'static str,
+}
 
 /// One tool, as the `#[tool_function]` macro submits it. Only `&'static str`
 /// and `fn` pointers inside, so it can be built in a `const`.
@@ -102,6 +109,12 @@ pub struct ToolSpec {
     pub call: CallFn,
     /// Describes a pending call for the confirmation message, when the tool has one.
     pub preview: Option<PreviewFn>,
+    /// Words the status line while the call runs, when the tool declares one.
+    pub progress: Option<ProgressFn>,
+    /// How basic mode recognises and answers for the tool, when it declares it.
+    pub offline: Option<&'static OfflineHook>,
+    /// Its line in `/help`; tools without one show their description's first sentence.
+    pub help: Option<&'static HelpLine>,
 }
 
 inventory::collect!(ToolSpec);
@@ -120,22 +133,13 @@ impl ToolSpec {
         }
     }
 
-    /// The OpenAI `tools[]` entry: `{"type":"function","function":{name,description,parameters}}`.
-    pub fn openai_definition(&self) -> Value {
-        serde_json::json!({
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": self.description,
-                "parameters": self.parameters(),
-            }
-        })
-    }
-
     /// The status line the shopper sees while this call runs, in their
-    /// language ("🔍 正在搜索：Nike 跑鞋 ≤ ¥500…").
-    pub fn progress_line(&self, lang: crate::Lang, _args: &Value) -> String {
-        lang.pick("⏳ 正在处理…", "⏳ Working on it…").to_owned()
+    /// language ("🔍 正在搜索：Nike 跑鞋 ≤ ¥500…"): the tool's own wording,
+    /// else a generic one.
+    pub fn progress_line(&self, lang: Lang, args: &Value) -> String {
+        self.progress
+            .and_then(|line| line(lang, args))
+            .unwrap_or_else(|| lang.pick("⏳ 正在处理…", "⏳ Working on it…").to_owned())
     }
 
     /// Runs the tool with raw JSON arguments.
@@ -157,9 +161,4 @@ pub fn all() -> &'static [&'static ToolSpec] {
 /// The tool of that name.
 pub fn find(name: &str) -> Option<&'static ToolSpec> {
     all().iter().copied().find(|s| s.name == name)
-}
-
-/// A shared handle on the registry, for code that wants to hold it.
-pub fn registry() -> Arc<[&'static ToolSpec]> {
-    Arc::from(all())
 }

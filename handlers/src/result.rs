@@ -7,14 +7,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use services::ServiceError;
 
-/// A tool's success: data for the model, and what the shopper may see directly.
+/// A tool's success: its typed data for the model, and what the shopper may
+/// see directly. A tool returns `ToolOutput<ItsResult>`; the registry turns
+/// it into `ToolOutput<Value>` ([`ToolOutput::into_json`]) for the router.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct ToolOutput {
-    /// Compact structured data the model reads (prices in yuan).
-    pub data: Value,
-    /// Text to show the shopper as is (a map, a receipt), if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub display: Option<String>,
+pub struct ToolOutput<T = Value> {
+    /// The tool's result (prices in yuan).
+    pub data: T,
     /// Follow-up requests offered as buttons ("看看第一个", "加入购物车").
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub suggestions: Vec<String>,
@@ -49,10 +48,10 @@ impl std::fmt::Debug for Picture {
     }
 }
 
-impl ToolOutput {
+impl<T> ToolOutput<T> {
     /// Output with data only.
-    pub fn data(data: Value) -> Self {
-        ToolOutput { data, ..Default::default() }
+    pub fn new(data: T) -> Self {
+        ToolOutput { data, suggestions: Vec::new(), image: None, pictures: Vec::new() }
     }
 
     /// Adds suggestion buttons.
@@ -64,17 +63,30 @@ impl ToolOutput {
         self.suggestions.extend(suggestions.into_iter().map(Into::into));
         self
     }
+}
 
+impl<T> ToolOutput<T> {
     /// Adds pictures for the shopper.
     pub fn with_pictures(mut self, pictures: impl IntoIterator<Item = Picture>) -> Self {
         self.pictures.extend(pictures);
         self
     }
+}
 
-    /// Adds text for the shopper.
-    pub fn with_display(mut self, text: impl Into<String>) -> Self {
-        self.display = Some(text.into());
-        self
+impl<T: Serialize> ToolOutput<T> {
+    /// The same output with its data as JSON: the one place typed results
+    /// become what the model reads.
+    pub fn into_json(self) -> Result<ToolOutput<Value>, ToolError> {
+        let data = serde_json::to_value(&self.data)
+            .map_err(|e| ToolError::Upstream(format!("the result could not be written as JSON: {e}")))?;
+        Ok(ToolOutput { data, suggestions: self.suggestions, image: self.image, pictures: self.pictures })
+    }
+}
+
+impl ToolOutput<Value> {
+    /// The data read back as the tool's result type.
+    pub fn read<T: serde::de::DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        T::deserialize(&self.data)
     }
 }
 
@@ -90,8 +102,9 @@ pub struct Preview {
     pub fingerprint: Value,
 }
 
-/// Result of a tool call.
-pub type ToolResult = Result<ToolOutput, ToolError>;
+/// Result of a tool call: `ToolResult<SearchProductsResult>` from the tool,
+/// `ToolResult` (JSON data) from the registry.
+pub type ToolResult<T = Value> = Result<ToolOutput<T>, ToolError>;
 
 /// Why a tool call failed, by kind: the model gets [`ToolError::model_message`],
 /// the logs get the `Display` text.

@@ -6,11 +6,19 @@ use serde::Deserialize;
 use serde_json::json;
 use services::{AddCartItem, Cart, CartItem, Product, ServiceError, Sku};
 
-use crate::general::{NoArguments, cart_item_text, cart_json, idempotency_key, item_text, items_and_total};
-use crate::{Lang, Preview, ToolContext, ToolError, ToolOutput, ToolResult, tool_function};
+use crate::format::{cart_item_text, item_text, items_and_total};
+use crate::general::{NoArguments, idempotency_key};
+use crate::records::CartResult;
+use crate::{HelpLine, Lang, Preview, ToolContext, ToolError, ToolOutput, ToolResult, tool_function};
 
 /// Quantities the mall accepts per cart line.
 const QUANTITY: std::ops::RangeInclusive<u32> = 1..=99;
+
+/// The `/help` line of the cart tools.
+pub static HELP_CART: HelpLine = HelpLine {
+    zh: "🛒 购物车：加入、移除、清空、查看（每一步都先请您确认）",
+    en: "🛒 Cart: add, remove, clear, view (I ask before every change)",
+};
 
 /// Arguments of `add_to_cart`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -25,10 +33,14 @@ pub struct AddToCartArgs {
     pub sku_id: Option<String>,
 }
 
+fn add_to_cart_progress(lang: Lang, _args: &AddToCartArgs) -> String {
+    lang.pick("🛒 正在加入购物车…", "🛒 Adding to your cart…").to_owned()
+}
+
 /// Put a product (in one size) into the shopper's cart. The shopper
 /// confirms first.
-#[tool_function(level = "confirm", scope = "private", preview = preview_add_to_cart)]
-pub async fn add_to_cart(ctx: &ToolContext, args: AddToCartArgs) -> ToolResult {
+#[tool_function(level = "confirm", scope = "private", preview = preview_add_to_cart, progress = add_to_cart_progress, help = HELP_CART)]
+pub async fn add_to_cart(ctx: &ToolContext, args: AddToCartArgs) -> ToolResult<CartResult> {
     let plan = plan_add(ctx, &args).await?;
     let item = AddCartItem {
         product_id: plan.product.brief.id.clone(),
@@ -36,7 +48,7 @@ pub async fn add_to_cart(ctx: &ToolContext, args: AddToCartArgs) -> ToolResult {
         quantity: plan.quantity,
     };
     let cart = ctx.mall.add_cart_item(&ctx.shopper, &item, idempotency_key(ctx)).await?;
-    Ok(ToolOutput::data(cart_json(&cart)).with_suggestions(match ctx.lang {
+    Ok(ToolOutput::new(CartResult::from(&cart)).with_suggestions(match ctx.lang {
         Lang::Zh => ["查看购物车", "下单"],
         Lang::En => ["View cart", "Place the order"],
     }))
@@ -158,14 +170,23 @@ pub struct RemoveFromCartArgs {
     pub sku_id: Option<String>,
 }
 
+fn cart_change_progress<A>(lang: Lang, _args: &A) -> String {
+    lang.pick("🛒 正在更新购物车…", "🛒 Updating your cart…").to_owned()
+}
+
 /// Take one line out of the shopper's cart: give item_id, or product_id
 /// (and sku_id). The shopper confirms first.
-#[tool_function(level = "confirm", scope = "private", preview = preview_remove_from_cart)]
-pub async fn remove_from_cart(ctx: &ToolContext, args: RemoveFromCartArgs) -> ToolResult {
+#[tool_function(
+    level = "confirm",
+    scope = "private",
+    preview = preview_remove_from_cart,
+    progress = cart_change_progress
+, help = HELP_CART)]
+pub async fn remove_from_cart(ctx: &ToolContext, args: RemoveFromCartArgs) -> ToolResult<CartResult> {
     let cart = ctx.mall.get_cart(&ctx.shopper).await?;
     let item = pick_item(&cart, &args)?;
     let cart = ctx.mall.remove_cart_item(&ctx.shopper, &item.item_id, idempotency_key(ctx)).await?;
-    Ok(ToolOutput::data(cart_json(&cart)))
+    Ok(ToolOutput::new(CartResult::from(&cart)))
 }
 
 /// "从购物车移除：Nike Pegasus 41 跑鞋（42 码）× 1，¥699".
@@ -232,10 +253,10 @@ fn pick_item(cart: &Cart, args: &RemoveFromCartArgs) -> Result<CartItem, ToolErr
 }
 
 /// Empty the shopper's cart. The shopper confirms first.
-#[tool_function(level = "confirm", scope = "private", preview = preview_clear_cart)]
-pub async fn clear_cart(ctx: &ToolContext, _args: NoArguments) -> ToolResult {
+#[tool_function(level = "confirm", scope = "private", preview = preview_clear_cart, progress = cart_change_progress, help = HELP_CART)]
+pub async fn clear_cart(ctx: &ToolContext, _args: NoArguments) -> ToolResult<CartResult> {
     let cart = ctx.mall.clear_cart(&ctx.shopper, idempotency_key(ctx)).await?;
-    Ok(ToolOutput::data(cart_json(&cart)))
+    Ok(ToolOutput::new(CartResult::from(&cart)))
 }
 
 /// "清空购物车：" and every line with the total. An empty cart has nothing
@@ -259,12 +280,16 @@ pub async fn preview_clear_cart(ctx: &ToolContext, _args: NoArguments) -> Result
     })
 }
 
+fn view_cart_progress(lang: Lang, _args: &NoArguments) -> String {
+    lang.pick("🛒 正在查看购物车…", "🛒 Looking at your cart…").to_owned()
+}
+
 /// The shopper's cart: every line with size, quantity and price, and the
 /// total. Its cart_id is what create_order needs.
-#[tool_function(level = "safe", scope = "private")]
-pub async fn view_cart(ctx: &ToolContext, _args: NoArguments) -> ToolResult {
+#[tool_function(level = "safe", scope = "private", progress = view_cart_progress, help = HELP_CART)]
+pub async fn view_cart(ctx: &ToolContext, _args: NoArguments) -> ToolResult<CartResult> {
     let cart = ctx.mall.get_cart(&ctx.shopper).await?;
-    let output = ToolOutput::data(cart_json(&cart));
+    let output = ToolOutput::new(CartResult::from(&cart));
     Ok(if cart.items.is_empty() {
         output
     } else {

@@ -38,11 +38,12 @@ async fn the_model_reads_steps_and_waypoints_and_the_shopper_gets_a_plan_per_flo
         "{data}"
     );
     assert_eq!(data["floor_plans_sent"], 2);
-    let display = out.display.as_deref().unwrap();
-    assert!(display.starts_with("📍 Uniqlo (2F-01)\n1. Enter by the Main entrance (south)\n"), "{display}");
+    // The steps, numbered, go under the first floor plan.
+    let caption = &out.pictures[0].caption;
+    assert!(caption.contains("\n1. Enter by the Main entrance (south)\n"), "{caption}");
     assert!(
-        display.ends_with(&format!("About {} m, a {} min walk", data["distance_m"], data["eta_minutes"])),
-        "{display}"
+        caption.ends_with(&format!("About {} m, a {} min walk", data["distance_m"], data["eta_minutes"])),
+        "{caption}"
     );
 
     // Two pictures (1F, 2F) for the shopper; the model's text holds none of them.

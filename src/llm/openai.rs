@@ -30,6 +30,7 @@ use self::sse::SseDecoder;
 use self::stream::TextForwarder;
 pub use self::stream::{ChunkError, StreamAccumulator};
 use self::wire::WireCompletion;
+pub use self::wire::tool_definition;
 use super::limit::{AdaptiveLimit, LimitReport};
 use super::{ChatModel, ChatRequest, ChatResponse, LlmError};
 use crate::progress::Progress;

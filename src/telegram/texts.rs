@@ -28,54 +28,19 @@ pub fn examples(lang: Lang) -> Vec<String> {
     examples.iter().map(|s| (*s).to_owned()).collect()
 }
 
-/// A capability as a shopper understands it, and the tools behind it.
-struct Capability {
-    tools: &'static [&'static str],
-    zh: &'static str,
-    en: &'static str,
-}
-
-const CAPABILITIES: &[Capability] = &[
-    Capability {
-        tools: &["navigate_to_store", "navigate_to_area"],
-        zh: "🧭 找路：「Nike 店怎么走？」「三楼有什么店？」",
-        en: "🧭 Directions: \"How do I get to Nike?\" \"What's on the 3rd floor?\"",
-    },
-    Capability {
-        tools: &["search_products", "get_product_detail"],
-        zh: "🔍 找商品：「500 元以内的 Nike 跑鞋」，再看看详情和尺码",
-        en: "🔍 Products: \"Nike running shoes under 500 yuan\", then details and sizes",
-    },
-    Capability {
-        tools: &["search_stores", "get_store_info"],
-        zh: "🏬 查店铺：「有哪些咖啡店？」「优衣库有什么优惠？」",
-        en: "🏬 Stores: \"Which coffee shops are there?\" \"Any deals at Uniqlo?\"",
-    },
-    Capability {
-        tools: &["add_to_cart", "remove_from_cart", "clear_cart", "view_cart"],
-        zh: "🛒 购物车：加入、移除、清空、查看（每一步都先请您确认）",
-        en: "🛒 Cart: add, remove, clear, view (I ask before every change)",
-    },
-    Capability {
-        tools: &["create_order", "cancel_order", "get_order_status", "list_orders"],
-        zh: "📦 下单与订单：核对后下单到店取货，查询或取消订单",
-        en: "📦 Orders: check and place an order for pickup, look up or cancel orders",
-    },
-];
-
-/// The `/help` text: one line per capability of the registered tools (a tool
-/// this text does not know gets the first sentence of its description), then
-/// the commands.
+/// The `/help` text: the line each registered tool declares (`help = …` on
+/// its `#[tool_function]`, once per line shared by several tools; a tool
+/// without one gets the first sentence of its description), then the commands.
 pub fn help(lang: Lang, tools: &[&'static ToolSpec], is_group: bool) -> String {
     let mut lines: Vec<String> = Vec::new();
-    let mut shown: Vec<usize> = Vec::new();
+    let mut shown: Vec<&'static str> = Vec::new();
     for tool in tools {
         let private_only = tool.scope == Scope::Private;
-        let line = match CAPABILITIES.iter().position(|c| c.tools.contains(&tool.name)) {
-            Some(i) if shown.contains(&i) => continue,
-            Some(i) => {
-                shown.push(i);
-                lang.pick(CAPABILITIES[i].zh, CAPABILITIES[i].en).to_owned()
+        let line = match tool.help {
+            Some(help) if shown.contains(&help.en) => continue,
+            Some(help) => {
+                shown.push(help.en);
+                lang.pick(help.zh, help.en).to_owned()
             }
             None => format!("• {}", first_sentence(tool.description)),
         };

@@ -1,4 +1,5 @@
-//! The options of `#[tool_function(...)]`: level, scope, require_at, name, preview.
+//! The options of `#[tool_function(...)]`: level, scope, require_at, name, preview, progress,
+//! offline, help.
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
@@ -17,6 +18,12 @@ pub struct ToolAttr {
     pub name: Option<LitStr>,
     /// The preview function.
     pub preview: Option<Path>,
+    /// The status-line function.
+    pub progress: Option<Path>,
+    /// The basic-mode hook (a `static OfflineHook`).
+    pub offline: Option<Path>,
+    /// The `/help` line (a `static HelpLine`).
+    pub help: Option<Path>,
 }
 
 const LEVELS: &[(&str, &str)] = &[("safe", "Safe"), ("confirm", "Confirm"), ("critical", "Critical")];
@@ -30,6 +37,9 @@ impl ToolAttr {
         let mut require_at = None;
         let mut name = None;
         let mut preview = None;
+        let mut progress = None;
+        let mut offline = None;
+        let mut help = None;
         let parser = syn::meta::parser(|meta| {
             if meta.path.is_ident("level") {
                 set_once(&meta, &mut level, choice(&meta, "level", "Level", LEVELS)?)
@@ -45,9 +55,19 @@ impl ToolAttr {
             } else if meta.path.is_ident("preview") {
                 let path: Path = meta.value()?.parse()?;
                 set_once(&meta, &mut preview, path)
+            } else if meta.path.is_ident("progress") {
+                let path: Path = meta.value()?.parse()?;
+                set_once(&meta, &mut progress, path)
+            } else if meta.path.is_ident("offline") {
+                let path: Path = meta.value()?.parse()?;
+                set_once(&meta, &mut offline, path)
+            } else if meta.path.is_ident("help") {
+                let path: Path = meta.value()?.parse()?;
+                set_once(&meta, &mut help, path)
             } else {
                 Err(meta.error(
-                    "unknown tool_function option: expected `level`, `scope`, `require_at`, `name` or `preview`",
+                    "unknown tool_function option: expected `level`, `scope`, `require_at`, `name`, `preview`, \
+                     `progress`, `offline` or `help`",
                 ))
             }
         });
@@ -58,6 +78,9 @@ impl ToolAttr {
             require_at: require_at.unwrap_or(false),
             name,
             preview,
+            progress,
+            offline,
+            help,
         })
     }
 }

@@ -31,7 +31,7 @@ fn try_expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
 
     let fn_name = &function.sig.ident;
     let tool_name = attr.name.map(|name| name.value()).unwrap_or_else(|| fn_name.to_string());
-    let ToolAttr { level, scope, require_at, preview, .. } = attr;
+    let ToolAttr { level, scope, require_at, preview, progress, offline, help, .. } = attr;
     let parse_args = quote_spanned! {args_ty.span()=>
         ::handlers::schema::parse_arguments::<#args_ty>(args)
     };
@@ -59,6 +59,42 @@ fn try_expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
         None => (quote!(), quote!(::core::option::Option::None)),
     };
 
+    let (progress_fn, progress_field) = match progress {
+        Some(path) => {
+            let typed = quote_spanned! {path.span()=>
+                let line: fn(::handlers::Lang, &#args_ty) -> ::std::string::String = #path;
+            };
+            (
+                quote! {
+                    fn __tool_progress(
+                        lang: ::handlers::Lang,
+                        args: &::handlers::__private::Value,
+                    ) -> ::core::option::Option<::std::string::String> {
+                        #typed
+                        let args: #args_ty = ::handlers::schema::parse_arguments(args.clone()).ok()?;
+                        ::core::option::Option::Some(line(lang, &args))
+                    }
+                },
+                quote!(::core::option::Option::Some(__tool_progress as ::handlers::registry::ProgressFn)),
+            )
+        }
+        None => (quote!(), quote!(::core::option::Option::None)),
+    };
+
+    let offline_field = match offline {
+        Some(path) => quote_spanned! {path.span()=>
+            ::core::option::Option::Some(&#path as &'static ::handlers::OfflineHook)
+        },
+        None => quote!(::core::option::Option::None),
+    };
+
+    let help_field = match help {
+        Some(path) => quote_spanned! {path.span()=>
+            ::core::option::Option::Some(&#path as &'static ::handlers::HelpLine)
+        },
+        None => quote!(::core::option::Option::None),
+    };
+
     Ok(quote! {
         #function
 
@@ -73,11 +109,13 @@ fn try_expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
             ) -> ::handlers::__private::BoxFuture<'static, ::handlers::ToolResult> {
                 ::std::boxed::Box::pin(async move {
                     let args = #parse_args?;
-                    #fn_name(&ctx, args).await
+                    #fn_name(&ctx, args).await.and_then(::handlers::ToolOutput::into_json)
                 })
             }
 
             #preview_fn
+
+            #progress_fn
 
             ::handlers::__private::inventory::submit! {
                 ::handlers::ToolSpec {
@@ -89,6 +127,9 @@ fn try_expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
                     schema: __tool_schema,
                     call: __tool_call,
                     preview: #preview_field,
+                    progress: #progress_field,
+                    offline: #offline_field,
+                    help: #help_field,
                 }
             }
         };

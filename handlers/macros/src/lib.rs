@@ -10,7 +10,7 @@ use proc_macro::TokenStream;
 /// ```ignore
 /// /// Search products by keyword, price range, brand or category.
 /// #[tool_function(level = "safe", scope = "both")]
-/// async fn search_products(ctx: &ToolContext, args: SearchProductsArgs) -> ToolResult { ... }
+/// async fn search_products(ctx: &ToolContext, args: SearchProductsArgs) -> ToolResult<SearchProductsResult> { ... }
 /// ```
 ///
 /// The function stays as written; the macro adds a `ToolSpec` to the registry
@@ -24,7 +24,18 @@ use proc_macro::TokenStream;
 /// - `name = "..."` (default: the function's name): the name the model calls;
 /// - `preview = path::to_fn` (optional): an
 ///   `async fn(&ToolContext, ArgsType) -> Result<Preview, ToolError>` that
-///   describes a pending call for the confirmation message.
+///   describes a pending call for the confirmation message;
+/// - `progress = path::to_fn` (optional): a `fn(Lang, &ArgsType) -> String`
+///   that words the status line the shopper sees while the call runs
+///   ("🔍 正在搜索：Nike 跑鞋 ≤ ¥500…");
+/// - `offline = HOOK` (optional): a `static HOOK: handlers::OfflineHook`
+///   telling basic mode (no model) which messages ask for the tool and how
+///   to word its result;
+/// - `help = LINE` (optional): a `static LINE: handlers::HelpLine`, the
+///   tool's line in `/help` (tools that share a line point at the same one).
+///
+/// The function returns `ToolResult<T>` for its own result type `T:
+/// Serialize`; the registry hands the router its JSON.
 ///
 /// The doc comment is the description the model reads, and the argument type
 /// must implement `serde::Deserialize` and `schemars::JsonSchema`.

@@ -3,7 +3,8 @@
 
 use std::sync::Arc;
 
-use handlers::{Approval, Lang, Preview, ToolContext, ToolError, ToolResult};
+use handlers::{Approval, Lang, Preview, ToolContext, ToolError, ToolOutput, ToolResult};
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 use services::*;
 
@@ -156,8 +157,16 @@ pub fn approved(mall: MockMallApi, key: &str, fingerprint: Value) -> ToolContext
     ctx
 }
 
-/// Calls a tool through the registry, arguments as the model wrote them.
-pub async fn call(ctx: ToolContext, tool: &str, args: Value) -> ToolResult {
+/// Calls a tool through the registry, arguments as the model wrote them,
+/// and reads its result back as the tool's result type.
+pub async fn call<T: DeserializeOwned>(ctx: ToolContext, tool: &str, args: Value) -> ToolResult<T> {
+    let output = handlers::find(tool).expect("registered").invoke(ctx, args).await?;
+    let data = output.read::<T>().expect("the result reads back as its type");
+    Ok(ToolOutput { data, suggestions: output.suggestions, image: output.image, pictures: output.pictures })
+}
+
+/// Calls a tool through the registry and returns the JSON the model reads.
+pub async fn call_json(ctx: ToolContext, tool: &str, args: Value) -> ToolResult {
     handlers::find(tool).expect("registered").invoke(ctx, args).await
 }
 

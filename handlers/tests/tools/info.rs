@@ -1,8 +1,10 @@
 //! get_product_detail and get_store_info.
 
-use handlers::{Lang, ToolError};
+use handlers::info::{ProductDetail, PromotionLine, ReviewLine, SkuLine, StoreInfoResult, StoreName};
+use handlers::records::{StoreCard, StoreRef, Yuan};
+use handlers::{Lang, ToolError, ToolOutput};
 use mockall::predicate::eq;
-use serde_json::json;
+use serde_json::{Value, json};
 use services::*;
 
 use crate::fixtures::*;
@@ -12,19 +14,36 @@ async fn product_detail_lists_sizes_in_stock_every_sku_the_store_and_the_picture
     let mut mall = MockMallApi::new();
     mall.expect_get_product().with(eq("p-peg41")).returning(|_| Ok(pegasus()));
     mall.expect_get_store().with(eq("s-nike")).returning(|_| Ok(nike()));
-    let output =
+    let output: ToolOutput<ProductDetail> =
         call(ctx(mall, Lang::Zh), "get_product_detail", json!({"product_id": "p-peg41"})).await.unwrap();
-    let sku = |size: &str, stock: u32| json!({"sku_id": format!("k-peg-{size}"), "label": size, "price_yuan": 699, "stock": stock});
+    let sku = |size: &str, stock: u32| SkuLine {
+        sku_id: format!("k-peg-{size}"),
+        label: size.into(),
+        price_yuan: Yuan(69900),
+        stock,
+    };
     assert_eq!(
         output.data,
-        json!({
-            "product_id": "p-peg41", "name": "Nike Pegasus 41 跑鞋", "brand": "Nike", "category": "跑鞋",
-            "price_yuan": 699, "rating": 4.7, "description": "轻量缓震跑鞋", "in_stock": true,
-            "sizes": ["41", "42"],
-            "skus": [sku("41", 3), sku("42", 1), sku("43", 0)],
-            "store": {"store_id": "s-nike", "name": "耐克", "name_en": "Nike", "floor": 2, "unit": "201"},
-            "image": "https://img.example/peg41.jpg",
-        })
+        ProductDetail {
+            product_id: "p-peg41".into(),
+            name: "Nike Pegasus 41 跑鞋".into(),
+            brand: "Nike".into(),
+            category: "跑鞋".into(),
+            price_yuan: Yuan(69900),
+            rating: Some(4.7),
+            description: "轻量缓震跑鞋".into(),
+            in_stock: true,
+            sizes: vec!["41".into(), "42".into()],
+            skus: vec![sku("41", 3), sku("42", 1), sku("43", 0)],
+            store: StoreRef {
+                store_id: "s-nike".into(),
+                name: Some("耐克".into()),
+                name_en: Some("Nike".into()),
+                floor: Some(2),
+                unit: Some("201".into()),
+            },
+            image: Some("https://img.example/peg41.jpg".into()),
+        }
     );
     assert_eq!(output.image.as_deref(), Some("https://img.example/peg41.jpg"));
     assert_eq!(output.suggestions, ["加入购物车", "带我去耐克"]);
@@ -34,8 +53,9 @@ async fn product_detail_lists_sizes_in_stock_every_sku_the_store_and_the_picture
 async fn an_unknown_product_is_not_found() {
     let mut mall = MockMallApi::new();
     mall.expect_get_product().returning(|id| Err(ServiceError::not_found(format!("product {id}"))));
-    let err =
-        call(ctx(mall, Lang::Zh), "get_product_detail", json!({"product_id": "p-x"})).await.unwrap_err();
+    let err = call::<ProductDetail>(ctx(mall, Lang::Zh), "get_product_detail", json!({"product_id": "p-x"}))
+        .await
+        .unwrap_err();
     assert_eq!(err, ToolError::NotFound("product p-x".into()));
 }
 
@@ -50,17 +70,12 @@ fn uniqlo_by_name() -> MockMallApi {
 async fn basic_store_info_by_english_name() {
     let ctx = ctx(uniqlo_by_name(), Lang::En);
     let output =
-        call(ctx, "get_store_info", json!({"store_id": "Uniqlo", "info_type": "basic"})).await.unwrap();
+        call_json(ctx, "get_store_info", json!({"store_id": "Uniqlo", "info_type": "basic"})).await.unwrap();
     assert_eq!(
-        output.data,
-        json!({
-            "info_type": "basic",
-            "store": {
-                "store_id": "s-uniqlo", "name": "优衣库", "name_en": "Uniqlo", "category": "服装", "floor": -1,
-                "unit": "B105", "area_id": "a-fashion", "open_hours": "10:00-22:00", "phone": "021-5555-0105",
-            },
-        })
+        output.read::<StoreInfoResult>().unwrap(),
+        StoreInfoResult::Basic { store: StoreCard::from(&uniqlo()) }
     );
+    assert_eq!(output.data["info_type"], "basic", "the model reads which kind of information it got");
     assert_eq!(output.suggestions, ["Take me to Uniqlo"]);
 }
 
@@ -75,15 +90,20 @@ async fn promotions_of_a_store() {
         }]))
     });
     let args = json!({"store_id": "Uniqlo", "info_type": "promotions"});
-    let output = call(ctx(mall, Lang::Zh), "get_store_info", args).await.unwrap();
+    let output: ToolOutput<StoreInfoResult> =
+        call(ctx(mall, Lang::Zh), "get_store_info", args).await.unwrap();
     assert_eq!(
         output.data,
-        json!({
-            "info_type": "promotions",
-            "store": {"store_id": "s-uniqlo", "name": "优衣库", "name_en": "Uniqlo"},
-            "promotions": [{"title": "满 300 减 50", "description": "全场服装",
-                            "valid_until": "2025-06-30T23:59:59+08:00"}],
-        })
+        StoreInfoResult::Promotions {
+            store: StoreName {
+                store_id: "s-uniqlo".into(), name: "优衣库".into(), name_en: "Uniqlo".into()
+            },
+            promotions: vec![PromotionLine {
+                title: "满 300 减 50".into(),
+                description: "全场服装".into(),
+                valid_until: "2025-06-30T23:59:59+08:00".into(),
+            }],
+        }
     );
 }
 
@@ -108,22 +128,29 @@ async fn reviews_show_the_first_five_and_the_average_of_all_fetched() {
         },
     );
     let args = json!({"store_id": "s-nike", "info_type": "reviews"});
-    let output = call(ctx(mall, Lang::Zh), "get_store_info", args).await.unwrap();
-    assert_eq!(output.data["info_type"], "reviews");
-    assert_eq!(output.data["store"], json!({"store_id": "s-nike", "name": "耐克", "name_en": "Nike"}));
-    assert_eq!(output.data["average_rating"], json!(3.9));
-    let reviews = output.data["reviews"].as_array().unwrap();
+    let output: ToolOutput<StoreInfoResult> =
+        call(ctx(mall, Lang::Zh), "get_store_info", args).await.unwrap();
+    let StoreInfoResult::Reviews { store, average_rating, reviews } = output.data else {
+        panic!("{:?}", output.data)
+    };
+    assert_eq!(store, StoreName { store_id: "s-nike".into(), name: "耐克".into(), name_en: "Nike".into() });
+    assert_eq!(average_rating, Some(3.9));
     assert_eq!(reviews.len(), 5);
     assert_eq!(
         reviews[0],
-        json!({"rating": 5.0, "text": "review 0", "author": "shopper 0", "created_at": "2025-04-01T12:00:00Z"})
+        ReviewLine {
+            rating: 5.0,
+            text: "review 0".into(),
+            author: "shopper 0".into(),
+            created_at: "2025-04-01T12:00:00Z".into()
+        }
     );
 }
 
 #[tokio::test]
 async fn an_unknown_info_type_is_named_with_the_choices() {
     let args = json!({"store_id": "s-nike", "info_type": "hours"});
-    let err = call(ctx(MockMallApi::new(), Lang::Zh), "get_store_info", args).await.unwrap_err();
+    let err = call::<Value>(ctx(MockMallApi::new(), Lang::Zh), "get_store_info", args).await.unwrap_err();
     assert_eq!(invalid_field(&err), Some("info_type"));
     assert!(err.model_message().contains("promotions"), "{}", err.model_message());
 }

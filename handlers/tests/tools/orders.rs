@@ -1,6 +1,8 @@
 //! create_order, cancel_order, get_order_status, list_orders and the previews.
 
-use handlers::{Lang, ToolError};
+use handlers::orders::{ListOrdersResult, OrderSummary};
+use handlers::records::{OrderResult, StoreRef, Yuan};
+use handlers::{Lang, ToolError, ToolOutput};
 use mockall::predicate::eq;
 use serde_json::json;
 use services::*;
@@ -27,7 +29,7 @@ async fn the_order_preview_shows_every_line_the_total_and_the_pickup_store() {
     .unwrap();
     assert_eq!(
         zh.summary,
-        "确认下单：\n1. Nike Pegasus 41 跑鞋（42 码）× 1，¥699\n2. 运动袜 × 2，¥39.98\n合计：¥738.98\n取货：耐克（2F 201）"
+        "确认下单：\n1. Nike Pegasus 41 跑鞋（42 码）× 1，¥699\n2. 运动袜 × 2，¥39.98\n合计：¥738.98\n取货：耐克（2楼 201）"
     );
     assert_eq!(
         zh.fingerprint,
@@ -81,20 +83,18 @@ async fn a_confirmed_order_carries_the_key_and_the_total_the_shopper_saw() {
         .returning(|_, _, _| Ok(order(OrderStatus::PendingPayment)));
     mall.expect_get_store().with(eq("s-nike")).returning(|_| Ok(nike()));
     let fingerprint = json!({"cart_id": "c-42", "total_cents": 73898, "items": []});
-    let output = call(approved(mall, "pa-order-1", fingerprint), "create_order", json!({"cart_id": "c-42"}))
-        .await
-        .unwrap();
-    let order = &output.data["order"];
-    assert_eq!(order["order_id"], "o-1001");
-    assert_eq!(order["status"], "PENDING_PAYMENT");
-    assert_eq!(order["total_yuan"], json!(738.98));
-    assert_eq!(order["created_at"], "2025-05-01T10:30:00Z");
-    assert_eq!(order["items"][0]["sku_label"], "42");
-    assert_eq!(order["items"].as_array().unwrap().len(), 2);
-    assert_eq!(
-        order["pickup_store"],
-        json!({"store_id": "s-nike", "name": "耐克", "name_en": "Nike", "floor": 2, "unit": "201"})
-    );
+    let output: ToolOutput<OrderResult> =
+        call(approved(mall, "pa-order-1", fingerprint), "create_order", json!({"cart_id": "c-42"}))
+            .await
+            .unwrap();
+    let order = &output.data.order;
+    assert_eq!(order.order_id, "o-1001");
+    assert_eq!(order.status, OrderStatus::PendingPayment);
+    assert_eq!(order.total_yuan, Yuan(73898));
+    assert_eq!(order.created_at, "2025-05-01T10:30:00Z");
+    assert_eq!(order.items[0].sku_label.as_deref(), Some("42"));
+    assert_eq!(order.items.len(), 2);
+    assert_eq!(order.pickup_store, StoreRef::from(&nike()));
 }
 
 #[tokio::test]
@@ -104,8 +104,9 @@ async fn an_order_without_approval_sends_no_key_and_no_expected_total() {
         .withf(|_, order, key| order.expected_total_cents.is_none() && key.is_none())
         .returning(|_, _, _| Ok(order(OrderStatus::PendingPayment)));
     mall.expect_get_store().returning(|_| Ok(nike()));
-    let output = call(ctx(mall, Lang::Zh), "create_order", json!({"cart_id": "c-42"})).await.unwrap();
-    assert_eq!(output.data["order"]["order_id"], "o-1001");
+    let output: ToolOutput<OrderResult> =
+        call(ctx(mall, Lang::Zh), "create_order", json!({"cart_id": "c-42"})).await.unwrap();
+    assert_eq!(output.data.order.order_id, "o-1001");
 }
 
 #[tokio::test]
@@ -115,7 +116,7 @@ async fn a_price_change_is_refused_with_its_code() {
         Err(ServiceError::PriceChanged { total_cents: 75898, message: "re-priced".into() })
     });
     let ctx = approved(mall, "pa-order-2", json!({"total_cents": 73898}));
-    let err = call(ctx, "create_order", json!({"cart_id": "c-42"})).await.unwrap_err();
+    let err = call::<OrderResult>(ctx, "create_order", json!({"cart_id": "c-42"})).await.unwrap_err();
     assert_eq!(refused_code(&err), Some("PRICE_CHANGED"), "{err:?}");
 }
 
@@ -179,27 +180,28 @@ async fn a_confirmed_cancel_carries_the_key_and_returns_the_cancelled_order() {
         .returning(|_, _, _| Ok(order(OrderStatus::Cancelled)));
     mall.expect_get_store().returning(|_| Ok(nike()));
     let ctx = approved(mall, "pa-cancel", json!({"order_id": "o-1001"}));
-    let output = call(ctx, "cancel_order", json!({"order_id": " o-1001 "})).await.unwrap();
-    assert_eq!(output.data["order"]["status"], "CANCELLED");
+    let output: ToolOutput<OrderResult> =
+        call(ctx, "cancel_order", json!({"order_id": " o-1001 "})).await.unwrap();
+    assert_eq!(output.data.order.status, OrderStatus::Cancelled);
 }
 
 #[tokio::test]
 async fn order_status_survives_a_failed_store_lookup() {
     let mut mall = mall_with_order(OrderStatus::Paid);
     mall.expect_get_store().returning(|_| Err(unavailable()));
-    let output = call(ctx(mall, Lang::Zh), "get_order_status", json!({"order_id": "o-1001"})).await.unwrap();
-    assert_eq!(output.data["order"]["status"], "PAID");
-    assert_eq!(
-        output.data["order"]["pickup_store"],
-        json!({"store_id": "s-nike", "name": null, "floor": null, "unit": null})
-    );
+    let output: ToolOutput<OrderResult> =
+        call(ctx(mall, Lang::Zh), "get_order_status", json!({"order_id": "o-1001"})).await.unwrap();
+    assert_eq!(output.data.order.status, OrderStatus::Paid);
+    assert_eq!(output.data.order.pickup_store, StoreRef::unknown("s-nike", None));
 }
 
 #[tokio::test]
 async fn another_shoppers_order_is_not_found() {
     let mut mall = MockMallApi::new();
     mall.expect_get_order().returning(|_, id| Err(ServiceError::not_found(format!("order {id}"))));
-    let err = call(ctx(mall, Lang::Zh), "get_order_status", json!({"order_id": "o-9"})).await.unwrap_err();
+    let err = call::<OrderResult>(ctx(mall, Lang::Zh), "get_order_status", json!({"order_id": "o-9"}))
+        .await
+        .unwrap_err();
     assert_eq!(err, ToolError::NotFound("order o-9".into()));
 }
 
@@ -209,13 +211,14 @@ async fn list_orders_shows_the_ten_newest_with_item_counts() {
     mall.expect_list_orders()
         .withf(|s, page| s.as_str() == SHOPPER && page.limit == Some(10))
         .returning(|_, _| Ok(Page { items: vec![order(OrderStatus::Paid)], total: 14 }));
-    let output = call(ctx(mall, Lang::Zh), "list_orders", json!({})).await.unwrap();
-    assert_eq!(
-        output.data,
-        json!({
-            "total": 14,
-            "orders": [{"order_id": "o-1001", "status": "PAID", "total_yuan": 738.98,
-                        "created_at": "2025-05-01T10:30:00Z", "item_count": 3}],
-        })
-    );
+    let output: ToolOutput<ListOrdersResult> =
+        call(ctx(mall, Lang::Zh), "list_orders", json!({})).await.unwrap();
+    let newest = OrderSummary {
+        order_id: "o-1001".into(),
+        status: OrderStatus::Paid,
+        total_yuan: Yuan(73898),
+        created_at: "2025-05-01T10:30:00Z".into(),
+        item_count: 3,
+    };
+    assert_eq!(output.data, ListOrdersResult { total: 14, orders: vec![newest] });
 }

@@ -1,6 +1,8 @@
 //! search_products and search_stores.
 
-use handlers::{Lang, ToolError};
+use handlers::records::StoreCard;
+use handlers::search::{SearchProductsResult, SearchStoresResult};
+use handlers::{Lang, ToolError, ToolOutput};
 use mockall::predicate::eq;
 use serde_json::json;
 use services::*;
@@ -42,7 +44,8 @@ async fn prices_in_yuan_reach_the_mall_in_fen_and_each_store_is_fetched_once() {
         });
     mall.expect_get_store().with(eq("s-nike")).times(1).returning(|_| Ok(nike()));
     let args = json!({"keyword": "Nike 跑鞋", "max_price": 500, "min_price": 199.9, "brand": "Nike", "category": " "});
-    let output = call(ctx(mall, Lang::Zh), "search_products", args).await.unwrap();
+    let output = call_json(ctx(mall, Lang::Zh), "search_products", args).await.unwrap();
+    // The JSON the model reads, as a whole: prices in yuan, the store's place.
     assert_eq!(output.data["total"], 23);
     assert_eq!(
         output.data["products"][0],
@@ -64,9 +67,9 @@ async fn at_most_eight_products_go_back() {
         Ok(Page { items, total: 40 })
     });
     mall.expect_get_store().returning(|_| Ok(uniqlo()));
-    let output = call(ctx(mall, Lang::En), "search_products", json!({"keyword": "t-shirt"})).await.unwrap();
-    assert_eq!(output.data["products"].as_array().unwrap().len(), 8);
-    assert_eq!(output.data["total"], 40);
+    let output: ToolOutput<SearchProductsResult> =
+        call(ctx(mall, Lang::En), "search_products", json!({"keyword": "t-shirt"})).await.unwrap();
+    assert_eq!((output.data.products.len(), output.data.total), (8, 40));
     assert_eq!(output.suggestions, ["Show the first one"]);
 }
 
@@ -75,17 +78,19 @@ async fn a_store_that_cannot_be_looked_up_only_blanks_the_floor() {
     let mut mall = MockMallApi::new();
     mall.expect_search_products().returning(|_| Ok(page(vec![brief("p1", &nike(), 49900)])));
     mall.expect_get_store().returning(|_| Err(unavailable()));
-    let output = call(ctx(mall, Lang::Zh), "search_products", json!({"keyword": "跑鞋"})).await.unwrap();
-    let product = &output.data["products"][0];
-    assert_eq!((product["store_name"].as_str(), product["floor"].is_null()), (Some("耐克"), true));
+    let output: ToolOutput<SearchProductsResult> =
+        call(ctx(mall, Lang::Zh), "search_products", json!({"keyword": "跑鞋"})).await.unwrap();
+    let product = &output.data.products[0];
+    assert_eq!((product.store_name.as_str(), product.floor), ("耐克", None));
 }
 
 #[tokio::test]
 async fn nothing_found_is_an_empty_list_without_suggestions() {
     let mut mall = MockMallApi::new();
     mall.expect_search_products().returning(|_| Ok(page(vec![])));
-    let output = call(ctx(mall, Lang::Zh), "search_products", json!({"keyword": "滑雪板"})).await.unwrap();
-    assert_eq!(output.data, json!({"total": 0, "products": []}));
+    let output: ToolOutput<SearchProductsResult> =
+        call(ctx(mall, Lang::Zh), "search_products", json!({"keyword": "滑雪板"})).await.unwrap();
+    assert_eq!(output.data, SearchProductsResult { total: 0, products: vec![] });
     assert!(output.suggestions.is_empty());
 }
 
@@ -99,7 +104,7 @@ async fn bad_prices_are_refused_before_the_mall_is_asked() {
         (json!({"max_price": 500}), "keyword"),
     ];
     for (args, field) in cases {
-        let err = call(mall(), "search_products", args.clone()).await.unwrap_err();
+        let err = call_json(mall(), "search_products", args.clone()).await.unwrap_err();
         assert_eq!(invalid_field(&err), Some(field), "{args}: {err:?}");
     }
 }
@@ -108,7 +113,7 @@ async fn bad_prices_are_refused_before_the_mall_is_asked() {
 async fn a_mall_outage_is_an_upstream_error() {
     let mut mall = MockMallApi::new();
     mall.expect_search_products().returning(|_| Err(unavailable()));
-    let err = call(ctx(mall, Lang::Zh), "search_products", json!({"keyword": "x"})).await.unwrap_err();
+    let err = call_json(ctx(mall, Lang::Zh), "search_products", json!({"keyword": "x"})).await.unwrap_err();
     assert!(matches!(err, ToolError::Upstream(_)), "{err:?}");
 }
 
@@ -123,16 +128,19 @@ async fn stores_come_back_with_place_hours_and_phone() {
         })
         .returning(|_| Ok(page(vec![uniqlo()])));
     let args = json!({"keyword": "服装", "category": "服装"});
-    let output = call(ctx(mall, Lang::En), "search_stores", args).await.unwrap();
-    assert_eq!(
-        output.data,
-        json!({
-            "total": 1,
-            "stores": [{
-                "store_id": "s-uniqlo", "name": "优衣库", "name_en": "Uniqlo", "category": "服装", "floor": -1,
-                "unit": "B105", "area_id": "a-fashion", "open_hours": "10:00-22:00", "phone": "021-5555-0105",
-            }],
-        })
-    );
+    let output: ToolOutput<SearchStoresResult> =
+        call(ctx(mall, Lang::En), "search_stores", args).await.unwrap();
+    let uniqlo = StoreCard {
+        store_id: "s-uniqlo".into(),
+        name: "优衣库".into(),
+        name_en: "Uniqlo".into(),
+        category: "服装".into(),
+        floor: -1,
+        unit: "B105".into(),
+        area_id: "a-fashion".into(),
+        open_hours: "10:00-22:00".into(),
+        phone: "021-5555-0105".into(),
+    };
+    assert_eq!(output.data, SearchStoresResult { total: 1, stores: vec![uniqlo] });
     assert_eq!(output.suggestions, ["Take me to Uniqlo"]);
 }

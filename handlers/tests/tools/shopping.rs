@@ -1,6 +1,7 @@
 //! add_to_cart, remove_from_cart, clear_cart, view_cart and their previews.
 
-use handlers::{Lang, ToolError};
+use handlers::records::{CartResult, ItemLine, Yuan};
+use handlers::{Lang, ToolError, ToolOutput};
 use mockall::predicate::eq;
 use serde_json::json;
 use services::*;
@@ -31,17 +32,20 @@ async fn a_size_label_becomes_the_sku_id_and_the_approval_key_reaches_the_mall()
         .returning(|_, _, _| Ok(cart(vec![pegasus_line("i-1", "42", 1)])));
     let ctx = approved(mall, "pa-7f3c", json!({}));
     let args = json!({"product_id": "p-peg41", "quantity": 1, "sku_id": "42"});
-    let output = call(ctx, "add_to_cart", args).await.unwrap();
+    let output: ToolOutput<CartResult> = call(ctx, "add_to_cart", args).await.unwrap();
+    let line = ItemLine {
+        item_id: "i-1".into(),
+        product_id: "p-peg41".into(),
+        sku_id: Some("k-peg-42".into()),
+        name: "Nike Pegasus 41 跑鞋".into(),
+        sku_label: Some("42".into()),
+        quantity: 1,
+        unit_price_yuan: Yuan(69900),
+        line_total_yuan: Yuan(69900),
+    };
     assert_eq!(
         output.data,
-        json!({
-            "cart_id": "c-42",
-            "items": [{
-                "item_id": "i-1", "product_id": "p-peg41", "sku_id": "k-peg-42", "name": "Nike Pegasus 41 跑鞋",
-                "sku_label": "42", "quantity": 1, "unit_price_yuan": 699, "line_total_yuan": 699,
-            }],
-            "total_yuan": 699,
-        })
+        CartResult { cart_id: "c-42".into(), items: vec![line], total_yuan: Yuan(69900) }
     );
     assert_eq!(output.suggestions, ["查看购物车", "下单"]);
 }
@@ -73,20 +77,21 @@ async fn a_product_without_sizes_needs_no_sku() {
 async fn quantities_outside_1_to_99_are_refused_before_the_mall_is_asked() {
     for quantity in [0, 100] {
         let args = json!({"product_id": "p-peg41", "quantity": quantity, "sku_id": "42"});
-        let err = call(ctx(MockMallApi::new(), Lang::Zh), "add_to_cart", args.clone()).await.unwrap_err();
+        let err =
+            call_json(ctx(MockMallApi::new(), Lang::Zh), "add_to_cart", args.clone()).await.unwrap_err();
         assert_eq!(invalid_field(&err), Some("quantity"), "{quantity}: {err:?}");
         let err = preview(ctx(MockMallApi::new(), Lang::Zh), "add_to_cart", args).await.unwrap_err();
         assert_eq!(invalid_field(&err), Some("quantity"), "{quantity}: {err:?}");
     }
     let args = json!({"product_id": "p-peg41", "quantity": -1});
-    let err = call(ctx(MockMallApi::new(), Lang::Zh), "add_to_cart", args).await.unwrap_err();
+    let err = call_json(ctx(MockMallApi::new(), Lang::Zh), "add_to_cart", args).await.unwrap_err();
     assert_eq!(invalid_field(&err), Some("quantity"));
 }
 
 #[tokio::test]
 async fn an_unknown_size_or_a_missing_one_names_the_sizes_there_are() {
     let args = json!({"product_id": "p-peg41", "quantity": 1, "sku_id": "45"});
-    let err = call(ctx(mall_with_pegasus(), Lang::Zh), "add_to_cart", args).await.unwrap_err();
+    let err = call_json(ctx(mall_with_pegasus(), Lang::Zh), "add_to_cart", args).await.unwrap_err();
     assert_eq!(invalid_field(&err), Some("sku_id"));
     assert!(err.to_string().contains("41, 42, 43"), "{err}");
     let args = json!({"product_id": "p-peg41", "quantity": 1});
@@ -108,7 +113,7 @@ async fn stock_is_checked_in_the_preview_and_the_mall_refusal_keeps_its_code() {
     mall.expect_add_cart_item()
         .returning(|_, _, _| Err(ServiceError::OutOfStock { message: "sold out a second ago".into() }));
     let args = json!({"product_id": "p-peg41", "quantity": 1, "sku_id": "42"});
-    let err = call(ctx(mall, Lang::Zh), "add_to_cart", args).await.unwrap_err();
+    let err = call_json(ctx(mall, Lang::Zh), "add_to_cart", args).await.unwrap_err();
     assert_eq!(refused_code(&err), Some("OUT_OF_STOCK"), "{err:?}");
 }
 
@@ -122,7 +127,7 @@ async fn an_unknown_product_is_not_found_in_preview_and_call() {
     let args = json!({"product_id": "p-nope", "quantity": 1});
     let expected = ToolError::NotFound("product p-nope".into());
     assert_eq!(preview(mall(), "add_to_cart", args.clone()).await.unwrap_err(), expected);
-    assert_eq!(call(mall(), "add_to_cart", args).await.unwrap_err(), expected);
+    assert_eq!(call_json(mall(), "add_to_cart", args).await.unwrap_err(), expected);
 }
 
 fn mall_with_cart(cart: Cart) -> MockMallApi {
@@ -143,11 +148,10 @@ async fn remove_by_product_and_size_label_removes_that_line() {
         .times(1)
         .returning(|_, _, _| Ok(cart(vec![pegasus_line("i-1", "41", 1), socks_line(2)])));
     let args = json!({"product_id": "p-peg41", "sku_id": "42"});
-    let output = call(ctx(mall, Lang::Zh), "remove_from_cart", args).await.unwrap();
-    let left: Vec<&str> =
-        output.data["items"].as_array().unwrap().iter().filter_map(|i| i["item_id"].as_str()).collect();
+    let output: ToolOutput<CartResult> = call(ctx(mall, Lang::Zh), "remove_from_cart", args).await.unwrap();
+    let left: Vec<&str> = output.data.items.iter().map(|i| i.item_id.as_str()).collect();
     assert_eq!(left, ["i-1", "i-socks"]);
-    assert_eq!(output.data["total_yuan"], json!(738.98));
+    assert_eq!(output.data.total_yuan, Yuan(73898));
 }
 
 #[tokio::test]
@@ -172,11 +176,12 @@ async fn remove_preview_names_the_line_and_ambiguity_is_refused() {
 
 #[tokio::test]
 async fn remove_without_item_or_product_or_with_a_stranger_item_fails_clearly() {
-    let err = call(ctx(mall_with_cart(two_sizes_cart()), Lang::Zh), "remove_from_cart", json!({})).await;
+    let err = call_json(ctx(mall_with_cart(two_sizes_cart()), Lang::Zh), "remove_from_cart", json!({})).await;
     assert!(matches!(err, Err(ToolError::InvalidArguments { .. })), "{err:?}");
     let args = json!({"item_id": "i-999"});
-    let err =
-        call(ctx(mall_with_cart(two_sizes_cart()), Lang::Zh), "remove_from_cart", args).await.unwrap_err();
+    let err = call_json(ctx(mall_with_cart(two_sizes_cart()), Lang::Zh), "remove_from_cart", args)
+        .await
+        .unwrap_err();
     let ToolError::NotFound(text) = &err else { panic!("{err:?}") };
     assert!(text.contains("i-999") && text.contains("view_cart"), "{text}");
 }
@@ -195,8 +200,9 @@ async fn clear_cart_preview_lists_everything_and_the_call_carries_the_key() {
         .withf(|s, key| s.as_str() == SHOPPER && *key == Some(IdempotencyKey("pa-clear".into())))
         .times(1)
         .returning(|_, _| Ok(cart(vec![])));
-    let output = call(approved(mall, "pa-clear", zh.fingerprint), "clear_cart", json!(null)).await.unwrap();
-    assert_eq!(output.data, json!({"cart_id": "c-42", "items": [], "total_yuan": 0}));
+    let output: ToolOutput<CartResult> =
+        call(approved(mall, "pa-clear", zh.fingerprint), "clear_cart", json!(null)).await.unwrap();
+    assert_eq!(output.data, CartResult { cart_id: "c-42".into(), items: vec![], total_yuan: Yuan(0) });
 }
 
 #[tokio::test]
@@ -208,16 +214,23 @@ async fn clearing_an_empty_cart_has_nothing_to_confirm() {
 
 #[tokio::test]
 async fn view_cart_shows_lines_in_yuan_and_offers_to_order() {
-    let output = call(ctx(mall_with_cart(full_cart()), Lang::En), "view_cart", json!({})).await.unwrap();
-    assert_eq!(output.data["cart_id"], "c-42");
+    let output: ToolOutput<CartResult> =
+        call(ctx(mall_with_cart(full_cart()), Lang::En), "view_cart", json!({})).await.unwrap();
+    assert_eq!(output.data.cart_id, "c-42");
     assert_eq!(
-        output.data["items"][1],
-        json!({
-            "item_id": "i-socks", "product_id": "p-socks", "sku_id": null, "name": "运动袜", "sku_label": null,
-            "quantity": 2, "unit_price_yuan": 19.99, "line_total_yuan": 39.98,
-        })
+        output.data.items[1],
+        ItemLine {
+            item_id: "i-socks".into(),
+            product_id: "p-socks".into(),
+            sku_id: None,
+            name: "运动袜".into(),
+            sku_label: None,
+            quantity: 2,
+            unit_price_yuan: Yuan(1999),
+            line_total_yuan: Yuan(3998),
+        }
     );
-    assert_eq!(output.data["total_yuan"], json!(738.98));
+    assert_eq!(output.data.total_yuan, Yuan(73898));
     assert_eq!(output.suggestions, ["Place the order"]);
 }
 
@@ -225,6 +238,6 @@ async fn view_cart_shows_lines_in_yuan_and_offers_to_order() {
 async fn a_mall_outage_while_viewing_the_cart_is_upstream() {
     let mut mall = MockMallApi::new();
     mall.expect_get_cart().returning(|_| Err(unavailable()));
-    let err = call(ctx(mall, Lang::Zh), "view_cart", json!({})).await.unwrap_err();
+    let err = call_json(ctx(mall, Lang::Zh), "view_cart", json!({})).await.unwrap_err();
     assert!(matches!(err, ToolError::Upstream(_)), "{err:?}");
 }

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use handlers::Lang;
 use serde_json::Value;
 
+use super::lexicon::Lexicon;
 use crate::llm::{ChatMessage, Role};
 
 /// How a tool call ended, as the router encodes it in the `tool` message.
@@ -36,6 +37,11 @@ impl CallRecord {
             _ => None,
         }
     }
+
+    /// The data read as the tool's result type, when the call succeeded.
+    pub(crate) fn result<T: serde::de::DeserializeOwned>(&self) -> Option<T> {
+        self.data().and_then(super::compose::read)
+    }
 }
 
 /// One step of the conversation.
@@ -47,9 +53,11 @@ pub(crate) enum Event {
     Answer(String),
 }
 
-/// The conversation, oldest first.
+/// The conversation, oldest first, and the names of the mall it is about.
 #[derive(Debug, Clone)]
-pub(crate) struct Conversation {
+pub(crate) struct Conversation<'a> {
+    /// What the planner knows of the mall.
+    pub(crate) lexicon: &'a Lexicon,
     events: Vec<Event>,
     /// Index of the latest shopper message in `events`.
     turn_start: Option<usize>,
@@ -57,9 +65,9 @@ pub(crate) struct Conversation {
     pub(crate) lang: Lang,
 }
 
-impl Conversation {
+impl<'a> Conversation<'a> {
     /// Reads the messages (the system prompt is skipped).
-    pub(crate) fn from_messages(messages: &[ChatMessage]) -> Self {
+    pub(crate) fn from_messages(messages: &[ChatMessage], lexicon: &'a Lexicon) -> Self {
         let mut events = Vec::new();
         let mut by_id: HashMap<String, usize> = HashMap::new();
         for message in messages {
@@ -81,7 +89,7 @@ impl Conversation {
         }
         let turn_start = events.iter().rposition(|e| matches!(e, Event::User(_)));
         let lang = reply_language(&events);
-        Conversation { events, turn_start, lang }
+        Conversation { lexicon, events, turn_start, lang }
     }
 
     /// The latest shopper message.

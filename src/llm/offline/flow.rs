@@ -1,10 +1,15 @@
 //! The offline planner's next move: given the shopper's intent and the tool
 //! calls of the current turn, call the next tool or answer.
 
+use handlers::info::{ProductDetail, SkuLine};
+use handlers::orders::ListOrdersResult;
+use handlers::records::CartResult;
+use handlers::search::SearchProductsResult;
 use serde_json::{Map, Value, json};
+use services::OrderStatus;
 
 use super::Step;
-use super::compose::{self, list};
+use super::compose::{self, read};
 use super::conversation::{CallRecord, Conversation, Outcome};
 use super::extract::Pick;
 use super::intent::{CartTarget, Intent, ProductQuery, parse_intent};
@@ -75,6 +80,7 @@ fn first_step(intent: &Intent, conv: &Conversation) -> Step {
         Intent::ListOrders | Intent::OrderStatus { .. } | Intent::CancelOrder { .. } => {
             call("list_orders", json!({}))
         }
+        Intent::Declared { tool, arguments } => call(tool, arguments.clone()),
         Intent::Affirm | Intent::None => Step::Answer(String::new()),
     }
 }
@@ -84,24 +90,30 @@ fn follow_up(intent: &Intent, last: &CallRecord, data: &Value, conv: &Conversati
     let lang = conv.lang;
     match (intent, last.name.as_str()) {
         (Intent::SearchProducts(query), "search_products") if query.buy => {
-            let id = list(data, "products").first().map(|p| compose::text(p, "product_id"))?;
+            let result = read::<SearchProductsResult>(data)?;
+            let id = &result.products.first()?.product_id;
             Some(call("get_product_detail", json!({ "product_id": id })))
         }
-        (Intent::RemoveFromCart(target), "view_cart") => Some(remove_step(target, data, conv)),
-        (Intent::Checkout, "view_cart") => Some(if list(data, "items").is_empty() {
-            Step::Answer(compose::cart_empty(lang))
-        } else {
-            call("create_order", json!({ "cart_id": compose::text(data, "cart_id") }))
-        }),
-        (Intent::OrderStatus { .. }, "list_orders") => Some(match list(data, "orders").first() {
-            Some(order) => call("get_order_status", json!({ "order_id": compose::text(order, "order_id") })),
-            None => Step::Answer(compose::no_orders(lang)),
-        }),
+        (Intent::RemoveFromCart(target), "view_cart") => Some(remove_step(target, &read(data)?, conv)),
+        (Intent::Checkout, "view_cart") => {
+            let cart = read::<CartResult>(data)?;
+            Some(if cart.items.is_empty() {
+                Step::Answer(compose::cart_empty(lang))
+            } else {
+                call("create_order", json!({ "cart_id": cart.cart_id }))
+            })
+        }
+        (Intent::OrderStatus { .. }, "list_orders") => {
+            Some(match read::<ListOrdersResult>(data)?.orders.first() {
+                Some(order) => call("get_order_status", json!({ "order_id": order.order_id })),
+                None => Step::Answer(compose::no_orders(lang)),
+            })
+        }
         (Intent::CancelOrder { .. }, "list_orders") => {
-            let orders = list(data, "orders");
-            let pending = orders.iter().find(|o| compose::text(o, "status") == "PENDING_PAYMENT");
+            let orders = read::<ListOrdersResult>(data)?.orders;
+            let pending = orders.iter().find(|o| o.status == OrderStatus::PendingPayment);
             Some(match pending {
-                Some(order) => call("cancel_order", json!({ "order_id": compose::text(order, "order_id") })),
+                Some(order) => call("cancel_order", json!({ "order_id": order.order_id })),
                 None => Step::Answer(compose::no_pending_orders(!orders.is_empty(), lang)),
             })
         }
@@ -143,8 +155,8 @@ fn search_step(query: &ProductQuery, conv: &Conversation) -> Step {
 
 /// "便宜点的": below the price of the best match shown last.
 fn cheaper_than_before(args: &mut Map<String, Value>, previous: &CallRecord) {
-    let top = previous.data().and_then(|d| list(d, "products").first().cloned());
-    let Some(price) = top.and_then(|p| p.get("price_yuan").and_then(Value::as_f64)) else {
+    let result = previous.result::<SearchProductsResult>();
+    let Some(price) = result.and_then(|r| r.products.first().map(|p| p.price_yuan.as_f64())) else {
         return;
     };
     let below = price.ceil() - 1.0;
@@ -163,50 +175,36 @@ fn show_step(pick: Pick, conv: &Conversation) -> Step {
     let Some(search) = conv.latest_before_turn("search_products") else {
         return Step::Answer(compose::nothing_listed(conv.lang));
     };
-    let products = search.data().map(|d| list(d, "products")).unwrap_or_default();
+    let products = search.result::<SearchProductsResult>().map(|r| r.products).unwrap_or_default();
     match pick.index(products.len()).and_then(|i| products.get(i)) {
-        Some(p) => call("get_product_detail", json!({ "product_id": compose::text(p, "product_id") })),
+        Some(p) => call("get_product_detail", json!({ "product_id": p.product_id })),
         None => Step::Answer(compose::no_such_item(products.len(), conv.lang)),
     }
 }
 
-/// A product's SKU as the planner needs it.
-struct SkuView {
-    id: String,
-    label: String,
-    in_stock: bool,
-}
-
 fn add_step(size: Option<&str>, quantity: Option<u32>, explicit: bool, conv: &Conversation) -> Step {
-    let Some(detail) = conv.latest_before_turn("get_product_detail").and_then(CallRecord::data) else {
+    let detail = conv.latest_before_turn("get_product_detail").and_then(CallRecord::result::<ProductDetail>);
+    let Some(detail) = detail else {
         return Step::Answer(if explicit { compose::which_product(conv.lang) } else { String::new() });
     };
-    let skus: Vec<SkuView> = list(detail, "skus")
-        .iter()
-        .map(|s| SkuView {
-            id: compose::text(s, "sku_id").to_owned(),
-            label: compose::text(s, "label").to_owned(),
-            in_stock: s.get("stock").and_then(Value::as_i64).is_none_or(|n| n > 0),
-        })
-        .collect();
+    let skus = &detail.skus;
     let quantity = quantity.or_else(|| remembered_quantity(conv)).unwrap_or(1);
-    let product_id = compose::text(detail, "product_id");
-    let add = |sku: Option<&SkuView>| {
-        let mut args = json!({ "product_id": product_id, "quantity": quantity });
+    let add = |sku: Option<&SkuLine>| {
+        let mut args = json!({ "product_id": detail.product_id, "quantity": quantity });
         if let (Some(sku), Some(obj)) = (sku, args.as_object_mut()) {
-            obj.insert("sku_id".to_owned(), json!(sku.id));
+            obj.insert("sku_id".to_owned(), json!(sku.sku_id));
         }
         call("add_to_cart", args)
     };
-    let in_stock: Vec<&SkuView> = skus.iter().filter(|s| s.in_stock).collect();
+    let in_stock: Vec<&SkuLine> = skus.iter().filter(|s| s.stock > 0).collect();
     match size {
         Some(size) => match skus.iter().find(|s| label_matches(&s.label, size)) {
-            Some(sku) if sku.in_stock => add(Some(sku)),
-            _ => Step::Answer(compose::size_unavailable(size, detail, conv.lang)),
+            Some(sku) if sku.stock > 0 => add(Some(sku)),
+            _ => Step::Answer(compose::size_unavailable(size, &detail, conv.lang)),
         },
         None if skus.is_empty() => add(None),
         None if skus.len() == 1 || in_stock.len() == 1 => add(in_stock.first().copied().or(skus.first())),
-        None => Step::Answer(compose::ask_size(detail, conv.lang)),
+        None => Step::Answer(compose::ask_size(&detail, conv.lang)),
     }
 }
 
@@ -221,7 +219,7 @@ fn label_matches(label: &str, size: &str) -> bool {
 /// The quantity said when the shopper started buying ("买两双…"), if any.
 fn remembered_quantity(conv: &Conversation) -> Option<u32> {
     for text in conv.earlier_user_texts() {
-        match parse_intent(text) {
+        match parse_intent(text, conv.lexicon) {
             Intent::ShowProduct(_) => continue,
             Intent::SearchProducts(query) if query.buy => return query.quantity,
             _ => return None,
@@ -230,8 +228,8 @@ fn remembered_quantity(conv: &Conversation) -> Option<u32> {
     None
 }
 
-fn remove_step(target: &CartTarget, cart: &Value, conv: &Conversation) -> Step {
-    let items = list(cart, "items");
+fn remove_step(target: &CartTarget, cart: &CartResult, conv: &Conversation) -> Step {
+    let items = &cart.items;
     if items.is_empty() {
         return Step::Answer(compose::cart_empty(conv.lang));
     }
@@ -239,12 +237,12 @@ fn remove_step(target: &CartTarget, cart: &Value, conv: &Conversation) -> Step {
         CartTarget::Pick(pick) => pick.index(items.len()).and_then(|i| items.get(i)),
         CartTarget::Name(name) => {
             let name = name.to_lowercase();
-            items.iter().find(|i| compose::text(i, "name").to_lowercase().contains(&name))
+            items.iter().find(|i| i.name.to_lowercase().contains(&name))
         }
         CartTarget::Unspecified => items.first().filter(|_| items.len() == 1),
     };
     match item {
-        Some(item) => call("remove_from_cart", json!({ "item_id": compose::text(item, "item_id") })),
+        Some(item) => call("remove_from_cart", json!({ "item_id": item.item_id })),
         None => Step::Answer(compose::which_cart_item(cart, conv.lang)),
     }
 }

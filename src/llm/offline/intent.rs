@@ -2,7 +2,7 @@
 //! English message into an [`Intent`], without looking at the conversation.
 
 use super::extract::{self, Pick, PriceBounds};
-use super::lexicon::{self, BROWSE, BUY, CHEAP, CLASSIFIERS, EN_FILLER, GREETINGS, ZH_FILLER};
+use super::lexicon::{BROWSE, BUY, CHEAP, CLASSIFIERS, EN_FILLER, GREETINGS, Lexicon, ZH_FILLER};
 use super::text::{Scratch, has_cjk, numbers};
 
 /// A product search as the shopper phrased it.
@@ -101,20 +101,27 @@ pub enum Intent {
     CancelOrder {
         order_id: Option<String>,
     },
+    /// A tool that declares how basic mode recognises it
+    /// ([`handlers::OfflineHook`]) asked for by the message.
+    Declared {
+        tool: &'static str,
+        arguments: serde_json::Value,
+    },
     /// "好的", "yes": agrees to what the assistant just offered.
     Affirm,
     /// Nothing the planner knows: small talk, greetings, gibberish.
     None,
 }
 
-/// What the message asks for.
-pub fn parse_intent(text: &str) -> Intent {
+/// What the message asks for, with the names of the mall in `lexicon`.
+pub fn parse_intent(text: &str, lexicon: &Lexicon) -> Intent {
     let mut s = Scratch::new(text);
     s.remove_all(GREETINGS);
     if s.residual().is_empty() {
         return Intent::None;
     }
-    let detectors: [fn(&Scratch) -> Option<Intent>; 9] = [
+    let detectors: [fn(&Scratch, &Lexicon) -> Option<Intent>; 10] = [
+        declared_intent,
         order_intent,
         cart_intent,
         store_info_intent,
@@ -125,7 +132,15 @@ pub fn parse_intent(text: &str) -> Intent {
         product_intent,
         affirm_intent,
     ];
-    detectors.iter().find_map(|detect| detect(&s)).unwrap_or(Intent::None)
+    detectors.iter().find_map(|detect| detect(&s, lexicon)).unwrap_or(Intent::None)
+}
+
+/// The first registered tool whose own offline hook recognises the message.
+fn declared_intent(s: &Scratch, _lexicon: &Lexicon) -> Option<Intent> {
+    handlers::all().iter().find_map(|spec| {
+        let hook = spec.offline?;
+        (hook.recognise)(s.orig()).map(|arguments| Intent::Declared { tool: spec.name, arguments })
+    })
 }
 
 const ORDER: &[&str] = &["订单", "order", "orders"];
@@ -140,7 +155,7 @@ const ORDER_STATUS: &[&str] = &[
     "到哪", "状态", "进度", "怎么样了", "发货", "status", "where is", "where's", "track", "progress",
 ];
 
-fn order_intent(s: &Scratch) -> Option<Intent> {
+fn order_intent(s: &Scratch, _lexicon: &Lexicon) -> Option<Intent> {
     let has_order = s.contains_any(ORDER);
     let cancel = s.contains_any(CANCEL);
     let order_id = if has_order || cancel { extract::find_order_id(s.orig()) } else { None };
@@ -173,7 +188,7 @@ const CART_FILLER: &[&str] = &[
     "one", "it", "of", "please",
 ];
 
-fn cart_intent(s: &Scratch) -> Option<Intent> {
+fn cart_intent(s: &Scratch, _lexicon: &Lexicon) -> Option<Intent> {
     if s.contains_any(ADD) {
         let mut rest = s.clone();
         rest.remove_all(ADD);
@@ -220,7 +235,7 @@ const INFO_FILLER: &[&str] = &[
     "it", "its", "show", "me",
 ];
 
-fn store_info_intent(s: &Scratch) -> Option<Intent> {
+fn store_info_intent(s: &Scratch, _lexicon: &Lexicon) -> Option<Intent> {
     let kinds = [(REVIEWS, InfoKind::Reviews), (PROMOTIONS, InfoKind::Promotions), (HOURS, InfoKind::Basic)];
     let (words, info) = kinds.into_iter().find(|(words, _)| s.contains_any(words))?;
     let mut rest = s.clone();
@@ -247,7 +262,7 @@ const PLACE_FILLER: &[&str] = &[
     "the", "me", "i", "to", "are", "is", "there", "in", "请问", "我", "的", "附近",
 ];
 
-fn place_intent(s: &Scratch) -> Option<Intent> {
+fn place_intent(s: &Scratch, lexicon: &Lexicon) -> Option<Intent> {
     let navigate = s.contains_any(NAVIGATE);
     let list = s.contains_any(LIST_STORES);
     if !navigate && !list {
@@ -261,13 +276,15 @@ fn place_intent(s: &Scratch) -> Option<Intent> {
     if place.is_empty() {
         return None;
     }
-    if lexicon::is_area(&place) {
+    if lexicon.is_area(&place) {
         return Some(Intent::NavigateToArea { area: place });
     }
-    if let Some(keyword) = lexicon::store_type_keyword(&place) {
+    if let Some(keyword) = lexicon.store_type_keyword(&place)
+        && (!navigate || lexicon.is_kind(&keyword))
+    {
         return Some(Intent::SearchStores { keyword });
     }
-    if lexicon::find_brand(&rest).is_none() && lexicon::has_category(&rest) {
+    if lexicon.find_brand(&rest).is_none() && !lexicon.names_store(&rest) && lexicon.has_category(&rest) {
         return None;
     }
     navigate.then_some(Intent::NavigateToStore { store: place })
@@ -284,7 +301,7 @@ const EAT: &[&str] = &[
     "吃饭的地方", "吃饭", "吃东西", "吃的地方", "place to eat", "where to eat", "something to eat", "get food",
 ];
 
-fn store_search_intent(s: &Scratch) -> Option<Intent> {
+fn store_search_intent(s: &Scratch, lexicon: &Lexicon) -> Option<Intent> {
     if s.contains_any(EAT) {
         let keyword = if has_cjk(s.orig()) { "餐厅" } else { "restaurant" };
         return Some(Intent::SearchStores { keyword: keyword.to_owned() });
@@ -293,7 +310,7 @@ fn store_search_intent(s: &Scratch) -> Option<Intent> {
     rest.remove_all(FIND_STORE);
     rest.remove_all(&["a", "an", "the", "me", "some", "good", "nearby", "一个", "的", "吗", "?"]);
     let place = rest.residual();
-    lexicon::store_type_keyword(&place).map(|keyword| Intent::SearchStores { keyword })
+    lexicon.store_type_keyword(&place).map(|keyword| Intent::SearchStores { keyword })
 }
 
 #[rustfmt::skip]
@@ -303,7 +320,7 @@ const VIEW_FILLER: &[&str] = &[
     "open", "see", "let's", "let", "look", "at", "i'll", "take", "i", "want", "product", "item",
 ];
 
-fn ordinal_intent(s: &Scratch) -> Option<Intent> {
+fn ordinal_intent(s: &Scratch, _lexicon: &Lexicon) -> Option<Intent> {
     let mut rest = s.clone();
     let pick = extract::take_ordinal(&mut rest)?;
     rest.remove_all(VIEW_FILLER);
@@ -321,7 +338,7 @@ const THIS_ONE: &[&str] = &[
     "就这个", "这个", "这款", "这双", "这件", "就它", "this one", "that one", "take it", "take this",
 ];
 
-fn sku_intent(s: &Scratch) -> Option<Intent> {
+fn sku_intent(s: &Scratch, _lexicon: &Lexicon) -> Option<Intent> {
     let mut rest = s.clone();
     let mut size = extract::take_size(&mut rest);
     let quantity = extract::take_quantity(&mut rest);
@@ -341,17 +358,17 @@ fn sku_intent(s: &Scratch) -> Option<Intent> {
     Some(Intent::AddToCart { size, quantity, explicit: false })
 }
 
-fn product_intent(s: &Scratch) -> Option<Intent> {
+fn product_intent(s: &Scratch, lexicon: &Lexicon) -> Option<Intent> {
     let mut rest = s.clone();
     let price = extract::take_price_bounds(&mut rest);
-    let brand = lexicon::find_brand(&rest);
+    let brand = lexicon.find_brand(&rest);
     if let Some((_, range)) = &brand {
         rest.remove_range(range.clone());
     }
     let buy = rest.contains_any(BUY);
     let browse = rest.contains_any(BROWSE);
     let cheap = rest.remove_all(CHEAP);
-    let category = lexicon::has_category(&rest);
+    let category = lexicon.has_category(&rest);
     extract::take_size(&mut rest);
     let quantity = extract::take_quantity(&mut rest);
     remove_counted_classifiers(&mut rest);
@@ -361,7 +378,7 @@ fn product_intent(s: &Scratch) -> Option<Intent> {
     if !known && (!(buy || browse) || words.is_empty()) {
         return None;
     }
-    let brand = brand.map(|(name, _)| name.to_owned());
+    let brand = brand.map(|(name, _)| name);
     let keyword = [brand.clone().unwrap_or_default(), words].join(" ").trim().to_owned();
     Some(Intent::SearchProducts(ProductQuery { keyword, brand, price, cheap, buy, quantity }))
 }
@@ -372,7 +389,7 @@ const AFFIRM: &[&str] = &[
     "ok", "okay", "sure", "go ahead", "please do", "do it", "of course",
 ];
 
-fn affirm_intent(s: &Scratch) -> Option<Intent> {
+fn affirm_intent(s: &Scratch, _lexicon: &Lexicon) -> Option<Intent> {
     let mut rest = s.clone();
     rest.remove_all(AFFIRM).then_some(())?;
     rest.remove_all(&["吧", "的", "呀", "啊", "please"]);

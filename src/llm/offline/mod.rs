@@ -1,11 +1,16 @@
 //! The offline planner: a deterministic Chinese/English intent parser that
 //! plays the model's part in the tool loop, so the bot works with no model.
 //!
-//! It is stateless: each call reads the whole conversation, parses the latest
-//! shopper message into an [`Intent`], looks at the tool calls made since, and
-//! either calls the next tool or answers from the results. With no idea what
-//! the shopper wants it answers with empty text, and the router hands the turn
-//! to the chat fallback.
+//! Each call reads the whole conversation, parses the latest shopper message
+//! into an [`Intent`], looks at the tool calls made since, and either calls
+//! the next tool or answers from the results. With no idea what the shopper
+//! wants it answers with empty text, and the router hands the turn to the
+//! chat fallback.
+//!
+//! The names of the mall (brands, stores, areas, categories) are not in the
+//! source: the planner learns them from the mall it is connected to
+//! ([`Lexicon::learn`]) on its first turn and again every
+//! [`LEXICON_REFRESH`], so it works on any mall, over HTTP too.
 
 mod compose;
 mod conversation;
@@ -18,8 +23,12 @@ mod text;
 #[cfg(test)]
 mod tests;
 
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
+
 use async_trait::async_trait;
 use serde_json::Value;
+use services::MallApi;
 
 use super::{ChatMessage, ChatModel, ChatRequest, ChatResponse, LlmError, ToolCall, Usage};
 use conversation::Conversation;
@@ -27,6 +36,12 @@ use conversation::Conversation;
 pub use compose::{cart_text, orders_text};
 pub use extract::{Pick, PriceBounds};
 pub use intent::{CartTarget, InfoKind, Intent, ProductQuery, parse_intent};
+pub use lexicon::Lexicon;
+
+/// How often the planner learns the mall's names again.
+pub const LEXICON_REFRESH: Duration = Duration::from_secs(10 * 60);
+/// After a failed attempt, how long until the next one.
+const LEXICON_RETRY: Duration = Duration::from_secs(30);
 
 /// More tool calls than this in one turn: answer from what is known.
 const MAX_CALLS_PER_TURN: usize = 6;
@@ -40,10 +55,11 @@ pub enum Step {
     Answer(String),
 }
 
-/// The next step for a conversation, given the names of the tools offered.
-pub fn plan(messages: &[ChatMessage], tools: &[&str]) -> Step {
-    let conv = Conversation::from_messages(messages);
-    let intent = flow::resolve_affirmation(parse_intent(conv.user_text()), &conv);
+/// The next step for a conversation, given the names of the tools offered
+/// and of the mall.
+pub fn plan(messages: &[ChatMessage], tools: &[&str], lexicon: &Lexicon) -> Step {
+    let conv = Conversation::from_messages(messages, lexicon);
+    let intent = flow::resolve_affirmation(parse_intent(conv.user_text(), lexicon), &conv);
     tracing::debug!(?intent, calls_this_turn = conv.turn_calls().count(), "offline planner");
     if conv.turn_calls().count() >= MAX_CALLS_PER_TURN {
         return Step::Answer(flow::without_tool("", &intent, &conv));
@@ -56,14 +72,99 @@ pub fn plan(messages: &[ChatMessage], tools: &[&str]) -> Step {
     }
 }
 
-/// The offline planner as a [`ChatModel`].
-#[derive(Debug, Clone, Copy, Default)]
-pub struct OfflinePlanner;
+/// The offline planner as a [`ChatModel`], with what it knows of the mall.
+#[derive(Clone, Default)]
+pub struct OfflinePlanner {
+    /// The mall it learns names from; none: only the words of the languages.
+    mall: Option<Arc<dyn MallApi>>,
+    known: Arc<RwLock<Known>>,
+}
+
+/// The lexicon in use and when it is due again.
+#[derive(Default)]
+struct Known {
+    lexicon: Arc<Lexicon>,
+    /// When to learn again; `None`: never learned.
+    due: Option<Instant>,
+    /// A refresh runs in the background.
+    refreshing: bool,
+}
+
+impl std::fmt::Debug for OfflinePlanner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OfflinePlanner").field("learns", &self.mall.is_some()).finish_non_exhaustive()
+    }
+}
 
 impl OfflinePlanner {
-    /// A planner.
+    /// A planner that knows no mall's names.
     pub fn new() -> Self {
-        OfflinePlanner
+        OfflinePlanner::default()
+    }
+
+    /// A planner with these names, never refreshed (tests).
+    pub fn with_lexicon(lexicon: Lexicon) -> Self {
+        let known = Known {
+            lexicon: Arc::new(lexicon),
+            due: Some(Instant::now() + Duration::MAX / 4),
+            refreshing: false,
+        };
+        OfflinePlanner { mall: None, known: Arc::new(RwLock::new(known)) }
+    }
+
+    /// A planner that learns the names of `mall` on its first turn and
+    /// refreshes them every [`LEXICON_REFRESH`].
+    pub fn learning(mall: Arc<dyn MallApi>) -> Self {
+        OfflinePlanner { mall: Some(mall), known: Arc::default() }
+    }
+
+    /// The names to plan with: learned now on the first turn, refreshed in
+    /// the background when due; a mall that cannot be read leaves the last
+    /// names known (none at first) and is asked again shortly.
+    pub async fn lexicon(&self) -> Arc<Lexicon> {
+        let Some(mall) = &self.mall else {
+            return self.current();
+        };
+        let (lexicon, due, refreshing) = {
+            let known = self.known.read().unwrap_or_else(|e| e.into_inner());
+            (known.lexicon.clone(), known.due, known.refreshing)
+        };
+        match due {
+            None => {
+                learn_into(mall.as_ref(), &self.known).await;
+                self.current()
+            }
+            Some(at) if at <= Instant::now() && !refreshing => {
+                self.known.write().unwrap_or_else(|e| e.into_inner()).refreshing = true;
+                let (mall, known) = (mall.clone(), self.known.clone());
+                tokio::spawn(async move { learn_into(mall.as_ref(), &known).await });
+                lexicon
+            }
+            Some(_) => lexicon,
+        }
+    }
+
+    fn current(&self) -> Arc<Lexicon> {
+        self.known.read().unwrap_or_else(|e| e.into_inner()).lexicon.clone()
+    }
+}
+
+/// Learns the mall's names into `known`, logging the outcome.
+async fn learn_into(mall: &dyn MallApi, known: &RwLock<Known>) {
+    let learned = Lexicon::learn(mall).await;
+    let mut known = known.write().unwrap_or_else(|e| e.into_inner());
+    known.refreshing = false;
+    match learned {
+        Ok(lexicon) => {
+            let (brands, stores, areas) = lexicon.sizes();
+            tracing::info!(brands, stores, areas, "offline planner learned the mall's names");
+            known.lexicon = Arc::new(lexicon);
+            known.due = Some(Instant::now() + LEXICON_REFRESH);
+        }
+        Err(error) => {
+            tracing::warn!(%error, "offline planner could not read the mall's names; trying again shortly");
+            known.due = Some(Instant::now() + LEXICON_RETRY);
+        }
     }
 }
 
@@ -75,7 +176,8 @@ impl ChatModel for OfflinePlanner {
 
     async fn complete(&self, request: ChatRequest<'_>) -> Result<ChatResponse, LlmError> {
         let names: Vec<&str> = request.tools.iter().map(|spec| spec.name).collect();
-        let (message, finish_reason) = match plan(request.messages, &names) {
+        let lexicon = self.lexicon().await;
+        let (message, finish_reason) = match plan(request.messages, &names, &lexicon) {
             Step::Call { tool, arguments } => {
                 let id = format!("call_{}", previous_calls(request.messages) + 1);
                 let call = ToolCall { id, name: tool.to_owned(), arguments: arguments.to_string() };

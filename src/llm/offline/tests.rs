@@ -3,9 +3,22 @@
 
 #![allow(clippy::unwrap_used)]
 
+use std::sync::OnceLock;
+
 use super::extract::{Pick, PriceBounds};
 use super::intent::{CartTarget, InfoKind, Intent, ProductQuery, parse_intent};
+use super::lexicon::Lexicon;
 use super::text::cn_number;
+
+/// The names of the demo mall, learned as the bot learns them.
+fn demo() -> &'static Lexicon {
+    static DEMO: OnceLock<Lexicon> = OnceLock::new();
+    DEMO.get_or_init(|| {
+        let mall = services::EmbeddedMall::in_memory();
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        runtime.block_on(Lexicon::learn(&mall)).unwrap()
+    })
+}
 
 fn search(keyword: &str, brand: Option<&str>, min: Option<f64>, max: Option<f64>, buy: bool) -> Intent {
     Intent::SearchProducts(ProductQuery {
@@ -90,7 +103,7 @@ fn parses_product_searches_with_brands_and_price_bounds() {
         ("跑鞋在哪", search("跑鞋", None, None, None, false)),
     ];
     for (text, expected) in cases {
-        assert_eq!(parse_intent(text), expected, "{text}");
+        assert_eq!(parse_intent(text, demo()), expected, "{text}");
     }
 }
 
@@ -121,7 +134,7 @@ fn parses_ordinals_sizes_and_quantities() {
         ("yes please", Intent::Affirm),
     ];
     for (text, expected) in cases {
-        assert_eq!(parse_intent(text), expected, "{text}");
+        assert_eq!(parse_intent(text, demo()), expected, "{text}");
     }
 }
 
@@ -153,7 +166,7 @@ fn parses_stores_areas_and_store_information() {
         ("where can I find Nike", store("Nike")),
     ];
     for (text, expected) in cases {
-        assert_eq!(parse_intent(text), expected, "{text}");
+        assert_eq!(parse_intent(text, demo()), expected, "{text}");
     }
 }
 
@@ -183,7 +196,7 @@ fn parses_cart_and_order_requests() {
         ("cancel order ORD-2024-0007", Intent::CancelOrder { order_id: Some("ORD-2024-0007".to_owned()) }),
     ];
     for (text, expected) in cases {
-        assert_eq!(parse_intent(text), expected, "{text}");
+        assert_eq!(parse_intent(text, demo()), expected, "{text}");
     }
 }
 
@@ -201,7 +214,7 @@ fn small_talk_and_gibberish_have_no_intent() {
         "",
         "？？",
     ] {
-        assert_eq!(parse_intent(text), Intent::None, "{text}");
+        assert_eq!(parse_intent(text, demo()), Intent::None, "{text}");
     }
 }
 

@@ -5,9 +5,24 @@
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value, json};
 
+use handlers::ToolSpec;
+
 use super::OpenAiSettings;
 use super::draft::{Draft, DraftCall};
 use crate::llm::{ChatMessage, ChatRequest, Role, ToolCall, Usage};
+
+/// A tool as the chat-completions API lists it in `tools[]`:
+/// `{"type":"function","function":{name,description,parameters}}`.
+pub fn tool_definition(spec: &ToolSpec) -> Value {
+    json!({
+        "type": "function",
+        "function": {
+            "name": spec.name,
+            "description": spec.description,
+            "parameters": spec.parameters(),
+        }
+    })
+}
 
 /// The request body for one chat completion.
 pub(super) fn request_body(settings: &OpenAiSettings, request: ChatRequest<'_>) -> Value {
@@ -15,7 +30,7 @@ pub(super) fn request_body(settings: &OpenAiSettings, request: ChatRequest<'_>) 
     body.insert("model".into(), json!(settings.model));
     body.insert("messages".into(), request.messages.iter().map(message_json).collect());
     if !request.tools.is_empty() {
-        body.insert("tools".into(), request.tools.iter().map(|t| t.openai_definition()).collect());
+        body.insert("tools".into(), request.tools.iter().map(|t| tool_definition(t)).collect());
         body.insert("tool_choice".into(), json!("auto"));
     }
     if let Some(t) = settings.temperature {
@@ -302,6 +317,19 @@ mod tests {
 
     fn parse(raw: &str) -> Draft {
         serde_json::from_str::<WireCompletion>(raw).unwrap().into_draft().unwrap()
+    }
+
+    #[test]
+    fn tool_definitions_carry_name_description_and_parameters() {
+        let tool = handlers::find("view_cart").unwrap();
+        let definition = tool_definition(tool);
+        assert_eq!(definition["type"], "function");
+        assert_eq!(definition["function"]["name"], "view_cart");
+        assert_eq!(definition["function"]["description"], tool.description);
+        assert_eq!(
+            definition["function"]["parameters"],
+            json!({"type": "object", "properties": {}, "required": [], "additionalProperties": false})
+        );
     }
 
     #[test]

@@ -1,11 +1,19 @@
-//! The offline planner's answers, written from tool results in the shopper's
-//! language: shared formatting here, products, stores and directions in
-//! [`shop`], cart, orders and failures in [`orders`].
+//! The offline planner's answers, written from the tools' typed results in
+//! the shopper's language: dispatch and small helpers here, products, stores
+//! and directions in [`shop`], cart, orders and failures in [`orders`].
+//! Prices, floors, places and names use `handlers::format`, the rules the
+//! tools' own previews use.
 
 mod orders;
 mod shop;
 
 use handlers::Lang;
+use handlers::info::{ProductDetail, StoreInfoResult};
+use handlers::navigation::{NavigateToAreaResult, NavigateToStoreResult};
+use handlers::orders::ListOrdersResult;
+use handlers::records::{CartResult, OrderResult};
+use handlers::search::{SearchProductsArgs, SearchProductsResult, SearchStoresResult};
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::conversation::{CallRecord, Conversation};
@@ -18,39 +26,55 @@ pub(crate) use shop::{
     ask_size, ask_what_to_search, no_such_item, nothing_listed, product_detail, size_unavailable,
 };
 
+/// A tool's JSON result read back as its type; `None` when it is not that shape.
+pub(crate) fn read<T: DeserializeOwned>(data: &Value) -> Option<T> {
+    match T::deserialize(data) {
+        Ok(typed) => Some(typed),
+        Err(error) => {
+            tracing::debug!(%error, "offline planner: a tool result of an unexpected shape");
+            None
+        }
+    }
+}
+
 /// The answer to a successful call that ends the turn.
 pub(crate) fn answer(intent: &Intent, call: &CallRecord, data: &Value, conv: &Conversation) -> String {
     let lang = conv.lang;
-    match call.name.as_str() {
-        "search_products" => {
+    let answer = match call.name.as_str() {
+        "search_products" => read::<SearchProductsResult>(data).map(|result| {
             let cheap = matches!(intent, Intent::SearchProducts(q) if q.cheap);
-            shop::product_list(&call.args, data, cheap, lang)
+            let args = read::<SearchProductsArgs>(&call.args);
+            shop::product_list(args.as_ref(), &result, cheap, lang)
+        }),
+        "get_product_detail" => read::<ProductDetail>(data)
+            .map(|detail| product_detail(&detail, lang, others_listed(intent, conv))),
+        "search_stores" => read::<SearchStoresResult>(data).map(|r| shop::store_list(&r, lang)),
+        "get_store_info" => read::<StoreInfoResult>(data).map(|r| shop::store_info(&r, lang)),
+        "navigate_to_store" => read::<NavigateToStoreResult>(data).map(|r| shop::route(&r, lang)),
+        "navigate_to_area" => read::<NavigateToAreaResult>(data).map(|r| shop::area(&r, lang)),
+        "add_to_cart" => read::<CartResult>(data).map(|cart| orders::added(&call.args, &cart, lang)),
+        "view_cart" => read::<CartResult>(data).map(|cart| orders::cart(&cart, lang)),
+        "remove_from_cart" => read::<CartResult>(data).map(|cart| orders::removed(&cart, lang)),
+        "clear_cart" => Some(pick(lang, "购物车已清空。", "Your cart is now empty.")),
+        "create_order" => read::<OrderResult>(data).map(|r| orders::order_created(&r, lang)),
+        "get_order_status" => read::<OrderResult>(data).map(|r| orders::order_status(&r, lang)),
+        "cancel_order" => read::<OrderResult>(data).map(|r| orders::order_cancelled(&r, lang)),
+        "list_orders" => read::<ListOrdersResult>(data).map(|r| orders::order_list(&r, lang)),
+        other => {
+            handlers::find(other).and_then(|spec| spec.offline).and_then(|hook| (hook.answer)(lang, data))
         }
-        "get_product_detail" => product_detail(data, lang, others_listed(intent, conv)),
-        "search_stores" => shop::store_list(data, lang),
-        "get_store_info" => shop::store_info(data, lang),
-        "navigate_to_store" => shop::route(data, lang),
-        "navigate_to_area" => shop::area(data, lang),
-        "add_to_cart" => orders::added(&call.args, data, lang),
-        "view_cart" => orders::cart(data, lang),
-        "remove_from_cart" => orders::removed(data, lang),
-        "clear_cart" => pick(lang, "购物车已清空。", "Your cart is now empty."),
-        "create_order" => orders::order_created(data, lang),
-        "get_order_status" => orders::order_status(data, lang),
-        "cancel_order" => orders::order_cancelled(data, lang),
-        "list_orders" => orders::order_list(data, lang),
-        _ => pick(lang, "好的，已完成。", "Done."),
-    }
+    };
+    answer.unwrap_or_else(|| pick(lang, "好的，已完成。", "Done."))
 }
 
 /// The shopper-facing text of a cart (`view_cart`'s data).
 pub fn cart_text(data: &Value, lang: Lang) -> String {
-    orders::cart(data, lang)
+    read::<CartResult>(data).map(|cart| orders::cart(&cart, lang)).unwrap_or_else(|| cart_empty(lang))
 }
 
 /// The shopper-facing text of a list of orders (`list_orders`'s data).
 pub fn orders_text(data: &Value, lang: Lang) -> String {
-    orders::order_list(data, lang)
+    read::<ListOrdersResult>(data).map(|r| orders::order_list(&r, lang)).unwrap_or_else(|| no_orders(lang))
 }
 
 /// How many other products the search of this buying turn found.
@@ -59,7 +83,9 @@ fn others_listed(intent: &Intent, conv: &Conversation) -> usize {
         return 0;
     }
     let search = conv.turn_calls().rev().find(|c| c.name == "search_products");
-    search.and_then(CallRecord::data).map_or(0, |d| list(d, "products").len().saturating_sub(1))
+    search
+        .and_then(CallRecord::result::<SearchProductsResult>)
+        .map_or(0, |r| r.products.len().saturating_sub(1))
 }
 
 /// The Chinese or the English text, owned.
@@ -67,90 +93,14 @@ pub(crate) fn pick(lang: Lang, zh: &str, en: &str) -> String {
     lang.pick(zh, en).to_owned()
 }
 
-/// A string field, or `""`.
-pub(crate) fn text<'a>(v: &'a Value, key: &str) -> &'a str {
-    v.get(key).and_then(Value::as_str).unwrap_or("")
-}
-
-/// An array field, or an empty list.
-pub(crate) fn list<'a>(v: &'a Value, key: &str) -> &'a [Value] {
-    v.get(key).and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[])
-}
-
-/// A price in yuan as people write it: `699`, `19.9`.
-pub(crate) fn yuan(v: Option<&Value>) -> String {
-    match v {
-        Some(Value::Number(n)) => n.as_f64().map(format_amount).unwrap_or_else(|| n.to_string()),
-        Some(Value::String(s)) => s.clone(),
-        _ => "?".to_owned(),
-    }
-}
-
-fn format_amount(v: f64) -> String {
-    if v.fract() == 0.0 { format!("{v:.0}") } else { format!("{v:.2}").trim_end_matches('0').to_owned() }
-}
-
-/// A rating with one decimal, if there is one.
-pub(crate) fn rating(v: &Value) -> Option<String> {
-    v.get("rating").or_else(|| v.get("average_rating")).and_then(Value::as_f64).map(|r| format!("{r:.1}"))
-}
-
-/// A floor: `3楼` / `floor 3`, basements `B1`.
-pub(crate) fn floor(v: Option<&Value>, lang: Lang) -> String {
-    let number = match v {
-        Some(Value::Number(n)) => n.as_i64(),
-        Some(Value::String(s)) => match s.trim().parse::<i64>() {
-            Ok(n) => Some(n),
-            Err(_) => return s.clone(),
-        },
-        _ => None,
-    };
-    match (number, lang) {
-        (None, _) => String::new(),
-        (Some(n), _) if n < 0 => format!("B{}", -n),
-        (Some(n), Lang::Zh) => format!("{n}楼"),
-        (Some(n), Lang::En) => format!("floor {n}"),
-    }
-}
-
-/// Floor and unit of a store object: `3楼 L3-01` / `floor 3, unit L3-01`.
-pub(crate) fn place(store: &Value, lang: Lang) -> String {
-    let floor = floor(store.get("floor"), lang);
-    let unit = match (text(store, "unit"), lang) {
-        ("", _) => String::new(),
-        (unit, Lang::Zh) => unit.to_owned(),
-        (unit, Lang::En) => format!("unit {unit}"),
-    };
-    let sep = lang.pick(" ", ", ");
-    [floor, unit].into_iter().filter(|s| !s.is_empty()).collect::<Vec<_>>().join(sep)
-}
-
-/// A store's name in the shopper's language.
-pub(crate) fn store_name(store: &Value, lang: Lang) -> String {
-    let (zh, en) = (text(store, "name"), text(store, "name_en"));
-    match lang {
-        Lang::En if !en.is_empty() => en.to_owned(),
-        _ => zh.to_owned(),
-    }
-}
-
-/// A list joined the way each language writes it: `40、41、42` / `40, 41, 42`.
-pub(crate) fn join(items: &[String], lang: Lang) -> String {
-    items.join(lang.pick("、", ", "))
-}
-
-/// A remark in brackets: `（42）` / ` (42)`; nothing when empty.
-pub(crate) fn paren(inner: &str, lang: Lang) -> String {
-    match (inner.is_empty(), lang) {
-        (true, _) => String::new(),
-        (false, Lang::Zh) => format!("（{inner}）"),
-        (false, Lang::En) => format!(" ({inner})"),
-    }
+/// A rating with one decimal.
+pub(crate) fn rating(value: f64) -> String {
+    format!("{value:.1}")
 }
 
 /// The date part of an RFC 3339 time.
-pub(crate) fn date(v: &Value, key: &str) -> String {
-    text(v, key).chars().take(10).collect()
+pub(crate) fn date(time: &str) -> String {
+    time.chars().take(10).collect()
 }
 
 /// Cuts a long text at `max` characters.

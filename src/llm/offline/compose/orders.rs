@@ -2,77 +2,77 @@
 //! not offered here.
 
 use handlers::Lang;
+use handlers::format::{join, paren};
+use handlers::info::ProductDetail;
+use handlers::orders::ListOrdersResult;
+use handlers::records::{CartResult, ItemLine, OrderCard, OrderResult};
 use serde_json::Value;
+use services::OrderStatus;
 
 use super::super::conversation::{CallRecord, Conversation};
 use super::shop::sizes_in_stock;
-use super::{date, join, list, paren, pick, place, store_name, text, yuan};
+use super::{date, pick};
 
 /// After `add_to_cart`: the item, the quantity, the cart total, "order now?".
-pub(crate) fn added(args: &Value, cart: &Value, lang: Lang) -> String {
-    let product = text(args, "product_id");
+pub(crate) fn added(args: &Value, cart: &CartResult, lang: Lang) -> String {
+    let product = args.get("product_id").and_then(Value::as_str).unwrap_or("");
     let sku = args.get("sku_id").and_then(Value::as_str);
-    let items = list(cart, "items");
-    let item = items
+    let item = cart
+        .items
         .iter()
-        .find(|i| text(i, "product_id") == product && sku.is_none_or(|s| text(i, "sku_id") == s))
-        .or(items.last());
+        .find(|i| i.product_id == product && sku.is_none_or(|s| i.sku_id.as_deref() == Some(s)))
+        .or(cart.items.last());
     let name = item.map(|i| item_name(i, lang)).unwrap_or_default();
     let quantity = args.get("quantity").and_then(Value::as_u64).unwrap_or(1);
-    let total = yuan(cart.get("total_yuan"));
+    let total = cart.total_yuan.money();
     match lang {
-        Lang::Zh => format!("已加入购物车：{name} × {quantity}，购物车合计 ¥{total}。要现在下单吗？"),
+        Lang::Zh => format!("已加入购物车：{name} × {quantity}，购物车合计 {total}。要现在下单吗？"),
         Lang::En => format!(
-            "Added to your cart: {name} × {quantity}. Cart total: ¥{total}. Shall I place the order now?"
+            "Added to your cart: {name} × {quantity}. Cart total: {total}. Shall I place the order now?"
         ),
     }
 }
 
 /// A cart line's name with its SKU label.
-fn item_name(item: &Value, lang: Lang) -> String {
-    let label = text(item, "sku_label");
-    let name = text(item, "name");
-    if label.is_empty() { name.to_owned() } else { format!("{name}{}", paren(label, lang)) }
+fn item_name(item: &ItemLine, lang: Lang) -> String {
+    format!("{}{}", item.name, paren(lang, item.sku_label.as_deref().unwrap_or("")))
 }
 
 /// The cart's lines and total.
-pub(crate) fn cart(data: &Value, lang: Lang) -> String {
-    let items = list(data, "items");
-    if items.is_empty() {
+pub(crate) fn cart(cart: &CartResult, lang: Lang) -> String {
+    if cart.items.is_empty() {
         return cart_empty(lang);
     }
     let mut lines = vec![pick(lang, "购物车里有：", "Your cart:")];
-    lines.extend(cart_lines(items, lang));
+    lines.extend(cart_lines(&cart.items, lang));
     lines.push(match lang {
-        Lang::Zh => format!("合计 ¥{}。要下单吗？", yuan(data.get("total_yuan"))),
-        Lang::En => format!("Total: ¥{}. Shall I place the order?", yuan(data.get("total_yuan"))),
+        Lang::Zh => format!("合计 {}。要下单吗？", cart.total_yuan.money()),
+        Lang::En => format!("Total: {}. Shall I place the order?", cart.total_yuan.money()),
     });
     lines.join("\n")
 }
 
-fn cart_lines(items: &[Value], lang: Lang) -> Vec<String> {
+fn cart_lines(items: &[ItemLine], lang: Lang) -> Vec<String> {
     items
         .iter()
         .enumerate()
         .map(|(i, item)| {
-            let quantity = item.get("quantity").and_then(Value::as_u64).unwrap_or(1);
-            let line = yuan(item.get("line_total_yuan"));
-            format!("{}. {} × {quantity} — ¥{line}", i + 1, item_name(item, lang))
+            let line = item.line_total_yuan.money();
+            format!("{}. {} × {} — {line}", i + 1, item_name(item, lang), item.quantity)
         })
         .collect()
 }
 
 /// After `remove_from_cart`: what is left.
-pub(crate) fn removed(data: &Value, lang: Lang) -> String {
-    let items = list(data, "items");
-    if items.is_empty() {
+pub(crate) fn removed(cart: &CartResult, lang: Lang) -> String {
+    if cart.items.is_empty() {
         return pick(lang, "已删除，购物车现在是空的。", "Removed. Your cart is now empty.");
     }
     let mut lines = vec![pick(lang, "已删除。购物车里还有：", "Removed. Still in your cart:")];
-    lines.extend(cart_lines(items, lang));
+    lines.extend(cart_lines(&cart.items, lang));
     lines.push(match lang {
-        Lang::Zh => format!("合计 ¥{}。", yuan(data.get("total_yuan"))),
-        Lang::En => format!("Total: ¥{}.", yuan(data.get("total_yuan"))),
+        Lang::Zh => format!("合计 {}。", cart.total_yuan.money()),
+        Lang::En => format!("Total: {}.", cart.total_yuan.money()),
     });
     lines.join("\n")
 }
@@ -83,13 +83,13 @@ pub(crate) fn cart_empty(lang: Lang) -> String {
 }
 
 /// Which cart line to remove, with the lines.
-pub(crate) fn which_cart_item(cart: &Value, lang: Lang) -> String {
+pub(crate) fn which_cart_item(cart: &CartResult, lang: Lang) -> String {
     let mut lines = vec![pick(
         lang,
         "要删除哪一件？比如“删掉第一件”：",
         "Which item should I remove? E.g. \"remove the first item\":",
     )];
-    lines.extend(cart_lines(list(cart, "items"), lang));
+    lines.extend(cart_lines(&cart.items, lang));
     lines.join("\n")
 }
 
@@ -102,85 +102,78 @@ pub(crate) fn which_product(lang: Lang) -> String {
     )
 }
 
-fn order_of(data: &Value) -> &Value {
-    data.get("order").unwrap_or(data)
-}
-
 /// An order status in the shopper's language.
-fn status(code: &str, lang: Lang) -> String {
-    let (zh, en) = match code {
-        "PENDING_PAYMENT" => ("待支付", "pending payment"),
-        "PAID" => ("已支付", "paid"),
-        "CANCELLED" => ("已取消", "cancelled"),
-        "COMPLETED" => ("已完成", "completed"),
-        other => (other, other),
+fn status(status: OrderStatus, lang: Lang) -> String {
+    let (zh, en) = match status {
+        OrderStatus::PendingPayment => ("待支付", "pending payment"),
+        OrderStatus::Paid => ("已支付", "paid"),
+        OrderStatus::Cancelled => ("已取消", "cancelled"),
+        OrderStatus::Completed => ("已完成", "completed"),
     };
     pick(lang, zh, en)
 }
 
-fn pickup(order: &Value, lang: Lang) -> String {
-    let store = order.get("pickup_store").cloned().unwrap_or(Value::Null);
-    let name = store_name(&store, lang);
+fn pickup(order: &OrderCard, lang: Lang) -> String {
+    let store = &order.pickup_store;
+    let name = store.local_name(lang);
     if name.is_empty() {
         return String::new();
     }
-    let at = place(&store, lang);
+    let at = paren(lang, &store.place(lang));
     match lang {
-        Lang::Zh => format!("取货门店：{name}{}。", paren(&at, lang)),
-        Lang::En => format!(" Pick up at {name}{}.", paren(&at, lang)),
+        Lang::Zh => format!("取货门店：{name}{at}。"),
+        Lang::En => format!(" Pick up at {name}{at}."),
     }
 }
 
 /// After `create_order`: id, status, total, pickup store.
-pub(crate) fn order_created(data: &Value, lang: Lang) -> String {
-    let order = order_of(data);
-    let (id, total) = (text(order, "order_id"), yuan(order.get("total_yuan")));
-    let status = status(text(order, "status"), lang);
+pub(crate) fn order_created(result: &OrderResult, lang: Lang) -> String {
+    let order = &result.order;
+    let (id, total) = (&order.order_id, order.total_yuan.money());
+    let status = status(order.status, lang);
     let pickup = pickup(order, lang);
     match lang {
-        Lang::Zh => format!("下单成功！订单号 {id}，状态：{status}，合计 ¥{total}。{pickup}"),
-        Lang::En => format!("Order placed! Order {id} — status: {status}, total ¥{total}.{pickup}"),
+        Lang::Zh => format!("下单成功！订单号 {id}，状态：{status}，合计 {total}。{pickup}"),
+        Lang::En => format!("Order placed! Order {id} — status: {status}, total {total}.{pickup}"),
     }
 }
 
 /// After `get_order_status`.
-pub(crate) fn order_status(data: &Value, lang: Lang) -> String {
-    let order = order_of(data);
-    let (id, total) = (text(order, "order_id"), yuan(order.get("total_yuan")));
-    let status = status(text(order, "status"), lang);
-    let created = date(order, "created_at");
+pub(crate) fn order_status(result: &OrderResult, lang: Lang) -> String {
+    let order = &result.order;
+    let (id, total) = (&order.order_id, order.total_yuan.money());
+    let status = status(order.status, lang);
+    let created = date(&order.created_at);
     let pickup = pickup(order, lang);
     match lang {
-        Lang::Zh => format!("订单 {id}：{status}，合计 ¥{total}，下单日期 {created}。{pickup}"),
-        Lang::En => format!("Order {id}: {status}, total ¥{total}, placed on {created}.{pickup}"),
+        Lang::Zh => format!("订单 {id}：{status}，合计 {total}，下单日期 {created}。{pickup}"),
+        Lang::En => format!("Order {id}: {status}, total {total}, placed on {created}.{pickup}"),
     }
 }
 
 /// After `cancel_order`.
-pub(crate) fn order_cancelled(data: &Value, lang: Lang) -> String {
-    let order = order_of(data);
-    let (id, total) = (text(order, "order_id"), yuan(order.get("total_yuan")));
+pub(crate) fn order_cancelled(result: &OrderResult, lang: Lang) -> String {
+    let order = &result.order;
+    let (id, total) = (&order.order_id, order.total_yuan.money());
     match lang {
-        Lang::Zh => format!("订单 {id} 已取消（¥{total}），商品已退回库存。"),
-        Lang::En => format!("Order {id} (¥{total}) has been cancelled."),
+        Lang::Zh => format!("订单 {id} 已取消（{total}），商品已退回库存。"),
+        Lang::En => format!("Order {id} ({total}) has been cancelled."),
     }
 }
 
 /// The shopper's orders, newest first.
-pub(crate) fn order_list(data: &Value, lang: Lang) -> String {
-    let orders = list(data, "orders");
-    if orders.is_empty() {
+pub(crate) fn order_list(result: &ListOrdersResult, lang: Lang) -> String {
+    if result.orders.is_empty() {
         return no_orders(lang);
     }
     let mut lines = vec![pick(lang, "您的订单：", "Your orders:")];
-    for (i, o) in orders.iter().take(10).enumerate() {
-        let count = o.get("item_count").and_then(Value::as_u64).unwrap_or(0);
-        let (id, total) = (text(o, "order_id"), yuan(o.get("total_yuan")));
-        let status = status(text(o, "status"), lang);
-        let created = date(o, "created_at");
+    for (i, o) in result.orders.iter().take(10).enumerate() {
+        let (id, total, count) = (&o.order_id, o.total_yuan.money(), o.item_count);
+        let status = status(o.status, lang);
+        let created = date(&o.created_at);
         lines.push(match lang {
-            Lang::Zh => format!("{}. {id} — {status}，¥{total}，{count} 件，{created}", i + 1),
-            Lang::En => format!("{}. {id} — {status}, ¥{total}, {count} items, {created}", i + 1),
+            Lang::Zh => format!("{}. {id} — {status}，{total}，{count} 件，{created}", i + 1),
+            Lang::En => format!("{}. {id} — {status}, {total}, {count} items, {created}", i + 1),
         });
     }
     lines.join("\n")
@@ -208,20 +201,9 @@ pub(crate) fn declined(lang: Lang) -> String {
     pick(lang, "好的，已取消，没有做任何更改。", "OK, cancelled — nothing was changed.")
 }
 
-const PRIVATE_ONLY: &[&str] = &[
-    "view_cart",
-    "add_to_cart",
-    "remove_from_cart",
-    "clear_cart",
-    "create_order",
-    "cancel_order",
-    "get_order_status",
-    "list_orders",
-];
-
 /// The tool the shopper needs is not offered here.
 pub(crate) fn unavailable(tool: &str, lang: Lang) -> String {
-    if PRIVATE_ONLY.contains(&tool) {
+    if handlers::find(tool).is_some_and(|spec| spec.scope == handlers::Scope::Private) {
         return pick(
             lang,
             "购物车和订单只能在私聊中使用，请私聊我继续。",
@@ -277,14 +259,17 @@ pub(crate) fn failure(call: &CallRecord, error: &str, conv: &Conversation) -> St
 
 fn out_of_stock(conv: &Conversation) -> String {
     let lang = conv.lang;
-    let sizes =
-        conv.latest("get_product_detail").and_then(CallRecord::data).map(sizes_in_stock).unwrap_or_default();
+    let sizes = conv
+        .latest("get_product_detail")
+        .and_then(CallRecord::result::<ProductDetail>)
+        .map(|detail| sizes_in_stock(&detail))
+        .unwrap_or_default();
     let mut answer =
         pick(lang, "抱歉，库存不足，没能加入购物车。", "Sorry, there isn't enough stock for that.");
     if sizes.len() > 1 {
         answer += &match lang {
-            Lang::Zh => format!("目前有货的尺码：{}，换一个试试？", join(&sizes, lang)),
-            Lang::En => format!(" Sizes in stock: {}. Would another size do?", join(&sizes, lang)),
+            Lang::Zh => format!("目前有货的尺码：{}，换一个试试？", join(lang, &sizes)),
+            Lang::En => format!(" Sizes in stock: {}. Would another size do?", join(lang, &sizes)),
         };
     } else {
         answer +=

@@ -1,54 +1,63 @@
 //! Answers about products, stores, areas and directions.
 
 use handlers::Lang;
-use serde_json::Value;
+use handlers::format::{floor, floor_and_unit, join, local_name, paren};
+use handlers::info::{ProductDetail, PromotionLine, StoreInfoResult};
+use handlers::navigation::{NavigateToAreaResult, NavigateToStoreResult};
+use handlers::records::Yuan;
+use handlers::search::{SearchProductsArgs, SearchProductsResult, SearchStoresResult};
 
-use super::{clip, date, floor, join, list, paren, pick, place, rating, store_name, text, yuan};
+use super::{clip, date, pick, rating};
 
 const LISTED: usize = 5;
 
+/// A price the planner wrote in yuan, for people: `¥300`.
+fn money(yuan: f64) -> String {
+    Yuan((yuan * 100.0).round() as i64).money()
+}
+
 /// A numbered list of products, or "nothing matched".
-pub(crate) fn product_list(args: &Value, data: &Value, cheap: bool, lang: Lang) -> String {
-    let mut products: Vec<&Value> = list(data, "products").iter().collect();
+pub(crate) fn product_list(
+    args: Option<&SearchProductsArgs>,
+    result: &SearchProductsResult,
+    cheap: bool,
+    lang: Lang,
+) -> String {
+    let mut products: Vec<_> = result.products.iter().collect();
     if products.is_empty() {
         return no_products(args, lang);
     }
     if cheap {
-        let price = |p: &Value| p.get("price_yuan").and_then(Value::as_f64).unwrap_or(f64::MAX);
-        products.sort_by(|a, b| price(a).total_cmp(&price(b)));
+        products.sort_by_key(|p| p.price_yuan);
     }
-    let total = data.get("total").and_then(Value::as_u64).unwrap_or(products.len() as u64);
+    let total = result.total.max(products.len() as u64);
     let mut lines = vec![match lang {
         Lang::Zh => format!("为您找到 {total} 件商品{}：", if cheap { "（价格从低到高）" } else { "" }),
         Lang::En => format!("I found {total} products{}:", if cheap { " (cheapest first)" } else { "" }),
     }];
     for (i, p) in products.iter().take(LISTED).enumerate() {
-        let mut parts = vec![format!("¥{}", yuan(p.get("price_yuan")))];
-        if let Some(r) = rating(p) {
-            parts.push(lang.pick("评分 ", "rated ").to_owned() + &r);
+        let mut parts = vec![p.price_yuan.money()];
+        if let Some(r) = p.rating {
+            parts.push(lang.pick("评分 ", "rated ").to_owned() + &rating(r));
         }
-        let store = match (lang, text(p, "store_name_en")) {
-            (Lang::En, en) if !en.is_empty() => en,
-            _ => text(p, "store_name"),
-        };
-        let floor = floor(p.get("floor"), lang);
-        parts.push(format!("{store}{}", paren(&floor, lang)));
-        lines.push(format!("{}. {} — {}", i + 1, text(p, "name"), parts.join(lang.pick("，", ", "))));
+        let floor = p.floor.map(|n| floor(lang, n)).unwrap_or_default();
+        parts.push(format!("{}{}", p.local_store_name(lang), paren(lang, &floor)));
+        lines.push(format!("{}. {} — {}", i + 1, p.name, parts.join(lang.pick("，", ", "))));
     }
     lines.push(pick(lang, "回复“第一个”查看详情。", "Reply \"the first one\" to see details."));
     lines.join("\n")
 }
 
-fn no_products(args: &Value, lang: Lang) -> String {
-    let keyword = text(args, "keyword");
-    let (min, max) = (args.get("min_price"), args.get("max_price"));
-    let range = match (min, max, lang) {
-        (Some(a), Some(b), Lang::Zh) => format!(" ¥{}–{} ", yuan(Some(a)), yuan(Some(b))),
-        (None, Some(b), Lang::Zh) => format!(" ¥{} 以内", yuan(Some(b))),
-        (Some(a), None, Lang::Zh) => format!(" ¥{} 以上", yuan(Some(a))),
-        (Some(a), Some(b), Lang::En) => format!(" between ¥{} and ¥{}", yuan(Some(a)), yuan(Some(b))),
-        (None, Some(b), Lang::En) => format!(" under ¥{}", yuan(Some(b))),
-        (Some(a), None, Lang::En) => format!(" over ¥{}", yuan(Some(a))),
+fn no_products(args: Option<&SearchProductsArgs>, lang: Lang) -> String {
+    let keyword = args.map_or("", |a| a.keyword.as_str());
+    let (min, max) = (args.and_then(|a| a.min_price), args.and_then(|a| a.max_price));
+    let range = match (min.map(money), max.map(money), lang) {
+        (Some(a), Some(b), Lang::Zh) => format!(" {a}–{} ", b.trim_start_matches('¥')),
+        (None, Some(b), Lang::Zh) => format!(" {b} 以内"),
+        (Some(a), None, Lang::Zh) => format!(" {a} 以上"),
+        (Some(a), Some(b), Lang::En) => format!(" between {a} and {b}"),
+        (None, Some(b), Lang::En) => format!(" under {b}"),
+        (Some(a), None, Lang::En) => format!(" over {a}"),
         (None, None, _) => String::new(),
     };
     match lang {
@@ -60,18 +69,16 @@ fn no_products(args: &Value, lang: Lang) -> String {
 }
 
 /// A product: name, price, rating, store and floor, then the sizes question.
-pub(crate) fn product_detail(detail: &Value, lang: Lang, others: usize) -> String {
-    let store = detail.get("store").cloned().unwrap_or(Value::Null);
-    let mut parts = vec![format!("¥{}", yuan(detail.get("price_yuan")))];
-    if let Some(r) = rating(detail) {
-        parts.push(lang.pick("评分 ", "rated ").to_owned() + &r);
+pub(crate) fn product_detail(detail: &ProductDetail, lang: Lang, others: usize) -> String {
+    let mut parts = vec![detail.price_yuan.money()];
+    if let Some(r) = detail.rating {
+        parts.push(lang.pick("评分 ", "rated ").to_owned() + &rating(r));
     }
-    let at = format!("{}{}", store_name(&store, lang), paren(&place(&store, lang), lang));
+    let at = format!("{}{}", detail.store.local_name(lang), paren(lang, &detail.store.place(lang)));
     parts.push(lang.pick("", "at ").to_owned() + &at);
-    let mut lines = vec![format!("{} — {}", text(detail, "name"), parts.join(lang.pick("，", ", ")))];
-    let description = text(detail, "description");
-    if !description.is_empty() {
-        lines.push(clip(description, 80));
+    let mut lines = vec![format!("{} — {}", detail.name, parts.join(lang.pick("，", ", ")))];
+    if !detail.description.is_empty() {
+        lines.push(clip(&detail.description, 80));
     }
     lines.push(ask_size(detail, lang));
     if others > 0 {
@@ -84,11 +91,9 @@ pub(crate) fn product_detail(detail: &Value, lang: Lang, others: usize) -> Strin
 }
 
 /// The sizes in stock and the question which one, or "add it?" for a single SKU.
-pub(crate) fn ask_size(detail: &Value, lang: Lang) -> String {
+pub(crate) fn ask_size(detail: &ProductDetail, lang: Lang) -> String {
     let sizes = sizes_in_stock(detail);
-    let sold_out = detail.get("in_stock").and_then(Value::as_bool) == Some(false);
-    let has_skus = !list(detail, "skus").is_empty();
-    if sold_out || (has_skus && sizes.is_empty()) {
+    if !detail.in_stock || (!detail.skus.is_empty() && sizes.is_empty()) {
         return pick(lang, "很抱歉，这件商品目前缺货。", "Sorry, this item is out of stock right now.");
     }
     if sizes.len() <= 1 {
@@ -98,7 +103,7 @@ pub(crate) fn ask_size(detail: &Value, lang: Lang) -> String {
             "Shall I add it to your cart? Just say \"add to cart\".",
         );
     }
-    let listed = join(&sizes, lang);
+    let listed = join(lang, &sizes);
     let sized = sizes.iter().all(|s| looks_like_size(s));
     match (lang, sized) {
         (Lang::Zh, true) => format!("有 {listed} 码，您要哪个尺码？"),
@@ -109,8 +114,8 @@ pub(crate) fn ask_size(detail: &Value, lang: Lang) -> String {
 }
 
 /// A size the product does not have in stock: the sizes it has.
-pub(crate) fn size_unavailable(size: &str, detail: &Value, lang: Lang) -> String {
-    let sizes = join(&sizes_in_stock(detail), lang);
+pub(crate) fn size_unavailable(size: &str, detail: &ProductDetail, lang: Lang) -> String {
+    let sizes = join(lang, &sizes_in_stock(detail));
     match (lang, sizes.is_empty()) {
         (Lang::Zh, false) => format!("抱歉，{size} 码没有货了。目前有货的尺码：{sizes}，您要哪个？"),
         (Lang::En, false) => {
@@ -121,18 +126,11 @@ pub(crate) fn size_unavailable(size: &str, detail: &Value, lang: Lang) -> String
 }
 
 /// Labels of the SKUs in stock (the product's `sizes`, else its SKUs with stock).
-pub(crate) fn sizes_in_stock(detail: &Value) -> Vec<String> {
-    let sizes: Vec<String> =
-        list(detail, "sizes").iter().filter_map(Value::as_str).map(str::to_owned).collect();
-    if !sizes.is_empty() {
-        return sizes;
+pub(crate) fn sizes_in_stock(detail: &ProductDetail) -> Vec<String> {
+    if !detail.sizes.is_empty() {
+        return detail.sizes.clone();
     }
-    list(detail, "skus")
-        .iter()
-        .filter(|s| s.get("stock").and_then(Value::as_i64).is_none_or(|n| n > 0))
-        .map(|s| text(s, "label").to_owned())
-        .filter(|l| !l.is_empty())
-        .collect()
+    detail.skus.iter().filter(|s| s.stock > 0 && !s.label.is_empty()).map(|s| s.label.clone()).collect()
 }
 
 fn looks_like_size(label: &str) -> bool {
@@ -168,28 +166,26 @@ pub(crate) fn no_such_item(len: usize, lang: Lang) -> String {
 }
 
 /// Stores found by a store search.
-pub(crate) fn store_list(data: &Value, lang: Lang) -> String {
-    let stores = list(data, "stores");
-    if stores.is_empty() {
+pub(crate) fn store_list(result: &SearchStoresResult, lang: Lang) -> String {
+    if result.stores.is_empty() {
         return pick(
             lang,
             "没有找到相关的店铺，换个关键词试试？",
             "I found no such store. Try another keyword?",
         );
     }
-    let total = data.get("total").and_then(Value::as_u64).unwrap_or(stores.len() as u64);
+    let total = result.total.max(result.stores.len() as u64);
     let mut lines = vec![match lang {
         Lang::Zh => format!("找到 {total} 家店："),
         Lang::En => format!("I found {total} stores:"),
     }];
-    for (i, s) in stores.iter().take(LISTED).enumerate() {
-        let hours = text(s, "open_hours");
-        let hours = if hours.is_empty() {
-            String::new()
-        } else {
-            lang.pick("，营业时间 ", ", open ").to_owned() + hours
+    for (i, s) in result.stores.iter().take(LISTED).enumerate() {
+        let hours = match s.open_hours.as_str() {
+            "" => String::new(),
+            hours => lang.pick("，营业时间 ", ", open ").to_owned() + hours,
         };
-        lines.push(format!("{}. {} — {}{hours}", i + 1, store_name(s, lang), place(s, lang)));
+        let name = local_name(lang, &s.name, Some(&s.name_en));
+        lines.push(format!("{}. {name} — {}{hours}", i + 1, floor_and_unit(lang, Some(s.floor), &s.unit)));
     }
     lines.push(pick(
         lang,
@@ -200,30 +196,43 @@ pub(crate) fn store_list(data: &Value, lang: Lang) -> String {
 }
 
 /// Hours, promotions or reviews of a store.
-pub(crate) fn store_info(data: &Value, lang: Lang) -> String {
-    let store = data.get("store").cloned().unwrap_or(Value::Null);
-    let name = store_name(&store, lang);
-    match text(data, "info_type") {
-        "promotions" => promotions(&name, list(data, "promotions"), lang),
-        "reviews" => reviews(&name, data, lang),
-        _ => match lang {
-            Lang::Zh => format!(
-                "{name}在{}，营业时间 {}，电话 {}。",
-                place(&store, lang),
-                text(&store, "open_hours"),
-                text(&store, "phone")
-            ),
-            Lang::En => format!(
-                "{name} is on {}, open {}, phone {}.",
-                place(&store, lang),
-                text(&store, "open_hours"),
-                text(&store, "phone")
-            ),
-        },
+pub(crate) fn store_info(result: &StoreInfoResult, lang: Lang) -> String {
+    match result {
+        StoreInfoResult::Promotions { store, promotions: list } => {
+            promotions(store.local_name(lang), list, lang)
+        }
+        StoreInfoResult::Reviews { store, average_rating, reviews: list } => {
+            let name = store.local_name(lang);
+            if list.is_empty() {
+                return match lang {
+                    Lang::Zh => format!("{name}还没有评价。"),
+                    Lang::En => format!("{name} has no reviews yet."),
+                };
+            }
+            let average = average_rating.map(rating).unwrap_or_else(|| "?".to_owned());
+            let mut lines = vec![match lang {
+                Lang::Zh => format!("{name}平均评分 {average}，最近的评价："),
+                Lang::En => format!("{name} is rated {average} on average. Recent reviews:"),
+            }];
+            for r in list.iter().take(3) {
+                lines.push(format!("★{} “{}” — {}", rating(r.rating), clip(&r.text, 60), r.author));
+            }
+            lines.join("\n")
+        }
+        StoreInfoResult::Basic { store } => {
+            let name = local_name(lang, &store.name, Some(&store.name_en));
+            let place = floor_and_unit(lang, Some(store.floor), &store.unit);
+            match lang {
+                Lang::Zh => format!("{name}在{place}，营业时间 {}，电话 {}。", store.open_hours, store.phone),
+                Lang::En => {
+                    format!("{name} is on {place}, open {}, phone {}.", store.open_hours, store.phone)
+                }
+            }
+        }
     }
 }
 
-fn promotions(name: &str, promotions: &[Value], lang: Lang) -> String {
+fn promotions(name: &str, promotions: &[PromotionLine], lang: Lang) -> String {
     if promotions.is_empty() {
         return match lang {
             Lang::Zh => format!("{name}目前没有优惠活动。"),
@@ -235,88 +244,77 @@ fn promotions(name: &str, promotions: &[Value], lang: Lang) -> String {
         Lang::En => format!("Current deals at {name}:"),
     }];
     for (i, p) in promotions.iter().enumerate() {
-        let until = date(p, "valid_until");
-        let until = match lang {
-            Lang::Zh => format!("（有效期至 {until}）"),
-            Lang::En => format!(" (until {until})"),
-        };
-        lines.push(format!("{}. {}：{}{until}", i + 1, text(p, "title"), text(p, "description")));
-    }
-    let text = lines.join("\n");
-    if lang == Lang::En { text.replace('：', ": ") } else { text }
-}
-
-fn reviews(name: &str, data: &Value, lang: Lang) -> String {
-    let reviews = list(data, "reviews");
-    let average = rating(data).unwrap_or_else(|| "?".to_owned());
-    if reviews.is_empty() {
-        return match lang {
-            Lang::Zh => format!("{name}还没有评价。"),
-            Lang::En => format!("{name} has no reviews yet."),
-        };
-    }
-    let mut lines = vec![match lang {
-        Lang::Zh => format!("{name}平均评分 {average}，最近的评价："),
-        Lang::En => format!("{name} is rated {average} on average. Recent reviews:"),
-    }];
-    for r in reviews.iter().take(3) {
-        let stars = rating(r).unwrap_or_default();
-        lines.push(format!("★{stars} “{}” — {}", clip(text(r, "text"), 60), text(r, "author")));
+        let until = date(&p.valid_until);
+        lines.push(match lang {
+            Lang::Zh => format!("{}. {}：{}（有效期至 {until}）", i + 1, p.title, p.description),
+            Lang::En => format!("{}. {}: {} (until {until})", i + 1, p.title, p.description),
+        });
     }
     lines.join("\n")
 }
 
-/// Directions to a store.
-pub(crate) fn route(data: &Value, lang: Lang) -> String {
-    let store = data.get("store").cloned().unwrap_or(Value::Null);
-    let from = match (text(data, "from"), lang) {
+/// Directions to a store, or the closest names when no store has the name.
+pub(crate) fn route(result: &NavigateToStoreResult, lang: Lang) -> String {
+    let directions = match result {
+        NavigateToStoreResult::Route(directions) => directions,
+        NavigateToStoreResult::NotFound(missing) => {
+            let names: Vec<String> = missing
+                .closest
+                .iter()
+                .map(|s| s.local_name(lang).to_owned())
+                .filter(|n| !n.is_empty())
+                .collect();
+            return match lang {
+                Lang::Zh => format!(
+                    "没有找到“{}”这家店。名字相近的有：{}。点下面的按钮带您过去。",
+                    missing.not_found,
+                    join(lang, &names)
+                ),
+                Lang::En => format!(
+                    "I couldn't find a store called \"{}\". Stores with close names: {}. Tap one below for directions.",
+                    missing.not_found,
+                    join(lang, &names)
+                ),
+            };
+        }
+    };
+    let from = match (directions.from.as_str(), lang) {
         ("" | "main_entrance", Lang::Zh) => "正门".to_owned(),
         ("" | "main_entrance", Lang::En) => "the main entrance".to_owned(),
         (other, _) => other.replace('_', " "),
     };
-    let distance = yuan(data.get("distance_m"));
-    let eta = yuan(data.get("eta_minutes"));
-    let mut lines = vec![match lang {
-        Lang::Zh => format!(
-            "{}在{}。从{from}出发约 {distance} 米，步行约 {eta} 分钟：",
-            store_name(&store, lang),
-            place(&store, lang)
-        ),
-        Lang::En => format!(
-            "{} is on {}. From {from} it is about {distance} m, {eta} min on foot:",
-            store_name(&store, lang),
-            place(&store, lang)
-        ),
+    let (distance, eta) = (directions.distance_m, directions.eta_minutes);
+    let name = directions.store.local_name(lang);
+    let place = directions.store.place(lang);
+    let mut lines = vec![match (lang, directions.highlight && !place.is_empty()) {
+        (Lang::Zh, true) => format!("{name}在{place}。从{from}出发约 {distance} 米，步行约 {eta} 分钟："),
+        (Lang::Zh, false) => format!("去{name}：从{from}出发约 {distance} 米，步行约 {eta} 分钟："),
+        (Lang::En, true) => {
+            format!("{name} is on {place}. From {from} it is about {distance} m, {eta} min on foot:")
+        }
+        (Lang::En, false) => format!("To {name}: from {from} it is about {distance} m, {eta} min on foot:"),
     }];
-    for (i, step) in list(data, "steps").iter().enumerate() {
-        let step = step.as_str().map(str::to_owned).unwrap_or_else(|| {
-            ["text", "instruction", "description"]
-                .iter()
-                .map(|k| text(step, k))
-                .find(|t| !t.is_empty())
-                .unwrap_or("")
-                .to_owned()
-        });
-        lines.push(format!("{}. {step}", i + 1));
-    }
+    lines.extend(directions.steps.iter().enumerate().map(|(i, step)| format!("{}. {step}", i + 1)));
     lines.join("\n")
 }
 
 /// An area of the mall and its stores.
-pub(crate) fn area(data: &Value, lang: Lang) -> String {
-    let area = data.get("area").cloned().unwrap_or(Value::Null);
-    let name = store_name(&area, lang);
-    let where_ = floor(area.get("floor"), lang);
+pub(crate) fn area(result: &NavigateToAreaResult, lang: Lang) -> String {
+    let area = &result.area;
+    let name = area.local_name(lang);
+    let where_ = floor(lang, area.floor);
     let mut lines = vec![match lang {
-        Lang::Zh => format!("{name}在{where_}。{}", text(&area, "description")),
-        Lang::En => format!("{name} is on {where_}. {}", text(&area, "description")),
+        Lang::Zh => format!("{name}在{where_}。{}", area.description),
+        Lang::En => format!("{name} is on {where_}. {}", area.description),
     }];
-    let stores: Vec<String> = list(data, "stores")
+    let stores: Vec<String> = result
+        .stores
         .iter()
-        .map(|s| format!("{}{}", text(s, "name"), paren(text(s, "unit"), lang)))
+        .flatten()
+        .map(|s| format!("{}{}", local_name(lang, &s.name, Some(&s.name_en)), paren(lang, &s.unit)))
         .collect();
     if !stores.is_empty() {
-        lines.push(lang.pick("这里有：", "Stores here: ").to_owned() + &join(&stores, lang));
+        lines.push(lang.pick("这里有：", "Stores here: ").to_owned() + &join(lang, &stores));
     }
     lines.join("\n").trim().to_owned()
 }

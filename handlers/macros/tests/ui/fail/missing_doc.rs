@@ -9,7 +9,7 @@ struct Args {
 
 #[tool_function(level = "safe", scope = "both")]
 async fn search(_ctx: &ToolContext, args: Args) -> ToolResult {
-    Ok(ToolOutput::data(serde_json::json!(args.keyword)))
+    Ok(ToolOutput::new(serde_json::json!(args.keyword)))
 }
 
 fn main() {}

@@ -10,7 +10,7 @@ struct Args {
 /// Searches.
 #[tool_function(level = "safe")]
 async fn search(_ctx: &ToolContext, args: Args) -> ToolResult {
-    Ok(ToolOutput::data(serde_json::json!(args.keyword)))
+    Ok(ToolOutput::new(serde_json::json!(args.keyword)))
 }
 
 fn main() {}

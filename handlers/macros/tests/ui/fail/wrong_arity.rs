@@ -10,13 +10,13 @@ struct Args {
 /// Searches.
 #[tool_function(level = "safe", scope = "both")]
 async fn search(args: Args) -> ToolResult {
-    Ok(ToolOutput::data(serde_json::json!(args.keyword)))
+    Ok(ToolOutput::new(serde_json::json!(args.keyword)))
 }
 
 /// Searches with an extra argument.
 #[tool_function(level = "safe", scope = "both")]
 async fn search_more(_ctx: &ToolContext, args: Args, _page: u32) -> ToolResult {
-    Ok(ToolOutput::data(serde_json::json!(args.keyword)))
+    Ok(ToolOutput::new(serde_json::json!(args.keyword)))
 }
 
 fn main() {}

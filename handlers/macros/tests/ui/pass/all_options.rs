@@ -5,7 +5,9 @@ use std::pin::pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
-use handlers::{Lang, Level, Preview, Scope, ToolContext, ToolError, ToolOutput, ToolResult, tool_function};
+use handlers::{
+    HelpLine, Lang, Level, OfflineHook, Preview, Scope, ToolContext, ToolError, ToolOutput, ToolResult, tool_function,
+};
 use serde_json::json;
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -20,10 +22,27 @@ struct GreetArgs {
 ///
 /// A second paragraph
 /// wrapped over two lines.
-#[tool_function(level = "confirm", scope = "group", require_at = true, name = "say-hello", preview = greet_preview)]
+#[tool_function(
+    level = "confirm", scope = "group", require_at = true, name = "say-hello", preview = greet_preview,
+    progress = greet_progress, offline = GREET_OFFLINE, help = GREET_HELP)]
 async fn greet(ctx: &ToolContext, args: GreetArgs) -> ToolResult {
     let word = ctx.lang.pick("你好", "Hello");
-    Ok(ToolOutput::data(json!({ "text": format!("{word} {}", args.name), "times": args.times.unwrap_or(1) })))
+    Ok(ToolOutput::new(json!({ "text": format!("{word} {}", args.name), "times": args.times.unwrap_or(1) })))
+}
+
+static GREET_OFFLINE: OfflineHook = OfflineHook { recognise: greet_recognise, answer: greet_answer };
+static GREET_HELP: HelpLine = HelpLine { zh: "👋 打招呼", en: "👋 Greetings" };
+
+fn greet_recognise(text: &str) -> Option<serde_json::Value> {
+    text.strip_prefix("greet ").map(|name| json!({ "name": name }))
+}
+
+fn greet_answer(_lang: Lang, data: &serde_json::Value) -> Option<String> {
+    data["text"].as_str().map(str::to_owned)
+}
+
+fn greet_progress(lang: Lang, args: &GreetArgs) -> String {
+    format!("{} {}…", lang.pick("正在问候", "Greeting"), args.name)
 }
 
 async fn greet_preview(_ctx: &ToolContext, args: GreetArgs) -> Result<Preview, ToolError> {
@@ -52,6 +71,12 @@ fn main() {
     assert_eq!(output.data, json!({ "text": "Hello Ann", "times": 1 }));
     let preview = run((spec.preview.expect("has a preview"))(ctx.clone(), json!({ "name": "Ann" })));
     assert_eq!(preview.expect("previews").summary, "greet Ann");
+    assert_eq!(spec.progress_line(Lang::En, &json!({ "name": "Ann" })), "Greeting Ann…");
+    let hook = spec.offline.expect("has an offline hook");
+    assert_eq!((hook.recognise)("greet Bo"), Some(json!({ "name": "Bo" })));
+    assert_eq!((hook.answer)(Lang::En, &json!({ "text": "Hello Bo" })).as_deref(), Some("Hello Bo"));
+    assert_eq!(spec.help.expect("has a help line").en, "👋 Greetings");
+    assert_eq!(spec.progress_line(Lang::Zh, &json!({ "name": 7 })), "⏳ 正在处理…", "unreadable arguments");
     let error = run(spec.invoke(ctx, json!({ "name": 7 }))).expect_err("bad arguments");
     assert!(matches!(error, ToolError::InvalidArguments { field: Some(ref f), .. } if f == "name"));
 }

@@ -8,7 +8,7 @@ struct Nothing {}
 /// Says what time the mall opens.
 #[tool_function(level = "safe", scope = "both")]
 async fn opening_time(_ctx: &ToolContext, _args: Nothing) -> ToolResult {
-    Ok(ToolOutput::data(serde_json::json!("10:00")))
+    Ok(ToolOutput::new(serde_json::json!("10:00")))
 }
 
 fn main() {

@@ -1,0 +1,226 @@
+//! The typed pieces tool results are made of: prices in yuan, stores, cart
+//! lines, carts and orders. Each serialises to the compact JSON the model
+//! reads and reads back from it, so the offline planner and tests use the
+//! same types the tools return.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use services::{Cart, CartItem, Order, OrderStatus, Store};
+
+/// A price, kept in fen, written as a JSON number of yuan: `69900` → `699`,
+/// `1999` → `19.99`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Yuan(pub i64);
+
+impl Yuan {
+    /// The price in fen.
+    pub fn cents(self) -> i64 {
+        self.0
+    }
+
+    /// The price as a number of yuan.
+    pub fn as_f64(self) -> f64 {
+        self.0 as f64 / 100.0
+    }
+
+    /// `¥699`, `¥19.99`.
+    pub fn money(self) -> String {
+        crate::format::money(self.0)
+    }
+}
+
+impl Serialize for Yuan {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if self.0 % 100 == 0 {
+            serializer.serialize_i64(self.0 / 100)
+        } else {
+            serializer.serialize_f64(self.as_f64())
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Yuan {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let yuan = f64::deserialize(deserializer)?;
+        Ok(Yuan((yuan * 100.0).round() as i64))
+    }
+}
+
+/// A rating as a short number (`4.7`, not `4.699999809265137`).
+pub fn rating(value: f32) -> f64 {
+    (f64::from(value) * 100.0).round() / 100.0
+}
+
+/// A store in full, as search results and `get_store_info` show it.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct StoreCard {
+    pub store_id: String,
+    pub name: String,
+    pub name_en: String,
+    pub category: String,
+    pub floor: i32,
+    pub unit: String,
+    pub area_id: String,
+    pub open_hours: String,
+    pub phone: String,
+}
+
+impl From<&Store> for StoreCard {
+    fn from(store: &Store) -> Self {
+        StoreCard {
+            store_id: store.id.clone(),
+            name: store.name.clone(),
+            name_en: store.name_en.clone(),
+            category: store.category.clone(),
+            floor: store.floor,
+            unit: store.unit.clone(),
+            area_id: store.area_id.clone(),
+            open_hours: store.open_hours.clone(),
+            phone: store.phone.clone(),
+        }
+    }
+}
+
+/// A store in short; its name and place are empty when it could not be
+/// looked up (an order already placed still shows).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct StoreRef {
+    pub store_id: String,
+    pub name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name_en: Option<String>,
+    pub floor: Option<i32>,
+    pub unit: Option<String>,
+}
+
+impl StoreRef {
+    /// A store known only by id and maybe name.
+    pub fn unknown(store_id: &str, name: Option<&str>) -> Self {
+        StoreRef { store_id: store_id.to_owned(), name: name.map(str::to_owned), ..Default::default() }
+    }
+
+    /// The name in the shopper's language, or `""`.
+    pub fn local_name(&self, lang: crate::Lang) -> &str {
+        crate::format::local_name(lang, self.name.as_deref().unwrap_or(""), self.name_en.as_deref())
+    }
+
+    /// Floor and unit for people (see [`crate::format::floor_and_unit`]).
+    pub fn place(&self, lang: crate::Lang) -> String {
+        crate::format::floor_and_unit(lang, self.floor, self.unit.as_deref().unwrap_or(""))
+    }
+}
+
+impl From<&Store> for StoreRef {
+    fn from(store: &Store) -> Self {
+        StoreRef {
+            store_id: store.id.clone(),
+            name: Some(store.name.clone()),
+            name_en: Some(store.name_en.clone()),
+            floor: Some(store.floor),
+            unit: Some(store.unit.clone()),
+        }
+    }
+}
+
+/// A cart or order line.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ItemLine {
+    pub item_id: String,
+    pub product_id: String,
+    pub sku_id: Option<String>,
+    pub name: String,
+    pub sku_label: Option<String>,
+    pub quantity: u32,
+    pub unit_price_yuan: Yuan,
+    pub line_total_yuan: Yuan,
+}
+
+impl From<&CartItem> for ItemLine {
+    fn from(item: &CartItem) -> Self {
+        ItemLine {
+            item_id: item.item_id.clone(),
+            product_id: item.product_id.clone(),
+            sku_id: item.sku_id.clone(),
+            name: item.name.clone(),
+            sku_label: item.sku_label.clone(),
+            quantity: item.quantity,
+            unit_price_yuan: Yuan(item.unit_price_cents),
+            line_total_yuan: Yuan(item.line_total_cents),
+        }
+    }
+}
+
+/// What every cart tool returns.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CartResult {
+    pub cart_id: String,
+    pub items: Vec<ItemLine>,
+    pub total_yuan: Yuan,
+}
+
+impl From<&Cart> for CartResult {
+    fn from(cart: &Cart) -> Self {
+        CartResult {
+            cart_id: cart.cart_id.clone(),
+            items: cart.items.iter().map(ItemLine::from).collect(),
+            total_yuan: Yuan(cart.total_cents),
+        }
+    }
+}
+
+/// One order with its lines and pickup store.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OrderCard {
+    pub order_id: String,
+    pub status: OrderStatus,
+    #[serde(default)]
+    pub items: Vec<ItemLine>,
+    pub total_yuan: Yuan,
+    #[serde(default)]
+    pub created_at: String,
+    #[serde(default)]
+    pub pickup_store: StoreRef,
+}
+
+/// What every single-order tool returns: `{"order": {...}}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OrderResult {
+    pub order: OrderCard,
+}
+
+impl OrderResult {
+    /// The order with its pickup store, when it could be looked up.
+    pub fn new(order: &Order, pickup: Option<&Store>) -> Self {
+        let pickup_store = match pickup {
+            Some(store) => StoreRef::from(store),
+            None => StoreRef::unknown(&order.pickup_store_id, None),
+        };
+        OrderResult {
+            order: OrderCard {
+                order_id: order.order_id.clone(),
+                status: order.status,
+                items: order.items.iter().map(ItemLine::from).collect(),
+                total_yuan: Yuan(order.total_cents),
+                created_at: order.created_at.clone(),
+                pickup_store,
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn yuan_is_a_plain_json_number_both_ways() {
+        let json = |cents| serde_json::to_string(&Yuan(cents)).expect("serialises");
+        assert_eq!((json(69900), json(1999), json(5)), ("699".into(), "19.99".into(), "0.05".into()));
+        let read = |text: &str| serde_json::from_str::<Yuan>(text).expect("reads");
+        assert_eq!((read("699"), read("19.99"), read("499.0")), (Yuan(69900), Yuan(1999), Yuan(49900)));
+        assert_eq!(rating(4.7).to_string(), "4.7");
+    }
+}

@@ -1,0 +1,119 @@
+//! Basic mode (the offline planner) on a mall that is not the demo: it learns
+//! the brands and stores of the mall it is connected to — here a catalog whose
+//! brands the demo does not have, served by the reference mall server and read
+//! over HTTP — and it never sends a shopper to a store they did not name when
+//! the mall's search ranks loosely.
+#![allow(clippy::unwrap_used)]
+
+use std::sync::Arc;
+
+use handlers::Lang;
+use mallbot::app::App;
+use mallbot::config::Config;
+use mallbot::context::MessageContext;
+use mallbot::llm::offline::OfflinePlanner;
+use mallbot::llm::{ChatMessage, ChatModel, ChatRequest};
+use mallbot::state::MemoryStore;
+use serde_json::Value;
+use services::{
+    Catalog, EmbeddedMall, HttpMall, HttpMallConfig, MallApi, MockMallApi, Page, ServiceError, Store,
+};
+
+/// The demo catalog with its Nike renamed to a brand the demo never had:
+/// Kestrel, 隼鹰 in Chinese.
+fn other_catalog() -> Arc<Catalog> {
+    let demo = include_str!("../services/data/demo-mall.json");
+    let renamed = demo.replace("Nike", "Kestrel").replace("nike", "kestrel").replace("耐克", "隼鹰");
+    assert!(!renamed.contains("耐克") && renamed.contains("隼鹰"));
+    Arc::new(Catalog::from_json(&renamed).unwrap())
+}
+
+/// The reference mall server over that catalog on loopback, and a client of it.
+async fn http_mall() -> Arc<dyn MallApi> {
+    let mall: Arc<dyn MallApi> = Arc::new(EmbeddedMall::with_catalog(other_catalog(), None).unwrap());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(services::server::serve(listener, mall, None, std::future::pending()));
+    Arc::new(HttpMall::new(HttpMallConfig::new(url, "")).unwrap())
+}
+
+/// The planner's first move for one shopper message.
+async fn first_call(planner: &OfflinePlanner, text: &str) -> (String, Value) {
+    let messages = [ChatMessage::system("You are the shopping guide."), ChatMessage::user(text)];
+    let tools: Vec<_> = handlers::all().to_vec();
+    let response =
+        planner.complete(ChatRequest { messages: &messages, tools: &tools, progress: None }).await.unwrap();
+    let call = response.message.tool_calls.first().cloned().expect("a tool call");
+    (call.name, serde_json::from_str(&call.arguments).unwrap())
+}
+
+#[tokio::test]
+async fn basic_mode_learns_the_brands_of_a_mall_over_http() {
+    let planner = OfflinePlanner::learning(http_mall().await);
+    let (tool, args) = first_call(&planner, "帮我买一双隼鹰跑鞋，500 以内").await;
+    assert_eq!(tool, "search_products");
+    assert_eq!(args["brand"], "Kestrel", "the brand written in Chinese, as the mall spells it: {args}");
+    assert_eq!(args["max_price"], 500);
+    let (_, args) = first_call(&planner, "I want Kestrel running shoes").await;
+    assert_eq!(args["brand"], "Kestrel", "{args}");
+
+    let unlearned = OfflinePlanner::new();
+    let (_, args) = first_call(&unlearned, "帮我买一双隼鹰跑鞋，500 以内").await;
+    assert!(args.get("brand").is_none(), "without the mall the brand is unknown: {args}");
+}
+
+#[tokio::test]
+async fn basic_mode_gives_directions_on_another_mall_over_http() {
+    let mut config = Config::default();
+    config.bot.rate_limit_per_minute = 0;
+    let app = App::with_parts(config, http_mall().await, Arc::new(MemoryStore::new())).unwrap();
+    let reply = app.router.dispatch(&MessageContext::private("console", 7, "隼鹰店在哪", Lang::Zh)).await;
+    assert!(reply.text.starts_with("隼鹰在"), "{}", reply.text);
+    assert!(reply.text.contains("\n1. "), "numbered steps: {}", reply.text);
+}
+
+fn store(id: &str, name: &str, name_en: &str) -> Store {
+    Store {
+        id: id.into(),
+        name: name.into(),
+        name_en: name_en.into(),
+        category: "数码".into(),
+        floor: 1,
+        unit: "101".into(),
+        area_id: "a-1".into(),
+        open_hours: "10:00-22:00".into(),
+        phone: "021-0000".into(),
+        tags: vec![],
+    }
+}
+
+/// A mall whose store search answers Apple and Huawei whatever is asked.
+fn loose_mall() -> MockMallApi {
+    let mut mall = MockMallApi::new();
+    let stores = vec![store("s-apple", "苹果", "Apple"), store("s-huawei", "华为", "Huawei")];
+    mall.expect_search_stores().returning(move |_| Ok(Page { total: 2, items: stores.clone() }));
+    mall.expect_get_store().returning(|id| Err(ServiceError::not_found(format!("store {id}"))));
+    mall.expect_list_areas().returning(|| Ok(Page { items: vec![], total: 0 }));
+    mall.expect_search_products().returning(|_| Ok(Page { items: vec![], total: 0 }));
+    mall.expect_route().never();
+    mall
+}
+
+#[tokio::test]
+async fn basic_mode_never_sends_the_shopper_to_a_store_they_did_not_name() {
+    let mut config = Config::default();
+    config.bot.rate_limit_per_minute = 0;
+    let app = App::with_parts(config, Arc::new(loose_mall()), Arc::new(MemoryStore::new())).unwrap();
+
+    let reply = app.router.dispatch(&MessageContext::private("console", 8, "Nike 店在哪", Lang::Zh)).await;
+    assert!(reply.text.starts_with("没有找到“Nike 店”这家店"), "{}", reply.text);
+    assert!(reply.text.contains("苹果、华为"), "{}", reply.text);
+    assert_eq!(reply.suggestions, ["带我去苹果", "带我去华为"], "the closest names as buttons");
+
+    let reply = app
+        .router
+        .dispatch(&MessageContext::private("console", 9, "where is the Nike store?", Lang::En))
+        .await;
+    assert!(reply.text.starts_with("I couldn't find a store called \"Nike store\""), "{}", reply.text);
+    assert_eq!(reply.suggestions, ["Take me to Apple", "Take me to Huawei"]);
+}
