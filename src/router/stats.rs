@@ -92,17 +92,7 @@ impl FunctionCallRouter {
 
 /// `YYYY-MM-DD` of a day counted from the Unix epoch.
 fn civil_date(days: i64) -> String {
-    // Howard Hinnant's days-to-civil algorithm.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}")
+    services::rfc3339(days * 86_400).chars().take(10).collect()
 }
 
 #[cfg(test)]

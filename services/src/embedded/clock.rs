@@ -17,7 +17,7 @@ pub(crate) fn rfc3339_now() -> String {
 }
 
 /// Unix seconds as RFC 3339 in UTC.
-pub(crate) fn rfc3339(unix: i64) -> String {
+pub fn rfc3339(unix: i64) -> String {
     let days = unix.div_euclid(86_400);
     let secs = unix.rem_euclid(86_400);
     let (year, month, day) = civil_from_days(days);

@@ -25,6 +25,7 @@ use crate::error::ServiceError;
 use crate::models::*;
 
 pub use catalog::{Catalog, CatalogError};
+pub use clock::rfc3339;
 pub use data::Floor;
 
 use shopping::MallState;
