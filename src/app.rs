@@ -15,6 +15,7 @@ use crate::llm::openai::{OpenAiClient, OpenAiSettings};
 use crate::router::{FunctionCallRouter, RouterParts, RouterSettings};
 use crate::state::StateStore;
 pub use crate::stats::Stats;
+use crate::tools::RemoteTools;
 
 /// The assembled bot.
 #[derive(Clone)]
@@ -28,6 +29,10 @@ pub struct App {
     pub started: Instant,
     /// Whether the instance is stopping (for `/readyz`).
     pub lifecycle: Arc<crate::ops::Lifecycle>,
+    /// Speech to text for voice messages (`[stt]`), when configured.
+    pub stt: Option<Arc<crate::stt::SpeechToText>>,
+    /// Tools lent by the MCP servers of `[mcp.servers]`, while they are up.
+    pub remote: Arc<RemoteTools>,
 }
 
 impl App {
@@ -38,6 +43,12 @@ impl App {
             .await
             .with_context(|| format!("cannot open the state store (state.url = {})", config.state.url))?;
         Self::with_parts(config, mall, state)
+    }
+
+    /// Connects to the MCP servers of `[mcp.servers]` in the background; their
+    /// tools join the router's as each connects (none configured: nothing).
+    pub fn start_mcp_servers(&self) {
+        crate::mcp::client::start(&self.config.mcp.servers, &self.remote);
     }
 
     /// Builds the bot around a given mall and state store (tests use this).
@@ -79,6 +90,7 @@ impl App {
         let stats = Arc::new(Stats::default());
         let planner: Arc<dyn ChatModel> = Arc::new(OfflinePlanner::learning(mall.clone()));
         let chat_model = (config.llm.provider == Provider::Openai).then(|| model.clone());
+        let remote = Arc::new(RemoteTools::default());
         let router = FunctionCallRouter::new(RouterParts {
             model: model.clone(),
             planner,
@@ -88,8 +100,11 @@ impl App {
             stats: stats.clone(),
             settings: router_settings(&config),
             map,
-        });
+        })
+        .with_remote_tools(remote.clone());
+        let stt = crate::stt::SpeechToText::from_config(&config.stt).map(Arc::new);
         App {
+            stt,
             config: Arc::new(config),
             router: Arc::new(router),
             mall,
@@ -98,7 +113,16 @@ impl App {
             stats,
             started: Instant::now(),
             lifecycle: Arc::default(),
+            remote,
         }
+    }
+}
+
+impl App {
+    /// Whether the model reads photos: `llm.vision` with a real model (the
+    /// offline planner reads captions only).
+    pub fn reads_photos(&self) -> bool {
+        self.config.llm.vision && self.config.llm.provider == Provider::Openai
     }
 }
 

@@ -29,21 +29,23 @@ pub enum Command {
     Health,
     /// `/stats`: the day's figures (operators only).
     Stats,
+    /// `/voice FILE`: the terminal chat sends a recording as a voice message.
+    Voice(Option<String>),
+    /// `/photo FILE [caption]`: the terminal chat sends a picture as a photo.
+    Photo(Option<String>),
     /// Any other command.
     Unknown,
 }
 
 impl Command {
-    /// The commands shown in Telegram's command menu, with their descriptions
-    /// (Chinese, English). `/health` is not listed.
-    pub const MENU: [(&'static str, &'static str, &'static str); 6] = [
-        ("start", "开始使用", "Get started"),
-        ("help", "我能做什么", "What I can do"),
-        ("cart", "查看购物车", "Show my cart"),
-        ("orders", "我的订单", "My orders"),
-        ("reset", "重新开始对话", "Start the conversation over"),
-        ("lang", "切换语言：/lang zh 或 /lang en", "Switch language: /lang zh or /lang en"),
-    ];
+    /// The commands shown in Telegram's command menu; their descriptions are
+    /// `menu` in the text tables, in this order. `/health` is not listed.
+    pub const MENU: [&'static str; 6] = ["start", "help", "cart", "orders", "reset", "lang"];
+
+    /// The command menu in `lang`: (command, description).
+    pub fn menu(lang: Lang) -> impl Iterator<Item = (&'static str, &'static str)> {
+        Command::MENU.into_iter().zip(lang.texts().commands.menu)
+    }
 
     /// Reads `/name[@bot] [argument]`. `is_me` tells whether a `@bot` suffix
     /// names this bot; a command for another bot is [`Command::Unknown`].
@@ -73,6 +75,8 @@ impl Command {
             "lang" | "language" => Command::Lang(arg),
             "health" => Command::Health,
             "stats" => Command::Stats,
+            "voice" => Command::Voice(arg),
+            "photo" => Command::Photo(arg),
             _ => Command::Unknown,
         })
     }
@@ -96,7 +100,8 @@ pub async fn answer(router: &FunctionCallRouter, ctx: &MessageContext, command: 
     match command {
         Command::Start(_) => greeting(lang),
         Command::Help => {
-            let tools = router.tools_for(ctx.is_group, true);
+            let tools: Vec<_> =
+                router.tools_for(ctx.is_group, true).iter().filter_map(|t| t.spec()).collect();
             Reply::text(texts::help(lang, &tools, ctx.is_group))
         }
         Command::Cart | Command::Orders => {
@@ -121,6 +126,8 @@ pub async fn answer(router: &FunctionCallRouter, ctx: &MessageContext, command: 
             }
             None => Reply::text(texts::lang_usage(lang)),
         },
+        // Transports with files of their own send the recording or picture itself.
+        Command::Voice(_) | Command::Photo(_) => Reply::text(lang.texts().media.send_it_instead),
         Command::Health | Command::Stats | Command::Unknown => Reply::text(texts::unknown_command(lang)),
     }
 }
@@ -143,5 +150,10 @@ mod tests {
         assert_eq!(parse("/frobnicate"), Some(Command::Unknown));
         assert_eq!(parse("帮我找鞋"), None);
         assert_eq!(parse("/ 鞋"), None);
+        assert_eq!(parse("/voice /tmp/a.ogg"), Some(Command::Voice(Some("/tmp/a.ogg".into()))));
+        assert_eq!(
+            parse("/photo shoes.jpg 有这双吗"),
+            Some(Command::Photo(Some("shoes.jpg 有这双吗".into())))
+        );
     }
 }

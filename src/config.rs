@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-use handlers::{Lang, Level};
+use handlers::{Lang, Level, Scope};
 use serde::{Deserialize, Serialize};
 
 /// The whole configuration. Every key has a default (see `config.example.toml`).
@@ -15,12 +15,14 @@ use serde::{Deserialize, Serialize};
 pub struct Config {
     pub telegram: TelegramConfig,
     pub llm: LlmConfig,
+    pub stt: SttConfig,
     pub mall: MallConfig,
     pub state: StateConfig,
     pub bot: BotConfig,
     pub safety: SafetyConfig,
     pub ops: OpsConfig,
     pub log: LogConfig,
+    pub mcp: McpConfig,
     /// Per-tool overrides: `[tools.add_to_cart] level = "safe"`.
     pub tools: BTreeMap<String, ToolOverride>,
     /// What loading noticed but did not refuse (unknown `MALLBOT_*`
@@ -97,6 +99,9 @@ pub struct LlmConfig {
     /// A hard ceiling on model calls at once; 0 = adapt to the provider
     /// (grow while it answers, shrink on 429/overload).
     pub max_concurrent: usize,
+    /// The model reads photos: a shopper's photo goes to it as a `data:`
+    /// image part (with `provider = "openai"`; the offline planner reads captions only).
+    pub vision: bool,
 }
 
 impl Default for LlmConfig {
@@ -113,6 +118,7 @@ impl Default for LlmConfig {
             stream: false,
             temperature: None,
             max_concurrent: 0,
+            vision: false,
         }
     }
 }
@@ -124,6 +130,53 @@ impl LlmConfig {
             Provider::Offline => "offline",
             Provider::Openai => "openai",
         }
+    }
+}
+
+/// Which speech-to-text service transcribes voice messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SttProvider {
+    /// None: voice messages are answered with a note that typing works.
+    #[default]
+    #[serde(rename = "")]
+    Off,
+    /// Any OpenAI-compatible `POST /audio/transcriptions` (OpenAI Whisper,
+    /// Groq, a local whisper server, vLLM…).
+    Openai,
+}
+
+/// `[stt]`: speech to text for voice messages.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SttConfig {
+    pub provider: SttProvider,
+    pub base_url: String,
+    pub api_key: String,
+    pub model: String,
+    /// Voice messages longer than this are answered without transcribing.
+    pub max_seconds: u32,
+    /// Time limit of one transcription request.
+    pub timeout_secs: u64,
+}
+
+impl Default for SttConfig {
+    fn default() -> Self {
+        SttConfig {
+            provider: SttProvider::Off,
+            base_url: String::new(),
+            api_key: String::new(),
+            model: "whisper-1".into(),
+            max_seconds: 60,
+            timeout_secs: 30,
+        }
+    }
+}
+
+impl SttConfig {
+    /// Whether voice messages are transcribed.
+    pub fn enabled(&self) -> bool {
+        self.provider != SttProvider::Off
     }
 }
 
@@ -268,6 +321,76 @@ pub enum LogFormat {
     Json,
 }
 
+/// `[mcp]`: the registry served over MCP (`mallbot mcp`), and MCP servers
+/// whose tools join the registry (`[mcp.servers.NAME]`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct McpConfig {
+    /// Bearer token for `mallbot mcp --listen` (required there); it acts for `user_id`.
+    pub token: String,
+    /// The shopper `mallbot mcp` acts for: over stdio, and for requests carrying `token`.
+    pub user_id: i64,
+    /// Host names accepted in the `Host` header by `mallbot mcp --listen`
+    /// besides localhost/127.0.0.1/::1 (DNS-rebinding protection).
+    pub allowed_hosts: Vec<String>,
+    /// Browser origins accepted in the `Origin` header (`https://app.example.com:443`);
+    /// a request with any other Origin is refused.
+    pub allowed_origins: Vec<String>,
+    /// Leave `confirm`/`critical` tools out of the list for clients without
+    /// elicitation (otherwise listed, and refused with an explanation when called).
+    pub hide_unconfirmable: bool,
+    /// More bearer tokens, each acting for its own shopper: `"TOKEN" = USER_ID`.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub tokens: BTreeMap<String, i64>,
+    /// MCP servers whose tools the bot offers to the model, as `NAME__tool`.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub servers: BTreeMap<String, McpServerConfig>,
+}
+
+impl Default for McpConfig {
+    fn default() -> Self {
+        McpConfig {
+            token: String::new(),
+            user_id: 1,
+            allowed_hosts: Vec::new(),
+            allowed_origins: Vec::new(),
+            hide_unconfirmable: false,
+            tokens: BTreeMap::new(),
+            servers: BTreeMap::new(),
+        }
+    }
+}
+
+/// `[mcp.servers.NAME]`: `command` (+ `args`, `env`) for a server over stdio,
+/// or `url` (+ `headers`) for one over streamable HTTP.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct McpServerConfig {
+    pub command: String,
+    pub args: Vec<String>,
+    pub env: BTreeMap<String, String>,
+    pub url: String,
+    pub headers: BTreeMap<String, String>,
+    /// The level of its tools (each overridable with `[tools.NAME__tool] level`).
+    pub level: Level,
+    /// Where its tools may be used.
+    pub scope: Scope,
+}
+
+impl Default for McpServerConfig {
+    fn default() -> Self {
+        McpServerConfig {
+            command: String::new(),
+            args: Vec::new(),
+            env: BTreeMap::new(),
+            url: String::new(),
+            headers: BTreeMap::new(),
+            level: Level::Confirm,
+            scope: Scope::Private,
+        }
+    }
+}
+
 /// `[tools.NAME]`
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -366,6 +489,24 @@ impl Config {
                 "must be at least 1 second",
             ));
         }
+        if self.stt.enabled() {
+            if self.stt.base_url.trim().is_empty() {
+                return Err(invalid(
+                    "stt.base_url",
+                    "required when stt.provider = \"openai\" (e.g. https://api.openai.com/v1)",
+                ));
+            }
+            check_url("stt.base_url", &self.stt.base_url)?;
+            if self.stt.model.trim().is_empty() {
+                return Err(invalid("stt.model", "required when stt.provider is set (e.g. whisper-1)"));
+            }
+            if self.stt.max_seconds == 0 {
+                return Err(invalid("stt.max_seconds", "must be at least 1"));
+            }
+            if self.stt.timeout_secs == 0 {
+                return Err(invalid("stt.timeout_secs", "must be at least 1 second"));
+            }
+        }
         if self.mall.backend == MallBackend::Http {
             if self.mall.base_url.trim().is_empty() {
                 return Err(invalid("mall.base_url", "required when mall.backend = \"http\""));
@@ -412,12 +553,38 @@ impl Config {
         if self.bot.history_messages < 2 {
             return Err(invalid("bot.history_messages", "must be at least 2"));
         }
+        for (name, server) in &self.mcp.servers {
+            let key = format!("mcp.servers.{name}");
+            if name.is_empty()
+                || name.contains("__")
+                || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+            {
+                return Err(invalid(&key, "the name must be letters, digits, `-` or `_` (no `__`)"));
+            }
+            match (server.command.trim().is_empty(), server.url.trim().is_empty()) {
+                (true, true) => {
+                    return Err(invalid(&key, "needs `command` (stdio) or `url` (streamable HTTP)"));
+                }
+                (false, false) => return Err(invalid(&key, "has both `command` and `url`; keep one")),
+                (true, false) => check_url(&format!("{key}.url"), &server.url)?,
+                (false, true) => {}
+            }
+        }
+        if self.mcp.tokens.keys().any(|token| token.trim().is_empty()) {
+            return Err(invalid("mcp.tokens", "a token cannot be empty"));
+        }
         for name in self.tools.keys() {
-            if handlers::find(name).is_none() {
+            let lent = name
+                .split_once("__")
+                .is_some_and(|(server, tool)| !tool.is_empty() && self.mcp.servers.contains_key(server));
+            if handlers::find(name).is_none() && !lent {
                 let known: Vec<&str> = handlers::all().iter().map(|s| s.name).collect();
                 return Err(invalid(
                     &format!("tools.{name}"),
-                    format!("no such tool; known: {}", known.join(", ")),
+                    format!(
+                        "no such tool; known: {} (or SERVER__tool for a server in [mcp.servers])",
+                        known.join(", ")
+                    ),
                 ));
             }
         }
@@ -633,6 +800,37 @@ mod tests {
     }
 
     #[test]
+    fn stt_is_off_by_default_and_checked_when_set() {
+        let c = load("", &[]).unwrap();
+        assert!(!c.stt.enabled());
+        assert_eq!((c.stt.model.as_str(), c.stt.max_seconds, c.stt.timeout_secs), ("whisper-1", 60, 30));
+        assert!(!c.llm.vision);
+        let e = load("[stt]\nprovider = \"openai\"\n", &[]).unwrap_err().to_string();
+        assert!(e.contains("stt.base_url"), "{e}");
+        let e = load("[stt]\nprovider = \"openai\"\nbase_url = \"groq\"\n", &[]).unwrap_err().to_string();
+        assert!(e.contains("stt.base_url") && e.contains("groq"), "{e}");
+        let e = load("[stt]\nprovider = \"whisper\"\n", &[]).unwrap_err().to_string();
+        assert!(e.contains("whisper"), "{e}");
+        let e =
+            load("[stt]\nprovider = \"openai\"\nbase_url = \"http://127.0.0.1:9\"\nmax_seconds = 0\n", &[])
+                .unwrap_err()
+                .to_string();
+        assert!(e.contains("stt.max_seconds"), "{e}");
+        let c = load(
+            "[stt]\nprovider = \"openai\"\nbase_url = \"https://api.groq.com/openai/v1\"\n",
+            &[
+                ("MALLBOT_STT__API_KEY", "gsk-1"),
+                ("MALLBOT_STT__MAX_SECONDS", "30"),
+                ("MALLBOT_LLM__VISION", "true"),
+            ],
+        )
+        .unwrap();
+        assert!(c.stt.enabled() && c.llm.vision);
+        assert_eq!((c.stt.api_key.as_str(), c.stt.max_seconds), ("gsk-1", 30));
+        assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+    }
+
+    #[test]
     fn ops_listen_and_log_format() {
         let c = load("[ops]\nlisten = \"127.0.0.1:9464\"\n", &[("MALLBOT_LOG__FORMAT", "json")]).unwrap();
         assert_eq!(c.ops.listen, "127.0.0.1:9464");
@@ -644,5 +842,31 @@ mod tests {
         assert!(e.contains("ops.listen") && e.contains("127.0.0.1:9464"), "{e}");
         let e = load("[log]\nformat = \"xml\"\n", &[]).unwrap_err().to_string();
         assert!(e.contains("xml"), "{e}");
+    }
+
+    #[test]
+    fn mcp_servers_and_their_tools_levels_are_checked_and_named() {
+        let c = load(
+            "[mcp.servers.parking]\ncommand = \"parking-mcp\"\nargs = [\"--stdio\"]\n\n\
+             [tools.parking__find_car]\nlevel = \"safe\"\n",
+            &[("MALLBOT_MCP__TOKEN", "s3cret"), ("MALLBOT_MCP__USER_ID", "42")],
+        )
+        .unwrap();
+        let parking = &c.mcp.servers["parking"];
+        assert_eq!((parking.level, parking.scope), (Level::Confirm, Scope::Private), "the defaults");
+        assert_eq!(c.tools["parking__find_car"].level, Level::Safe);
+        assert_eq!((c.mcp.token.as_str(), c.mcp.user_id), ("s3cret", 42));
+
+        let e = load("[mcp.servers.parking]\nlevel = \"safe\"\n", &[]).unwrap_err().to_string();
+        assert!(e.contains("mcp.servers.parking") && e.contains("`command`"), "{e}");
+        let both = "[mcp.servers.parking]\ncommand = \"p\"\nurl = \"https://p.example/mcp\"\n";
+        let e = load(both, &[]).unwrap_err().to_string();
+        assert!(e.contains("mcp.servers.parking") && e.contains("keep one"), "{e}");
+        let e = load("[mcp.servers.parking]\nurl = \"ftp://p.example\"\n", &[]).unwrap_err().to_string();
+        assert!(e.contains("mcp.servers.parking.url"), "{e}");
+        let e = load("[mcp.servers.a__b]\ncommand = \"p\"\n", &[]).unwrap_err().to_string();
+        assert!(e.contains("mcp.servers.a__b"), "{e}");
+        let e = load("[tools.valet__park]\nlevel = \"safe\"\n", &[]).unwrap_err().to_string();
+        assert!(e.contains("tools.valet__park") && e.contains("[mcp.servers]"), "{e}");
     }
 }

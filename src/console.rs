@@ -42,7 +42,8 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
             self.out,
             "mallbot — 商场导购 / mall shopping guide. You are shopper {}.\n\
              Ask in Chinese or English, e.g. \"帮我买一双 Nike 跑鞋，500 以内的\" or \"where is Uniqlo?\".\n\
-             Commands: /help /cart /orders /reset /lang zh|en /health /stats /quit. A number picks a suggestion.",
+             Commands: /help /cart /orders /reset /lang zh|zh-hant|en /health /stats /quit. A number picks a suggestion.\n\
+             /voice FILE sends a recording as a voice message, /photo FILE [caption] a picture as a photo.",
             self.user_id
         )?;
         while let Some(line) = self.read_line("you> ").await? {
@@ -93,6 +94,14 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
             // The terminal's shopper runs the bot: they are its operator.
             Some(Command::Health) => Reply::text(crate::health::collect(app).await.render(ctx.lang)),
             Some(Command::Stats) => Reply::text(router.day_stats(ctx.lang).await),
+            Some(Command::Voice(Some(arg))) => return self.voice(ctx, arg.trim()).await,
+            Some(Command::Photo(Some(arg))) => {
+                let (path, caption) = split_path(&arg);
+                return self.photo(ctx, &path, caption).await;
+            }
+            Some(Command::Voice(None) | Command::Photo(None)) => {
+                Reply::text(ctx.lang.texts().media.console_usage)
+            }
             Some(command) => {
                 if let Command::Lang(Some(chosen)) = &command
                     && let Some(chosen) = Lang::parse(chosen)
@@ -108,6 +117,62 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
             }
         };
         Ok((reply, String::new()))
+    }
+
+    /// `/voice FILE`: the recording goes the way of a Telegram voice message.
+    async fn voice(&mut self, mut ctx: MessageContext, path: &str) -> anyhow::Result<(Reply, String)> {
+        let path = unquote(path);
+        let bytes = match tokio::fs::read(path).await {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                return Ok((
+                    Reply::text((ctx.lang.texts().media.console_unreadable)(path, &e.to_string())),
+                    String::new(),
+                ));
+            }
+        };
+        ctx.text = String::new();
+        let recording = crate::media::recording(bytes, path);
+        let app = self.app;
+        self.live(|progress| async move { crate::media::voice_turn(app, ctx, recording, &progress).await })
+            .await
+    }
+
+    /// `/photo FILE [caption]`: the picture goes the way of a Telegram photo
+    /// (scaled to 1280 px when it is a larger PNG).
+    async fn photo(
+        &mut self,
+        mut ctx: MessageContext,
+        path: &str,
+        caption: &str,
+    ) -> anyhow::Result<(Reply, String)> {
+        let lang = ctx.lang;
+        let unreadable = |why: String| {
+            Ok((Reply::text((lang.texts().media.console_unreadable)(path, &why)), String::new()))
+        };
+        let bytes = match tokio::fs::read(path).await {
+            Ok(bytes) => bytes,
+            Err(e) => return unreadable(e.to_string()),
+        };
+        ctx.text = caption.to_owned();
+        if let Some(lang) = Lang::detect(caption) {
+            ctx.lang = lang;
+        }
+        let app = self.app;
+        if !app.reads_photos() {
+            // Without vision a photo is its caption.
+            if caption.is_empty() {
+                return Ok((Reply::text(lang.texts().media.photo_unseen), String::new()));
+            }
+            return self
+                .live(|progress| async move { app.router.dispatch_live(&ctx, &progress).await })
+                .await;
+        }
+        let image = match crate::media::image::for_model(&bytes) {
+            Ok(image) => image,
+            Err(e) => return unreadable(e.to_string()),
+        };
+        self.live(|progress| async move { crate::media::photo_turn(app, ctx, image, &progress).await }).await
     }
 
     /// Runs a turn, printing its progress as it comes; returns the reply and
@@ -193,7 +258,7 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
                 writeln!(self.out, "     [{}] {s}", i + 1)?;
             }
             let Some(prompt) = reply.confirmation.take() else { return Ok(()) };
-            let question = self.lang.pick("确认吗？(y/n) ", "Confirm? (y/n) ");
+            let question = self.lang.texts().commands.console_confirm;
             let Some(answer) = self.read_line(question).await? else { return Ok(()) };
             let approve = is_yes(&answer);
             writeln!(self.out, "you> {}", if approve { "y" } else { "n" })?;
@@ -228,6 +293,25 @@ fn save_picture(picture: &handlers::Picture) -> std::io::Result<std::path::PathB
     let path = std::env::temp_dir().join(format!("mallbot-{:016x}.png", hasher.finish()));
     std::fs::write(&path, &picture.png)?;
     Ok(path)
+}
+
+/// `FILE [caption]`, where FILE may be quoted (`"my photo.jpg" 有这双吗`).
+fn split_path(arg: &str) -> (String, &str) {
+    let arg = arg.trim();
+    if let Some(rest) = arg.strip_prefix('"')
+        && let Some((path, caption)) = rest.split_once('"')
+    {
+        return (path.to_owned(), caption.trim());
+    }
+    match arg.split_once(char::is_whitespace) {
+        Some((path, caption)) => (path.to_owned(), caption.trim()),
+        None => (arg.to_owned(), ""),
+    }
+}
+
+/// A path without the quotes around it.
+fn unquote(path: &str) -> &str {
+    path.strip_prefix('"').and_then(|p| p.strip_suffix('"')).unwrap_or(path)
 }
 
 /// Whether a typed answer means yes.
@@ -297,6 +381,17 @@ mod tests {
             out.contains(&format!("bot> 让我查一下{status}")),
             "text before a tool call ends its line:\n{out}"
         );
+    }
+
+    #[test]
+    fn a_photo_path_may_be_quoted_and_the_rest_is_the_caption() {
+        assert_eq!(split_path("shoes.jpg 有这双吗"), ("shoes.jpg".into(), "有这双吗"));
+        assert_eq!(
+            split_path("\"my shoes.jpg\"  do you sell these"),
+            ("my shoes.jpg".into(), "do you sell these")
+        );
+        assert_eq!(split_path("shoes.png"), ("shoes.png".into(), ""));
+        assert_eq!(unquote("\"a b.ogg\""), "a b.ogg");
     }
 
     #[test]

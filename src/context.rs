@@ -25,6 +25,9 @@ pub struct MessageContext {
     pub reply_to: Option<String>,
     /// The language to answer in.
     pub lang: Lang,
+    /// A photo sent with the message, as a `data:` URL, when the model reads
+    /// photos (`llm.vision`); `text` is then its caption or a default ask.
+    pub image: Option<String>,
 }
 
 impl MessageContext {
@@ -36,7 +39,7 @@ impl MessageContext {
         default_lang: Lang,
     ) -> Self {
         let text = text.into();
-        let lang = Lang::detect(&text).unwrap_or(default_lang);
+        let lang = Lang::detect_or(&text, default_lang);
         MessageContext {
             platform,
             user_id,
@@ -47,6 +50,7 @@ impl MessageContext {
             text,
             reply_to: None,
             lang,
+            image: None,
         }
     }
 

@@ -50,7 +50,7 @@ fn chat_prompt(lang: Lang) -> String {
         "You are the friendly shopping guide of a shopping mall. This message is small talk: \
          answer briefly and warmly in {}, and when it fits, remind the shopper you can find products and \
          stores, give directions in the mall, and handle their cart and orders.",
-        lang.pick("Simplified Chinese", "English")
+        lang.texts().model_language
     )
 }
 
@@ -59,13 +59,16 @@ fn chat_prompt(lang: Lang) -> String {
 pub fn canned(text: &str, lang: Lang) -> Reply {
     let t = text.trim().to_lowercase();
     let has = |words: &[&str]| words.iter().any(|w| t.contains(w));
-    let answer = if has(&["谢谢", "多谢", "thank", "thx"]) {
-        lang.pick("不客气！还需要帮您找点什么吗？", "You're welcome! Anything else I can find for you?")
-    } else if has(&["再见", "拜拜", "bye", "see you"]) {
-        lang.pick("再见，祝您购物愉快！", "Bye — enjoy your shopping!")
+    let talk = &lang.texts().small_talk;
+    let answer = if has(&["谢谢", "多谢", "謝謝", "多謝", "thank", "thx"]) {
+        talk.thanks
+    } else if has(&["再见", "再見", "拜拜", "bye", "see you"]) {
+        talk.bye
     } else if has(&[
         "你是谁",
+        "你是誰",
         "你叫什么",
+        "你叫什麼",
         "who are you",
         "what are you",
         "what can you do",
@@ -73,11 +76,7 @@ pub fn canned(text: &str, lang: Lang) -> Reply {
         "帮助",
         "help",
     ]) {
-        lang.pick(
-            "我是商场的导购助手：可以帮您找商品和店铺、告诉您怎么走、查看优惠和评价，还能管理购物车和订单。",
-            "I'm the mall's shopping guide: I can find products and stores, show you the way, check deals and \
-             reviews, and handle your cart and orders.",
-        )
+        talk.who
     } else if has(&[
         "你好",
         "您好",
@@ -91,27 +90,16 @@ pub fn canned(text: &str, lang: Lang) -> Reply {
         "good morning",
         "good evening",
     ]) {
-        lang.pick(
-            "您好！我是商场导购助手，想买点什么，还是找哪家店？",
-            "Hello! I'm the mall's shopping guide — looking for something to buy, or a store?",
-        )
+        talk.hello
     } else {
-        lang.pick(
-            "这个我不太懂😅 我擅长帮您在商场购物：找商品、找店铺、带路、管理购物车和订单。",
-            "I'm not sure about that 😅 I'm best at shopping in the mall: products, stores, directions, your cart \
-             and orders.",
-        )
+        talk.other
     };
     Reply { text: answer.to_owned(), suggestions: examples(lang), ..Default::default() }
 }
 
 /// Example requests offered as buttons.
 pub fn examples(lang: Lang) -> Vec<String> {
-    let list: [&str; 3] = match lang {
-        Lang::Zh => ["帮我找 500 以内的 Nike 跑鞋", "优衣库在哪", "星巴克有什么优惠"],
-        Lang::En => ["Nike running shoes under 500", "Where is Uniqlo?", "Any deals at Starbucks?"],
-    };
-    list.iter().map(|s| s.to_string()).collect()
+    lang.texts().small_talk.examples.iter().map(|s| s.to_string()).collect()
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use crate::config::Provider;
 /// One checked component.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Check {
-    /// `config`, `registry`, `model`, `mall`, `state`.
+    /// `config`, `registry`, `model`, `mall`, `state`, `transcription` (with `[stt]`).
     pub name: &'static str,
     pub ok: bool,
     /// What was found (or what is wrong and what to do).
@@ -103,7 +103,8 @@ fn human_duration(d: Duration) -> String {
 /// Checks every component of `app`.
 pub async fn collect(app: &App) -> HealthReport {
     let registry = registry_check();
-    let (model, mall, state) = tokio::join!(model_check(app), mall_check(app), state_check(app));
+    let (model, mall, state, stt) =
+        tokio::join!(model_check(app), mall_check(app), state_check(app), stt_check(app));
     let pending = app.state.count_pending().await.ok();
     let config = Check {
         name: "config",
@@ -120,7 +121,11 @@ pub async fn collect(app: &App) -> HealthReport {
         version: env!("CARGO_PKG_VERSION"),
         uptime: app.started.elapsed(),
         tools: handlers::all().len(),
-        checks: vec![config, registry, model, mall, state],
+        checks: [config, registry, model, mall, state]
+            .into_iter()
+            .chain(stt)
+            .chain(mcp_checks(app))
+            .collect(),
         messages_handled: app.stats.messages_handled.load(Ordering::Relaxed),
         errors: app.stats.errors.load(Ordering::Relaxed),
         tokens_in: app.stats.tokens_in.load(Ordering::Relaxed),
@@ -145,6 +150,28 @@ fn registry_check() -> Check {
         detail: format!("{} tools: {}", tools.len(), list.join(", ")),
         latency_ms: None,
     }
+}
+
+/// One line per MCP server of `[mcp.servers]`: its state and how many tools it lends.
+fn mcp_checks(app: &App) -> Vec<Check> {
+    use crate::tools::ServerState;
+    app.remote
+        .status()
+        .into_iter()
+        .map(|server| {
+            let (ok, state) = match &server.state {
+                ServerState::Up => (true, "up".to_owned()),
+                ServerState::Starting => (false, "connecting".to_owned()),
+                ServerState::Down(why) => (false, format!("down ({why}); retrying")),
+            };
+            Check {
+                name: "mcp server",
+                ok,
+                detail: format!("{}: {state}, {} tools", server.name, server.tools),
+                latency_ms: None,
+            }
+        })
+        .collect()
 }
 
 pub(crate) async fn model_check(app: &App) -> Check {
@@ -186,6 +213,13 @@ pub(crate) async fn model_check(app: &App) -> Check {
         Err(e) => (false, format!("{what}: unreachable ({e})")),
     };
     Check { name: "model", ok, detail, latency_ms }
+}
+
+/// The transcription API (`[stt]`), when voice messages are transcribed.
+pub(crate) async fn stt_check(app: &App) -> Option<Check> {
+    let stt = app.stt.as_ref()?;
+    let (ok, detail, latency) = stt.check().await;
+    Some(Check { name: "transcription", ok, detail, latency_ms: Some(latency) })
 }
 
 pub(crate) async fn mall_check(app: &App) -> Check {

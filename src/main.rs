@@ -35,6 +35,12 @@ enum Command {
     },
     /// Check config, registry, model, mall and state store; exit 0 only when all pass.
     Check,
+    /// Serve the tool registry over MCP: stdio, or streamable HTTP with --listen (bearer mcp.token).
+    Mcp {
+        /// Serve streamable HTTP at http://ADDR/mcp instead of stdio.
+        #[arg(long)]
+        listen: Option<SocketAddr>,
+    },
     /// Serve the mall REST API from the embedded mall (a dev/test backend).
     MallServer {
         /// Address to listen on.
@@ -74,7 +80,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Command::Run
         }
     });
-    let quiet = matches!(command, Command::Chat { .. } | Command::Check);
+    let quiet = matches!(command, Command::Chat { .. } | Command::Check | Command::Mcp { listen: None });
     init_logging(if quiet { "warn" } else { "info" }, config.log.format);
     for warning in &config.warnings {
         tracing::warn!("{warning}");
@@ -82,11 +88,13 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match command {
         Command::Run => {
             let app = App::build(config).await?;
+            app.start_mcp_servers();
             mallbot::telegram::run(app).await?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Chat { user } => {
             let app = App::build(config).await?;
+            app.start_mcp_servers();
             let stdin = tokio::io::BufReader::new(tokio::io::stdin());
             let prompt = std::io::stdin().is_terminal();
             mallbot::console::Console::new(&app, user, stdin, std::io::stdout(), prompt).run().await?;
@@ -94,9 +102,33 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Check => {
             let app = App::build(config).await?;
+            app.start_mcp_servers();
+            // Each MCP server gets its first try before it is reported.
+            app.remote.settled(std::time::Duration::from_secs(10)).await;
             let report = mallbot::health::collect(&app).await;
             println!("{}", report.render(app.config.bot.language));
             Ok(if report.all_ok() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+        }
+        // Serving the registry: the lent tools of [mcp.servers] are the bot's own
+        // and are not served, so those servers are not started here.
+        Command::Mcp { listen: None } => {
+            let app = App::build(config).await?;
+            mallbot::mcp::server::serve_stdio(app).await?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Mcp { listen: Some(listen) } => {
+            let app = App::build(config).await?;
+            let listener = tokio::net::TcpListener::bind(listen)
+                .await
+                .with_context(|| format!("cannot listen on {listen}"))?;
+            tracing::info!(%listen, "MCP server listening");
+            eprintln!("MCP server listening on http://{listen}/mcp");
+            let shutdown = async {
+                let signal = mallbot::telegram::stop_signal().await;
+                tracing::info!(signal, "MCP server stopping");
+            };
+            mallbot::mcp::server::serve_http(app, listener, shutdown).await?;
+            Ok(ExitCode::SUCCESS)
         }
         Command::MallServer { listen } => {
             let mall = services::EmbeddedMall::open(std::path::Path::new(&config.mall.embedded_db))

@@ -47,6 +47,11 @@ pub const MODEL_QUEUED: &str = "mallbot_model_queued";
 pub const TELEGRAM_ERRORS: &str = "mallbot_telegram_api_errors_total";
 /// Seconds a state-store operation took, by `op`.
 pub const STATE_SECONDS: &str = "mallbot_state_op_seconds";
+/// Voice messages by `outcome`: transcribed (`ok`, `empty`), failed (`timeout`,
+/// `unavailable`, `refused`, `invalid`), or not sent (`too_long`, `too_big`, `download`).
+pub const TRANSCRIPTIONS: &str = "mallbot_transcriptions_total";
+/// Seconds a transcription request took.
+pub const TRANSCRIPTION_SECONDS: &str = "mallbot_transcription_seconds";
 
 /// Every metric name above, for the dashboard check.
 pub const ALL: &[&str] = &[
@@ -66,6 +71,8 @@ pub const ALL: &[&str] = &[
     MODEL_QUEUED,
     TELEGRAM_ERRORS,
     STATE_SECONDS,
+    TRANSCRIPTIONS,
+    TRANSCRIPTION_SECONDS,
 ];
 
 /// Histogram buckets in seconds: from a fast state-store call to a slow answer.

@@ -40,7 +40,7 @@ async fn http_mall() -> Arc<dyn MallApi> {
 /// The planner's first move for one shopper message.
 async fn first_call(planner: &OfflinePlanner, text: &str) -> (String, Value) {
     let messages = [ChatMessage::system("You are the shopping guide."), ChatMessage::user(text)];
-    let tools: Vec<_> = handlers::all().to_vec();
+    let tools: Vec<mallbot::tools::Tool> = handlers::all().iter().copied().map(Into::into).collect();
     let response =
         planner.complete(ChatRequest { messages: &messages, tools: &tools, progress: None }).await.unwrap();
     let call = response.message.tool_calls.first().cloned().expect("a tool call");

@@ -13,6 +13,41 @@ fn temp_dir(case: &str) -> std::path::PathBuf {
 }
 
 #[test]
+fn check_lists_each_mcp_server_with_its_state_and_tool_count() {
+    let dir = temp_dir("mcp-check");
+    let config = dir.join("mallbot.toml");
+    // One server is mallbot itself serving its registry over stdio; the other
+    // cannot start.
+    std::fs::write(
+        &config,
+        format!(
+            "[state]\nurl = \"sqlite://{state}\"\n\n[mcp.servers.mall]\ncommand = \"{bin}\"\nargs = [\"mcp\"]\n\n\
+             [mcp.servers.parking]\ncommand = \"{missing}\"\n",
+            state = dir.join("state.db").display(),
+            bin = env!("CARGO_BIN_EXE_mallbot"),
+            missing = dir.join("no-such-parking-mcp").display(),
+        ),
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_mallbot"))
+        .args(["--config", config.to_str().unwrap(), "check"])
+        .current_dir(&dir)
+        .env("MALLBOT_MALL__EMBEDDED_DB", dir.join("mall.db"))
+        .env("MALLBOT_STATE__URL", format!("sqlite://{}", dir.join("child-state.db").display()))
+        .env_remove("MALLBOT_CONFIG")
+        .env_remove("MALLBOT_LLM__PROVIDER")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let tools = handlers::all().iter().filter(|s| s.scope.allows(false)).count();
+    assert!(stdout.contains(&format!("✅ mcp server: mall: up, {tools} tools\n")), "{stdout}");
+    assert!(stdout.contains("❌ mcp server: parking: down (cannot start"), "{stdout}");
+    assert!(stdout.contains(", 0 tools"), "{stdout}");
+    assert!(!out.status.success(), "a server that is down fails the check:\n{stdout}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn mallbot_config_names_the_file_and_unknown_variables_are_only_warned_about() {
     let dir = temp_dir("config");
     let config = dir.join("mallbot.toml");

@@ -238,14 +238,16 @@ static VIEW_CART: ToolSpec = ToolSpec {
     help: None,
 };
 
-static TOOLS: [&ToolSpec; 2] = [&SEARCH, &VIEW_CART];
+fn tools() -> [mallbot::tools::Tool; 2] {
+    [mallbot::tools::Tool::Builtin(&SEARCH), mallbot::tools::Tool::Builtin(&VIEW_CART)]
+}
 
 fn question() -> Vec<ChatMessage> {
     vec![ChatMessage::system("You are the mall's shopping guide."), ChatMessage::user("帮我找500以内的跑鞋")]
 }
 
 async fn ask(client: &OpenAiClient, messages: &[ChatMessage]) -> Result<ChatResponse, LlmError> {
-    client.complete(ChatRequest { messages, tools: &TOOLS, progress: None }).await
+    client.complete(ChatRequest { messages, tools: &tools(), progress: None }).await
 }
 
 /// One round against a fresh server that gives this reply.
@@ -679,7 +681,13 @@ async fn the_request_carries_tools_key_and_stream_options() {
     let body = &hits[0].body;
     assert_eq!(body["model"], "test-model");
     assert_eq!(body["messages"][1], json!({"role": "user", "content": "帮我找500以内的跑鞋"}));
-    assert_eq!(body["tools"], json!([tool_definition(&SEARCH), tool_definition(&VIEW_CART)]));
+    assert_eq!(
+        body["tools"],
+        json!([
+            tool_definition(&mallbot::tools::Tool::Builtin(&SEARCH)),
+            tool_definition(&mallbot::tools::Tool::Builtin(&VIEW_CART))
+        ])
+    );
     assert_eq!(body["tools"][0]["function"]["name"], "search_products");
     assert_eq!(body["tool_choice"], "auto");
     assert_eq!(body["temperature"], json!(0.3));
@@ -852,7 +860,7 @@ async fn deltas(mut events: tokio::sync::mpsc::UnboundedReceiver<TurnEvent>) -> 
 }
 
 async fn ask_watched(client: &OpenAiClient, progress: &Progress) -> Result<ChatResponse, LlmError> {
-    client.complete(ChatRequest { messages: &question(), tools: &TOOLS, progress: Some(progress) }).await
+    client.complete(ChatRequest { messages: &question(), tools: &tools(), progress: Some(progress) }).await
 }
 
 #[tokio::test]

@@ -6,7 +6,6 @@
 
 use std::sync::Arc;
 
-use handlers::ToolSpec;
 use mallbot::llm::offline::OfflinePlanner;
 use mallbot::llm::{ChatMessage, ChatModel, ChatRequest, ToolCall};
 use serde_json::{Value, json};
@@ -15,7 +14,7 @@ use serde_json::{Value, json};
 struct Chat {
     planner: OfflinePlanner,
     messages: Vec<ChatMessage>,
-    tools: Vec<&'static ToolSpec>,
+    tools: Vec<mallbot::tools::Tool>,
 }
 
 /// What the planner answered: one tool call, or a text.
@@ -43,7 +42,8 @@ impl Reply {
 
 impl Chat {
     fn new(is_group: bool) -> Self {
-        let tools = handlers::all().iter().copied().filter(|t| t.scope.allows(is_group)).collect();
+        let tools =
+            handlers::all().iter().copied().filter(|t| t.scope.allows(is_group)).map(Into::into).collect();
         let system = ChatMessage::system("You are the shopping guide of the mall.");
         let planner = OfflinePlanner::learning(Arc::new(services::EmbeddedMall::in_memory()));
         Chat { planner, messages: vec![system], tools }
@@ -83,11 +83,16 @@ impl Chat {
     }
 }
 
+/// Three Nike running shoes, as `search_products` answers a Chinese shopper.
 fn nike_search() -> Value {
+    nike_search_on("3楼")
+}
+
+/// The same search with the floor as the shopper's language writes it.
+fn nike_search_on(floor: &str) -> Value {
     let shoe = |id: &str, name: &str, price: f64, rating: f64| {
-        json!({"product_id": id, "name": name, "brand": "Nike", "category": "跑鞋", "price_yuan": price,
-               "rating": rating, "in_stock": true, "sizes": ["40", "41", "42"], "store_id": "s-nike",
-               "store_name": "Nike 专卖店", "floor": 3, "unit": "L3-01"})
+        json!({"product_id": id, "name": name, "price": price, "rating": rating, "sizes": ["40", "41", "42"],
+               "store": "Nike 专卖店", "floor": floor})
     };
     json!({"total": 3, "products": [
         shoe("p-pegasus", "Nike Air Zoom Pegasus 40", 499.0, 4.8),
@@ -97,13 +102,12 @@ fn nike_search() -> Value {
 }
 
 fn pegasus_detail() -> Value {
-    let sku = |size: &str, stock: u32| json!({"sku_id": format!("sku-peg-{size}"), "label": size, "price_yuan": 499.0, "stock": stock});
+    let sku =
+        |size: &str, stock: u32| json!({"sku_id": format!("sku-peg-{size}"), "label": size, "stock": stock});
     json!({"product_id": "p-pegasus", "name": "Nike Air Zoom Pegasus 40", "brand": "Nike", "category": "跑鞋",
-           "price_yuan": 499.0, "rating": 4.8, "description": "缓震回弹的日常训练跑鞋", "in_stock": true,
-           "sizes": ["40", "41", "42"],
+           "price_yuan": 499.0, "rating": 4.8, "description": "缓震回弹的日常训练跑鞋",
            "skus": [sku("40", 3), sku("41", 5), sku("42", 2), sku("43", 0)],
-           "store": {"store_id": "s-nike", "name": "Nike 专卖店", "floor": 3, "unit": "L3-01"},
-           "image": "https://mall.example/p-pegasus.jpg"})
+           "store": {"store_id": "s-nike", "name": "Nike 专卖店", "floor": 3, "unit": "L3-01"}})
 }
 
 fn cart_with_pegasus(quantity: u32) -> Value {
@@ -207,7 +211,7 @@ async fn plain_search_lists_then_an_ordinal_opens_a_product() {
     let mut chat = Chat::new(false);
     let args = chat.say("show me running shoes").await.call("search_products");
     assert_eq!(args, json!({"keyword": "running shoes"}));
-    let answer = chat.data(nike_search()).await.text();
+    let answer = chat.data(nike_search_on("3F")).await.text();
     assert!(answer.starts_with("I found 3 products:"), "{answer}");
     assert!(answer.contains("2. Nike Revolution 7 — ¥399, rated 4.5, Nike 专卖店 (3F)"), "{answer}");
 

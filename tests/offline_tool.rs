@@ -39,10 +39,10 @@ fn asks_for_restroom(text: &str) -> Option<Value> {
 fn restroom_answer(lang: Lang, data: &Value) -> Option<String> {
     let restroom = Restroom::deserialize(data).ok()?;
     Some(match lang {
-        Lang::Zh => format!("最近的洗手间在 {} 楼，{}旁边。", restroom.floor, "扶梯"),
         Lang::En => {
             format!("The nearest restroom is on floor {}, next to {}.", restroom.floor, restroom.near)
         }
+        _ => format!("最近的洗手间在 {} 楼，{}旁边。", restroom.floor, "扶梯"),
     })
 }
 

@@ -52,12 +52,24 @@ fn respond(messages: &[Value]) -> Value {
                 .as_array()
                 .unwrap()
                 .iter()
-                .find(|p| p["sizes"].as_array().unwrap().iter().any(|s| s == "42"));
+                .find(|p| p["sizes"].as_array().is_some_and(|sizes| sizes.iter().any(|s| s == "42")));
             call("get_product_detail", json!({"product_id": first.unwrap()["product_id"]}))
         }
         ("tool", _) if last_call == Some("get_product_detail") => {
             let p = result_of("get_product_detail");
-            say(format!("{}，¥{}。有这些尺码：{}，您要哪个尺码？", p["name"], p["price_yuan"], p["sizes"]))
+            let sizes: Vec<&str> = p["skus"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|s| s["stock"].as_u64() > Some(0))
+                .filter_map(|s| s["label"].as_str())
+                .collect();
+            say(format!(
+                "{}，¥{}。有这些尺码：{}，您要哪个尺码？",
+                p["name"],
+                p["price_yuan"],
+                sizes.join("、")
+            ))
         }
         ("user", "42码") => {
             let p = result_of("get_product_detail");

@@ -819,6 +819,20 @@ async fn counters_add_up_across_concurrent_callers_and_expire(store: Arc<dyn Sta
     assert!(store.counts(&short).await.unwrap().is_empty(), "expired counters are gone");
     store.add_counts(&[(&short, "n", 2)], HOUR).await.unwrap();
     assert_eq!(store.counts(&short).await.unwrap()["n"], 2, "an expired counter starts again from 0");
+
+    // A key lives from its last change: a field written early is still
+    // counted while other fields of the key keep changing.
+    let day = format!("day:{}", unique("d"));
+    let ttl = Duration::from_millis(800);
+    store.add_counts(&[(&day, "u:early", 1)], ttl).await.unwrap();
+    for _ in 0..3 {
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        store.add_counts(&[(&day, "messages", 1)], ttl).await.unwrap();
+    }
+    let counts = store.counts(&day).await.unwrap();
+    assert_eq!(counts.get("u:early"), Some(&1), "the early field lives with its key: {counts:?}");
+    assert_eq!(counts.get("messages"), Some(&3));
+    assert_eq!(counts.len(), 2, "only the fields written: {counts:?}");
 }
 
 // ---------------------------------------------------------------- outbox

@@ -8,31 +8,66 @@ use serde::{Deserialize, Serialize};
 use services::{IdempotencyKey, MallApi, Shopper};
 
 use crate::result::Preview;
+use crate::texts::{self, Texts};
 
-/// The language a shopper is answered in.
+/// The language a shopper is answered in. Everything said in it comes from
+/// its text table ([`Lang::texts`]); adding a language is one table file
+/// under `texts/` and one variant here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
 pub enum Lang {
-    /// Chinese (simplified).
+    /// Chinese, Simplified characters (mainland usage).
     #[default]
+    #[serde(rename = "zh")]
     Zh,
+    /// Chinese, Traditional characters (Taiwan and Hong Kong usage).
+    #[serde(rename = "zh-hant")]
+    ZhHant,
     /// English.
+    #[serde(rename = "en")]
     En,
 }
 
 impl Lang {
-    /// `zh` or `en`.
+    /// Every language, in the order `/lang` lists them.
+    pub const ALL: [Lang; 3] = [Lang::Zh, Lang::ZhHant, Lang::En];
+
+    /// `zh`, `zh-hant` or `en`: the code stored and shown.
     pub fn as_str(self) -> &'static str {
         match self {
             Lang::Zh => "zh",
+            Lang::ZhHant => "zh-hant",
             Lang::En => "en",
         }
     }
 
-    /// Parses `zh`/`en` (and `cn`, `zh-CN`, `en-US`…).
+    /// The two-letter ISO 639-1 code (`zh` for both scripts), as speech
+    /// services and Telegram's command menus take it.
+    pub fn iso639_1(self) -> &'static str {
+        match self {
+            Lang::Zh | Lang::ZhHant => "zh",
+            Lang::En => "en",
+        }
+    }
+
+    /// Everything the bot says in this language.
+    pub fn texts(self) -> &'static Texts {
+        match self {
+            Lang::Zh => &texts::zh_hans::TEXTS,
+            Lang::ZhHant => &texts::zh_hant::TEXTS,
+            Lang::En => &texts::en::TEXTS,
+        }
+    }
+
+    /// Parses a language code or name: `zh`, `cn`, `zh-CN`, `zh-Hans`, `简体`
+    /// → Simplified; `zh-Hant`, `zh-TW`, `zh-HK`, `zh-MO`, `tw`, `hk`, `繁體`
+    /// → Traditional; `en`, `en-US`, `English` → English.
     pub fn parse(s: &str) -> Option<Lang> {
-        let s = s.trim().to_ascii_lowercase();
-        if s.starts_with("zh") || s == "cn" {
+        let s = s.trim().to_ascii_lowercase().replace('_', "-");
+        let hant =
+            ["zh-hant", "zh-tw", "zh-hk", "zh-mo", "tw", "hk", "mo", "繁體", "繁体", "繁體中文", "繁体中文"];
+        if hant.iter().any(|code| s == *code || s.starts_with(&format!("{code}-"))) {
+            Some(Lang::ZhHant)
+        } else if s.starts_with("zh") || s == "cn" || s.starts_with("简体") || s.starts_with("中文") {
             Some(Lang::Zh)
         } else if s.starts_with("en") {
             Some(Lang::En)
@@ -41,22 +76,32 @@ impl Lang {
         }
     }
 
-    /// The language a text is written in: Chinese if it has any CJK character.
+    /// The language a text is written in: Chinese if it has any CJK
+    /// character — Traditional when it has characters only Traditional
+    /// writing uses and none only Simplified writing uses — else English
+    /// if it has Latin letters.
     pub fn detect(text: &str) -> Option<Lang> {
-        if text.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)) {
-            Some(Lang::Zh)
-        } else if text.chars().any(|c| c.is_ascii_alphabetic()) {
-            Some(Lang::En)
-        } else {
-            None
+        if !text.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)) {
+            return text.chars().any(|c| c.is_ascii_alphabetic()).then_some(Lang::En);
         }
+        let traditional = text.chars().any(texts::zh_hant::is_traditional_only);
+        let simplified = text.chars().any(texts::zh_hant::is_simplified_only);
+        Some(if traditional && !simplified { Lang::ZhHant } else { Lang::Zh })
     }
 
-    /// Picks the Chinese or the English text.
-    pub fn pick<'a>(self, zh: &'a str, en: &'a str) -> &'a str {
-        match self {
-            Lang::Zh => zh,
-            Lang::En => en,
+    /// The language of `text`, with `preferred` (a Telegram language, the
+    /// configured default) deciding what the text leaves open: Chinese that
+    /// could be either script is answered in `preferred` when that is
+    /// Chinese; a text with no letters is answered in `preferred`.
+    pub fn detect_or(text: &str, preferred: Lang) -> Lang {
+        match Lang::detect(text) {
+            Some(Lang::Zh)
+                if preferred == Lang::ZhHant && !text.chars().any(texts::zh_hant::is_simplified_only) =>
+            {
+                Lang::ZhHant
+            }
+            Some(lang) => lang,
+            None => preferred,
         }
     }
 }

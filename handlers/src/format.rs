@@ -1,8 +1,8 @@
 //! How prices, floors, places, store names and cart lines read for shoppers,
-//! in Chinese and English: the one set of formatting rules the tools'
+//! in each language (the wording is in [`crate::texts::Format`]): the one set of formatting rules the tools'
 //! previews and the offline planner's answers share.
 
-use services::{CartItem, Store};
+use services::{CartItem, ProductBrief, Store};
 
 use crate::context::Lang;
 
@@ -13,11 +13,7 @@ pub fn money(cents: i64) -> String {
 
 /// A floor: `3楼` in Chinese, `3F` in English, basements `B1` in both.
 pub fn floor(lang: Lang, floor: i32) -> String {
-    match lang {
-        _ if floor < 0 => format!("B{}", floor.unsigned_abs()),
-        Lang::Zh => format!("{floor}楼"),
-        Lang::En => format!("{floor}F"),
-    }
+    if floor < 0 { format!("B{}", floor.unsigned_abs()) } else { (lang.texts().format.floor)(floor) }
 }
 
 /// Floor and unit: `3楼 L3-01` / `3F, unit L3-01`; a unit that already
@@ -32,20 +28,27 @@ pub fn floor_and_unit(lang: Lang, floor_number: Option<i32>, unit: &str) -> Stri
         (None, unit) => unit.to_owned(),
         (Some(n), "") => floor(lang, n),
         (Some(n), unit) if names_floor(n) => unit.to_owned(),
-        (Some(n), unit) => match lang {
-            Lang::Zh => format!("{} {unit}", floor(lang, n)),
-            Lang::En => format!("{}, unit {unit}", floor(lang, n)),
-        },
+        (Some(n), unit) => (lang.texts().format.floor_unit)(&floor(lang, n), unit),
     }
 }
 
 /// A name in the shopper's language: the English one for English when the
 /// mall has it, else the Chinese one.
 pub fn local_name<'a>(lang: Lang, name: &'a str, name_en: Option<&'a str>) -> &'a str {
-    match (lang, name_en) {
-        (Lang::En, Some(en)) if !en.trim().is_empty() => en,
+    match name_en {
+        Some(en) if lang.texts().format.english_names && !en.trim().is_empty() => en,
         _ => name,
     }
+}
+
+/// A product's name in the shopper's language.
+pub fn product_name(lang: Lang, product: &ProductBrief) -> &str {
+    local_name(lang, &product.name, product.name_en.as_deref())
+}
+
+/// A cart or order line's product name in the shopper's language.
+pub fn item_name(lang: Lang, item: &CartItem) -> &str {
+    local_name(lang, &item.name, item.name_en.as_deref())
 }
 
 /// The store's name in the shopper's language.
@@ -55,11 +58,7 @@ pub fn store_name(lang: Lang, store: &Store) -> &str {
 
 /// A remark in brackets: `（42）` / ` (42)`; nothing when empty.
 pub fn paren(lang: Lang, inner: &str) -> String {
-    match (inner.is_empty(), lang) {
-        (true, _) => String::new(),
-        (false, Lang::Zh) => format!("（{inner}）"),
-        (false, Lang::En) => format!(" ({inner})"),
-    }
+    if inner.is_empty() { String::new() } else { (lang.texts().format.paren)(inner) }
 }
 
 /// A store and where it is: `优衣库（2楼 201）` / `Uniqlo (2F, unit 201)`.
@@ -70,15 +69,12 @@ pub fn store_place(lang: Lang, store: &Store) -> String {
 
 /// The suggestion button that asks for directions to a store.
 pub fn navigate_suggestion(lang: Lang, name: &str) -> String {
-    match lang {
-        Lang::Zh => format!("带我去{name}"),
-        Lang::En => format!("Take me to {name}"),
-    }
+    (lang.texts().format.navigate_suggestion)(name)
 }
 
 /// A list joined the way each language writes it: `40、41、42` / `40, 41, 42`.
 pub fn join(lang: Lang, items: &[String]) -> String {
-    items.join(lang.pick("、", ", "))
+    items.join(lang.texts().format.list_sep)
 }
 
 /// One line for people: `Nike Pegasus 41 跑鞋（42 码）× 1，¥699` /
@@ -90,21 +86,25 @@ pub fn item_text(
     quantity: u32,
     amount_cents: i64,
 ) -> String {
-    let amount = money(amount_cents);
+    let label = item_label(lang, name, sku_label, quantity);
+    format!("{label}{}{}", lang.texts().format.comma, money(amount_cents))
+}
+
+/// What and how many, without the price: `Nike Pegasus 41 跑鞋（42 码）× 1` /
+/// `Nike Pegasus 41 (size 42) × 1`.
+pub fn item_label(lang: Lang, name: &str, sku_label: Option<&str>, quantity: u32) -> String {
     let is_size = |l: &str| l.chars().all(|c| c.is_ascii_alphanumeric() || c == '.');
-    match (lang, sku_label.filter(|l| !l.is_empty())) {
-        (Lang::Zh, Some(label)) if is_size(label) => format!("{name}（{label} 码）× {quantity}，{amount}"),
-        (Lang::Zh, Some(label)) => format!("{name}（{label}）× {quantity}，{amount}"),
-        (Lang::Zh, None) => format!("{name} × {quantity}，{amount}"),
-        (Lang::En, Some(label)) if is_size(label) => format!("{name} (size {label}) × {quantity}, {amount}"),
-        (Lang::En, Some(label)) => format!("{name} ({label}) × {quantity}, {amount}"),
-        (Lang::En, None) => format!("{name} × {quantity}, {amount}"),
+    let format = &lang.texts().format;
+    match sku_label.filter(|l| !l.is_empty()) {
+        Some(label) if is_size(label) => (format.item_sized)(name, label, quantity),
+        Some(label) => (format.item_labelled)(name, label, quantity),
+        None => (format.item_plain)(name, quantity),
     }
 }
 
 /// A cart or order line for people (see [`item_text`]).
 pub fn cart_item_text(lang: Lang, item: &CartItem) -> String {
-    item_text(lang, &item.name, item.sku_label.as_deref(), item.quantity, item.line_total_cents)
+    item_text(lang, item_name(lang, item), item.sku_label.as_deref(), item.quantity, item.line_total_cents)
 }
 
 /// Numbered lines, one per item, and the total: the body of cart and order previews.
@@ -114,7 +114,7 @@ pub fn items_and_total(lang: Lang, items: &[CartItem], total_cents: i64) -> Stri
         .enumerate()
         .map(|(i, item)| format!("{}. {}\n", i + 1, cart_item_text(lang, item)))
         .collect();
-    text.push_str(&format!("{}{}", lang.pick("合计：", "Total: "), money(total_cents)));
+    text.push_str(&format!("{}{}", lang.texts().format.total, money(total_cents)));
     text
 }
 

@@ -30,13 +30,6 @@ pub struct MapDirections {
     pub pictures: Vec<Picture>,
 }
 
-fn map_lang(lang: Lang) -> maps::Lang {
-    match lang {
-        Lang::Zh => maps::Lang::Zh,
-        Lang::En => maps::Lang::En,
-    }
-}
-
 /// The map's place for a catalog store: by id (`ref`), else by name.
 fn store_place<'a>(map: &'a IndoorMap, store: &Store) -> Option<&'a Place> {
     let is_store = |p: &&Place| p.kind == PlaceKind::Store;
@@ -93,7 +86,7 @@ pub fn directions_to_store(
 
 fn describe(router: &Arc<Router>, route: &Route, avoid_stairs: bool, lang: Lang) -> MapDirections {
     let map = router.map();
-    let l = map_lang(lang);
+    let l = &lang.texts().map;
     let steps = directions::steps(map, route, l);
     let display = directions::text(map, route, l);
     let waypoints: Vec<Value> = route
@@ -129,7 +122,7 @@ fn describe(router: &Arc<Router>, route: &Route, avoid_stairs: bool, lang: Lang)
     });
     let data = json!({
         "from": route.from.id,
-        "from_name": route.from.name.pick(l),
+        "from_name": l.name(&route.from.name),
         "steps": steps,
         "distance_m": route.distance_m,
         "eta_minutes": route.eta_minutes,
@@ -158,7 +151,7 @@ pub fn area_picture(ctx: &ToolContext, area: &Area) -> Option<Picture> {
         .collect();
     let key = format!("area|{}|{}|{}", map.name.en, area.id, ctx.lang.as_str());
     pictures_for(&key, || {
-        let p = render::area_picture(map, section, &units, map_lang(ctx.lang))?;
+        let p = render::area_picture(map, section, &units, &ctx.lang.texts().map)?;
         Ok(vec![Picture { png: Arc::from(p.png), caption: p.title, cache_key: key.clone() }])
     })
     .into_iter()

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use services::{PageRequest, Product, Review};
 
-use crate::format::{navigate_suggestion, store_name};
+use crate::format::{navigate_suggestion, product_name, store_name};
 use crate::general::{find_store, store_for_display};
 use crate::records::{StoreCard, StoreRef, Yuan, rating};
 use crate::{Lang, ToolContext, ToolOutput, ToolResult, tool_function};
@@ -18,11 +18,11 @@ const RATED_REVIEWS: u32 = PageRequest::MAX_LIMIT;
 /// Arguments of `get_product_detail`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct GetProductDetailArgs {
-    /// The product's id, as search_products returned it.
     pub product_id: String,
 }
 
-/// What `get_product_detail` returns: one product in full.
+/// What `get_product_detail` returns: one product in full, named in the
+/// shopper's language; what is unknown or empty is left out.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ProductDetail {
@@ -31,89 +31,92 @@ pub struct ProductDetail {
     pub brand: String,
     pub category: String,
     pub price_yuan: Yuan,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub rating: Option<f64>,
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub description: String,
-    pub in_stock: bool,
-    /// The sizes in stock.
+    /// Set only when nothing is in stock.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub sold_out: bool,
+    /// The sizes in stock, for a product the mall lists without SKUs
+    /// (with SKUs, each SKU says its stock).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub sizes: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub skus: Vec<SkuLine>,
     pub store: StoreRef,
-    pub image: Option<String>,
 }
 
-/// One size of a product.
+/// One size of a product; its price only when it differs from the product's.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct SkuLine {
     pub sku_id: String,
     pub label: String,
-    pub price_yuan: Yuan,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub price_yuan: Option<Yuan>,
     pub stock: u32,
 }
 
 impl ProductDetail {
-    fn new(product: &Product, store: StoreRef, image: Option<String>) -> Self {
+    fn new(product: &Product, store: StoreRef, lang: Lang) -> Self {
         let brief = &product.brief;
-        let sizes: Vec<String> = if product.skus.is_empty() {
-            brief.sizes.clone()
-        } else {
-            product.skus.iter().filter(|s| s.stock > 0).map(|s| s.label.clone()).collect()
-        };
+        let sizes = if product.skus.is_empty() { brief.sizes.clone() } else { Vec::new() };
         let skus = product
             .skus
             .iter()
             .map(|s| SkuLine {
                 sku_id: s.sku_id.clone(),
                 label: s.label.clone(),
-                price_yuan: Yuan(s.price_cents),
+                price_yuan: (s.price_cents != brief.price_cents).then_some(Yuan(s.price_cents)),
                 stock: s.stock,
             })
             .collect();
         ProductDetail {
             product_id: brief.id.clone(),
-            name: brief.name.clone(),
+            name: product_name(lang, brief).to_owned(),
             brand: brief.brand.clone(),
             category: brief.category.clone(),
             price_yuan: Yuan(brief.price_cents),
             rating: Some(rating(brief.rating)),
             description: product.description.clone(),
-            in_stock: brief.in_stock,
+            sold_out: !brief.in_stock,
             sizes,
             skus,
             store,
-            image,
         }
     }
 }
 
 fn get_product_detail_progress(lang: Lang, _args: &GetProductDetailArgs) -> String {
-    lang.pick("📦 正在查看商品详情…", "📦 Looking at the product…").to_owned()
+    match lang {
+        Lang::En => "📦 Looking at the product…",
+        _ => "📦 正在查看商品详情…",
+    }
+    .to_owned()
 }
 
-/// One product in full: description, price, each size (SKU) with its stock,
-/// the store and floor where it is sold, and a picture.
+/// A product's description, sizes (SKUs) with stock, store and floor.
 #[tool_function(level = "safe", scope = "both", progress = get_product_detail_progress, help = crate::search::HELP_PRODUCTS)]
 pub async fn get_product_detail(ctx: &ToolContext, args: GetProductDetailArgs) -> ToolResult<ProductDetail> {
     let product = ctx.mall.get_product(args.product_id.trim()).await?;
     let store = match store_for_display(ctx, &product.brief.store_id).await {
-        Some(store) => StoreRef::from(&store),
+        Some(store) => StoreRef::new(&store, ctx.lang),
         None => StoreRef::unknown(&product.brief.store_id, Some(&product.brief.store_name)),
     };
     let image = product.images.first().cloned();
-    let detail = ProductDetail::new(&product, store, image.clone());
-    let store_name = match detail.store.local_name(ctx.lang) {
-        "" => product.brief.store_name.clone(),
-        name => name.to_owned(),
-    };
+    let detail = ProductDetail::new(&product, store, ctx.lang);
+    let store_name = detail.store.name.clone();
     let mut output = ToolOutput::new(detail).with_suggestions([
-        ctx.lang.pick("加入购物车", "Add to cart").to_owned(),
+        ctx.lang.texts().tools.add_to_cart.to_owned(),
         navigate_suggestion(ctx.lang, &store_name),
     ]);
     output.image = image;
     Ok(output)
 }
 
-/// Which part of a store's information to get.
+// Which part of a store's information to get (no doc comment: the schema
+// would repeat it to the model in every request).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum InfoType {
@@ -125,10 +128,8 @@ pub enum InfoType {
 /// Arguments of `get_store_info`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct GetStoreInfoArgs {
-    /// The store's id, or its name in Chinese or English.
+    /// Id or name.
     pub store_id: String,
-    /// "basic": floor, unit, opening hours and phone; "promotions": current
-    /// offers; "reviews": shoppers' ratings and comments.
     pub info_type: InfoType,
 }
 
@@ -193,24 +194,23 @@ impl From<&Review> for ReviewLine {
 fn get_store_info_progress(lang: Lang, args: &GetStoreInfoArgs) -> String {
     let store = args.store_id.trim();
     match (lang, args.info_type) {
-        (Lang::Zh, InfoType::Promotions) => format!("🏷️ 正在查看{store}的优惠…"),
-        (Lang::Zh, InfoType::Reviews) => format!("⭐ 正在查看{store}的评价…"),
-        (Lang::Zh, InfoType::Basic) => format!("🏬 正在查看{store}的信息…"),
         (Lang::En, InfoType::Promotions) => format!("🏷️ Checking deals at {store}…"),
         (Lang::En, InfoType::Reviews) => format!("⭐ Reading reviews of {store}…"),
         (Lang::En, InfoType::Basic) => format!("🏬 Looking up {store}…"),
+        (_, InfoType::Promotions) => format!("🏷️ 正在查看{store}的优惠…"),
+        (_, InfoType::Reviews) => format!("⭐ 正在查看{store}的评价…"),
+        (_, InfoType::Basic) => format!("🏬 正在查看{store}的信息…"),
     }
 }
 
-/// A store's basics (floor, unit, opening hours, phone), its current
-/// promotions, or its reviews with the average rating.
+/// A store's basics (floor, hours, phone), promotions or reviews.
 #[tool_function(level = "safe", scope = "both", progress = get_store_info_progress, help = crate::search::HELP_STORES)]
 pub async fn get_store_info(ctx: &ToolContext, args: GetStoreInfoArgs) -> ToolResult<StoreInfoResult> {
     let store = find_store(ctx, "store_id", &args.store_id).await?;
     let short =
         StoreName { store_id: store.id.clone(), name: store.name.clone(), name_en: store.name_en.clone() };
     let result = match args.info_type {
-        InfoType::Basic => StoreInfoResult::Basic { store: StoreCard::from(&store) },
+        InfoType::Basic => StoreInfoResult::Basic { store: StoreCard::new(&store, ctx.lang) },
         InfoType::Promotions => {
             let promotions = ctx.mall.store_promotions(&store.id).await?.items;
             let promotions = promotions

@@ -19,6 +19,7 @@ pub mod records;
 pub mod registry;
 pub mod result;
 pub mod schema;
+pub mod texts;
 
 pub mod general;
 pub mod indoor;
@@ -33,6 +34,7 @@ pub use mallbot_macros::tool_function;
 pub use records::Yuan;
 pub use registry::{HelpLine, Level, OfflineHook, Scope, ToolSpec, all, find};
 pub use result::{Picture, Preview, ToolError, ToolOutput, ToolResult};
+pub use texts::Texts;
 
 /// Re-exports the macro's generated code uses; not for hand-written code.
 #[doc(hidden)]

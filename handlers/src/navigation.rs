@@ -18,14 +18,13 @@ pub static HELP_DIRECTIONS: HelpLine = HelpLine {
 /// Arguments of `navigate_to_store`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct NavigateToStoreArgs {
-    /// The store's id, or its name in Chinese or English (e.g. "优衣库", "Uniqlo").
+    /// Id or name.
     pub store_name: String,
-    /// Mark the store's floor and unit at the top of the directions (default true).
+    /// Lead with floor and unit; default true.
     pub highlight: Option<bool>,
-    /// Where the shopper is: an entrance ("north gate", "北门"), a store or
-    /// another named place (default: the main entrance).
+    /// Start: entrance, store or place; default main entrance.
     pub from: Option<String>,
-    /// Lifts only, no stairs or escalators (prams, wheelchairs).
+    /// Lifts only.
     pub avoid_stairs: Option<bool>,
 }
 
@@ -74,14 +73,12 @@ fn lead_with_the_place() -> bool {
 
 fn navigate_to_store_progress(lang: Lang, args: &NavigateToStoreArgs) -> String {
     match lang {
-        Lang::Zh => format!("🧭 正在规划去{}的路线…", args.store_name.trim()),
         Lang::En => format!("🧭 Finding the way to {}…", args.store_name.trim()),
+        _ => format!("🧭 正在规划去{}的路线…", args.store_name.trim()),
     }
 }
 
-/// Walking directions to a store from the main entrance or `from`: steps,
-/// distance, time (and floor plans for the shopper). Use when the shopper asks
-/// where a store is or how to get there.
+/// Where a store is and the walk there (steps, floor plans).
 #[tool_function(level = "safe", scope = "both", progress = navigate_to_store_progress, help = HELP_DIRECTIONS)]
 pub async fn navigate_to_store(
     ctx: &ToolContext,
@@ -97,16 +94,13 @@ pub async fn navigate_to_store(
                 closest.iter().map(|s| navigate_suggestion(ctx.lang, store_name(ctx.lang, s))).collect();
             let result = StoreNotFound {
                 not_found: args.store_name.trim().to_owned(),
-                closest: closest.iter().map(StoreRef::from).collect(),
+                closest: closest.iter().map(|s| StoreRef::new(s, ctx.lang)).collect(),
             };
             return Ok(ToolOutput::new(NavigateToStoreResult::NotFound(result)).with_suggestions(buttons));
         }
     };
     let name = store_name(ctx.lang, &store);
-    let suggestion = match ctx.lang {
-        Lang::Zh => format!("{name}有什么优惠"),
-        Lang::En => format!("Promotions at {name}"),
-    };
+    let suggestion = (ctx.lang.texts().tools.promotions_of)(name);
     let highlight = args.highlight.unwrap_or(true);
     let avoid_stairs = args.avoid_stairs.unwrap_or(false);
     if let Some(on_map) = indoor::directions_to_store(ctx, &store, args.from.as_deref(), avoid_stairs) {
@@ -119,7 +113,7 @@ pub async fn navigate_to_store(
             |v: Option<serde_json::Value>| v.and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
         let number = |v: Option<serde_json::Value>| v.and_then(|v| v.as_u64()).unwrap_or(0) as u32;
         let directions = Directions {
-            store: StoreRef::from(&store),
+            store: StoreRef::new(&store, ctx.lang),
             from: text(data.remove("from")),
             steps: serde_json::from_value(data.remove("steps").unwrap_or_default()).unwrap_or_default(),
             distance_m: number(data.remove("distance_m")),
@@ -133,7 +127,7 @@ pub async fn navigate_to_store(
     }
     let route = ctx.mall.route(&store.id, None).await?;
     let directions = Directions {
-        store: StoreRef::from(&store),
+        store: StoreRef::new(&store, ctx.lang),
         from: route.from,
         steps: route.steps,
         distance_m: route.distance_m,
@@ -147,9 +141,8 @@ pub async fn navigate_to_store(
 /// Arguments of `navigate_to_area`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct NavigateToAreaArgs {
-    /// The area's id or name in Chinese or English (e.g. "美食广场", "food court").
+    /// Id or name.
     pub area_name: String,
-    /// List the stores in the area (default true).
     pub show_stores: Option<bool>,
 }
 
@@ -198,14 +191,12 @@ pub struct AreaStore {
 
 fn navigate_to_area_progress(lang: Lang, args: &NavigateToAreaArgs) -> String {
     match lang {
-        Lang::Zh => format!("🧭 正在查找{}…", args.area_name.trim()),
         Lang::En => format!("🧭 Looking up {}…", args.area_name.trim()),
+        _ => format!("🧭 正在查找{}…", args.area_name.trim()),
     }
 }
 
-/// An area of the mall (food court, sports zone…): its floor, what it is, its
-/// stores (and a floor plan for the shopper). Use when the shopper asks about
-/// a part of the mall rather than one store.
+/// A mall area (food court, sports zone…): floor, stores, floor plan.
 #[tool_function(level = "safe", scope = "both", progress = navigate_to_area_progress, help = HELP_DIRECTIONS)]
 pub async fn navigate_to_area(
     ctx: &ToolContext,

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use services::{Cart, CreateOrder, Order, OrderStatus, PageRequest, ServiceError, Store};
 
-use crate::format::{items_and_total, store_place};
+use crate::format::{item_label, item_name, items_and_total, store_place};
 use crate::general::{NoArguments, idempotency_key, store_for_display};
 use crate::records::{OrderResult, Yuan};
 use crate::{HelpLine, Lang, Preview, ToolContext, ToolError, ToolOutput, ToolResult, tool_function};
@@ -23,17 +23,18 @@ pub static HELP_ORDERS: HelpLine = HelpLine {
 /// Arguments of `create_order`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct CreateOrderArgs {
-    /// The shopper's cart_id, as view_cart returned it.
     pub cart_id: String,
 }
 
 fn create_order_progress(lang: Lang, _args: &CreateOrderArgs) -> String {
-    lang.pick("📦 正在下单…", "📦 Placing your order…").to_owned()
+    match lang {
+        Lang::En => "📦 Placing your order…",
+        _ => "📦 正在下单…",
+    }
+    .to_owned()
 }
 
-/// Place an order for everything in the shopper's cart, to pick up in the
-/// mall. The shopper sees the full order and confirms first; the cart is
-/// emptied.
+/// Order the shopper's cart for pickup in the mall.
 #[tool_function(level = "critical", scope = "private", preview = preview_create_order, progress = create_order_progress, help = HELP_ORDERS)]
 pub async fn create_order(ctx: &ToolContext, args: CreateOrderArgs) -> ToolResult<OrderResult> {
     let expected_total_cents = ctx
@@ -53,9 +54,9 @@ pub async fn preview_create_order(ctx: &ToolContext, args: CreateOrderArgs) -> R
     let lang = ctx.lang;
     let summary = format!(
         "{}\n{}\n{}{}",
-        lang.pick("确认下单：", "Place this order:"),
+        lang.texts().tools.order_preview,
         items_and_total(lang, &cart.items, cart.total_cents),
-        lang.pick("取货：", "Pickup: "),
+        lang.texts().tools.pickup,
         store_place(lang, &pickup),
     );
     let items: Vec<Value> =
@@ -88,19 +89,17 @@ async fn plan_order(ctx: &ToolContext, args: &CreateOrderArgs) -> Result<(Cart, 
 /// Arguments of `cancel_order` and `get_order_status`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct OrderIdArgs {
-    /// The order's id, as create_order or list_orders returned it.
     pub order_id: String,
 }
 
 fn order_progress(lang: Lang, args: &OrderIdArgs) -> String {
     match lang {
-        Lang::Zh => format!("📦 正在查看订单 {}…", args.order_id.trim()),
         Lang::En => format!("📦 Looking up order {}…", args.order_id.trim()),
+        _ => format!("📦 正在查看订单 {}…", args.order_id.trim()),
     }
 }
 
-/// Cancel one of the shopper's orders that is still waiting for payment; the
-/// stock goes back. The shopper sees the order and confirms first.
+/// Cancel an unpaid order.
 #[tool_function(level = "critical", scope = "private", preview = preview_cancel_order, progress = order_progress, help = HELP_ORDERS)]
 pub async fn cancel_order(ctx: &ToolContext, args: OrderIdArgs) -> ToolResult<OrderResult> {
     let order = ctx.mall.cancel_order(&ctx.shopper, args.order_id.trim(), idempotency_key(ctx)).await?;
@@ -118,10 +117,7 @@ pub async fn preview_cancel_order(ctx: &ToolContext, args: OrderIdArgs) -> Resul
     let lang = ctx.lang;
     let summary = format!(
         "{}\n{}",
-        match lang {
-            Lang::Zh => format!("取消订单 {}：", order.order_id),
-            Lang::En => format!("Cancel order {}:", order.order_id),
-        },
+        (lang.texts().tools.cancel_preview)(&order.order_id),
         items_and_total(lang, &order.items, order.total_cents)
     );
     Ok(Preview {
@@ -134,8 +130,7 @@ pub async fn preview_cancel_order(ctx: &ToolContext, args: OrderIdArgs) -> Resul
     })
 }
 
-/// Where one of the shopper's orders stands (waiting for payment, paid,
-/// cancelled, completed), with its lines, total and pickup store.
+/// An order's status, lines, total and pickup store.
 #[tool_function(level = "safe", scope = "private", progress = order_progress, help = HELP_ORDERS)]
 pub async fn get_order_status(ctx: &ToolContext, args: OrderIdArgs) -> ToolResult<OrderResult> {
     let order = ctx.mall.get_order(&ctx.shopper, args.order_id.trim()).await?;
@@ -160,14 +155,21 @@ pub struct OrderSummary {
     pub created_at: String,
     #[serde(default)]
     pub item_count: u32,
+    /// What was ordered: each line's product in the shopper's language, with
+    /// its size and quantity (`Nike Pegasus 41 (size 42) × 1`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub items: Vec<String>,
 }
 
 fn list_orders_progress(lang: Lang, _args: &NoArguments) -> String {
-    lang.pick("📦 正在查看您的订单…", "📦 Looking at your orders…").to_owned()
+    match lang {
+        Lang::En => "📦 Looking at your orders…",
+        _ => "📦 正在查看您的订单…",
+    }
+    .to_owned()
 }
 
-/// The shopper's 10 most recent orders, newest first: id, status, total,
-/// date and number of items.
+/// The shopper's latest orders.
 #[tool_function(level = "safe", scope = "private", progress = list_orders_progress, help = HELP_ORDERS)]
 pub async fn list_orders(ctx: &ToolContext, _args: NoArguments) -> ToolResult<ListOrdersResult> {
     let page = ctx.mall.list_orders(&ctx.shopper, PageRequest::first(LISTED_ORDERS)).await?;
@@ -181,6 +183,11 @@ pub async fn list_orders(ctx: &ToolContext, _args: NoArguments) -> ToolResult<Li
             total_yuan: Yuan(o.total_cents),
             created_at: o.created_at.clone(),
             item_count: o.items.iter().map(|i| i.quantity).sum(),
+            items: o
+                .items
+                .iter()
+                .map(|i| item_label(ctx.lang, item_name(ctx.lang, i), i.sku_label.as_deref(), i.quantity))
+                .collect(),
         })
         .collect();
     Ok(ToolOutput::new(ListOrdersResult { total: page.total, orders }))
@@ -190,5 +197,5 @@ pub async fn list_orders(ctx: &ToolContext, _args: NoArguments) -> ToolResult<Li
 /// the store's place empty rather than failing an order already made.
 async fn single_order_output(ctx: &ToolContext, order: &Order) -> ToolResult<OrderResult> {
     let pickup = store_for_display(ctx, &order.pickup_store_id).await;
-    Ok(ToolOutput::new(OrderResult::new(order, pickup.as_ref())))
+    Ok(ToolOutput::new(OrderResult::new(order, pickup.as_ref(), ctx.lang)))
 }

@@ -6,6 +6,8 @@
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use services::{Cart, CartItem, Order, OrderStatus, Store};
 
+use crate::Lang;
+
 /// A price, kept in fen, written as a JSON number of yuan: `69900` → `699`,
 /// `1999` → `19.99`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -50,100 +52,99 @@ pub fn rating(value: f32) -> f64 {
     (f64::from(value) * 100.0).round() / 100.0
 }
 
-/// A store in full, as search results and `get_store_info` show it.
+/// A store in full, as search results and `get_store_info` show it, named in
+/// the shopper's language.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct StoreCard {
     pub store_id: String,
     pub name: String,
-    pub name_en: String,
     pub category: String,
     pub floor: i32,
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub unit: String,
-    pub area_id: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub open_hours: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub phone: String,
 }
 
-impl From<&Store> for StoreCard {
-    fn from(store: &Store) -> Self {
+impl StoreCard {
+    /// The store, named in the shopper's language.
+    pub fn new(store: &Store, lang: Lang) -> Self {
         StoreCard {
             store_id: store.id.clone(),
-            name: store.name.clone(),
-            name_en: store.name_en.clone(),
+            name: crate::format::store_name(lang, store).to_owned(),
             category: store.category.clone(),
             floor: store.floor,
             unit: store.unit.clone(),
-            area_id: store.area_id.clone(),
             open_hours: store.open_hours.clone(),
             phone: store.phone.clone(),
         }
     }
 }
 
-/// A store in short; its name and place are empty when it could not be
-/// looked up (an order already placed still shows).
+/// A store in short: its id, its name in the shopper's language and where it
+/// is; name and place are left out when it could not be looked up (an order
+/// already placed still shows).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct StoreRef {
     pub store_id: String,
-    pub name: Option<String>,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub name: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub name_en: Option<String>,
     pub floor: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub unit: Option<String>,
 }
 
 impl StoreRef {
-    /// A store known only by id and maybe name.
-    pub fn unknown(store_id: &str, name: Option<&str>) -> Self {
-        StoreRef { store_id: store_id.to_owned(), name: name.map(str::to_owned), ..Default::default() }
+    /// The store, named in the shopper's language.
+    pub fn new(store: &Store, lang: Lang) -> Self {
+        StoreRef {
+            store_id: store.id.clone(),
+            name: crate::format::store_name(lang, store).to_owned(),
+            floor: Some(store.floor),
+            unit: Some(store.unit.clone()).filter(|u| !u.trim().is_empty()),
+        }
     }
 
-    /// The name in the shopper's language, or `""`.
-    pub fn local_name(&self, lang: crate::Lang) -> &str {
-        crate::format::local_name(lang, self.name.as_deref().unwrap_or(""), self.name_en.as_deref())
+    /// A store known only by id and maybe name.
+    pub fn unknown(store_id: &str, name: Option<&str>) -> Self {
+        StoreRef { store_id: store_id.to_owned(), name: name.unwrap_or("").to_owned(), ..Default::default() }
     }
 
     /// Floor and unit for people (see [`crate::format::floor_and_unit`]).
-    pub fn place(&self, lang: crate::Lang) -> String {
+    pub fn place(&self, lang: Lang) -> String {
         crate::format::floor_and_unit(lang, self.floor, self.unit.as_deref().unwrap_or(""))
     }
 }
 
-impl From<&Store> for StoreRef {
-    fn from(store: &Store) -> Self {
-        StoreRef {
-            store_id: store.id.clone(),
-            name: Some(store.name.clone()),
-            name_en: Some(store.name_en.clone()),
-            floor: Some(store.floor),
-            unit: Some(store.unit.clone()),
-        }
-    }
-}
-
-/// A cart or order line.
+/// A cart or order line; `name` is in the shopper's language.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ItemLine {
     pub item_id: String,
     pub product_id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub sku_id: Option<String>,
     pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub sku_label: Option<String>,
     pub quantity: u32,
     pub unit_price_yuan: Yuan,
     pub line_total_yuan: Yuan,
 }
 
-impl From<&CartItem> for ItemLine {
-    fn from(item: &CartItem) -> Self {
+impl ItemLine {
+    /// The line, its product named in the shopper's language.
+    pub fn new(item: &CartItem, lang: Lang) -> Self {
         ItemLine {
             item_id: item.item_id.clone(),
             product_id: item.product_id.clone(),
             sku_id: item.sku_id.clone(),
-            name: item.name.clone(),
+            name: crate::format::item_name(lang, item).to_owned(),
             sku_label: item.sku_label.clone(),
             quantity: item.quantity,
             unit_price_yuan: Yuan(item.unit_price_cents),
@@ -161,11 +162,12 @@ pub struct CartResult {
     pub total_yuan: Yuan,
 }
 
-impl From<&Cart> for CartResult {
-    fn from(cart: &Cart) -> Self {
+impl CartResult {
+    /// The cart, its products named in the shopper's language.
+    pub fn new(cart: &Cart, lang: Lang) -> Self {
         CartResult {
             cart_id: cart.cart_id.clone(),
-            items: cart.items.iter().map(ItemLine::from).collect(),
+            items: cart.items.iter().map(|i| ItemLine::new(i, lang)).collect(),
             total_yuan: Yuan(cart.total_cents),
         }
     }
@@ -192,17 +194,18 @@ pub struct OrderResult {
 }
 
 impl OrderResult {
-    /// The order with its pickup store, when it could be looked up.
-    pub fn new(order: &Order, pickup: Option<&Store>) -> Self {
+    /// The order with its pickup store, when it could be looked up, in the
+    /// shopper's language.
+    pub fn new(order: &Order, pickup: Option<&Store>, lang: Lang) -> Self {
         let pickup_store = match pickup {
-            Some(store) => StoreRef::from(store),
+            Some(store) => StoreRef::new(store, lang),
             None => StoreRef::unknown(&order.pickup_store_id, None),
         };
         OrderResult {
             order: OrderCard {
                 order_id: order.order_id.clone(),
                 status: order.status,
-                items: order.items.iter().map(ItemLine::from).collect(),
+                items: order.items.iter().map(|i| ItemLine::new(i, lang)).collect(),
                 total_yuan: Yuan(order.total_cents),
                 created_at: order.created_at.clone(),
                 pickup_store,

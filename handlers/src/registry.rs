@@ -62,7 +62,9 @@ impl Scope {
 pub type CallFn = fn(ToolContext, Value) -> BoxFuture<'static, ToolResult>;
 /// Describes what a tool call would do, for the confirmation message.
 pub type PreviewFn = fn(ToolContext, Value) -> BoxFuture<'static, Result<Preview, ToolError>>;
-/// Words the status line of a running call; `None` when the arguments do not parse.
+/// Words the status line of a running call, in Chinese for [`Lang::Zh`] and
+/// English for [`Lang::En`] (other languages are derived from these, see
+/// [`crate::Texts::tool_text`]); `None` when the arguments do not parse.
 pub type ProgressFn = fn(Lang, &Value) -> Option<String>;
 
 /// How basic mode (the offline planner, used when there is no model) uses a
@@ -74,8 +76,9 @@ pub struct OfflineHook {
     /// The arguments to call the tool with when a shopper's message (as
     /// written) asks for it; `None` when it does not.
     pub recognise: fn(&str) -> Option<Value>,
-    /// The answer from the tool's JSON result, in the shopper's language;
-    /// `None` when the result cannot be read.
+    /// The answer from the tool's JSON result, in Chinese for [`Lang::Zh`]
+    /// and English for [`Lang::En`] (other languages are derived from these,
+    /// see [`crate::Texts::tool_text`]); `None` when the result cannot be read.
     pub answer: fn(Lang, &Value) -> Option<String>,
 }
 
@@ -137,9 +140,16 @@ impl ToolSpec {
     /// language ("🔍 正在搜索：Nike 跑鞋 ≤ ¥500…"): the tool's own wording,
     /// else a generic one.
     pub fn progress_line(&self, lang: Lang, args: &Value) -> String {
-        self.progress
-            .and_then(|line| line(lang, args))
-            .unwrap_or_else(|| lang.pick("⏳ 正在处理…", "⏳ Working on it…").to_owned())
+        let texts = lang.texts();
+        match self.progress.and_then(|line| line(texts.tool_lang, args)) {
+            Some(line) => (texts.tool_text)(line),
+            None => texts.tools.working.to_owned(),
+        }
+    }
+
+    /// This tool's `/help` line in `lang`, when it declares one.
+    pub fn help_line(&self, lang: Lang) -> Option<std::borrow::Cow<'static, str>> {
+        self.help.map(lang.texts().tool_line)
     }
 
     /// Runs the tool with raw JSON arguments.

@@ -129,6 +129,10 @@ pub enum ToolError {
     /// The tool may not be used here (e.g. cart in a group chat).
     #[error("not allowed here: {0}")]
     NotAllowed(String),
+    /// A service outside the mall that lends the bot a tool (an MCP server)
+    /// failed, could not be reached, or reported an error.
+    #[error("{service} failed: {message}")]
+    Service { service: String, message: String },
 }
 
 impl ToolError {
@@ -157,6 +161,10 @@ impl ToolError {
                 "Error: the mall did not answer in time. Apologise and suggest trying again.".to_owned()
             }
             ToolError::NotAllowed(why) => format!("Error: not allowed here: {why}."),
+            ToolError::Service { service, message } => format!(
+                "Error: the `{service}` service could not do this: {message}. Tell the shopper it is not \
+                 available right now; do not pretend it worked."
+            ),
         }
     }
 }

@@ -10,13 +10,17 @@ use crate::result::ToolError;
 
 /// The JSON Schema of a tool's argument struct, as sent in `tools[].function.parameters`.
 ///
-/// Every subschema is inlined (no `$ref`, no `$defs`); there is no `$schema`
-/// and no `title`; an `Option<T>` field is a plain `T` left out of `required`;
-/// an enum of names is `{"type": "string", "enum": [...]}`; every object has
-/// `properties`, an explicit `required` list and `additionalProperties: false`.
-/// `format` is dropped (providers disagree on which formats they accept);
-/// ranges (`minimum`, `maximum`) and the fields' descriptions stay. The
-/// struct's own doc comment is left out: the tool's description says it.
+/// Every subschema is inlined (no `$ref`, no `$defs`); an `Option<T>` field is
+/// a plain `T` left out of `required`; an enum of names is
+/// `{"type": "string", "enum": [...]}`; every object has `type` and
+/// `properties`, and `required` when a field is required. The schema is sent
+/// with every model request, so nothing a model does not use is kept: no
+/// `$schema`, `title`, `format` (providers disagree on which they accept),
+/// ranges (`minimum`, `maximum`: the tools check their arguments and say
+/// what is wrong), and no `additionalProperties` (only OpenAI's strict mode
+/// wants it, and the bot does not ask for strict mode; Gemini refuses it).
+/// The fields' descriptions stay; the struct's own doc comment is left out:
+/// the tool's description says it.
 pub fn parameters_schema<T: JsonSchema>() -> Value {
     let generator = SchemaSettings::draft07()
         .with(|settings| {
@@ -65,7 +69,18 @@ fn missing_field(message: &str) -> Option<&str> {
 }
 
 /// Keys that carry no meaning for a model, or that some providers refuse.
-const DROPPED_KEYS: &[&str] = &["$schema", "title", "format", "examples", "default", "$comment"];
+const DROPPED_KEYS: &[&str] = &[
+    "$schema",
+    "title",
+    "format",
+    "examples",
+    "default",
+    "$comment",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+];
 /// Keys whose value is one subschema.
 const SUBSCHEMA_KEYS: &[&str] = &["items", "additionalProperties", "not", "contains"];
 /// Keys whose value is a list of subschemas.
@@ -163,13 +178,17 @@ fn member_names(member: &Value) -> Option<Vec<Value>> {
     names.iter().all(Value::is_string).then_some(names)
 }
 
-/// Gives an object schema `type`, `properties`, `required` and
-/// `additionalProperties: false` (unless it describes a map).
+/// Gives an object schema `type` and `properties`; drops an empty `required`
+/// and `additionalProperties: false` (the default a model assumes anyway).
 fn complete_object(obj: &mut Map<String, Value>) {
     obj.insert("type".to_owned(), Value::from("object"));
     obj.entry("properties").or_insert_with(|| Value::Object(Map::new()));
-    obj.entry("required").or_insert_with(|| Value::Array(Vec::new()));
-    obj.entry("additionalProperties").or_insert(Value::Bool(false));
+    if obj.get("required").and_then(Value::as_array).is_some_and(Vec::is_empty) {
+        obj.remove("required");
+    }
+    if obj.get("additionalProperties") == Some(&Value::Bool(false)) {
+        obj.remove("additionalProperties");
+    }
 }
 
 #[cfg(test)]
@@ -234,10 +253,10 @@ mod tests {
         let props = &schema["properties"];
         assert_eq!(schema["type"], "object");
         assert_eq!(schema["required"], json!(["keyword", "kind"]));
-        assert_eq!(schema["additionalProperties"], false);
+        assert!(schema.get("additionalProperties").is_none(), "{schema}");
         assert_eq!(props["keyword"], json!({"type": "string", "description": "What to look for."}));
         assert_eq!(props["max_price"], json!({"type": "number", "description": "Highest price in yuan."}));
-        assert_eq!(props["quantity"], json!({"type": "integer", "minimum": 0}));
+        assert_eq!(props["quantity"], json!({"type": "integer"}));
         for field in ["kind", "maybe_kind"] {
             let kind = &props[field];
             assert_eq!(kind["type"], "string", "{kind}");
@@ -255,13 +274,24 @@ mod tests {
                     "low": {"type": "number", "description": "Lowest price in yuan."},
                     "high": {"type": "number"}
                 },
-                "required": ["low"],
-                "additionalProperties": false
+                "required": ["low"]
             })
         );
         let mut keys = Vec::new();
         all_keys(&schema, &mut keys);
-        for banned in ["$ref", "$defs", "definitions", "$schema", "title", "anyOf", "oneOf", "format"] {
+        let banned = [
+            "$ref",
+            "$defs",
+            "definitions",
+            "$schema",
+            "title",
+            "anyOf",
+            "oneOf",
+            "format",
+            "minimum",
+            "additionalProperties",
+        ];
+        for banned in banned {
             assert!(!keys.iter().any(|k| k == banned), "{banned} left in {schema:#}");
         }
         assert!(!schema.to_string().contains("null"), "{schema}");
@@ -269,10 +299,7 @@ mod tests {
 
     #[test]
     fn struct_without_fields_is_an_empty_object() {
-        assert_eq!(
-            parameters_schema::<NoArgs>(),
-            json!({"type": "object", "properties": {}, "required": [], "additionalProperties": false})
-        );
+        assert_eq!(parameters_schema::<NoArgs>(), json!({"type": "object", "properties": {}}));
     }
 
     #[test]

@@ -6,13 +6,13 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use services::{PageRequest, ProductBrief, ProductQuery, Store, StoreQuery};
 
-use crate::format::{local_name, navigate_suggestion};
+use crate::format::{floor, navigate_suggestion, product_name, store_name};
 use crate::general::{store_for_display, yuan_to_cents};
 use crate::records::{StoreCard, Yuan, rating};
 use crate::{HelpLine, Lang, ToolContext, ToolError, ToolOutput, ToolResult, tool_function};
 
 /// At most this many products go back to the model.
-const MAX_PRODUCTS: u32 = 8;
+const MAX_PRODUCTS: u32 = 5;
 /// At most this many stores go back to the model.
 const MAX_STORES: u32 = 10;
 
@@ -31,15 +31,10 @@ pub static HELP_STORES: HelpLine = HelpLine {
 /// Arguments of `search_products`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct SearchProductsArgs {
-    /// What to look for, in Chinese or English: a product, brand or kind ("跑鞋", "Nike running shoes").
     pub keyword: String,
-    /// Highest price in yuan (元), e.g. 500 for "500 以内".
     pub max_price: Option<f64>,
-    /// Lowest price in yuan (元).
     pub min_price: Option<f64>,
-    /// Only this brand (e.g. "Nike").
     pub brand: Option<String>,
-    /// Only this category (e.g. "运动鞋", "shoes").
     pub category: Option<String>,
 }
 
@@ -51,48 +46,43 @@ pub struct SearchProductsResult {
     pub products: Vec<ProductHit>,
 }
 
-/// One product found, with where its store is (empty when the store could
-/// not be looked up).
+/// One product found: what a recommendation needs and nothing else. Names
+/// are in the shopper's language; what is unknown or empty is left out.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ProductHit {
     pub product_id: String,
     pub name: String,
-    pub brand: String,
-    pub category: String,
-    pub price_yuan: Yuan,
+    /// In yuan.
+    pub price: Yuan,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub rating: Option<f64>,
-    pub in_stock: bool,
+    /// The sizes (SKU labels) in stock.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub sizes: Vec<String>,
-    pub store_id: String,
-    pub store_name: String,
-    pub store_name_en: Option<String>,
-    pub floor: Option<i32>,
-    pub unit: Option<String>,
+    /// Set only when nothing is in stock.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub sold_out: bool,
+    /// The store's name.
+    pub store: String,
+    /// The store's floor as shoppers write it (`3楼`, `3F`, `B1`); absent
+    /// when the store could not be looked up.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub floor: String,
 }
 
 impl ProductHit {
-    fn new(product: &ProductBrief, store: Option<&Store>) -> Self {
+    fn new(product: &ProductBrief, store: Option<&Store>, lang: Lang) -> Self {
         ProductHit {
             product_id: product.id.clone(),
-            name: product.name.clone(),
-            brand: product.brand.clone(),
-            category: product.category.clone(),
-            price_yuan: Yuan(product.price_cents),
+            name: product_name(lang, product).to_owned(),
+            price: Yuan(product.price_cents),
             rating: Some(rating(product.rating)),
-            in_stock: product.in_stock,
             sizes: product.sizes.clone(),
-            store_id: product.store_id.clone(),
-            store_name: product.store_name.clone(),
-            store_name_en: store.map(|s| s.name_en.clone()),
-            floor: store.map(|s| s.floor),
-            unit: store.map(|s| s.unit.clone()),
+            sold_out: !product.in_stock,
+            store: store.map_or(product.store_name.as_str(), |s| store_name(lang, s)).to_owned(),
+            floor: store.map(|s| floor(lang, s.floor)).unwrap_or_default(),
         }
-    }
-
-    /// The store's name in the shopper's language.
-    pub fn local_store_name(&self, lang: Lang) -> &str {
-        local_name(lang, &self.store_name, self.store_name_en.as_deref())
     }
 }
 
@@ -102,14 +92,13 @@ fn search_products_progress(lang: Lang, args: &SearchProductsArgs) -> String {
         what.push_str(&format!(" ≤ {}", Yuan((max * 100.0).round() as i64).money()));
     }
     match lang {
-        Lang::Zh => format!("🔍 正在搜索：{what}…"),
         Lang::En => format!("🔍 Searching: {what}…"),
+        _ => format!("🔍 正在搜索：{what}…"),
     }
 }
 
-/// Search the mall's products by keyword, price range (in yuan), brand or
-/// category. Returns up to 8 products, best match first, with price, sizes in
-/// stock and where the store is.
+/// Find products (any language; prices in yuan). Gives the best 5 with
+/// price, rating, sizes in stock, store and floor: enough to recommend.
 #[tool_function(level = "safe", scope = "both", progress = search_products_progress, help = HELP_PRODUCTS)]
 pub async fn search_products(
     ctx: &ToolContext,
@@ -121,15 +110,11 @@ pub async fn search_products(
     let stores = stores_of(ctx, &products).await;
     let result = SearchProductsResult {
         total: page.total,
-        products: products.iter().map(|p| ProductHit::new(p, stores.get(&p.store_id))).collect(),
+        products: products.iter().map(|p| ProductHit::new(p, stores.get(&p.store_id), ctx.lang)).collect(),
     };
     let found = !result.products.is_empty();
     let output = ToolOutput::new(result);
-    Ok(if found {
-        output.with_suggestions([ctx.lang.pick("看看第一个", "Show the first one")])
-    } else {
-        output
-    })
+    Ok(if found { output.with_suggestions([ctx.lang.texts().tools.show_first]) } else { output })
 }
 
 /// The mall query: prices converted to fen and checked.
@@ -165,9 +150,7 @@ async fn stores_of(ctx: &ToolContext, products: &[ProductBrief]) -> BTreeMap<Str
 /// Arguments of `search_stores`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct SearchStoresArgs {
-    /// A store name or what it sells, in Chinese or English ("优衣库", "coffee").
     pub keyword: String,
-    /// Only this category (e.g. "餐饮", "sports").
     pub category: Option<String>,
 }
 
@@ -181,13 +164,13 @@ pub struct SearchStoresResult {
 
 fn search_stores_progress(lang: Lang, args: &SearchStoresArgs) -> String {
     match lang {
-        Lang::Zh => format!("🏬 正在找店：{}…", args.keyword.trim()),
         Lang::En => format!("🏬 Looking for stores: {}…", args.keyword.trim()),
+        _ => format!("🏬 正在找店：{}…", args.keyword.trim()),
     }
 }
 
-/// Search the mall's stores by name or what they sell. Returns up to 10
-/// stores with floor, unit, opening hours and phone.
+/// Find stores by name or what they sell (any language): floor, unit,
+/// hours, phone.
 #[tool_function(level = "safe", scope = "both", progress = search_stores_progress, help = HELP_STORES)]
 pub async fn search_stores(ctx: &ToolContext, args: SearchStoresArgs) -> ToolResult<SearchStoresResult> {
     let query = StoreQuery {
@@ -197,13 +180,11 @@ pub async fn search_stores(ctx: &ToolContext, args: SearchStoresArgs) -> ToolRes
         page: PageRequest::first(MAX_STORES),
     };
     let page = ctx.mall.search_stores(&query).await?;
-    let suggestion = page
-        .items
-        .first()
-        .map(|first| navigate_suggestion(ctx.lang, crate::format::store_name(ctx.lang, first)));
+    let suggestion =
+        page.items.first().map(|first| navigate_suggestion(ctx.lang, store_name(ctx.lang, first)));
     let result = SearchStoresResult {
         total: page.total,
-        stores: page.items.iter().take(MAX_STORES as usize).map(StoreCard::from).collect(),
+        stores: page.items.iter().take(MAX_STORES as usize).map(|s| StoreCard::new(s, ctx.lang)).collect(),
     };
     Ok(ToolOutput::new(result).with_suggestions(suggestion))
 }

@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::json;
 use services::{AddCartItem, Cart, CartItem, Product, ServiceError, Sku};
 
-use crate::format::{cart_item_text, item_text, items_and_total};
+use crate::format::{cart_item_text, item_text, items_and_total, product_name};
 use crate::general::{NoArguments, idempotency_key};
 use crate::records::CartResult;
 use crate::{HelpLine, Lang, Preview, ToolContext, ToolError, ToolOutput, ToolResult, tool_function};
@@ -23,22 +23,21 @@ pub static HELP_CART: HelpLine = HelpLine {
 /// Arguments of `add_to_cart`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct AddToCartArgs {
-    /// The product's id, as search_products or get_product_detail returned it.
     pub product_id: String,
-    /// How many, 1 to 99.
-    #[schemars(range(min = 1, max = 99))]
     pub quantity: u32,
-    /// The size: its sku_id, or its label as the shopper said it ("42", "M").
-    /// Needed when the product comes in several sizes.
+    /// Size: SKU id or label ("42"), when several.
     pub sku_id: Option<String>,
 }
 
 fn add_to_cart_progress(lang: Lang, _args: &AddToCartArgs) -> String {
-    lang.pick("🛒 正在加入购物车…", "🛒 Adding to your cart…").to_owned()
+    match lang {
+        Lang::En => "🛒 Adding to your cart…",
+        _ => "🛒 正在加入购物车…",
+    }
+    .to_owned()
 }
 
-/// Put a product (in one size) into the shopper's cart. The shopper
-/// confirms first.
+/// Add a product in one size to the shopper's cart.
 #[tool_function(level = "confirm", scope = "private", preview = preview_add_to_cart, progress = add_to_cart_progress, help = HELP_CART)]
 pub async fn add_to_cart(ctx: &ToolContext, args: AddToCartArgs) -> ToolResult<CartResult> {
     let plan = plan_add(ctx, &args).await?;
@@ -48,10 +47,7 @@ pub async fn add_to_cart(ctx: &ToolContext, args: AddToCartArgs) -> ToolResult<C
         quantity: plan.quantity,
     };
     let cart = ctx.mall.add_cart_item(&ctx.shopper, &item, idempotency_key(ctx)).await?;
-    Ok(ToolOutput::new(CartResult::from(&cart)).with_suggestions(match ctx.lang {
-        Lang::Zh => ["查看购物车", "下单"],
-        Lang::En => ["View cart", "Place the order"],
-    }))
+    Ok(ToolOutput::new(CartResult::new(&cart, ctx.lang)).with_suggestions(ctx.lang.texts().tools.after_add))
 }
 
 /// "加入购物车：Nike Pegasus 41 跑鞋（42 码）× 1，¥699".
@@ -60,13 +56,13 @@ pub async fn preview_add_to_cart(ctx: &ToolContext, args: AddToCartArgs) -> Resu
     let unit_price_cents = plan.unit_price_cents();
     let line = item_text(
         ctx.lang,
-        &plan.product.brief.name,
+        product_name(ctx.lang, &plan.product.brief),
         plan.sku.as_ref().map(|s| s.label.as_str()),
         plan.quantity,
         unit_price_cents * i64::from(plan.quantity),
     );
     Ok(Preview {
-        summary: format!("{}{line}", ctx.lang.pick("加入购物车：", "Add to cart: ")),
+        summary: format!("{}{line}", ctx.lang.texts().tools.add_preview),
         fingerprint: json!({
             "product_id": plan.product.brief.id,
             "sku_id": plan.sku.as_ref().map(|s| &s.sku_id),
@@ -162,20 +158,21 @@ fn same_size(label: &str, wanted: &str) -> bool {
 /// Arguments of `remove_from_cart`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct RemoveFromCartArgs {
-    /// The cart line's item_id, as view_cart returned it.
     pub item_id: Option<String>,
-    /// Instead of item_id: the product to remove…
     pub product_id: Option<String>,
-    /// …and its size (sku_id or label), when the cart holds it in several sizes.
     pub sku_id: Option<String>,
 }
 
 fn cart_change_progress<A>(lang: Lang, _args: &A) -> String {
-    lang.pick("🛒 正在更新购物车…", "🛒 Updating your cart…").to_owned()
+    match lang {
+        Lang::En => "🛒 Updating your cart…",
+        _ => "🛒 正在更新购物车…",
+    }
+    .to_owned()
 }
 
-/// Take one line out of the shopper's cart: give item_id, or product_id
-/// (and sku_id). The shopper confirms first.
+/// Remove a cart line: by item_id, or product_id (+ sku_id when in several
+/// sizes).
 #[tool_function(
     level = "confirm",
     scope = "private",
@@ -186,7 +183,7 @@ pub async fn remove_from_cart(ctx: &ToolContext, args: RemoveFromCartArgs) -> To
     let cart = ctx.mall.get_cart(&ctx.shopper).await?;
     let item = pick_item(&cart, &args)?;
     let cart = ctx.mall.remove_cart_item(&ctx.shopper, &item.item_id, idempotency_key(ctx)).await?;
-    Ok(ToolOutput::new(CartResult::from(&cart)))
+    Ok(ToolOutput::new(CartResult::new(&cart, ctx.lang)))
 }
 
 /// "从购物车移除：Nike Pegasus 41 跑鞋（42 码）× 1，¥699".
@@ -197,11 +194,7 @@ pub async fn preview_remove_from_cart(
     let cart = ctx.mall.get_cart(&ctx.shopper).await?;
     let item = pick_item(&cart, &args)?;
     Ok(Preview {
-        summary: format!(
-            "{}{}",
-            ctx.lang.pick("从购物车移除：", "Remove from cart: "),
-            cart_item_text(ctx.lang, &item)
-        ),
+        summary: format!("{}{}", ctx.lang.texts().tools.remove_preview, cart_item_text(ctx.lang, &item)),
         fingerprint: json!({
             "item_id": item.item_id,
             "product_id": item.product_id,
@@ -252,11 +245,11 @@ fn pick_item(cart: &Cart, args: &RemoveFromCartArgs) -> Result<CartItem, ToolErr
     }
 }
 
-/// Empty the shopper's cart. The shopper confirms first.
+/// Empty the shopper's cart.
 #[tool_function(level = "confirm", scope = "private", preview = preview_clear_cart, progress = cart_change_progress, help = HELP_CART)]
 pub async fn clear_cart(ctx: &ToolContext, _args: NoArguments) -> ToolResult<CartResult> {
     let cart = ctx.mall.clear_cart(&ctx.shopper, idempotency_key(ctx)).await?;
-    Ok(ToolOutput::new(CartResult::from(&cart)))
+    Ok(ToolOutput::new(CartResult::new(&cart, ctx.lang)))
 }
 
 /// "清空购物车：" and every line with the total. An empty cart has nothing
@@ -269,7 +262,7 @@ pub async fn preview_clear_cart(ctx: &ToolContext, _args: NoArguments) -> Result
     Ok(Preview {
         summary: format!(
             "{}\n{}",
-            ctx.lang.pick("清空购物车：", "Empty the cart:"),
+            ctx.lang.texts().tools.clear_preview,
             items_and_total(ctx.lang, &cart.items, cart.total_cents)
         ),
         fingerprint: json!({
@@ -281,19 +274,22 @@ pub async fn preview_clear_cart(ctx: &ToolContext, _args: NoArguments) -> Result
 }
 
 fn view_cart_progress(lang: Lang, _args: &NoArguments) -> String {
-    lang.pick("🛒 正在查看购物车…", "🛒 Looking at your cart…").to_owned()
+    match lang {
+        Lang::En => "🛒 Looking at your cart…",
+        _ => "🛒 正在查看购物车…",
+    }
+    .to_owned()
 }
 
-/// The shopper's cart: every line with size, quantity and price, and the
-/// total. Its cart_id is what create_order needs.
+/// The shopper's cart, with the cart_id create_order needs.
 #[tool_function(level = "safe", scope = "private", progress = view_cart_progress, help = HELP_CART)]
 pub async fn view_cart(ctx: &ToolContext, _args: NoArguments) -> ToolResult<CartResult> {
     let cart = ctx.mall.get_cart(&ctx.shopper).await?;
-    let output = ToolOutput::new(CartResult::from(&cart));
+    let output = ToolOutput::new(CartResult::new(&cart, ctx.lang));
     Ok(if cart.items.is_empty() {
         output
     } else {
-        output.with_suggestions([ctx.lang.pick("下单", "Place the order")])
+        output.with_suggestions([ctx.lang.texts().tools.after_add[1]])
     })
 }
 

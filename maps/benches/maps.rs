@@ -8,7 +8,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use maps::render::{self, Overlay};
-use maps::{Lang, RouteOptions, demo};
+use maps::{MapWords, RouteOptions, demo};
 
 /// Timed rounds over every store.
 const ROUNDS: usize = 20;
@@ -44,7 +44,8 @@ fn report() {
                     };
                     let started = Instant::now();
                     black_box(
-                        render::render_level(map, leg.level, &overlay, Lang::Zh).expect("the floor draws"),
+                        render::render_level(map, leg.level, &overlay, &MapWords::CHINESE)
+                            .expect("the floor draws"),
                     );
                     rendering.push(started.elapsed());
                 }
@@ -86,7 +87,7 @@ fn route(bencher: divan::Bencher, store: &str) {
 fn pictures(bencher: divan::Bencher, store: &str) {
     let router = demo::router();
     let route = router.route("main_entrance", store, RouteOptions::default()).expect("reachable");
-    bencher.bench(|| render::route_pictures(router.map(), black_box(&route), Lang::Zh));
+    bencher.bench(|| render::route_pictures(router.map(), black_box(&route), &MapWords::CHINESE));
 }
 
 /// The floor plan's SVG alone, without rasterising.
@@ -96,5 +97,5 @@ fn svg_only(bencher: divan::Bencher) {
     let route = router.route("main_entrance", "s-uniqlo", RouteOptions::default()).expect("reachable");
     let leg = &route.legs[1];
     let overlay = Overlay { route: leg.points.clone(), ..Overlay::default() };
-    bencher.bench(|| render::level_svg(router.map(), leg.level, black_box(&overlay), Lang::Zh));
+    bencher.bench(|| render::level_svg(router.map(), leg.level, black_box(&overlay), &MapWords::CHINESE));
 }

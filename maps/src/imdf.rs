@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::geo::{Point, Polygon, Projection};
-use crate::{Labels, Lang};
+use crate::{Labels, MapWords};
 
 /// Why an archive was refused.
 #[derive(Debug, thiserror::Error)]
@@ -279,9 +279,9 @@ impl IndoorMap {
         })
     }
 
-    /// A level's sign (`2F`) in `lang`.
-    pub fn level_label(&self, level: usize, lang: Lang) -> &str {
-        self.levels.get(level).map(|l| l.short_name.pick(lang)).unwrap_or("?")
+    /// A level's sign (`2F`) in the language of `words`.
+    pub fn level_label(&self, level: usize, words: &MapWords) -> &str {
+        self.levels.get(level).map(|l| words.name(&l.short_name)).unwrap_or("?")
     }
 }
 

@@ -1,6 +1,6 @@
 //! Indoor maps for the mall guide: reading IMDF archives ([`IndoorMap`]),
 //! walking routes across floors on the map ([`Router`]), the route's steps
-//! in Chinese and English, and floor plans with the route drawn
+//! in the shopper's language ([`MapWords`]), and floor plans with the route drawn
 //! ([`render`]). The demo mall's archive is compiled in ([`demo`]).
 
 pub mod demo;
@@ -9,29 +9,13 @@ pub mod geo;
 pub mod imdf;
 pub mod render;
 pub mod route;
+pub mod words;
 
 pub use geo::Point;
 pub use imdf::{ImdfError, IndoorMap, Level, Place, PlaceKind, Section, Unit, UnitKind};
 pub use render::{FloorPicture, RenderError};
 pub use route::{Leg, Route, RouteError, RouteOptions, Router};
-
-/// The shopper's language for steps and labels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Lang {
-    Zh,
-    En,
-}
-
-impl Lang {
-    /// The ISO code (`zh`, `en`).
-    pub fn code(self) -> &'static str {
-        match self {
-            Lang::Zh => "zh",
-            Lang::En => "en",
-        }
-    }
-}
+pub use words::MapWords;
 
 /// A name in Chinese and English.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
@@ -44,13 +28,5 @@ impl Labels {
     /// A name with its Chinese and English forms.
     pub fn new(zh: impl Into<String>, en: impl Into<String>) -> Labels {
         Labels { zh: zh.into(), en: en.into() }
-    }
-
-    /// The name in `lang`.
-    pub fn pick(&self, lang: Lang) -> &str {
-        match lang {
-            Lang::Zh => &self.zh,
-            Lang::En => &self.en,
-        }
     }
 }

@@ -9,10 +9,10 @@ use std::sync::{Arc, LazyLock};
 use resvg::tiny_skia;
 use resvg::usvg;
 
+use crate::MapWords;
 use crate::geo::{Point, bounds};
 use crate::imdf::{IndoorMap, PlaceKind, UnitKind};
 use crate::route::Route;
-use crate::{Labels, Lang};
 
 /// Noto Sans CJK SC cut down to the glyphs the plans use (SIL OFL 1.1; see `fonts/`).
 static FONT: &[u8] = include_bytes!("../fonts/NotoSansSC-MallbotSubset.otf");
@@ -122,9 +122,13 @@ pub struct Overlay {
 }
 
 /// One picture per floor of the route, in order.
-pub fn route_pictures(map: &IndoorMap, route: &Route, lang: Lang) -> Result<Vec<FloorPicture>, RenderError> {
+pub fn route_pictures(
+    map: &IndoorMap,
+    route: &Route,
+    words: &MapWords,
+) -> Result<Vec<FloorPicture>, RenderError> {
     let legs = route.legs.len();
-    let to = route.to.name.pick(lang);
+    let to = words.name(&route.to.name);
     route
         .legs
         .iter()
@@ -132,18 +136,13 @@ pub fn route_pictures(map: &IndoorMap, route: &Route, lang: Lang) -> Result<Vec<
         .map(|(i, leg)| {
             let level = &map.levels[leg.level];
             let count = if legs > 1 { format!(" ({}/{legs})", i + 1) } else { String::new() };
-            let title = match lang {
-                Lang::Zh => format!("{} {} · 前往 {to}{count}", level.short_name.zh, level.name.zh),
-                Lang::En => format!("{} {} · to {to}{count}", level.short_name.en, level.name.en),
-            };
+            let title =
+                (words.route_title)(words.name(&level.short_name), words.name(&level.name), to, &count);
             let last = i + 1 == legs;
             let note = (!last).then(|| {
-                let next = map.levels[route.legs[i + 1].level].short_name.pick(lang);
+                let next = words.name(&map.levels[route.legs[i + 1].level].short_name);
                 let end = leg.points.last().copied().unwrap_or(route.to.point);
-                let text = match lang {
-                    Lang::Zh => format!("到 {next}"),
-                    Lang::En => format!("to {next}"),
-                };
+                let text = (words.next_level)(next);
                 (end, text)
             });
             let overlay = Overlay {
@@ -154,7 +153,7 @@ pub fn route_pictures(map: &IndoorMap, route: &Route, lang: Lang) -> Result<Vec<
                 note,
                 ..Overlay::default()
             };
-            render_level(map, leg.level, &overlay, lang)
+            render_level(map, leg.level, &overlay, words)
         })
         .collect()
 }
@@ -164,18 +163,19 @@ pub fn area_picture(
     map: &IndoorMap,
     section: usize,
     store_units: &[usize],
-    lang: Lang,
+    words: &MapWords,
 ) -> Result<FloorPicture, RenderError> {
     let s = &map.sections[section];
     let level = &map.levels[s.level];
-    let title = format!("{} {} · {}", level.short_name.pick(lang), level.name.pick(lang), s.name.pick(lang));
+    let title =
+        format!("{} {} · {}", words.name(&level.short_name), words.name(&level.name), words.name(&s.name));
     let overlay = Overlay {
         title,
         area_units: store_units.to_vec(),
         area_sections: vec![section],
         ..Overlay::default()
     };
-    render_level(map, s.level, &overlay, lang)
+    render_level(map, s.level, &overlay, words)
 }
 
 /// Draws `level` with `overlay` and rasterises it.
@@ -183,10 +183,10 @@ pub fn render_level(
     map: &IndoorMap,
     level: usize,
     overlay: &Overlay,
-    lang: Lang,
+    words: &MapWords,
 ) -> Result<FloorPicture, RenderError> {
     let floor = map.levels.get(level).ok_or(RenderError::NoLevel(level))?.floor;
-    let (svg, frame) = level_svg(map, level, overlay, lang);
+    let (svg, frame) = level_svg(map, level, overlay, words);
     let png = rasterise(&svg)?;
     let (width, height) = frame.size();
     Ok(FloorPicture { floor, title: overlay.title.clone(), width, height, png, frame })
@@ -266,20 +266,6 @@ fn fill_of(kind: UnitKind) -> &'static str {
     }
 }
 
-fn short_name(kind: UnitKind, lang: Lang) -> Option<&'static str> {
-    Some(match (kind, lang) {
-        (UnitKind::Escalator, Lang::Zh) => "扶梯",
-        (UnitKind::Escalator, Lang::En) => "Escalator",
-        (UnitKind::Elevator, Lang::Zh) => "电梯",
-        (UnitKind::Elevator, Lang::En) => "Lift",
-        (UnitKind::Stairs, Lang::Zh) => "楼梯",
-        (UnitKind::Stairs, Lang::En) => "Stairs",
-        (UnitKind::Restroom, Lang::Zh) => "洗手间",
-        (UnitKind::Restroom, Lang::En) => "WC",
-        _ => return None,
-    })
-}
-
 fn path_data(frame: &Frame, rings: &[Vec<Point>]) -> String {
     let mut d = String::new();
     for ring in rings {
@@ -293,7 +279,7 @@ fn path_data(frame: &Frame, rings: &[Vec<Point>]) -> String {
 }
 
 /// The SVG of one level with the overlay, and where the plan sits in it.
-pub fn level_svg(map: &IndoorMap, level: usize, overlay: &Overlay, lang: Lang) -> (String, Frame) {
+pub fn level_svg(map: &IndoorMap, level: usize, overlay: &Overlay, words: &MapWords) -> (String, Frame) {
     let frame = Frame::of_level(map, level);
     let (w, h) = frame.size();
     let mut s = String::with_capacity(32 * 1024);
@@ -343,8 +329,8 @@ pub fn level_svg(map: &IndoorMap, level: usize, overlay: &Overlay, lang: Lang) -
     for &u in &units {
         let unit = &map.units[u];
         let store = map.places.iter().find(|p| p.unit == Some(u) && p.kind == PlaceKind::Store);
-        let label = match (store, short_name(unit.kind, lang)) {
-            (Some(place), _) => place.name.pick(lang).to_owned(),
+        let label = match (store, (words.unit_label)(unit.kind)) {
+            (Some(place), _) => words.name(&place.name).to_owned(),
             (None, Some(short)) => short.to_owned(),
             (None, None) => continue,
         };
@@ -375,12 +361,12 @@ pub fn level_svg(map: &IndoorMap, level: usize, overlay: &Overlay, lang: Lang) -
             y - 6.0,
             x + 9.0,
             y - 8.0,
-            escape(place.name.pick(lang))
+            escape(words.name(&place.name))
         );
     }
     draw_route(&mut s, &frame, overlay);
-    draw_legend(&mut s, w, h, lang);
-    draw_north_arrow(&mut s, w, lang);
+    draw_legend(&mut s, w, h, words);
+    draw_north_arrow(&mut s, w, words);
     s.push_str("</svg>");
     (s, frame)
 }
@@ -448,18 +434,11 @@ fn draw_route(s: &mut String, frame: &Frame, overlay: &Overlay) {
     }
 }
 
-fn draw_legend(s: &mut String, w: u32, h: u32, lang: Lang) {
+fn draw_legend(s: &mut String, w: u32, h: u32, words: &MapWords) {
     let y = f64::from(h) - LEGEND_H + 8.0;
     let _ = write!(s, r##"<rect x="0" y="{:.1}" width="{w}" height="{LEGEND_H}" fill="#ffffff"/>"##, y - 8.0);
-    let entries: [(&str, Labels); 7] = [
-        ("route", Labels::new("路线", "Route")),
-        ("start", Labels::new("起点", "Start")),
-        ("destination", Labels::new("目的地", "Destination")),
-        ("escalator", Labels::new("扶梯", "Escalator")),
-        ("elevator", Labels::new("电梯", "Lift")),
-        ("stairs", Labels::new("楼梯", "Stairs")),
-        ("restroom", Labels::new("洗手间", "Restrooms")),
-    ];
+    let keys = ["route", "start", "destination", "escalator", "elevator", "stairs", "restroom"];
+    let entries = keys.into_iter().zip(words.legend);
     let mut x = PAD;
     let cy = y + 20.0;
     for (key, label) in entries {
@@ -494,7 +473,7 @@ fn draw_legend(s: &mut String, w: u32, h: u32, lang: Lang) {
                 );
             }
         }
-        let text = label.pick(lang);
+        let text = label;
         let _ = write!(
             s,
             r##"<text x="{:.1}" y="{:.1}" font-size="13" fill="#37474f">{}</text>"##,
@@ -506,13 +485,10 @@ fn draw_legend(s: &mut String, w: u32, h: u32, lang: Lang) {
     }
 }
 
-fn draw_north_arrow(s: &mut String, w: u32, lang: Lang) {
+fn draw_north_arrow(s: &mut String, w: u32, words: &MapWords) {
     let x = f64::from(w) - PAD - 18.0;
     let y = TITLE_H + PAD + 8.0;
-    let letter = match lang {
-        Lang::Zh => "北",
-        Lang::En => "N",
-    };
+    let letter = words.north;
     let _ = write!(
         s,
         r##"<circle cx="{x:.1}" cy="{:.1}" r="20" fill="#ffffff" stroke="#78909c"/><path d="M{x:.1},{:.1}L{:.1},{:.1}L{x:.1},{:.1}L{:.1},{:.1}Z" fill="#c62828"/><text x="{x:.1}" y="{:.1}" font-size="11" text-anchor="middle" fill="#263238">{letter}</text>"##,

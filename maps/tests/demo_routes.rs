@@ -3,7 +3,7 @@
 //! `avoid_stairs` keeps to the lifts, and the steps read right in both languages.
 #![allow(clippy::unwrap_used)]
 
-use maps::{Lang, PlaceKind, RouteOptions, UnitKind, demo, directions};
+use maps::{MapWords, PlaceKind, RouteOptions, UnitKind, demo, directions};
 use services::Catalog;
 
 const STEP_FREE: RouteOptions = RouteOptions { avoid_stairs: true };
@@ -76,7 +76,7 @@ fn a_cross_floor_route_rides_the_escalator_and_a_step_free_one_the_lift() {
     let step_free = router.route("main_entrance", "s-uniqlo", STEP_FREE).unwrap();
     assert_eq!(step_free.floors(), [1, 2]);
     assert_eq!(step_free.rides(), [UnitKind::Elevator]);
-    let steps = directions::steps(router.map(), &step_free, Lang::En);
+    let steps = directions::steps(router.map(), &step_free, &MapWords::ENGLISH);
     assert!(steps.iter().any(|s| s == "Take the Atrium lift to 2F"), "{steps:?}");
     assert!(steps.iter().all(|s| !s.contains("escalator") && !s.contains("stairs")), "{steps:?}");
 
@@ -91,7 +91,7 @@ fn the_steps_to_uniqlo_from_the_main_entrance_read_like_the_mall_signs() {
     let router = demo::router();
     let route = router.route("main_entrance", "s-uniqlo", RouteOptions::default()).unwrap();
     assert_eq!(
-        directions::steps(router.map(), &route, Lang::Zh),
+        directions::steps(router.map(), &route, &MapWords::CHINESE),
         [
             "从正门（南门）进入",
             "沿南侧走廊向北走约 20 米",
@@ -102,7 +102,7 @@ fn the_steps_to_uniqlo_from_the_main_entrance_read_like_the_mall_signs() {
             "到达优衣库（Uniqlo，门牌 2F-01），在左手边",
         ]
     );
-    let en = directions::text(router.map(), &route, Lang::En);
+    let en = directions::text(router.map(), &route, &MapWords::ENGLISH);
     assert!(en.starts_with("1. Enter by the Main entrance (south)\n"), "{en}");
     assert!(en.contains("Take the Atrium escalators up to 2F"), "{en}");
     assert!(en.contains("Arrive at Uniqlo (unit 2F-01), on your left"), "{en}");
@@ -117,7 +117,7 @@ fn routes_start_from_a_named_place_in_either_language() {
     assert_eq!(route.from.id, "s-starbucks");
     assert_eq!(route.to.id, "s-estee-lauder");
     assert!(route.rides().is_empty());
-    let steps = directions::steps(router.map(), &route, Lang::Zh);
+    let steps = directions::steps(router.map(), &route, &MapWords::CHINESE);
     assert_eq!(steps.first().unwrap(), "从星巴克出发");
     // From the north gate, by name.
     let route = router.route("北门", "Nike", RouteOptions::default()).unwrap();
@@ -126,7 +126,7 @@ fn routes_start_from_a_named_place_in_either_language() {
     // Going down: the step says so.
     let route = router.route("s-nike", "s-kfc", RouteOptions::default()).unwrap();
     assert_eq!(route.floors(), [3, -1]);
-    let steps = directions::steps(router.map(), &route, Lang::En);
+    let steps = directions::steps(router.map(), &route, &MapWords::ENGLISH);
     assert!(steps.contains(&"Take the Atrium escalators down to B1".to_owned()), "{steps:?}");
     // Unknown places are named in the error.
     let err = router.route("the moon", "s-nike", RouteOptions::default()).unwrap_err();

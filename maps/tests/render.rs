@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used)]
 
 use maps::render::{self, AREA_COLOUR, DESTINATION_COLOUR, FloorPicture, ROUTE_COLOUR, START_COLOUR};
-use maps::{Lang, Point, RouteOptions, demo};
+use maps::{MapWords, Point, RouteOptions, demo};
 use resvg::tiny_skia::Pixmap;
 
 fn pixel(pixmap: &Pixmap, picture: &FloorPicture, at: Point) -> [u8; 3] {
@@ -25,7 +25,7 @@ fn a_two_floor_route_draws_each_floor_with_the_route_start_and_destination() {
     let router = demo::router();
     let map = router.map();
     let route = router.route("main_entrance", "s-uniqlo", RouteOptions::default()).unwrap();
-    let pictures = render::route_pictures(map, &route, Lang::Zh).unwrap();
+    let pictures = render::route_pictures(map, &route, &MapWords::CHINESE).unwrap();
     assert_eq!(pictures.iter().map(|p| p.floor).collect::<Vec<_>>(), [1, 2]);
     assert_eq!(pictures[0].title, "1F 国际品牌与美妆 · 前往 优衣库 (1/2)");
     assert_eq!(pictures[1].title, "2F 潮流服饰 · 前往 优衣库 (2/2)");
@@ -84,7 +84,7 @@ fn store_names_are_drawn_in_the_shoppers_language_with_cjk_glyphs() {
     // Dark text pixels inside Starbucks' unit (a plain unit on the same floor), in both languages.
     let starbucks = &map.units[map.find_place("s-starbucks").unwrap().unit.unwrap()];
     let (min, max) = starbucks.outline.bounds();
-    for lang in [Lang::Zh, Lang::En] {
+    for lang in [&MapWords::CHINESE, &MapWords::ENGLISH] {
         let picture = &render::route_pictures(map, &route, lang).unwrap()[0];
         let pixmap = decode(picture);
         let (x0, y0) = picture.frame.pixel(Point::new(min.x, max.y));
@@ -109,7 +109,7 @@ fn an_area_picture_fills_the_area_and_its_stores() {
         .iter()
         .map(|id| map.find_place(id).unwrap().unit.unwrap())
         .collect();
-    let picture = render::area_picture(map, section, &units, Lang::En).unwrap();
+    let picture = render::area_picture(map, section, &units, &MapWords::ENGLISH).unwrap();
     assert_eq!(picture.floor, 5);
     assert_eq!(picture.title, "5F Home & food court · Food Court");
     let pixmap = decode(&picture);

@@ -2,7 +2,8 @@
 # Regenerates maps/fonts/NotoSansSC-MallbotSubset.otf: Noto Sans CJK SC
 # Regular (SIL Open Font License 1.1, from Debian's fonts-noto-cjk) cut down
 # to printable ASCII, Latin-1 and every other character the floor plans can
-# show: the names in the demo IMDF archive and the text in maps/src.
+# show: the names in the demo IMDF archive, the text in maps/src and the
+# map words of the text tables (the `map:` field in handlers/src/texts).
 #
 # Needs: apt-get install fonts-noto-cjk; pip install fonttools
 # Run from the repository root:  sh maps/tools/subset_font.sh
@@ -15,6 +16,12 @@ import glob, sys
 chars = set(chr(c) for c in range(0x20, 0x7f)) | set(chr(c) for c in range(0xa0, 0x100))
 for path in glob.glob("maps/data/demo-imdf/*") + glob.glob("maps/src/*.rs"):
     chars |= set(c for c in open(path, encoding="utf-8").read() if ord(c) >= 0x80)
+# The map words of each text table: its `map:` field, the last of the table.
+for path in glob.glob("handlers/src/texts/*.rs"):
+    table = open(path, encoding="utf-8").read()
+    start = table.find("    map: ")
+    words = table[start:table.find("\n};", start)] if start >= 0 else ""
+    chars |= set(c for c in words if ord(c) >= 0x80)
 chars |= set("→←↑↓▲●■◆·（）：，。、？！「」")
 open(sys.argv[1], "w", encoding="utf-8").write("".join(sorted(chars)))
 PY

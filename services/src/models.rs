@@ -39,7 +39,12 @@ pub struct Area {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProductBrief {
     pub id: String,
+    /// Chinese name.
     pub name: String,
+    /// English name, when the mall has one. Not among the contract's fields:
+    /// a backend that leaves it out still works (shoppers then see `name`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name_en: Option<String>,
     pub brand: String,
     pub category: String,
     pub price_cents: i64,
@@ -81,7 +86,11 @@ pub struct CartItem {
     pub product_id: String,
     #[serde(default)]
     pub sku_id: Option<String>,
+    /// The product's Chinese name.
     pub name: String,
+    /// The product's English name, when the mall has one (see [`ProductBrief::name_en`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name_en: Option<String>,
     #[serde(default)]
     pub sku_label: Option<String>,
     pub quantity: u32,

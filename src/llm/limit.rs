@@ -18,8 +18,11 @@ use reqwest::header::HeaderMap;
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
-/// The limit a fresh bot starts with.
-const INITIAL_LIMIT: f64 = 32.0;
+/// The limit a fresh bot starts with. Providers commonly take a hundred or
+/// more calls at once (and local servers queue them); one that takes fewer
+/// answers 429 and the limit halves within a round trip, while a small start
+/// would hold a busy hour back for several round trips of slow start.
+const INITIAL_LIMIT: f64 = 128.0;
 /// The limit never grows past this without a ceiling (a safety bound).
 const UNBOUNDED_CEILING: usize = 4096;
 /// The longest pause honoured from one provider answer.
@@ -365,29 +368,30 @@ mod tests {
     #[tokio::test]
     async fn the_limit_grows_while_in_use_and_halves_on_overload() {
         let limit = AdaptiveLimit::new(0);
-        assert_eq!(limit.report().limit, 32);
-        // 32 calls at once all succeed: slow start doubles the limit.
-        let permits: Vec<Permit> = futures::future::join_all((0..32).map(|_| limit.acquire())).await;
+        let start = INITIAL_LIMIT as usize;
+        assert_eq!(limit.report().limit, start);
+        // A full limit of calls at once all succeed: slow start doubles the limit.
+        let permits: Vec<Permit> = futures::future::join_all((0..start).map(|_| limit.acquire())).await;
         for p in &permits {
             p.succeeded();
         }
         drop(permits);
-        assert_eq!(limit.report().limit, 64);
+        assert_eq!(limit.report().limit, start * 2);
         // An overload halves it, once for calls that started before the cut.
         let first = limit.acquire().await;
         let second = limit.acquire().await;
         limit.overloaded(first.started(), None);
         limit.overloaded(second.started(), None);
-        assert_eq!(limit.report().limit, 32);
+        assert_eq!(limit.report().limit, start);
         // After slow start, growth is about one per round trip of a full limit.
         drop((first, second));
         for _ in 0..2 {
-            let permits: Vec<Permit> = futures::future::join_all((0..32).map(|_| limit.acquire())).await;
+            let permits: Vec<Permit> = futures::future::join_all((0..start).map(|_| limit.acquire())).await;
             for p in &permits {
                 p.succeeded();
             }
         }
-        assert_eq!(limit.report().limit, 33, "{:?}", limit.report());
+        assert_eq!(limit.report().limit, start + 1, "{:?}", limit.report());
     }
 
     #[tokio::test(start_paused = true)]

@@ -3,8 +3,9 @@
 //! client and the offline planner.
 
 use async_trait::async_trait;
-use handlers::ToolSpec;
 use serde::{Deserialize, Serialize};
+
+use crate::tools::Tool;
 
 pub mod limit;
 pub mod offline;
@@ -49,6 +50,12 @@ pub struct ChatMessage {
     /// sent back on tool-call turns.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning_content: Option<String>,
+    /// A picture the shopper sent with this message, as a `data:` URL, for a
+    /// model that reads images (`llm.vision`). Never a Bot API file URL (it
+    /// carries the bot token). The stored history keeps a placeholder instead
+    /// ([`crate::router::history::drop_images`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
 }
 
 impl ChatMessage {
@@ -59,6 +66,7 @@ impl ChatMessage {
             tool_calls: Vec::new(),
             tool_call_id: None,
             reasoning_content: None,
+            image: None,
         }
     }
 
@@ -85,7 +93,13 @@ impl ChatMessage {
             tool_calls,
             tool_call_id: None,
             reasoning_content: None,
+            image: None,
         }
+    }
+
+    /// A shopper's message with a picture (a `data:` URL).
+    pub fn user_with_image(content: impl Into<String>, image: String) -> Self {
+        ChatMessage { image: Some(image), ..Self::plain(Role::User, content) }
     }
 
     /// The result of a tool call.
@@ -96,6 +110,7 @@ impl ChatMessage {
             tool_calls: Vec::new(),
             tool_call_id: Some(tool_call_id.into()),
             reasoning_content: None,
+            image: None,
         }
     }
 
@@ -130,7 +145,7 @@ pub struct ChatRequest<'a> {
     /// The conversation so far, system prompt first.
     pub messages: &'a [ChatMessage],
     /// The tools the model may call (empty: answer in text).
-    pub tools: &'a [&'static ToolSpec],
+    pub tools: &'a [Tool],
     /// Where a streaming client reports the answer's text as it arrives
     /// ([`crate::progress::TurnEvent::TextDelta`]), while no tool call has
     /// shown up in the round. `None`: nobody watches.

@@ -133,7 +133,7 @@ impl OpenAiClient {
     /// One completion with retries; the span records tokens and latency.
     async fn call(&self, request: ChatRequest<'_>) -> Result<ChatResponse, LlmError> {
         let started = Instant::now();
-        let body = wire::request_body(&self.settings, request).to_string();
+        let body = wire::request_body(&self.settings, request);
         let tools_offered = !request.tools.is_empty();
         let silent = Progress::none();
         let watched = request.progress.filter(|p| self.settings.stream && p.is_watched());

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use handlers::{Lang, ToolOutput, ToolSpec};
+use handlers::{Lang, ToolOutput};
 use serde_json::Value;
 
 /// Entries kept at most; expired ones go first, then the oldest.
@@ -27,8 +27,8 @@ impl ToolCache {
 
     /// The key of a call: the tool, the language and the normalised arguments
     /// (keys sorted, strings trimmed with inner spaces folded, nulls dropped).
-    pub(super) fn key(spec: &ToolSpec, lang: Lang, args: &Value) -> String {
-        format!("{}\u{1f}{}\u{1f}{}", spec.name, lang.as_str(), normalised(args))
+    pub(super) fn key(tool: &str, lang: Lang, args: &Value) -> String {
+        format!("{}\u{1f}{}\u{1f}{}", tool, lang.as_str(), normalised(args))
     }
 
     /// A fresh result for `key`, if there is one.

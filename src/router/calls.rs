@@ -3,11 +3,12 @@
 
 use std::time::{Duration, Instant};
 
-use handlers::{ToolContext, ToolError, ToolOutput, ToolSpec};
+use handlers::{ToolContext, ToolError, ToolOutput};
 use serde_json::Value;
 use tracing::Instrument;
 
 use crate::llm::ToolCall;
+use crate::tools::Tool;
 
 /// The tool message sent back when the shopper declined a confirmation.
 pub const DECLINED: &str = r#"{"status":"declined","message":"The shopper declined; nothing was done."}"#;
@@ -48,8 +49,8 @@ pub fn bad_arguments_message(tool: &str, why: &str) -> String {
 }
 
 /// The text sent back to the model for a tool that does not exist.
-pub fn unknown_tool_message(name: &str, offered: &[&'static ToolSpec]) -> String {
-    let names: Vec<&str> = offered.iter().map(|s| s.name).collect();
+pub fn unknown_tool_message(name: &str, offered: &[Tool]) -> String {
+    let names: Vec<&str> = offered.iter().map(|t| t.name()).collect();
     format!("Error: there is no tool named `{name}`. Available tools: {}.", names.join(", "))
 }
 
@@ -64,31 +65,31 @@ pub fn result_text(result: &Result<ToolOutput, ToolError>) -> String {
 /// Runs one tool call with a time limit, in a span with its name, call id,
 /// duration and outcome.
 pub async fn run_tool(
-    spec: &'static ToolSpec,
+    tool: &Tool,
     call: &ToolCall,
     ctx: ToolContext,
     args: Value,
     limit: Duration,
 ) -> Result<ToolOutput, ToolError> {
-    let span = tracing::info_span!("tool", name = spec.name, call_id = %call.id);
+    let name = tool.name();
+    let span = tracing::info_span!("tool", name, call_id = %call.id);
     async move {
         let started = Instant::now();
-        let result = match tokio::time::timeout(limit, spec.invoke(ctx, args)).await {
+        let result = match tokio::time::timeout(limit, tool.invoke(ctx, args)).await {
             Ok(result) => result,
             Err(_) => Err(ToolError::Timeout(limit.as_secs())),
         };
         let ms = started.elapsed().as_millis() as u64;
         let outcome = match &result {
             Ok(_) => "ok",
-            Err(ToolError::Upstream(_) | ToolError::Timeout(_)) => "failed",
+            Err(ToolError::Upstream(_) | ToolError::Timeout(_) | ToolError::Service { .. }) => "failed",
             Err(_) => "error",
         };
-        metrics::counter!(crate::ops::TOOL_CALLS, "tool" => spec.name, "outcome" => outcome).increment(1);
-        metrics::histogram!(crate::ops::TOOL_SECONDS, "tool" => spec.name)
-            .record(started.elapsed().as_secs_f64());
+        metrics::counter!(crate::ops::TOOL_CALLS, "tool" => name, "outcome" => outcome).increment(1);
+        metrics::histogram!(crate::ops::TOOL_SECONDS, "tool" => name).record(started.elapsed().as_secs_f64());
         match &result {
             Ok(_) => tracing::info!(duration_ms = ms, outcome = "ok", "tool call"),
-            Err(e @ (ToolError::Upstream(_) | ToolError::Timeout(_))) => {
+            Err(e @ (ToolError::Upstream(_) | ToolError::Timeout(_) | ToolError::Service { .. })) => {
                 tracing::warn!(duration_ms = ms, outcome = "failed", error = %e, "tool call")
             }
             Err(e) => tracing::info!(duration_ms = ms, outcome = "error", error = %e, "tool call"),

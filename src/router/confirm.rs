@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use handlers::{Approval, Lang, Level, Preview, ToolError, ToolSpec};
+use handlers::{Approval, Lang, Level, Preview, ToolError, ToolOutput};
 use serde_json::Value;
 use tracing::Instrument;
 
@@ -17,6 +17,7 @@ use crate::pending::{Claim, PendingAction, new_code, new_token};
 use crate::progress::Progress;
 use crate::reply::{ConfirmationPress, ConfirmationPrompt, PressCheck, Reply};
 use crate::state::{AuditEntry, ClaimOutcome, PendingStatus, StoredPending, unix_now};
+use crate::tools::Tool;
 
 /// How long a press owns an action before another press may take it over
 /// (the mall's idempotency key keeps the action from running twice).
@@ -25,15 +26,12 @@ const CLAIM_LEASE: Duration = Duration::from_secs(60);
 const EXPIRED: &str = "这个确认已过期，请重新提问。 / This confirmation has expired — please ask again.";
 
 impl FunctionCallRouter {
-    /// What a risky call would do, in the shopper's language.
-    pub(super) async fn preview(
-        &self,
-        spec: &'static ToolSpec,
-        scope: &TurnScope,
-        args: &Value,
-    ) -> Result<Preview, ToolError> {
+    /// What a risky call would do, in the shopper's language: the text of
+    /// the confirmation (the Telegram button's message, an MCP client's
+    /// elicitation) and the figures a critical call is re-checked against.
+    pub async fn preview(&self, tool: &Tool, scope: &TurnScope, args: &Value) -> Result<Preview, ToolError> {
         let ctx = self.tool_context(scope, None);
-        match spec.preview {
+        match tool.spec().and_then(|spec| spec.preview) {
             Some(preview) => {
                 match tokio::time::timeout(self.settings.tool_timeout, preview(ctx, args.clone())).await {
                     Ok(result) => result,
@@ -41,7 +39,7 @@ impl FunctionCallRouter {
                 }
             }
             None => Ok(Preview {
-                summary: format!("{}{} {}", scope.lang.pick("执行：", "Run: "), spec.name, args),
+                summary: format!("{}{} {}", scope.lang.texts().confirm.run, tool.name(), args),
                 fingerprint: args.clone(),
             }),
         }
@@ -78,10 +76,7 @@ impl FunctionCallRouter {
         if let Err(e) = self.store_pending(&token, &action).await {
             tracing::error!(error = %e, "could not store the pending action");
             self.stats.record_error("state store: could not store a confirmation");
-            return TurnEnd::Unsaved(Reply::text(lang.pick(
-                "抱歉，系统暂时无法保存这个操作，请稍后再试。",
-                "Sorry, I couldn't hold that action for confirmation right now. Please try again shortly.",
-            )));
+            return TurnEnd::Unsaved(Reply::text(lang.texts().confirm.cannot_hold));
         }
         tracing::info!(token = %token, tool = %action.call.name, level = level.as_str(), "confirmation asked");
         metrics::counter!(crate::ops::CONFIRMATIONS, "event" => "shown").increment(1);
@@ -140,14 +135,7 @@ impl FunctionCallRouter {
         let lang = action.lang;
         if stored.user_id != press.user_id {
             tracing::info!(token = %stored.token, presser = press.user_id, "press by someone else");
-            return PressCheck::NotYours {
-                alert: lang
-                    .pick(
-                        "这是其他顾客的确认，只有发起请求的人才能操作。",
-                        "This confirmation belongs to another shopper; only they can press it.",
-                    )
-                    .to_owned(),
-            };
+            return PressCheck::NotYours { alert: lang.texts().confirm.not_yours.to_owned() };
         }
         let now = unix_now();
         if stored.status == PendingStatus::Done {
@@ -180,20 +168,15 @@ impl FunctionCallRouter {
         match self.state.claim_pending(token, CLAIM_LEASE).await {
             Ok(ClaimOutcome::Claimed(stored)) => {
                 let outcome = if approve {
-                    format!("✅ {}{}", lang.pick("已确认：", "Confirmed: "), action.preview.summary)
+                    format!("✅ {}{}", lang.texts().confirm.confirmed, action.preview.summary)
                 } else {
-                    format!("❎ {}{}", lang.pick("已取消：", "Cancelled: "), action.preview.summary)
+                    format!("❎ {}{}", lang.texts().confirm.cancelled, action.preview.summary)
                 };
                 PressCheck::Accepted { claim: Box::new(Claim { stored, action, approve }), outcome }
             }
-            Ok(ClaimOutcome::InProgress) => PressCheck::AlreadyDone {
-                alert: lang
-                    .pick(
-                        "正在处理中，请稍候，结果马上发给您。",
-                        "This is being carried out right now — the result is on its way.",
-                    )
-                    .to_owned(),
-            },
+            Ok(ClaimOutcome::InProgress) => {
+                PressCheck::AlreadyDone { alert: lang.texts().confirm.in_progress.to_owned() }
+            }
             Ok(ClaimOutcome::AlreadyDone) => {
                 let outcome = match self.state.get_pending(token).await {
                     Ok(Some(stored)) => decode(&stored).and_then(|a| a.outcome),
@@ -208,14 +191,7 @@ impl FunctionCallRouter {
             Err(e) => {
                 tracing::error!(error = %e, "could not claim a pending action");
                 self.stats.record_error("state store: could not claim a confirmation");
-                PressCheck::Failed {
-                    alert: lang
-                        .pick(
-                            "系统繁忙，请稍后再按一次。",
-                            "Something went wrong — please press again in a moment.",
-                        )
-                        .to_owned(),
-                }
+                PressCheck::Failed { alert: lang.texts().confirm.press_again.to_owned() }
             }
         }
     }
@@ -326,38 +302,87 @@ impl FunctionCallRouter {
     }
 
     async fn execute(&self, stored: &StoredPending, action: &PendingAction, scope: &TurnScope) -> Execution {
-        let Some(spec) = handlers::find(&action.call.name) else {
+        let Some(tool) = self.find_tool(&action.call.name) else {
             let text = format!("Error: the tool `{}` is no longer available.", action.call.name);
             return Execution::Done(text, "failed: unknown tool".to_owned());
         };
-        if action.level == Level::Critical {
-            match self.preview(spec, scope, &action.arguments).await {
-                Ok(fresh) if fresh.fingerprint != action.preview.fingerprint => {
-                    tracing::info!("order changed since it was shown; asking again");
-                    return Execution::Reconfirm(fresh);
-                }
-                Ok(_) => {}
-                Err(e) => return Execution::Done(e.model_message(), format!("failed: {e}")),
+        let approved = ApprovedCall {
+            tool: &tool,
+            call: &action.call,
+            args: &action.arguments,
+            level: action.level,
+            preview: &action.preview,
+            token: &stored.token,
+        };
+        match self.run_approved(scope, approved).await {
+            Approved::Changed(fresh) => Execution::Reconfirm(fresh),
+            Approved::Ran(result) => {
+                let decision = match &result {
+                    Ok(_) => "approved".to_owned(),
+                    Err(e) => format!("failed: {e}"),
+                };
+                Execution::Done(calls::result_text(&result), decision)
             }
         }
-        let approval = Approval {
-            idempotency_key: PendingAction::idempotency_key(&stored.token),
-            preview: action.preview.clone(),
-        };
-        let ctx = self.tool_context(scope, Some(approval));
-        let result =
-            calls::run_tool(spec, &action.call, ctx, action.arguments.clone(), self.settings.tool_timeout)
-                .await;
-        if let Err(ToolError::Refused { code: "PRICE_CHANGED", .. }) = &result
-            && let Ok(fresh) = self.preview(spec, scope, &action.arguments).await
-        {
-            return Execution::Reconfirm(fresh);
+    }
+
+    /// Runs a call the shopper approved, whether by a button press or in an
+    /// MCP client's elicitation: a critical call's figures are checked again
+    /// first (changed → [`Approved::Changed`], ask again), and the tool gets
+    /// the idempotency key derived from `token`, so a repeat of the same
+    /// approval never acts twice.
+    pub async fn run_approved(&self, scope: &TurnScope, approved: ApprovedCall<'_>) -> Approved {
+        let ApprovedCall { tool, call, args, level, preview, token } = approved;
+        if level == Level::Critical {
+            match self.preview(tool, scope, args).await {
+                Ok(fresh) if fresh.fingerprint != preview.fingerprint => {
+                    tracing::info!("order changed since it was shown; asking again");
+                    return Approved::Changed(fresh);
+                }
+                Ok(_) => {}
+                Err(e) => return Approved::Ran(Err(e)),
+            }
         }
-        let decision = match &result {
-            Ok(_) => "approved".to_owned(),
-            Err(e) => format!("failed: {e}"),
+        let approval =
+            Approval { idempotency_key: PendingAction::idempotency_key(token), preview: preview.clone() };
+        let ctx = self.tool_context(scope, Some(approval));
+        let result = calls::run_tool(tool, call, ctx, args.clone(), self.settings.tool_timeout).await;
+        if let Err(ToolError::Refused { code: "PRICE_CHANGED", .. }) = &result
+            && let Ok(fresh) = self.preview(tool, scope, args).await
+        {
+            return Approved::Changed(fresh);
+        }
+        Approved::Ran(result)
+    }
+
+    /// Writes the audit entry of a confirmation outside a chat (an MCP
+    /// client's elicitation), as a button press does.
+    pub async fn audit_decision(
+        &self,
+        scope: &TurnScope,
+        tool: &str,
+        args: &Value,
+        decision: &str,
+        result: &str,
+    ) {
+        let entry = AuditEntry {
+            at: unix_now(),
+            user_id: scope.user_id,
+            chat_id: scope.chat_id,
+            tool: tool.to_owned(),
+            arguments: args.to_string(),
+            decision: decision.to_owned(),
+            result: result.chars().take(500).collect(),
         };
-        Execution::Done(calls::result_text(&result), decision)
+        if let Err(e) = self.state.audit(&entry).await {
+            tracing::error!(error = %e, "could not write the audit log");
+        }
+        let event = match decision {
+            "approved" => "approved",
+            "declined" => "declined",
+            _ => "failed",
+        };
+        metrics::counter!(crate::ops::CONFIRMATIONS, "event" => event).increment(1);
     }
 
     /// Replaces a pending order whose figures changed with a new confirmation.
@@ -372,17 +397,11 @@ impl FunctionCallRouter {
         let action = PendingAction { preview: preview.clone(), ..action };
         if let Err(e) = self.store_pending(&token, &action).await {
             tracing::error!(error = %e, "could not store the new confirmation");
-            return Reply::text(lang.pick(
-                "订单信息有变化，但系统暂时无法保存新的确认，请重新下单。",
-                "Your order changed, and I couldn't hold a new confirmation — please place the order again.",
-            ));
+            return Reply::text(lang.texts().confirm.order_changed_unsaved);
         }
         let text = format!(
             "{}\n{}",
-            lang.pick(
-                "价格或库存有变化，请按最新信息重新确认。",
-                "The price or stock changed — please confirm the updated order."
-            ),
+            lang.texts().confirm.order_changed,
             confirmation_text(lang, level, &preview.summary)
         );
         Reply {
@@ -423,18 +442,35 @@ impl FunctionCallRouter {
                 });
             }
         }
-        (looks_like_code && !waiting.is_empty()).then(|| {
-            Reply::text(
-                ctx.lang
-                    .pick("确认码不正确，请再输入一次。", "That code doesn't match — please type it again."),
-            )
-        })
+        (looks_like_code && !waiting.is_empty()).then(|| Reply::text(ctx.lang.texts().confirm.wrong_code))
     }
 
     /// Confirmations waiting for a press or a code, for `/health`.
     pub async fn pending_count(&self) -> Result<u64, crate::state::StateError> {
         self.state.count_pending().await
     }
+}
+
+/// A call approved by the person it acts for, ready to run.
+pub struct ApprovedCall<'a> {
+    pub tool: &'a Tool,
+    /// The call as the model (or the MCP client) made it.
+    pub call: &'a crate::llm::ToolCall,
+    pub args: &'a Value,
+    /// Its level after overrides.
+    pub level: Level,
+    /// What the person was shown and agreed to.
+    pub preview: &'a Preview,
+    /// The confirmation's token: the idempotency key is derived from it.
+    pub token: &'a str,
+}
+
+/// What came of an approved call.
+pub enum Approved {
+    /// It ran (or failed).
+    Ran(Result<ToolOutput, ToolError>),
+    /// A critical call's figures changed since they were shown: ask again with these.
+    Changed(Preview),
 }
 
 enum Execution {
@@ -456,8 +492,8 @@ fn decode(stored: &StoredPending) -> Option<PendingAction> {
 
 fn already_done(lang: Lang, outcome: Option<&str>) -> PressCheck {
     let alert = match outcome {
-        Some(outcome) => format!("{}{outcome}", lang.pick("已经处理过了：", "Already done: ")),
-        None => lang.pick("这个操作已经处理过了。", "This has already been handled.").to_owned(),
+        Some(outcome) => format!("{}{outcome}", lang.texts().confirm.already_done_as),
+        None => lang.texts().confirm.already_done.to_owned(),
     };
     PressCheck::AlreadyDone { alert }
 }
@@ -466,13 +502,13 @@ fn already_done(lang: Lang, outcome: Option<&str>) -> PressCheck {
 /// order's id when the mall gave one.
 fn outcome_line(lang: Lang, approved: bool, summary: &str, result_text: &str) -> String {
     if !approved {
-        return lang.pick("已取消", "cancelled").to_owned();
+        return lang.texts().confirm.outcome_cancelled.to_owned();
     }
     let result: Option<Value> = serde_json::from_str(result_text).ok();
     let order_id = result.as_ref().and_then(find_order_id);
     match order_id {
-        Some(id) => format!("{}{id}", lang.pick("订单 ", "order ")),
-        None if result_text.starts_with("Error") => lang.pick("未能完成", "it could not be done").to_owned(),
+        Some(id) => format!("{}{id}", lang.texts().confirm.outcome_order),
+        None if result_text.starts_with("Error") => lang.texts().confirm.outcome_failed.to_owned(),
         None => summary.lines().next().unwrap_or(summary).to_owned(),
     }
 }
@@ -490,8 +526,5 @@ fn find_order_id(value: &Value) -> Option<String> {
 }
 
 fn code_request(lang: Lang, code: &str) -> String {
-    match lang {
-        Lang::Zh => format!("为了安全，请输入确认码 {code} 来完成下单。"),
-        Lang::En => format!("For your safety, type the code {code} to place the order."),
-    }
+    (lang.texts().confirm.code_request)(code)
 }

@@ -1,7 +1,8 @@
 //! Bounded conversation memory: the newest messages, cut only where a
 //! shopper's message begins, so a tool call never loses its result; and, with
 //! a token budget, old tool results shortened before any of the shopper's own
-//! words are dropped.
+//! words are dropped. Pictures a shopper sent are not kept: a placeholder
+//! stands in their place.
 
 use crate::llm::{ChatMessage, Role};
 
@@ -20,6 +21,24 @@ pub fn truncate(mut messages: Vec<ChatMessage>, max: usize) -> Vec<ChatMessage> 
     messages
 }
 
+/// What stands in the history where a shopper's photo was (the picture went
+/// to the model in its own turn only).
+pub const PHOTO_PLACEHOLDER: &str = "[photo: shown to you in that turn; no longer attached]";
+
+/// Replaces every picture in `messages` by [`PHOTO_PLACEHOLDER`] before the
+/// text, so later turns do not send it again.
+pub fn drop_images(messages: &mut [ChatMessage]) {
+    for message in messages.iter_mut() {
+        if message.image.take().is_some() {
+            message.content = Some(format!("{PHOTO_PLACEHOLDER} {}", message.text()));
+        }
+    }
+}
+
+/// Tokens a picture of at most 1280 px costs, about (OpenAI's high detail:
+/// 85 + 170 per 512 px tile of a 1280 × 960 picture, rounded up).
+const IMAGE_TOKENS: usize = 1100;
+
 /// What an old tool result becomes when the history is over its token budget.
 pub const OMITTED_RESULT: &str = r#"{"omitted":"an older result; call the tool again if it is needed"}"#;
 
@@ -34,7 +53,8 @@ pub fn estimate_tokens(message: &ChatMessage) -> usize {
         wide + narrow.div_ceil(4)
     }
     let calls: usize = message.tool_calls.iter().map(|c| 8 + of(&c.name) + of(&c.arguments)).sum();
-    4 + of(message.text()) + calls
+    let image = if message.image.is_some() { IMAGE_TOKENS } else { 0 };
+    4 + of(message.text()) + calls + image
 }
 
 /// Fits `messages` into `budget` estimated tokens (0 = no budget): first the
@@ -129,6 +149,20 @@ mod tests {
         assert_eq!(kept.len(), 4);
         assert_eq!(kept[2].tool_call_id.as_deref(), Some("s2"));
         assert_eq!(fit_tokens(search_turn(0), 0).len(), 4, "0 = no budget");
+    }
+
+    #[test]
+    fn a_photo_is_replaced_by_a_placeholder_and_the_caption_kept() {
+        let mut messages = vec![
+            ChatMessage::user_with_image("有这双鞋吗", "data:image/jpeg;base64,AAAA".into()),
+            ChatMessage::assistant("有的"),
+            ChatMessage::user("42码"),
+        ];
+        assert!(estimate_tokens(&messages[0]) > IMAGE_TOKENS, "a picture counts");
+        drop_images(&mut messages);
+        assert_eq!(messages[0].image, None);
+        assert_eq!(messages[0].text(), format!("{PHOTO_PLACEHOLDER} 有这双鞋吗"));
+        assert_eq!(messages[2].text(), "42码", "other messages untouched");
     }
 
     #[test]

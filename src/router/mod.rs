@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use handlers::{Lang, Level, Scope, ToolContext, ToolSpec};
+use handlers::{Lang, Level, Scope, ToolContext};
 use services::MallApi;
 use tracing::Instrument;
 
@@ -29,6 +29,7 @@ use crate::progress::Progress;
 use crate::reply::Reply;
 use crate::state::StateStore;
 use crate::stats::Stats;
+use crate::tools::{RemoteTools, Tool};
 
 mod cache;
 pub mod calls;
@@ -129,8 +130,10 @@ pub struct FunctionCallRouter {
     locks: lock::LocalLocks,
     tool_cache: cache::ToolCache,
     map: Option<Arc<maps::Router>>,
+    remote: Arc<RemoteTools>,
 }
 
+pub use self::confirm::{Approved, ApprovedCall};
 pub use self::turn::TurnScope;
 
 impl FunctionCallRouter {
@@ -147,7 +150,19 @@ impl FunctionCallRouter {
             settings: parts.settings,
             locks: lock::LocalLocks::default(),
             map: parts.map,
+            remote: Arc::default(),
         }
+    }
+
+    /// Offers the tools MCP servers lend (`[mcp.servers]`) beside the registry's.
+    pub fn with_remote_tools(mut self, remote: Arc<RemoteTools>) -> Self {
+        self.remote = remote;
+        self
+    }
+
+    /// The tools lent by MCP servers, and their servers' states.
+    pub fn remote_tools(&self) -> &Arc<RemoteTools> {
+        &self.remote
     }
 
     /// The model's description (`offline`, `openai/<model>`).
@@ -164,18 +179,26 @@ impl FunctionCallRouter {
     /// scope excludes private chats, or that need an @mention that did not happen.
     /// Private-only tools stay offered in groups so that asking for them leads
     /// to the private-chat hand-off instead of a confused answer.
-    pub fn tools_for(&self, is_group: bool, mentioned: bool) -> Vec<&'static ToolSpec> {
+    /// Tools lent by MCP servers that are up come after the registry's.
+    pub fn tools_for(&self, is_group: bool, mentioned: bool) -> Vec<Tool> {
         handlers::all()
             .iter()
             .copied()
-            .filter(|s| is_group || s.scope != Scope::Group)
-            .filter(|s| !(is_group && s.require_at && !mentioned))
+            .map(Tool::Builtin)
+            .chain(self.remote.tools())
+            .filter(|t| is_group || t.scope() != Scope::Group)
+            .filter(|t| !(is_group && t.require_at() && !mentioned))
             .collect()
     }
 
+    /// The tool of that name: the registry's, else one lent by a server that is up.
+    pub fn find_tool(&self, name: &str) -> Option<Tool> {
+        handlers::find(name).map(Tool::Builtin).or_else(|| self.remote.find(name))
+    }
+
     /// The level of a tool after overrides.
-    pub fn level_of(&self, spec: &ToolSpec) -> Level {
-        self.settings.levels.get(spec.name).copied().unwrap_or(spec.level)
+    pub fn level_of(&self, tool: &Tool) -> Level {
+        self.settings.levels.get(tool.name()).copied().unwrap_or_else(|| tool.default_level())
     }
 
     /// Sets the language a shopper is answered in (`/lang`); kept in the state
@@ -219,6 +242,30 @@ impl FunctionCallRouter {
     /// Answers one shopper message, reporting progress (tools running, the
     /// answer as it streams) to `progress` on the way.
     pub async fn dispatch_live(&self, ctx: &MessageContext, progress: &Progress) -> Reply {
+        self.dispatch_with(ctx, progress, false).await
+    }
+
+    /// The rate-limit stage on its own, for a message that costs something
+    /// before its text is known (a voice message is transcribed first):
+    /// `Some(notice)` when the shopper is over `bot.rate_limit_per_minute`.
+    /// The message then goes on with [`FunctionCallRouter::dispatch_admitted`],
+    /// so it counts once.
+    pub async fn admit(&self, ctx: &MessageContext) -> Option<Reply> {
+        let ctx = MessageContext { lang: self.lang_for(ctx).await, ..ctx.clone() };
+        let notice = self.rate_limited(&ctx).await;
+        if notice.is_some() {
+            self.stats.count_message();
+        }
+        notice
+    }
+
+    /// [`FunctionCallRouter::dispatch_live`] for a message that already
+    /// passed [`FunctionCallRouter::admit`].
+    pub async fn dispatch_admitted(&self, ctx: &MessageContext, progress: &Progress) -> Reply {
+        self.dispatch_with(ctx, progress, true).await
+    }
+
+    async fn dispatch_with(&self, ctx: &MessageContext, progress: &Progress, admitted: bool) -> Reply {
         let turn = crate::stats::new_turn_id();
         let span = tracing::info_span!(
             "message",
@@ -231,7 +278,7 @@ impl FunctionCallRouter {
         let answering = async move {
             let started = Instant::now();
             self.stats.count_message();
-            let reply = self.pipeline(ctx, progress).await;
+            let reply = self.pipeline(ctx, progress, admitted).await;
             tracing::info!(duration_ms = started.elapsed().as_millis() as u64, "answered");
             reply
         }
@@ -240,15 +287,12 @@ impl FunctionCallRouter {
     }
 
     /// The stages of a message, in order; each may end it with a reply.
-    async fn pipeline(&self, ctx: &MessageContext, progress: &Progress) -> Reply {
+    async fn pipeline(&self, ctx: &MessageContext, progress: &Progress, admitted: bool) -> Reply {
         let ctx = MessageContext { lang: self.lang_for(ctx).await, ..ctx.clone() };
         if ctx.text.trim().is_empty() {
-            return Reply::text(
-                ctx.lang
-                    .pick("请用文字告诉我您想找什么。", "Please tell me in words what you are looking for."),
-            );
+            return Reply::text(ctx.lang.texts().turn.words_please);
         }
-        if let Some(reply) = self.rate_limited(&ctx).await {
+        if !admitted && let Some(reply) = self.rate_limited(&ctx).await {
             return reply;
         }
         self.locked(&ctx.conversation_key(), async {
@@ -274,10 +318,7 @@ impl FunctionCallRouter {
             Ok(count) if count > limit => {
                 tracing::info!(count, limit, "rate limited");
                 metrics::counter!(crate::ops::LIMITED, "reason" => "rate_limited").increment(1);
-                Some(Reply::text(ctx.lang.pick(
-                    "您发消息有点快，请稍等一分钟再试。",
-                    "You're sending messages a little fast — please wait a minute and try again.",
-                )))
+                Some(Reply::text(ctx.lang.texts().turn.rate_limited))
             }
             Ok(_) => None,
             Err(e) => {
@@ -285,6 +326,19 @@ impl FunctionCallRouter {
                 None
             }
         }
+    }
+
+    /// Runs one call for `scope` outside the tool loop (an MCP client's call
+    /// of a safe tool), with the same time limit, span and counters.
+    pub async fn run_call(
+        &self,
+        scope: &TurnScope,
+        tool: &Tool,
+        call: &crate::llm::ToolCall,
+        args: serde_json::Value,
+    ) -> Result<handlers::ToolOutput, handlers::ToolError> {
+        let ctx = self.tool_context(scope, None);
+        calls::run_tool(tool, call, ctx, args, self.settings.tool_timeout).await
     }
 
     fn tool_context(&self, scope: &TurnScope, approval: Option<handlers::Approval>) -> ToolContext {
@@ -315,10 +369,9 @@ fn lang_key(platform: &str, user_id: i64) -> String {
 
 /// The message shown with the Confirm / Cancel buttons.
 pub fn confirmation_text(lang: Lang, level: Level, summary: &str) -> String {
-    match (lang, level) {
-        (Lang::Zh, Level::Critical) => format!("请核对订单后确认：\n{summary}"),
-        (Lang::Zh, _) => format!("请确认：\n{summary}"),
-        (Lang::En, Level::Critical) => format!("Please check your order and confirm:\n{summary}"),
-        (Lang::En, _) => format!("Please confirm:\n{summary}"),
+    let confirm = &lang.texts().confirm;
+    match level {
+        Level::Critical => (confirm.check_order)(summary),
+        _ => (confirm.please_confirm)(summary),
     }
 }

@@ -25,16 +25,23 @@ private chat.";
 /// and a group chat.
 pub fn turn_note(lang: Lang, is_group: bool, text: &str) -> Option<String> {
     let mut parts = Vec::new();
-    if Lang::detect(text) != Some(lang) {
-        parts.push(match lang {
-            Lang::Zh => "reply in Simplified Chinese",
-            Lang::En => "reply in English",
-        });
+    // The system prompt answers Chinese in Simplified characters, so
+    // Traditional Chinese is always said.
+    let note = format!("reply in {}", lang.texts().model_language);
+    if lang == Lang::ZhHant || Lang::detect(text) != Some(lang) {
+        parts.push(note.as_str());
     }
     if is_group {
         parts.push("group chat");
     }
     (!parts.is_empty()).then(|| format!("[{}]", parts.join("; ")))
+}
+
+/// The reply language a turn's note names ("[reply in Traditional Chinese]"
+/// at the end of `text`), if any.
+pub fn noted_lang(text: &str) -> Option<Lang> {
+    let note = &text[text.rfind("\n\n[")? + 2..];
+    Lang::ALL.into_iter().find(|lang| note.contains(&format!("reply in {}", lang.texts().model_language)))
 }
 
 /// A model request's messages: the system prompt, then the conversation with
@@ -66,5 +73,16 @@ mod tests {
         let chosen = request_messages(&[ChatMessage::user("耐克店在哪")], Lang::En, false);
         assert_eq!(chosen[1].text(), "耐克店在哪\n\n[reply in English]", "a /lang choice is said");
         assert!(!SYSTEM_PROMPT.contains("Telegram"), "the terminal chat is not Telegram");
+        assert_eq!(noted_lang(chosen[1].text()), Some(Lang::En));
+        assert_eq!(noted_lang(en[1].text()), None, "a group note names no language");
+    }
+
+    #[test]
+    fn traditional_chinese_is_always_said_because_the_prompt_defaults_to_simplified() {
+        let hant = request_messages(&[ChatMessage::user("耐克店在哪裡")], Lang::ZhHant, false);
+        assert_eq!(hant[1].text(), "耐克店在哪裡\n\n[reply in Traditional Chinese]");
+        assert_eq!(noted_lang(hant[1].text()), Some(Lang::ZhHant));
+        let simplified = request_messages(&[ChatMessage::user("耐克店在哪里")], Lang::Zh, false);
+        assert_eq!(simplified[1].text(), "耐克店在哪里", "Simplified needs no note");
     }
 }

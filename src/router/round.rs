@@ -6,7 +6,7 @@
 use std::time::Instant;
 
 use futures::future::join_all;
-use handlers::{Level, Scope, ToolError, ToolOutput, ToolSpec};
+use handlers::{Level, Scope, ToolError, ToolOutput};
 use serde_json::Value;
 use tracing::Instrument;
 
@@ -16,6 +16,7 @@ use super::{FunctionCallRouter, calls, prompt};
 use crate::llm::{ChatMessage, ChatRequest, ChatResponse, Role, Usage};
 use crate::progress::Progress;
 use crate::reply::Reply;
+use crate::tools::Tool;
 
 /// Rounds in a row whose every call failed before the turn gives up.
 const FAILED_ROUNDS_LIMIT: u32 = 3;
@@ -26,9 +27,9 @@ pub(super) enum PlannedCall {
     /// unreadable arguments, a second risky call in one round).
     Refused(String),
     /// A safe call to run now.
-    Run { spec: &'static ToolSpec, args: Value },
+    Run { tool: Tool, args: Value },
     /// A confirm/critical call: the shopper decides.
-    Ask { spec: &'static ToolSpec, args: Value, level: Level },
+    Ask { tool: Tool, args: Value, level: Level },
 }
 
 /// What the model asked for in one round.
@@ -95,12 +96,7 @@ impl FunctionCallRouter {
 
     /// One model call; falls back to the offline planner (basic mode) when
     /// the model cannot answer.
-    async fn complete(
-        &self,
-        turn: &mut Turn,
-        tools: &[&'static ToolSpec],
-        progress: &Progress,
-    ) -> ChatResponse {
+    async fn complete(&self, turn: &mut Turn, tools: &[Tool], progress: &Progress) -> ChatResponse {
         if !turn.basic_mode {
             let messages = prompt::request_messages(&turn.messages, turn.scope.lang, turn.scope.is_group);
             let request = ChatRequest { messages: &messages, tools, progress: Some(progress) };
@@ -157,7 +153,7 @@ impl FunctionCallRouter {
         &self,
         turn: &mut Turn,
         assistant: ChatMessage,
-        offered: &[&'static ToolSpec],
+        offered: &[Tool],
         progress: &Progress,
     ) -> RoundEnd {
         let planned = match self.plan(turn, &assistant, offered) {
@@ -167,7 +163,7 @@ impl FunctionCallRouter {
         let working: Vec<String> = planned
             .iter()
             .filter_map(|p| match p {
-                PlannedCall::Run { spec, args } => Some(spec.progress_line(turn.scope.lang, args)),
+                PlannedCall::Run { tool, args } => Some(tool.progress_line(turn.scope.lang, args)),
                 _ => None,
             })
             .collect();
@@ -185,9 +181,9 @@ impl FunctionCallRouter {
                     failures += 1;
                     results.push(Some(text));
                 }
-                (PlannedCall::Run { spec, .. }, Some(result)) => {
+                (PlannedCall::Run { tool, .. }, Some(result)) => {
                     turn.tools_ran = true;
-                    turn.tools_used.push(spec.name);
+                    turn.tools_used.push(tool.name());
                     match &result {
                         Ok(out) => keep_extras(turn, out),
                         Err(_) => {
@@ -200,14 +196,14 @@ impl FunctionCallRouter {
                 (PlannedCall::Run { .. }, None) => {
                     results.push(Some("Error: the tool did not run.".to_owned()))
                 }
-                (PlannedCall::Ask { spec, args, level }, _) => {
-                    question = Some((index, spec, args, level));
+                (PlannedCall::Ask { tool, args, level }, _) => {
+                    question = Some((index, tool, args, level));
                     results.push(None);
                 }
             }
         }
-        if let Some((index, spec, args, level)) = question {
-            match self.preview(spec, &turn.scope, &args).await {
+        if let Some((index, tool, args, level)) = question {
+            match self.preview(&tool, &turn.scope, &args).await {
                 Ok(preview) => {
                     let question = Question { assistant, results, index, args, level };
                     return RoundEnd::Stop(self.ask(turn, question, preview).await);
@@ -227,16 +223,11 @@ impl FunctionCallRouter {
 
     /// Checks each call of `assistant` against the tools on offer and their
     /// levels. At most one risky call per round waits for the shopper.
-    pub(super) fn plan(
-        &self,
-        turn: &Turn,
-        assistant: &ChatMessage,
-        offered: &[&'static ToolSpec],
-    ) -> RoundPlan {
+    pub(super) fn plan(&self, turn: &Turn, assistant: &ChatMessage, offered: &[Tool]) -> RoundPlan {
         let mut planned = Vec::with_capacity(assistant.tool_calls.len());
         let mut asking = false;
         for call in &assistant.tool_calls {
-            let Some(spec) = offered.iter().copied().find(|s| s.name == call.name) else {
+            let Some(tool) = offered.iter().find(|t| t.name() == call.name).cloned() else {
                 planned.push(PlannedCall::Refused(calls::unknown_tool_message(&call.name, offered)));
                 continue;
             };
@@ -247,11 +238,11 @@ impl FunctionCallRouter {
                     continue;
                 }
             };
-            if turn.scope.is_group && !spec.scope.allows(true) {
+            if turn.scope.is_group && !tool.scope().allows(true) {
                 return RoundPlan::HandOff;
             }
-            planned.push(match self.level_of(spec) {
-                Level::Safe => PlannedCall::Run { spec, args },
+            planned.push(match self.level_of(&tool) {
+                Level::Safe => PlannedCall::Run { tool, args },
                 _ if asking => PlannedCall::Refused(
                     "Error: only one action that needs the shopper's confirmation can wait at a time. Call \
                      this one again after the first is confirmed."
@@ -259,7 +250,7 @@ impl FunctionCallRouter {
                 ),
                 level => {
                     asking = true;
-                    PlannedCall::Ask { spec, args, level }
+                    PlannedCall::Ask { tool, args, level }
                 }
             });
         }
@@ -279,16 +270,16 @@ impl FunctionCallRouter {
         let runs = planned.iter().zip(&assistant.tool_calls).map(|(plan, call)| {
             let ctx = ctx.clone();
             async move {
-                let PlannedCall::Run { spec, args } = plan else { return None };
-                let key = self.cacheable(spec).then(|| ToolCache::key(spec, lang, args));
+                let PlannedCall::Run { tool, args } = plan else { return None };
+                let key = self.cacheable(tool).then(|| ToolCache::key(tool.name(), lang, args));
                 if let Some(hit) = key.as_deref().and_then(|key| self.tool_cache.get(key)) {
                     self.stats.tool_cache_hits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    tracing::info!(name = spec.name, call_id = %call.id, outcome = "cached", "tool call");
-                    metrics::counter!(crate::ops::TOOL_CALLS, "tool" => spec.name, "outcome" => "cached")
+                    tracing::info!(name = tool.name(), call_id = %call.id, outcome = "cached", "tool call");
+                    metrics::counter!(crate::ops::TOOL_CALLS, "tool" => tool.name(), "outcome" => "cached")
                         .increment(1);
                     return Some(Ok(hit));
                 }
-                let result = calls::run_tool(spec, call, ctx, args.clone(), limit).await;
+                let result = calls::run_tool(tool, call, ctx, args.clone(), limit).await;
                 if let (Some(key), Ok(output)) = (key, &result) {
                     self.tool_cache.put(key, output);
                 }
@@ -299,19 +290,17 @@ impl FunctionCallRouter {
     }
 
     /// Whether a tool's results may be reused: safe (after overrides) and not
-    /// about the shopper (cart and order tools are private-only).
-    fn cacheable(&self, spec: &ToolSpec) -> bool {
-        self.level_of(spec) == Level::Safe && spec.scope != Scope::Private
+    /// about the shopper (cart and order tools are private-only). Tools lent
+    /// by MCP servers are never reused: the bot cannot tell what they depend on.
+    fn cacheable(&self, tool: &Tool) -> bool {
+        tool.spec().is_some() && self.level_of(tool) == Level::Safe && tool.scope() != Scope::Private
     }
 
     /// In a group, a cart or order request moves to the private chat.
     fn hand_off(&self, turn: &mut Turn) -> TurnEnd {
         let lang = turn.scope.lang;
         let request = turn.messages.iter().rev().find(|m| m.role == Role::User).map(|m| m.text().to_owned());
-        let text = lang.pick(
-            "购物车和订单只能在私聊里处理，点下面的按钮，我们私聊继续。",
-            "Carts and orders are handled in a private chat — tap the button below and we'll continue there.",
-        );
+        let text = lang.texts().turn.group_handoff;
         // Keep only the shopper's message and this answer in the group's memory.
         while turn.messages.last().is_some_and(|m| m.role != Role::User) {
             turn.messages.pop();

@@ -36,9 +36,7 @@ impl FunctionCallRouter {
         tool: &str,
     ) -> Result<Value, String> {
         if ctx.is_group {
-            return Err(lang
-                .pick("购物车和订单请在私聊里查看。", "Please check your cart and orders in a private chat.")
-                .to_owned());
+            return Err(lang.texts().turn.private_only.to_owned());
         }
         let Some(spec) = handlers::find(tool) else {
             return Err(format!("{tool}: not available"));
@@ -47,16 +45,19 @@ impl FunctionCallRouter {
         scope.lang = lang;
         let call = ToolCall { id: "direct".into(), name: tool.into(), arguments: "{}".into() };
         let ctx = self.tool_context(&scope, None);
-        match calls::run_tool(spec, &call, ctx, json!({}), self.settings.tool_timeout).await {
+        match calls::run_tool(
+            &crate::tools::Tool::Builtin(spec),
+            &call,
+            ctx,
+            json!({}),
+            self.settings.tool_timeout,
+        )
+        .await
+        {
             Ok(out) => Ok(out.data),
             Err(e) => {
                 tracing::warn!(error = %e, tool, "direct tool call failed");
-                Err(lang
-                    .pick(
-                        "抱歉，暂时查不到，请稍后再试。",
-                        "Sorry, I can't look that up right now. Please try again shortly.",
-                    )
-                    .to_owned())
+                Err(lang.texts().turn.lookup_failed.to_owned())
             }
         }
     }

@@ -43,10 +43,7 @@ impl FunctionCallRouter {
                     tracing::warn!(error = %e, "could not remember a refusal");
                 }
                 tracing::info!(user = user_id, chat = chat_id, "not an allowed user or chat; refused");
-                Access::Refused(Reply::text(lang.pick(
-                    "抱歉，这个导购助手目前只对指定的顾客开放。",
-                    "Sorry, this shopping guide is only open to invited shoppers for now.",
-                )))
+                Access::Refused(Reply::text(lang.texts().turn.refused))
             }
         }
     }
@@ -57,7 +54,7 @@ impl FunctionCallRouter {
         let counts = match self.state.counts(&day_key(today())).await {
             Ok(counts) => counts,
             Err(e) => {
-                return format!("{}: {e}", lang.pick("读不到今天的统计", "cannot read today's figures"));
+                return format!("{}: {e}", lang.texts().turn.stats_unreadable);
             }
         };
         let get = |field: &str| counts.get(field).copied().unwrap_or(0);
@@ -66,26 +63,24 @@ impl FunctionCallRouter {
             counts.iter().filter_map(|(k, v)| k.strip_prefix("tool:").map(|t| (t, *v))).collect();
         tools.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
         let top: Vec<String> = tools.iter().take(5).map(|(t, n)| format!("{t} {n}")).collect();
+        let [title, messages, shoppers_label, tokens, orders, top_tools, errors] =
+            lang.texts().turn.stats_labels;
         let mut out = String::new();
-        let _ = writeln!(out, "{} ({})", lang.pick("今日统计", "Today"), civil_date(today()));
-        let _ = writeln!(out, "{}: {}", lang.pick("消息", "messages"), get("messages"));
-        let _ = writeln!(out, "{}: {shoppers}", lang.pick("顾客", "shoppers"));
+        let _ = writeln!(out, "{title} ({})", civil_date(today()));
+        let _ = writeln!(out, "{messages}: {}", get("messages"));
+        let _ = writeln!(out, "{shoppers_label}: {shoppers}");
         let _ = writeln!(
             out,
             "{}: {} in ({} cached), {} out",
-            lang.pick("模型 tokens", "model tokens"),
+            tokens,
             get("tokens_in"),
             get("tokens_cached"),
             get("tokens_out")
         );
-        let _ = writeln!(out, "{}: {}", lang.pick("订单", "orders"), get("confirmed:create_order"));
-        let _ = writeln!(
-            out,
-            "{}: {}",
-            lang.pick("常用工具", "top tools"),
-            if top.is_empty() { "—".to_owned() } else { top.join(", ") }
-        );
-        let _ = write!(out, "{}: {}", lang.pick("错误", "errors"), get("errors"));
+        let _ = writeln!(out, "{orders}: {}", get("confirmed:create_order"));
+        let _ =
+            writeln!(out, "{top_tools}: {}", if top.is_empty() { "—".to_owned() } else { top.join(", ") });
+        let _ = write!(out, "{errors}: {}", get("errors"));
         out
     }
 }

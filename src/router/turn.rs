@@ -34,6 +34,19 @@ impl TurnScope {
         }
     }
 
+    /// A private conversation of one person outside a chat (an MCP client):
+    /// the chat is the person.
+    pub fn private(platform: &str, user_id: i64, lang: Lang) -> Self {
+        TurnScope {
+            platform: platform.to_owned(),
+            user_id,
+            chat_id: user_id,
+            is_group: false,
+            mentioned: true,
+            lang,
+        }
+    }
+
     pub(super) fn of_action(action: &PendingAction) -> Self {
         TurnScope {
             platform: action.platform.clone(),
@@ -124,7 +137,10 @@ impl FunctionCallRouter {
                 Vec::new()
             }
         };
-        messages.push(ChatMessage::user(ctx.text.clone()));
+        messages.push(match &ctx.image {
+            Some(image) => ChatMessage::user_with_image(ctx.text.clone(), image.clone()),
+            None => ChatMessage::user(ctx.text.clone()),
+        });
         Turn::new(TurnScope::of(ctx), messages)
     }
 
@@ -147,16 +163,13 @@ impl FunctionCallRouter {
             }
             TurnEnd::Answer(text) => {
                 let text = match text.trim() {
-                    "" => lang.pick("好的，已经处理好了。", "Done.").to_owned(),
+                    "" => lang.texts().turn.done.to_owned(),
                     text => text.to_owned(),
                 };
                 self.answer(&mut turn, text)
             }
             TurnEnd::GaveUp => {
-                let text = lang.pick(
-                    "抱歉，这个问题我没能在限定步骤内处理完。可以换个说法，或者把需求拆开一点吗？",
-                    "Sorry, I couldn't finish that within my step limit. Could you rephrase it or ask one thing at a time?",
-                );
+                let text = lang.texts().turn.gave_up;
                 self.answer(&mut turn, text.to_owned())
             }
         };
@@ -241,19 +254,13 @@ impl FunctionCallRouter {
     fn answer(&self, turn: &mut Turn, text: String) -> Reply {
         let text = if turn.over_budget {
             if turn.tell_over_budget {
-                let note = turn.scope.lang.pick(
-                    "（您今天的智能助手额度已用完，今天余下的时间我用基础模式为您服务。）",
-                    "(You've used today's allowance of the smart assistant, so for the rest of the day I'm answering in basic mode.)",
-                );
+                let note = turn.scope.lang.texts().turn.over_budget;
                 format!("{text}\n\n{note}")
             } else {
                 text
             }
         } else if turn.basic_mode {
-            let note = turn.scope.lang.pick(
-                "（基础模式：智能助手暂时连接不上，我先用简化方式为您服务。）",
-                "(Basic mode: the assistant can't be reached right now, so I'm answering in a simpler way.)",
-            );
+            let note = turn.scope.lang.texts().turn.basic_mode;
             format!("{text}\n\n{note}")
         } else {
             text
@@ -270,7 +277,8 @@ impl FunctionCallRouter {
         }
     }
 
-    pub(super) async fn save_history(&self, scope: &TurnScope, messages: Vec<ChatMessage>) {
+    pub(super) async fn save_history(&self, scope: &TurnScope, mut messages: Vec<ChatMessage>) {
+        history::drop_images(&mut messages);
         let kept = history::truncate(messages, self.settings.history_messages);
         let kept = history::fit_tokens(kept, self.settings.history_tokens);
         if let Err(e) = self.state.save_history(&scope.conversation(), &kept, self.settings.history_ttl).await

@@ -37,12 +37,7 @@ impl Transport {
                 self.say(bot, target, &stats).await
             }
             Command::Health if self.is_admin(ctx.user_id) => {
-                self.say(
-                    bot,
-                    target,
-                    lang.pick("请在私聊里使用 /health。", "Please use /health in a private chat."),
-                )
-                .await
+                self.say(bot, target, lang.texts().commands.health_private_only).await
             }
             command => self.shared_command(bot, me, target, ctx, command).await,
         }

@@ -3,18 +3,35 @@
 //! the text with the bot's mention stripped, and which command it is.
 
 pub use crate::commands::Command;
-use teloxide::types::{Me, Message, MessageEntityKind, MessageEntityRef, MessageKind, UserId};
+use teloxide::types::{
+    FileMeta, Me, Message, MessageEntityKind, MessageEntityRef, MessageKind, PhotoSize, UserId,
+};
 
 /// What a message carries, as far as the bot is concerned.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Content<'a> {
     /// Text or a media caption, with its entities.
     Text { text: &'a str, entities: Vec<MessageEntityRef<'a>> },
-    /// Something a shopper sent that has no text to read (sticker, voice,
-    /// document or photo without caption, location, dice…).
+    /// Speech to transcribe: a voice message, an audio file or a video note.
+    Speech(Speech<'a>),
+    /// A photo, with its caption and the caption's entities when it has one.
+    Photo { sizes: &'a [PhotoSize], caption: Option<(&'a str, Vec<MessageEntityRef<'a>>)> },
+    /// Something a shopper sent that has no text to read (sticker, document
+    /// without caption, location, dice…).
     Unreadable,
     /// A service message (members joined, title changed, pinned…): never answered.
     Service,
+}
+
+/// A recording that carries speech.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Speech<'a> {
+    /// The file to fetch.
+    pub file: &'a FileMeta,
+    /// Its length in seconds, as Telegram reports it.
+    pub seconds: u32,
+    /// Its MIME type (`audio/ogg` for voice messages, `video/mp4` for video notes).
+    pub mime: String,
 }
 
 /// The content of `msg`.
@@ -25,6 +42,16 @@ pub fn content(msg: &Message) -> Content<'_> {
     if matches!(common.media_kind, teloxide::types::MediaKind::Migration(_)) {
         return Content::Service;
     }
+    if let Some(speech) = speech(msg) {
+        return Content::Speech(speech);
+    }
+    if let Some(sizes) = msg.photo() {
+        let caption = msg
+            .caption()
+            .filter(|c| !c.trim().is_empty())
+            .map(|c| (c, msg.parse_caption_entities().unwrap_or_default()));
+        return Content::Photo { sizes, caption };
+    }
     let parsed = match (msg.text(), msg.caption()) {
         (Some(text), _) => msg.parse_entities().map(|e| (text, e)),
         (None, Some(caption)) => msg.parse_caption_entities().map(|e| (caption, e)),
@@ -34,6 +61,31 @@ pub fn content(msg: &Message) -> Content<'_> {
         Some((text, entities)) if !text.trim().is_empty() => Content::Text { text, entities },
         _ => Content::Unreadable,
     }
+}
+
+/// The speech a message carries: a voice message, an audio file or a video note.
+fn speech(msg: &Message) -> Option<Speech<'_>> {
+    let mime = |m: Option<String>, default: &str| m.unwrap_or_else(|| default.to_owned());
+    if let Some(voice) = msg.voice() {
+        return Some(Speech {
+            file: &voice.file,
+            seconds: voice.duration.seconds(),
+            mime: mime(voice.mime_type.as_ref().map(ToString::to_string), "audio/ogg"),
+        });
+    }
+    if let Some(audio) = msg.audio() {
+        let default = audio.file_name.as_deref().unwrap_or("audio/mpeg");
+        return Some(Speech {
+            file: &audio.file,
+            seconds: audio.duration.seconds(),
+            mime: mime(audio.mime_type.as_ref().map(ToString::to_string), default),
+        });
+    }
+    msg.video_note().map(|note| Speech {
+        file: &note.file,
+        seconds: note.duration.seconds(),
+        mime: "video/mp4".to_owned(),
+    })
 }
 
 /// The bot as seen in messages: its user id and @username.
@@ -275,7 +327,7 @@ mod tests {
     }
 
     #[test]
-    fn a_photo_caption_is_read_and_a_sticker_is_unreadable() {
+    fn a_photo_keeps_its_caption_voice_is_speech_and_a_sticker_is_unreadable() {
         let photo: Message = serde_json::from_value(json!({
             "message_id": 8, "date": 1_700_000_000,
             "chat": {"id": 1, "type": "private", "first_name": "Li"},
@@ -284,7 +336,29 @@ mod tests {
             "caption": "有这双鞋吗"
         }))
         .unwrap();
-        assert!(matches!(content(&photo), Content::Text { text: "有这双鞋吗", .. }));
+        let Content::Photo { sizes, caption: Some((caption, _)) } = content(&photo) else {
+            panic!("a photo")
+        };
+        assert_eq!((sizes.len(), caption), (1, "有这双鞋吗"));
+
+        let voice: Message = serde_json::from_value(json!({
+            "message_id": 11, "date": 1_700_000_000,
+            "chat": {"id": 1, "type": "private", "first_name": "Li"},
+            "from": {"id": 1, "is_bot": false, "first_name": "Li"},
+            "voice": {"file_id": "v", "file_unique_id": "vu", "duration": 4, "mime_type": "audio/ogg", "file_size": 9000}
+        }))
+        .unwrap();
+        let Content::Speech(speech) = content(&voice) else { panic!("speech") };
+        assert_eq!((speech.file.id.0.as_str(), speech.seconds, speech.mime.as_str()), ("v", 4, "audio/ogg"));
+
+        let note: Message = serde_json::from_value(json!({
+            "message_id": 12, "date": 1_700_000_000,
+            "chat": {"id": 1, "type": "private", "first_name": "Li"},
+            "from": {"id": 1, "is_bot": false, "first_name": "Li"},
+            "video_note": {"file_id": "n", "file_unique_id": "nu", "length": 240, "duration": 9}
+        }))
+        .unwrap();
+        assert!(matches!(content(&note), Content::Speech(Speech { seconds: 9, .. })));
 
         let sticker: Message = serde_json::from_value(json!({
             "message_id": 9, "date": 1_700_000_000,

@@ -30,6 +30,7 @@ use crate::state::StateStore;
 
 pub mod callback;
 mod commands;
+pub mod files;
 pub mod format;
 pub mod inbound;
 pub mod links;
@@ -120,9 +121,9 @@ impl Transport {
 
     /// The language of `text`, else the user's Telegram language, else `bot.language`.
     pub fn detected_lang(&self, user: &User, text: Option<&str>) -> Lang {
-        text.and_then(Lang::detect)
-            .or_else(|| user.language_code.as_deref().and_then(Lang::parse))
-            .unwrap_or(self.app.config.bot.language)
+        let preferred =
+            user.language_code.as_deref().and_then(Lang::parse).unwrap_or(self.app.config.bot.language);
+        Lang::detect_or(text.unwrap_or_default(), preferred)
     }
 
     fn is_admin(&self, user_id: i64) -> bool {
@@ -195,11 +196,12 @@ pub async fn connect(config: &TelegramConfig) -> Result<(Bot, Me), TelegramError
 }
 
 /// Fills Telegram's command menu, in Chinese, English and the default
-/// language. A failure is logged: the bot works without the menu.
+/// language (Telegram names menus by two-letter codes only, so a
+/// Traditional Chinese menu shows where the default language is `zh-hant`). A failure is logged: the bot works without the menu.
 pub async fn register_commands(bot: &Bot, default: Lang) {
     for (code, lang) in [(None, default), (Some("zh"), Lang::Zh), (Some("en"), Lang::En)] {
         let commands =
-            inbound::Command::MENU.iter().map(|(name, zh, en)| BotCommand::new(*name, lang.pick(zh, en)));
+            inbound::Command::menu(lang).map(|(name, description)| BotCommand::new(name, description));
         let mut payload = teloxide::payloads::SetMyCommands::new(commands);
         if let Some(code) = code {
             payload = payload.language_code(code);

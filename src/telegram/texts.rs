@@ -1,37 +1,24 @@
 //! What the Telegram transport itself says (greeting, help, command answers,
-//! button labels), in Chinese and English. Everything else comes from the router.
+//! button labels): read from the shopper's language's text table
+//! (`handlers::texts`). Everything else comes from the router.
 
 use handlers::{Lang, Scope, ToolSpec};
 
 /// The `/start` greeting.
 pub fn greeting(lang: Lang) -> &'static str {
-    lang.pick(
-        "您好！我是商场导购助手 🛍️\n\n直接用文字告诉我您想找什么：找店、找商品、比价格、加购物车、下单取货都可以。\
-         下面是几个例子，点一下就能试试。发送 /help 查看我能做的全部事情。",
-        "Hello! I'm the mall's shopping guide 🛍️\n\nJust tell me in words what you're looking for: stores, \
-         products, prices, your cart, orders for pickup. Tap an example below to try, or send /help to see \
-         everything I can do.",
-    )
+    lang.texts().commands.greeting
 }
 
 /// Example requests offered as buttons under the greeting.
 pub fn examples(lang: Lang) -> Vec<String> {
-    let examples: &[&str] = match lang {
-        Lang::Zh => &["Nike 店在哪里？", "帮我找 500 元以内的跑鞋", "有哪些餐厅？", "看看我的购物车"],
-        Lang::En => &[
-            "Where is the Nike store?",
-            "Running shoes under 500 yuan",
-            "Which restaurants are there?",
-            "Show my cart",
-        ],
-    };
-    examples.iter().map(|s| (*s).to_owned()).collect()
+    lang.texts().commands.examples.iter().map(|s| (*s).to_owned()).collect()
 }
 
 /// The `/help` text: the line each registered tool declares (`help = …` on
 /// its `#[tool_function]`, once per line shared by several tools; a tool
 /// without one gets the first sentence of its description), then the commands.
 pub fn help(lang: Lang, tools: &[&'static ToolSpec], is_group: bool) -> String {
+    let texts = lang.texts();
     let mut lines: Vec<String> = Vec::new();
     let mut shown: Vec<&'static str> = Vec::new();
     for tool in tools {
@@ -40,19 +27,16 @@ pub fn help(lang: Lang, tools: &[&'static ToolSpec], is_group: bool) -> String {
             Some(help) if shown.contains(&help.en) => continue,
             Some(help) => {
                 shown.push(help.en);
-                lang.pick(help.zh, help.en).to_owned()
+                (texts.tool_line)(help).into_owned()
             }
             None => format!("• {}", first_sentence(tool.description)),
         };
-        let note = if is_group && private_only { lang.pick("（私聊）", " (private chat)") } else { "" };
+        let note = if is_group && private_only { texts.commands.help_private_note } else { "" };
         lines.push(format!("{line}{note}"));
     }
-    let intro = lang.pick("我能帮您：", "I can help with:");
-    let commands = lang.pick(
-        "命令：/cart 购物车 · /orders 我的订单 · /reset 重新开始 · /lang zh|en 切换语言",
-        "Commands: /cart your cart · /orders your orders · /reset start over · /lang zh|en language",
-    );
-    let group = lang.pick("在群里请 @我 或回复我的消息。", "In groups, @mention me or reply to my message.");
+    let intro = texts.commands.help_intro;
+    let commands = texts.commands.help_commands;
+    let group = texts.commands.help_group;
     let mut text = format!("{intro}\n{}\n\n{commands}", lines.join("\n"));
     if is_group {
         text.push('\n');
@@ -72,80 +56,58 @@ fn first_sentence(description: &str) -> &str {
 /// The answer to a command the bot does not know (and to `/health` from
 /// someone who is not an admin: the two must not be told apart).
 pub fn unknown_command(lang: Lang) -> &'static str {
-    lang.pick(
-        "我不认识这个命令。直接用文字告诉我您想找什么，或发送 /help 看看我能做什么。",
-        "I don't know that command. Just tell me in words what you're looking for, or send /help to see what I can do.",
-    )
+    lang.texts().commands.unknown_command
 }
 
 /// The answer to a sticker, voice message, file… in a private chat.
 pub fn please_write(lang: Lang) -> &'static str {
-    lang.pick(
-        "我只看得懂文字哦 🙂 请用文字告诉我您想找什么，比如「Nike 店在哪里？」",
-        "I can only read text 🙂 Please write to me what you're looking for, e.g. \"Where is the Nike store?\"",
-    )
+    lang.texts().commands.please_write
 }
 
 /// The short apology when something broke inside.
 pub fn apology(lang: Lang) -> &'static str {
-    lang.pick(
-        "抱歉，刚才出了点问题，请稍后再试一次。",
-        "Sorry, something went wrong on my side. Please try again in a moment.",
-    )
+    lang.texts().commands.apology
 }
 
 /// The answer to `/reset`.
 pub fn reset_done(lang: Lang) -> &'static str {
-    lang.pick(
-        "好的，之前的对话我已经忘掉了，我们重新开始吧。",
-        "Done — I've forgotten our conversation. Let's start over.",
-    )
+    lang.texts().commands.reset_done
 }
 
 /// The answer to `/lang` with a language, in that language.
 pub fn lang_set(lang: Lang) -> &'static str {
-    lang.pick("好的，之后我用中文回答您。", "OK, I'll answer in English from now on.")
+    lang.texts().commands.lang_set
 }
 
 /// The answer to `/lang` without a (known) language.
 pub fn lang_usage(lang: Lang) -> &'static str {
-    lang.pick("用法：/lang zh（中文）或 /lang en（English）", "Usage: /lang en (English) or /lang zh (中文)")
+    lang.texts().commands.lang_usage
 }
 
 /// The Confirm and Cancel button labels.
 pub fn confirm_labels(lang: Lang) -> (&'static str, &'static str) {
-    (lang.pick("✅ 确认", "✅ Confirm"), lang.pick("✖️ 取消", "✖️ Cancel"))
+    let commands = &lang.texts().commands;
+    (commands.confirm_button, commands.cancel_button)
 }
 
 /// The label of the button that opens the private chat.
 pub fn open_private_label(lang: Lang) -> &'static str {
-    lang.pick("💬 去私聊继续", "💬 Continue in private chat")
+    lang.texts().commands.open_private
 }
 
 /// Shown in place of the buttons when a typed code is needed.
 pub fn code_needed(lang: Lang) -> &'static str {
-    lang.pick("🔐 请输入验证码完成确认。", "🔐 Type the code to finish confirming.")
+    lang.texts().commands.code_needed
 }
 
 /// The alert for a suggestion button whose message is too old to read.
 pub fn button_expired(lang: Lang) -> &'static str {
-    lang.pick("这个按钮已过期，请直接用文字告诉我。", "This button has expired; please type your request.")
+    lang.texts().commands.button_expired
 }
 
 /// The Telegram part of `/health`: the bot, how updates arrive, and privacy mode.
 pub fn health_telegram(lang: Lang, username: &str, mode: &str, can_read_all_group_messages: bool) -> String {
-    let privacy = if can_read_all_group_messages {
-        lang.pick(
-            "隐私模式：已关闭（群里的 @提及 都能收到）",
-            "Privacy mode: off (mentions in groups reach the bot)",
-        )
-        .to_owned()
-    } else {
-        lang.pick(
-            "隐私模式：开启 ⚠️ 群里只能收到命令和对我的回复，@提及 收不到。\n  处理：在 @BotFather 发送 /setprivacy → 选择本机器人 → Disable，或把机器人设为群管理员。",
-            "Privacy mode: ON ⚠️ in groups the bot only sees commands and replies to it, not @mentions.\n  Fix: in @BotFather send /setprivacy → pick this bot → Disable, or make the bot a group admin.",
-        )
-        .to_owned()
-    };
+    let commands = &lang.texts().commands;
+    let privacy = if can_read_all_group_messages { commands.privacy_off } else { commands.privacy_on };
     format!("Telegram: @{username} ({mode})\n{privacy}")
 }

@@ -13,11 +13,29 @@ use super::callback::ButtonData;
 use super::inbound::{self, BotIdentity, Content};
 use super::live::LiveMessage;
 use super::send::{self, ButtonContext, Target};
-use super::{TelegramError, Transport, texts};
+use super::{TelegramError, Transport, files, texts};
 use crate::context::MessageContext;
+use crate::media;
 use crate::progress::Progress;
 use crate::reply::{ConfirmationPress, PressCheck, Reply};
 use crate::router::Access;
+
+/// The answer when a shopper's file could not be fetched: logged, counted,
+/// and no model call.
+fn fetch_failed(app: &crate::app::App, lang: Lang, error: files::DownloadError, voice: bool) -> Reply {
+    tracing::warn!(error = %error, "could not fetch the shopper's file");
+    app.stats.count_message();
+    if voice {
+        metrics::counter!(crate::ops::TRANSCRIPTIONS, "outcome" => error.kind()).increment(1);
+    }
+    match error {
+        files::DownloadError::TooBig => Reply::text(lang.texts().media.too_big),
+        _ => {
+            app.stats.record_error("could not fetch a file from telegram");
+            Reply::text(lang.texts().media.fetch_failed)
+        }
+    }
+}
 
 /// What every endpoint returns to the dispatcher.
 pub type HandlerResult = Result<(), TelegramError>;
@@ -33,6 +51,8 @@ pub async fn on_message(bot: Bot, msg: Message, me: Me, tg: Arc<Transport>) -> H
     let kind = match inbound::content(&msg) {
         Content::Text { text, .. } if text.trim_start().starts_with('/') => "command",
         Content::Text { .. } => "message",
+        Content::Speech(_) => "voice",
+        Content::Photo { .. } => "photo",
         _ => "other",
     };
     let Some(from) = msg.from.clone().filter(|u| !u.is_bot) else {
@@ -119,7 +139,138 @@ impl Transport {
                     self.context(from, msg.chat.id, is_group, addressing.text, inbound::reply_text(msg));
                 self.handle_text(bot, me, target, from, ctx).await
             }
+            Content::Speech(speech) => {
+                // A voice note cannot @mention: in groups only a reply to the bot is heard.
+                if is_group && !inbound::replies_to_bot(msg, &BotIdentity::from_me(me)) {
+                    return Ok(IGNORED);
+                }
+                let ctx = self.context(from, msg.chat.id, is_group, String::new(), inbound::reply_text(msg));
+                self.handle_speech(bot, me, target, from, ctx, speech).await
+            }
+            Content::Photo { sizes, caption } => {
+                let bot_id = BotIdentity::from_me(me);
+                let reply_to_bot = inbound::replies_to_bot(msg, &bot_id);
+                let addressing = match caption {
+                    Some((text, entities)) => inbound::addressing(text, &entities, &bot_id, reply_to_bot),
+                    None => inbound::Addressing { addressed: reply_to_bot, text: String::new() },
+                };
+                if is_group && !addressing.addressed {
+                    return Ok(IGNORED);
+                }
+                let ctx =
+                    self.context(from, msg.chat.id, is_group, addressing.text, inbound::reply_text(msg));
+                if self.app.reads_photos() {
+                    self.handle_photo(bot, me, target, from, ctx, sizes).await
+                } else if ctx.text.is_empty() {
+                    // Without vision a photo is its caption, and this one has none.
+                    let lang = self.lang_of(from, None).await;
+                    self.say(bot, target, lang.texts().media.photo_unseen).await.map(|_| ANSWERED)
+                } else {
+                    self.handle_text(bot, me, target, from, ctx).await
+                }
+            }
         }
+    }
+
+    /// Whether `ctx`'s sender may use the bot here; `Some` with the outcome when not
+    /// (a refusal was sent, or nothing).
+    async fn refused(
+        &self,
+        bot: &Bot,
+        me: &Me,
+        target: &Target,
+        ctx: &MessageContext,
+    ) -> Result<Option<Outcome>, RequestError> {
+        match self.app.router.access("telegram", ctx.user_id, ctx.chat_id, ctx.lang).await {
+            Access::Allowed => Ok(None),
+            Access::Refused(reply) => {
+                self.deliver(bot, me, target, ctx.lang, ctx.user_id, &reply, None).await?;
+                Ok(Some(REFUSED))
+            }
+            Access::Ignored => Ok(Some(REFUSED)),
+        }
+    }
+
+    /// A voice message, audio file or video note addressed to the bot: checked
+    /// against `[stt]` and its limits, fetched, transcribed and routed as text,
+    /// with a status while it is heard.
+    async fn handle_speech(
+        &self,
+        bot: &Bot,
+        me: &Me,
+        target: &Target,
+        from: &User,
+        ctx: MessageContext,
+        speech: inbound::Speech<'_>,
+    ) -> Result<Outcome, RequestError> {
+        if let Some(outcome) = self.refused(bot, me, target, &ctx).await? {
+            return Ok(outcome);
+        }
+        let lang = self.lang_of(from, None).await;
+        let Some(stt) = self.app.stt.clone() else {
+            return self.say(bot, target, lang.texts().media.voice_off).await.map(|_| ANSWERED);
+        };
+        if speech.seconds > stt.max_seconds {
+            metrics::counter!(crate::ops::TRANSCRIPTIONS, "outcome" => "too_long").increment(1);
+            let text = (lang.texts().media.too_long)(stt.max_seconds);
+            return self.say(bot, target, &text).await.map(|_| ANSWERED);
+        }
+        if files::too_big(speech.file.size) {
+            metrics::counter!(crate::ops::TRANSCRIPTIONS, "outcome" => "too_big").increment(1);
+            return self.say(bot, target, lang.texts().media.too_big).await.map(|_| ANSWERED);
+        }
+        let app = self.app.clone();
+        let fetcher = bot.clone();
+        let file_id = speech.file.id.clone();
+        let mime = speech.mime;
+        self.run_live(bot, me, target, lang, ctx.user_id, move |progress| async move {
+            match files::download(&fetcher, &file_id).await {
+                Ok(bytes) => media::voice_turn(&app, ctx, media::recording(bytes, &mime), &progress).await,
+                Err(e) => fetch_failed(&app, lang, e, true),
+            }
+        })
+        .await
+        .map(|_| ANSWERED)
+    }
+
+    /// A photo addressed to the bot, for a model that reads photos: the largest
+    /// size within 1280 px is fetched and sent with the caption (or a default ask).
+    async fn handle_photo(
+        &self,
+        bot: &Bot,
+        me: &Me,
+        target: &Target,
+        from: &User,
+        ctx: MessageContext,
+        sizes: &[teloxide::types::PhotoSize],
+    ) -> Result<Outcome, RequestError> {
+        if let Some(outcome) = self.refused(bot, me, target, &ctx).await? {
+            return Ok(outcome);
+        }
+        let lang = self.lang_of(from, Some(&ctx.text)).await;
+        let Some(photo) = files::pick_photo(sizes, media::image::MAX_SIDE) else {
+            return self.say(bot, target, lang.texts().media.fetch_failed).await.map(|_| ANSWERED);
+        };
+        if files::too_big(photo.file.size) {
+            return self.say(bot, target, lang.texts().media.too_big).await.map(|_| ANSWERED);
+        }
+        let app = self.app.clone();
+        let fetcher = bot.clone();
+        let file_id = photo.file.id.clone();
+        self.run_live(bot, me, target, lang, ctx.user_id, move |progress| async move {
+            progress.working(vec![lang.texts().media.looking.to_owned()]);
+            match files::download(&fetcher, &file_id).await {
+                // Telegram's photo sizes are JPEGs; the header says which.
+                Ok(bytes) => {
+                    let mime = media::image::info(&bytes).map_or("image/jpeg", |i| i.mime);
+                    let image = media::image::data_url(mime, &bytes);
+                    media::photo_turn(&app, ctx, image, &progress).await
+                }
+                Err(e) => fetch_failed(&app, lang, e, false),
+            }
+        })
+        .await
+        .map(|_| ANSWERED)
     }
 
     /// A text addressed to the bot (typed, or a pressed suggestion): a command
@@ -132,15 +283,8 @@ impl Transport {
         from: &User,
         mut ctx: MessageContext,
     ) -> Result<Outcome, RequestError> {
-        match self.app.router.access("telegram", ctx.user_id, ctx.chat_id, ctx.lang).await {
-            Access::Allowed => {}
-            Access::Refused(reply) => {
-                return self
-                    .deliver(bot, me, target, ctx.lang, ctx.user_id, &reply, None)
-                    .await
-                    .map(|_| REFUSED);
-            }
-            Access::Ignored => return Ok(REFUSED),
+        if let Some(outcome) = self.refused(bot, me, target, &ctx).await? {
+            return Ok(outcome);
         }
         let bot_id = BotIdentity::from_me(me);
         match inbound::parse_command(&ctx.text, &bot_id) {
@@ -368,6 +512,7 @@ impl Transport {
             text,
             reply_to,
             lang,
+            image: None,
         }
     }
 }

@@ -97,6 +97,7 @@ struct Inner {
     new_update: Notify,
     new_request: Notify,
     privacy_mode: Mutex<bool>,
+    files: Mutex<HashMap<String, Vec<u8>>>,
 }
 
 /// The running fake server.
@@ -121,8 +122,13 @@ impl FakeBotApi {
         inner.next_message_id.store(1000, Ordering::SeqCst);
         let routes = axum::Router::new()
             .route("/{token}/{method}", axum::routing::post(handle))
+            .route("/file/{token}/{*path}", axum::routing::get(download))
             .with_state(inner.clone());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        // A deep accept queue, as a real server has: under a burst of new
+        // connections a dropped SYN would cost the bot 1–3 s of retransmits.
+        let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+        socket.bind(([127, 0, 0, 1], 0).into()).expect("bind");
+        let listener = socket.listen(4096).expect("listen");
         let addr = listener.local_addr().expect("addr");
         let server = tokio::spawn(async move {
             axum::serve(listener, routes).await.expect("fake bot api");
@@ -139,6 +145,18 @@ impl FakeBotApi {
     /// Makes `getMe` report privacy mode on (`can_read_all_group_messages: false`).
     pub fn set_privacy_mode(&self, on: bool) {
         *self.inner.privacy_mode.lock().expect("lock") = on;
+    }
+
+    /// Makes a file downloadable: `getFile` with `file_id` answers the path
+    /// `files/<file_id>`, served under `/file/bot<token>/` (each download is
+    /// recorded as method `download` with its path and token).
+    pub fn put_file(&self, file_id: &str, bytes: Vec<u8>) {
+        self.inner.files.lock().expect("lock").insert(file_id.to_owned(), bytes);
+    }
+
+    /// The file ids downloaded so far, in order.
+    pub fn downloads(&self) -> Vec<String> {
+        self.calls("download").iter().map(|b| b["file_id"].as_str().unwrap_or_default().to_owned()).collect()
     }
 
     /// Queues an update (`{"message": …}` or `{"callback_query": …}`); returns its id.
@@ -332,6 +350,51 @@ pub fn sticker(chat: i64, user: Shopper) -> Value {
     }})
 }
 
+/// A voice message of `seconds` from `user` in `chat`, file `file_id` of `size` bytes.
+pub fn voice_message(chat: i64, user: Shopper, file_id: &str, seconds: u32, size: u64) -> Value {
+    json!({"message": {
+        "message_id": NEXT_INCOMING_ID.fetch_add(1, Ordering::SeqCst),
+        "date": 1_700_000_000,
+        "chat": chat_json(chat),
+        "from": user_json(user),
+        "voice": {"file_id": file_id, "file_unique_id": format!("u-{file_id}"), "duration": seconds,
+                  "mime_type": "audio/ogg", "file_size": size}
+    }})
+}
+
+/// A photo from `user` in `chat` in the sizes `(file_id, width, height)`, with a caption or not.
+pub fn photo_from(chat: i64, user: Shopper, sizes: &[(&str, u32, u32)], caption: Option<&str>) -> Value {
+    let sizes: Vec<Value> = sizes
+        .iter()
+        .map(|(id, w, h)| {
+            json!({"file_id": id, "file_unique_id": format!("u-{id}"), "width": w, "height": h,
+                                 "file_size": w * h / 8})
+        })
+        .collect();
+    let mut update = json!({"message": {
+        "message_id": NEXT_INCOMING_ID.fetch_add(1, Ordering::SeqCst),
+        "date": 1_700_000_000,
+        "chat": chat_json(chat),
+        "from": user_json(user),
+        "photo": sizes,
+    }});
+    if let Some(caption) = caption {
+        update["message"]["caption"] = json!(caption);
+    }
+    update
+}
+
+/// `update` as a reply to `message` (one of the bot's, or anyone's).
+pub fn replying_to(mut update: Value, message: &Value) -> Value {
+    update["message"]["reply_to_message"] = message.clone();
+    update
+}
+
+/// A message of another shopper in `chat`, to reply to.
+pub fn someones_message(chat: i64, user: Shopper, text: &str) -> Value {
+    text_message(chat, user, text, json!([]))["message"].clone()
+}
+
 /// A press by `user` of the button with `data` on the bot's `message`.
 pub fn press(user: Shopper, message: &Value, data: &str) -> Value {
     static NEXT_QUERY: AtomicI64 = AtomicI64::new(1);
@@ -445,6 +508,19 @@ async fn handle(
             me["has_main_web_app"] = json!(false);
             me
         }
+        "getFile" => {
+            let file_id = body["file_id"].as_str().unwrap_or_default().to_owned();
+            let size = inner.files.lock().expect("lock").get(&file_id).map(Vec::len);
+            match size {
+                Some(size) => json!({"file_id": file_id, "file_unique_id": format!("u-{file_id}"),
+                                     "file_size": size, "file_path": format!("files/{file_id}")}),
+                None => {
+                    record(&inner, &method, body, true);
+                    let error = json!({"ok": false, "error_code": 400, "description": "Bad Request: invalid file_id"});
+                    return (StatusCode::BAD_REQUEST, axum::Json(error)).into_response();
+                }
+            }
+        }
         "getWebhookInfo" => json!({"url": "", "has_custom_certificate": false, "pending_update_count": 0}),
         "sendMessage" => store_message(&inner, &body, None),
         "editMessageText" | "editMessageReplyMarkup" => {
@@ -466,6 +542,23 @@ async fn handle(
         close_the_connection();
     }
     (StatusCode::OK, axum::Json(json!({"ok": true, "result": result}))).into_response()
+}
+
+/// `GET /file/bot<token>/files/<file_id>`: the file's bytes.
+async fn download(
+    State(inner): State<Arc<Inner>>,
+    Path((token, path)): Path<(String, String)>,
+) -> axum::response::Response {
+    let file_id = path.strip_prefix("files/").unwrap_or(&path).to_owned();
+    let bytes = inner.files.lock().expect("lock").get(&file_id).cloned();
+    let found = bytes.is_some();
+    record(&inner, "download", json!({"file_id": file_id, "token": token}), !found);
+    match bytes {
+        Some(bytes) => {
+            (StatusCode::OK, [("content-type", "application/octet-stream")], bytes).into_response()
+        }
+        None => StatusCode::NOT_FOUND.into_response(),
+    }
 }
 
 /// Ends the connection without an answer: the task serving it unwinds (the

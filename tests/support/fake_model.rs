@@ -6,6 +6,10 @@
 //! answer takes a configurable time (the first token after `ttft` when
 //! streamed), and faults can be injected per call ([`ModelFault`]).
 //!
+//! It also transcribes: `POST …/audio/transcriptions` takes the multipart
+//! form of OpenAI's speech-to-text API, records it ([`SttRequest`]) and
+//! answers the next scripted [`SttAnswer`] (by default a fixed sentence).
+//!
 //! A shopper message may carry a tag `q<chat>m<n>z`; the answer to it then
 //! starts with the tag and ends with `fin-<tag>`, so a test can tell which
 //! answer it sees and whether it is whole ([`answer_for`]).
@@ -57,11 +61,46 @@ impl Default for ModelBehaviour {
     }
 }
 
+/// What the transcription endpoint answers to one request.
+#[derive(Debug, Clone)]
+pub enum SttAnswer {
+    /// `{"text": …}`.
+    Text(String),
+    /// This status with an OpenAI-style error body.
+    Status(u16),
+    /// 200 with a body that is not a transcription.
+    Garbage,
+    /// No answer (until the client gives up).
+    Hang,
+}
+
+/// The transcript when none is scripted.
+pub const DEFAULT_TRANSCRIPT: &str = "帮我找 Nike 跑鞋";
+
+/// One transcription request as it arrived.
+#[derive(Debug, Clone)]
+pub struct SttRequest {
+    /// The form's text fields (`model`, `language`, `response_format`).
+    pub fields: std::collections::HashMap<String, String>,
+    /// The `file` part's bytes.
+    pub file: Vec<u8>,
+    /// The `file` part's file name and content type.
+    pub file_name: String,
+    pub file_type: String,
+    /// The `Authorization` header.
+    pub authorization: Option<String>,
+    /// The whole request as received (headers as text, then the body), to
+    /// search for things that must never be sent.
+    pub raw: Vec<u8>,
+}
+
 struct Inner {
     behaviour: ModelBehaviour,
     faults: Mutex<VecDeque<ModelFault>>,
     calls: AtomicUsize,
     bodies: Mutex<Vec<Value>>,
+    transcripts: Mutex<VecDeque<SttAnswer>>,
+    stt_requests: Mutex<Vec<SttRequest>>,
 }
 
 /// The running fake model.
@@ -86,13 +125,28 @@ impl FakeModel {
             faults: Mutex::new(VecDeque::new()),
             calls: AtomicUsize::new(0),
             bodies: Mutex::new(Vec::new()),
+            transcripts: Mutex::new(VecDeque::new()),
+            stt_requests: Mutex::new(Vec::new()),
         });
         let state = Arc::clone(&inner);
-        let routes = axum::Router::new().fallback(move |body: Bytes| {
-            let inner = Arc::clone(&state);
-            async move { complete(inner, body).await }
-        });
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let stt_state = Arc::clone(&inner);
+        let routes = axum::Router::new()
+            .route(
+                "/v1/audio/transcriptions",
+                axum::routing::post(move |headers: axum::http::HeaderMap, body: Bytes| {
+                    let inner = Arc::clone(&stt_state);
+                    async move { transcribe(inner, headers, body).await }
+                }),
+            )
+            .fallback(move |body: Bytes| {
+                let inner = Arc::clone(&state);
+                async move { complete(inner, body).await }
+            });
+        // A deep accept queue, as a real server has: under a burst of new
+        // connections a dropped SYN would cost the bot 1–3 s of retransmits.
+        let socket = tokio::net::TcpSocket::new_v4().expect("socket");
+        socket.bind(([127, 0, 0, 1], 0).into()).expect("bind");
+        let listener = socket.listen(4096).expect("listen");
         let base_url = format!("http://{}/v1", listener.local_addr().expect("addr"));
         let server = tokio::spawn(async move {
             axum::serve(listener, routes).await.expect("fake model");
@@ -113,6 +167,16 @@ impl FakeModel {
     /// The request bodies received, in order.
     pub fn bodies(&self) -> Vec<Value> {
         self.inner.bodies.lock().expect("lock").clone()
+    }
+
+    /// Queues what the next transcription request gets.
+    pub fn transcript_next(&self, answer: SttAnswer) {
+        self.inner.transcripts.lock().expect("lock").push_back(answer);
+    }
+
+    /// The transcription requests received, in order.
+    pub fn stt_requests(&self) -> Vec<SttRequest> {
+        self.inner.stt_requests.lock().expect("lock").clone()
     }
 
     /// Waits (at most 20 s) until the model received `count` calls.
@@ -213,6 +277,87 @@ async fn complete(inner: Arc<Inner>, body: Bytes) -> Response {
         return response.unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response());
     }
     (StatusCode::OK, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+async fn transcribe(inner: Arc<Inner>, headers: axum::http::HeaderMap, body: Bytes) -> Response {
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
+    let content_type = header("content-type").unwrap_or_default();
+    let boundary = content_type.split("boundary=").nth(1).unwrap_or_default().trim_matches('"').to_owned();
+    let mut raw: Vec<u8> = headers
+        .iter()
+        .map(|(k, v)| format!("{k}: {}\r\n", v.to_str().unwrap_or_default()))
+        .collect::<String>()
+        .into_bytes();
+    raw.extend_from_slice(&body);
+    let mut request = SttRequest {
+        fields: std::collections::HashMap::new(),
+        file: Vec::new(),
+        file_name: String::new(),
+        file_type: String::new(),
+        authorization: header("authorization"),
+        raw,
+    };
+    for (head, content) in form_parts(&body, &boundary) {
+        let attribute = |key: &str| {
+            let marker = format!("{key}=\"");
+            let start = head.find(&marker)? + marker.len();
+            let end = head[start..].find('"')? + start;
+            Some(head[start..end].to_owned())
+        };
+        let Some(name) = attribute("name") else { continue };
+        match attribute("filename") {
+            Some(file_name) => {
+                request.file = content;
+                request.file_name = file_name;
+                request.file_type = head
+                    .lines()
+                    .find_map(|l| {
+                        l.to_ascii_lowercase().strip_prefix("content-type:").map(|t| t.trim().to_owned())
+                    })
+                    .unwrap_or_default();
+            }
+            None => {
+                request.fields.insert(name, String::from_utf8_lossy(&content).into_owned());
+            }
+        }
+    }
+    inner.stt_requests.lock().expect("lock").push(request);
+    let answer = inner.transcripts.lock().expect("lock").pop_front();
+    match answer.unwrap_or_else(|| SttAnswer::Text(DEFAULT_TRANSCRIPT.to_owned())) {
+        SttAnswer::Text(text) => (StatusCode::OK, axum::Json(json!({"text": text}))).into_response(),
+        SttAnswer::Status(status) => {
+            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+            let error = json!({"error": {"message": format!("scripted {status}"), "type": "server_error"}});
+            (status, axum::Json(error)).into_response()
+        }
+        SttAnswer::Garbage => {
+            (StatusCode::OK, [(header::CONTENT_TYPE, "text/html")], "<html>upstream error</html>")
+                .into_response()
+        }
+        SttAnswer::Hang => {
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+            StatusCode::GATEWAY_TIMEOUT.into_response()
+        }
+    }
+}
+
+/// The parts of a `multipart/form-data` body: (headers, content).
+fn form_parts(body: &[u8], boundary: &str) -> Vec<(String, Vec<u8>)> {
+    let find = |haystack: &[u8], needle: &[u8]| haystack.windows(needle.len()).position(|w| w == needle);
+    let delimiter = format!("--{boundary}").into_bytes();
+    let mut parts = Vec::new();
+    let mut rest = body;
+    while let Some(at) = find(rest, &delimiter) {
+        let part = &rest[..at];
+        rest = &rest[at + delimiter.len()..];
+        let part = part.strip_prefix(b"\r\n").unwrap_or(part);
+        let Some(split) = find(part, b"\r\n\r\n") else { continue };
+        let head = String::from_utf8_lossy(&part[..split]).into_owned();
+        let content = &part[split + 4..];
+        let content = content.strip_suffix(b"\r\n").unwrap_or(content);
+        parts.push((head, content.to_vec()));
+    }
+    parts
 }
 
 /// What the assistant says to the request: a tool call after a shopper

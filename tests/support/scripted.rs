@@ -76,7 +76,7 @@ impl ChatModel for ScriptedModel {
     async fn complete(&self, request: ChatRequest<'_>) -> Result<ChatResponse, LlmError> {
         self.seen.lock().unwrap().push(Seen {
             messages: request.messages.to_vec(),
-            tools: request.tools.iter().map(|s| s.name).collect(),
+            tools: request.tools.iter().map(|s| s.name()).collect(),
         });
         let step = self.steps.lock().unwrap().pop_front();
         let step = match (step, self.repeat) {

@@ -54,6 +54,7 @@ pub fn pegasus() -> Product {
         brief: ProductBrief {
             id: "p-peg41".into(),
             name: "Nike Pegasus 41 跑鞋".into(),
+            name_en: Some("Nike Pegasus 41 Running Shoes".into()),
             brand: "Nike".into(),
             category: "跑鞋".into(),
             price_cents: 69900,
@@ -75,6 +76,7 @@ pub fn socks() -> Product {
         brief: ProductBrief {
             id: "p-socks".into(),
             name: "运动袜".into(),
+            name_en: None,
             brand: "Nike".into(),
             category: "袜子".into(),
             price_cents: 1999,
@@ -96,6 +98,7 @@ pub fn pegasus_line(item_id: &str, size: &str, quantity: u32) -> CartItem {
         product_id: "p-peg41".into(),
         sku_id: Some(format!("k-peg-{size}")),
         name: "Nike Pegasus 41 跑鞋".into(),
+        name_en: Some("Nike Pegasus 41 Running Shoes".into()),
         sku_label: Some(size.into()),
         quantity,
         unit_price_cents: 69900,
@@ -109,6 +112,7 @@ pub fn socks_line(quantity: u32) -> CartItem {
         product_id: "p-socks".into(),
         sku_id: None,
         name: "运动袜".into(),
+        name_en: None,
         sku_label: None,
         quantity,
         unit_price_cents: 1999,

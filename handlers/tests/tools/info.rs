@@ -10,7 +10,7 @@ use services::*;
 use crate::fixtures::*;
 
 #[tokio::test]
-async fn product_detail_lists_sizes_in_stock_every_sku_the_store_and_the_picture() {
+async fn product_detail_lists_every_sku_with_its_stock_the_store_and_the_picture() {
     let mut mall = MockMallApi::new();
     mall.expect_get_product().with(eq("p-peg41")).returning(|_| Ok(pegasus()));
     mall.expect_get_store().with(eq("s-nike")).returning(|_| Ok(nike()));
@@ -19,7 +19,7 @@ async fn product_detail_lists_sizes_in_stock_every_sku_the_store_and_the_picture
     let sku = |size: &str, stock: u32| SkuLine {
         sku_id: format!("k-peg-{size}"),
         label: size.into(),
-        price_yuan: Yuan(69900),
+        price_yuan: None,
         stock,
     };
     assert_eq!(
@@ -32,19 +32,20 @@ async fn product_detail_lists_sizes_in_stock_every_sku_the_store_and_the_picture
             price_yuan: Yuan(69900),
             rating: Some(4.7),
             description: "轻量缓震跑鞋".into(),
-            in_stock: true,
-            sizes: vec!["41".into(), "42".into()],
+            sold_out: false,
+            sizes: vec![],
             skus: vec![sku("41", 3), sku("42", 1), sku("43", 0)],
             store: StoreRef {
                 store_id: "s-nike".into(),
-                name: Some("耐克".into()),
-                name_en: Some("Nike".into()),
+                name: "耐克".into(),
                 floor: Some(2),
                 unit: Some("201".into()),
             },
-            image: Some("https://img.example/peg41.jpg".into()),
         }
     );
+    let text = serde_json::to_string(&output.data).unwrap();
+    assert!(!text.contains("null") && !text.contains("[]"), "no nulls, no empty lists: {text}");
+    assert!(!text.contains("sizes"), "the sizes are said once, by the SKUs: {text}");
     assert_eq!(output.image.as_deref(), Some("https://img.example/peg41.jpg"));
     assert_eq!(output.suggestions, ["加入购物车", "带我去耐克"]);
 }
@@ -73,7 +74,7 @@ async fn basic_store_info_by_english_name() {
         call_json(ctx, "get_store_info", json!({"store_id": "Uniqlo", "info_type": "basic"})).await.unwrap();
     assert_eq!(
         output.read::<StoreInfoResult>().unwrap(),
-        StoreInfoResult::Basic { store: StoreCard::from(&uniqlo()) }
+        StoreInfoResult::Basic { store: StoreCard::new(&uniqlo(), Lang::En) }
     );
     assert_eq!(output.data["info_type"], "basic", "the model reads which kind of information it got");
     assert_eq!(output.suggestions, ["Take me to Uniqlo"]);

@@ -45,8 +45,7 @@ fn directions(result: NavigateToStoreResult) -> Directions {
 fn uniqlo_ref() -> StoreRef {
     StoreRef {
         store_id: "s-uniqlo".into(),
-        name: Some("优衣库".into()),
-        name_en: Some("Uniqlo".into()),
+        name: "优衣库".into(),
         floor: Some(-1),
         unit: Some("B105".into()),
     }
@@ -88,7 +87,7 @@ async fn a_store_id_needs_no_search() {
     mall.expect_route().returning(|id, _| Ok(route_to(id)));
     let output: handlers::ToolOutput<NavigateToStoreResult> =
         call(ctx(mall, Lang::En), "navigate_to_store", json!({"store_name": "s-nike"})).await.unwrap();
-    assert_eq!(directions(output.data).store.name_en.as_deref(), Some("Nike"));
+    assert_eq!(directions(output.data).store.name, "Nike", "named in the shopper's language");
 }
 
 /// A mall whose store search ranks loosely: whatever is asked, Apple first.
@@ -109,7 +108,7 @@ async fn a_loose_search_never_sends_the_shopper_to_another_store() {
         panic!("routed to another store: {:?}", output.data)
     };
     assert_eq!(not_found, "Nike 店");
-    let names: Vec<_> = closest.iter().map(|s| s.name.clone().unwrap_or_default()).collect();
+    let names: Vec<_> = closest.iter().map(|s| s.name.clone()).collect();
     assert_eq!(names, ["苹果", "优衣库"]);
     assert_eq!(output.suggestions, ["带我去苹果", "带我去优衣库"], "the closest names as buttons");
 }

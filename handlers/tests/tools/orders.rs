@@ -48,7 +48,7 @@ async fn the_order_preview_shows_every_line_the_total_and_the_pickup_store() {
     .unwrap();
     assert_eq!(
         en.summary,
-        "Place this order:\n1. Nike Pegasus 41 跑鞋 (size 42) × 1, ¥699\n2. 运动袜 × 2, ¥39.98\n\
+        "Place this order:\n1. Nike Pegasus 41 Running Shoes (size 42) × 1, ¥699\n2. 运动袜 × 2, ¥39.98\n\
          Total: ¥738.98\nPickup: Nike (2F, unit 201)"
     );
     assert_eq!(en.fingerprint, zh.fingerprint);
@@ -94,7 +94,7 @@ async fn a_confirmed_order_carries_the_key_and_the_total_the_shopper_saw() {
     assert_eq!(order.created_at, "2025-05-01T10:30:00Z");
     assert_eq!(order.items[0].sku_label.as_deref(), Some("42"));
     assert_eq!(order.items.len(), 2);
-    assert_eq!(order.pickup_store, StoreRef::from(&nike()));
+    assert_eq!(order.pickup_store, StoreRef::new(&nike(), Lang::Zh));
 }
 
 #[tokio::test]
@@ -152,7 +152,10 @@ async fn the_cancel_preview_shows_the_orders_items_and_total() {
     )
     .await
     .unwrap();
-    assert!(en.summary.starts_with("Cancel order o-1001:\n1. Nike Pegasus 41 跑鞋 (size 42) × 1, ¥699\n"));
+    assert!(
+        en.summary
+            .starts_with("Cancel order o-1001:\n1. Nike Pegasus 41 Running Shoes (size 42) × 1, ¥699\n")
+    );
     assert!(en.summary.ends_with("\nTotal: ¥738.98"), "{}", en.summary);
 }
 
@@ -219,6 +222,7 @@ async fn list_orders_shows_the_ten_newest_with_item_counts() {
         total_yuan: Yuan(73898),
         created_at: "2025-05-01T10:30:00Z".into(),
         item_count: 3,
+        items: vec!["Nike Pegasus 41 跑鞋（42 码）× 1".into(), "运动袜 × 2".into()],
     };
     assert_eq!(output.data, ListOrdersResult { total: 14, orders: vec![newest] });
 }

@@ -13,6 +13,7 @@ fn brief(id: &str, store: &Store, price_cents: i64) -> ProductBrief {
     ProductBrief {
         id: id.into(),
         name: format!("跑鞋 {id}"),
+        name_en: Some(format!("Running shoes {id}")),
         brand: "Nike".into(),
         category: "跑鞋".into(),
         price_cents,
@@ -35,7 +36,7 @@ async fn prices_in_yuan_reach_the_mall_in_fen_and_each_store_is_fetched_once() {
                 max_price_cents: Some(50000),
                 brand: Some("Nike".into()),
                 category: None,
-                page: PageRequest::first(8),
+                page: PageRequest::first(5),
             }
         })
         .returning(|_| {
@@ -45,22 +46,22 @@ async fn prices_in_yuan_reach_the_mall_in_fen_and_each_store_is_fetched_once() {
     mall.expect_get_store().with(eq("s-nike")).times(1).returning(|_| Ok(nike()));
     let args = json!({"keyword": "Nike 跑鞋", "max_price": 500, "min_price": 199.9, "brand": "Nike", "category": " "});
     let output = call_json(ctx(mall, Lang::Zh), "search_products", args).await.unwrap();
-    // The JSON the model reads, as a whole: prices in yuan, the store's place.
+    // The JSON the model reads, as a whole: what a recommendation needs,
+    // prices in yuan, names and floor in the shopper's language.
     assert_eq!(output.data["total"], 23);
     assert_eq!(
         output.data["products"][0],
         json!({
-            "product_id": "p1", "name": "跑鞋 p1", "brand": "Nike", "category": "跑鞋", "price_yuan": 499,
-            "rating": 4.7, "in_stock": true, "sizes": ["42"], "store_id": "s-nike", "store_name": "耐克",
-            "store_name_en": "Nike", "floor": 2, "unit": "201",
+            "product_id": "p1", "name": "跑鞋 p1", "price": 499, "rating": 4.7, "sizes": ["42"],
+            "store": "耐克", "floor": "2楼",
         })
     );
-    assert_eq!(output.data["products"][1]["price_yuan"], json!(199.99));
+    assert_eq!(output.data["products"][1]["price"], json!(199.99));
     assert_eq!(output.suggestions, ["看看第一个"]);
 }
 
 #[tokio::test]
-async fn at_most_eight_products_go_back() {
+async fn at_most_five_products_go_back_named_in_english_for_english_shoppers() {
     let mut mall = MockMallApi::new();
     mall.expect_search_products().returning(|_| {
         let items = (0..12).map(|i| brief(&format!("p{i}"), &uniqlo(), 9900)).collect();
@@ -69,7 +70,12 @@ async fn at_most_eight_products_go_back() {
     mall.expect_get_store().returning(|_| Ok(uniqlo()));
     let output: ToolOutput<SearchProductsResult> =
         call(ctx(mall, Lang::En), "search_products", json!({"keyword": "t-shirt"})).await.unwrap();
-    assert_eq!((output.data.products.len(), output.data.total), (8, 40));
+    assert_eq!((output.data.products.len(), output.data.total), (5, 40));
+    let first = &output.data.products[0];
+    assert_eq!(
+        (first.name.as_str(), first.store.as_str(), first.floor.as_str()),
+        ("Running shoes p0", "Uniqlo", "B1")
+    );
     assert_eq!(output.suggestions, ["Show the first one"]);
 }
 
@@ -81,7 +87,9 @@ async fn a_store_that_cannot_be_looked_up_only_blanks_the_floor() {
     let output: ToolOutput<SearchProductsResult> =
         call(ctx(mall, Lang::Zh), "search_products", json!({"keyword": "跑鞋"})).await.unwrap();
     let product = &output.data.products[0];
-    assert_eq!((product.store_name.as_str(), product.floor), ("耐克", None));
+    assert_eq!((product.store.as_str(), product.floor.as_str()), ("耐克", ""));
+    let json = serde_json::to_value(product).unwrap();
+    assert!(json.get("floor").is_none(), "an unknown floor is left out: {json}");
 }
 
 #[tokio::test]
@@ -132,12 +140,10 @@ async fn stores_come_back_with_place_hours_and_phone() {
         call(ctx(mall, Lang::En), "search_stores", args).await.unwrap();
     let uniqlo = StoreCard {
         store_id: "s-uniqlo".into(),
-        name: "优衣库".into(),
-        name_en: "Uniqlo".into(),
+        name: "Uniqlo".into(),
         category: "服装".into(),
         floor: -1,
         unit: "B105".into(),
-        area_id: "a-fashion".into(),
         open_hours: "10:00-22:00".into(),
         phone: "021-5555-0105".into(),
     };

@@ -60,7 +60,7 @@ async fn the_preview_says_item_size_quantity_and_price_in_the_shoppers_language(
         json!({"product_id": "p-peg41", "sku_id": "k-peg-41", "quantity": 2, "unit_price_cents": 69900})
     );
     let en = preview(ctx(mall_with_pegasus(), Lang::En), "add_to_cart", args).await.unwrap();
-    assert_eq!(en.summary, "Add to cart: Nike Pegasus 41 跑鞋 (size 41) × 2, ¥1398");
+    assert_eq!(en.summary, "Add to cart: Nike Pegasus 41 Running Shoes (size 41) × 2, ¥1398");
 }
 
 #[tokio::test]

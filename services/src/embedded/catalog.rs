@@ -318,7 +318,7 @@ impl Catalog {
         self.product_index_of(id).map(|p| self.product_view(p, self))
     }
 
-    /// The English name of a product (kept for search; the contract's objects carry the Chinese one).
+    /// The English name of a product.
     pub fn product_name_en(&self, id: &str) -> Option<&str> {
         self.product_index_of(id).map(|p| self.products[p as usize].name_en.as_str())
     }
@@ -351,6 +351,7 @@ impl Catalog {
         ProductBrief {
             id: p.id.clone(),
             name: p.name.clone(),
+            name_en: Some(p.name_en.clone()).filter(|n| !n.trim().is_empty()),
             brand: p.brand.clone(),
             category: p.category.clone(),
             price_cents: levels.product_price(product),

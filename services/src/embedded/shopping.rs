@@ -286,6 +286,7 @@ impl MallState {
             product_id: product.id.clone(),
             sku_id: product.has_skus.then(|| s.key.clone()),
             name: product.name.clone(),
+            name_en: Some(product.name_en.clone()).filter(|n| !n.trim().is_empty()),
             sku_label: s.label.clone(),
             quantity,
             unit_price_cents,

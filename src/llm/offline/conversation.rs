@@ -89,6 +89,18 @@ impl<'a> Conversation<'a> {
         }
         let turn_start = events.iter().rposition(|e| matches!(e, Event::User(_)));
         let lang = reply_language(&events);
+        for event in &mut events {
+            if let Event::User(text) = event {
+                // The turn's note (reply language, group chat) is not the shopper's words.
+                if let Some(at) = text.rfind("\n\n[").filter(|_| text.ends_with(']')) {
+                    text.truncate(at);
+                }
+                // Basic mode reads one script: Traditional Chinese is read as Simplified.
+                if text.chars().any(handlers::texts::zh_hant::is_traditional_only) {
+                    *text = handlers::texts::zh_hant::to_simplified(text);
+                }
+            }
+        }
         Conversation { lexicon, events, turn_start, lang }
     }
 
@@ -174,13 +186,14 @@ pub(crate) fn read_outcome(text: &str) -> Outcome {
     }
 }
 
-/// The language of the latest shopper message that has one; Chinese by default.
+/// The language of the latest shopper message that has one (the language its
+/// note names, else the one it is written in); Chinese by default.
 fn reply_language(events: &[Event]) -> Lang {
     events
         .iter()
         .rev()
         .filter_map(|e| match e {
-            Event::User(text) => Lang::detect(text),
+            Event::User(text) => crate::router::prompt::noted_lang(text).or_else(|| Lang::detect(text)),
             _ => None,
         })
         .next()

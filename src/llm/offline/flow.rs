@@ -156,7 +156,7 @@ fn search_step(query: &ProductQuery, conv: &Conversation) -> Step {
 /// "便宜点的": below the price of the best match shown last.
 fn cheaper_than_before(args: &mut Map<String, Value>, previous: &CallRecord) {
     let result = previous.result::<SearchProductsResult>();
-    let Some(price) = result.and_then(|r| r.products.first().map(|p| p.price_yuan.as_f64())) else {
+    let Some(price) = result.and_then(|r| r.products.first().map(|p| p.price.as_f64())) else {
         return;
     };
     let below = price.ceil() - 1.0;

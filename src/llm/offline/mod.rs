@@ -175,7 +175,7 @@ impl ChatModel for OfflinePlanner {
     }
 
     async fn complete(&self, request: ChatRequest<'_>) -> Result<ChatResponse, LlmError> {
-        let names: Vec<&str> = request.tools.iter().map(|spec| spec.name).collect();
+        let names: Vec<&str> = request.tools.iter().map(|tool| tool.name()).collect();
         let lexicon = self.lexicon().await;
         let (message, finish_reason) = match plan(request.messages, &names, &lexicon) {
             Step::Call { tool, arguments } => {

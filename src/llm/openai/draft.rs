@@ -44,6 +44,7 @@ impl Draft {
             tool_calls,
             tool_call_id: None,
             reasoning_content: self.reasoning.filter(|r| !r.is_empty()),
+            image: None,
         };
         ChatResponse { message, finish_reason, usage: self.usage }
     }

@@ -2,10 +2,13 @@
 //! lenient readings of the answers (every field optional, unknown fields ignored,
 //! odd types tolerated) shared by the plain and the streaming paths.
 
+use std::collections::HashMap;
+use std::sync::{OnceLock, PoisonError, RwLock};
+
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value, json};
 
-use handlers::ToolSpec;
+use crate::tools::Tool;
 
 use super::OpenAiSettings;
 use super::draft::{Draft, DraftCall};
@@ -13,34 +16,75 @@ use crate::llm::{ChatMessage, ChatRequest, Role, ToolCall, Usage};
 
 /// A tool as the chat-completions API lists it in `tools[]`:
 /// `{"type":"function","function":{name,description,parameters}}`.
-pub fn tool_definition(spec: &ToolSpec) -> Value {
+pub fn tool_definition(tool: &Tool) -> Value {
     json!({
         "type": "function",
         "function": {
-            "name": spec.name,
-            "description": spec.description,
-            "parameters": spec.parameters(),
+            "name": tool.name(),
+            "description": tool.description(),
+            "parameters": tool.parameters(),
         }
     })
 }
 
-/// The request body for one chat completion.
-pub(super) fn request_body(settings: &OpenAiSettings, request: ChatRequest<'_>) -> Value {
-    let mut body = Map::new();
-    body.insert("model".into(), json!(settings.model));
-    body.insert("messages".into(), request.messages.iter().map(message_json).collect());
+/// The request body for one chat completion, as JSON text. Each tool's
+/// definition is serialised once and reused: the tool list is the same bytes
+/// in every request (and the bulk of it).
+pub(super) fn request_body(settings: &OpenAiSettings, request: ChatRequest<'_>) -> String {
+    let mut body = String::with_capacity(16 * 1024);
+    body.push_str("{\"model\":");
+    push_json(&mut body, &json!(settings.model));
+    body.push_str(",\"messages\":[");
+    for (i, message) in request.messages.iter().enumerate() {
+        if i > 0 {
+            body.push(',');
+        }
+        push_json(&mut body, &message_json(message));
+    }
+    body.push(']');
     if !request.tools.is_empty() {
-        body.insert("tools".into(), request.tools.iter().map(|t| tool_definition(t)).collect());
-        body.insert("tool_choice".into(), json!("auto"));
+        body.push_str(",\"tools\":[");
+        for (i, tool) in request.tools.iter().enumerate() {
+            if i > 0 {
+                body.push(',');
+            }
+            match tool {
+                Tool::Builtin(spec) => body.push_str(tool_json(spec)),
+                // A lent tool's definition can change when its server comes back.
+                Tool::Remote(_) => push_json(&mut body, &tool_definition(tool)),
+            }
+        }
+        body.push_str("],\"tool_choice\":\"auto\"");
     }
     if let Some(t) = settings.temperature {
-        body.insert("temperature".into(), decimal(t));
+        body.push_str(",\"temperature\":");
+        push_json(&mut body, &decimal(t));
     }
-    body.insert("stream".into(), json!(settings.stream));
-    if settings.stream {
-        body.insert("stream_options".into(), json!({ "include_usage": true }));
+    body.push_str(if settings.stream {
+        ",\"stream\":true,\"stream_options\":{\"include_usage\":true}}"
+    } else {
+        ",\"stream\":false}"
+    });
+    body
+}
+
+/// Appends `value` as compact JSON.
+fn push_json(out: &mut String, value: &Value) {
+    // Writing a `Value` to a string cannot fail.
+    out.push_str(&serde_json::to_string(value).unwrap_or_default());
+}
+
+/// [`tool_definition`] as JSON text, made once per tool (tools are statics,
+/// so each is known by its address).
+fn tool_json(spec: &'static handlers::ToolSpec) -> &'static str {
+    static MADE: OnceLock<RwLock<HashMap<usize, &'static str>>> = OnceLock::new();
+    let made = MADE.get_or_init(Default::default);
+    let key = std::ptr::from_ref(spec) as usize;
+    if let Some(json) = made.read().unwrap_or_else(PoisonError::into_inner).get(&key) {
+        return json;
     }
-    Value::Object(body)
+    let json: &'static str = Box::leak(tool_definition(&Tool::Builtin(spec)).to_string().into_boxed_str());
+    made.write().unwrap_or_else(PoisonError::into_inner).entry(key).or_insert(json)
 }
 
 /// An `f32` as the decimal a person wrote (`0.7`, not `0.699999988079071`).
@@ -71,6 +115,14 @@ fn message_json(m: &ChatMessage) -> Value {
         Role::Tool => {
             out.insert("content".into(), json!(m.text()));
             out.insert("tool_call_id".into(), json!(m.tool_call_id.as_deref().unwrap_or("")));
+        }
+        Role::User if m.image.is_some() => {
+            let url = m.image.as_deref().unwrap_or_default();
+            let parts = json!([
+                { "type": "text", "text": m.text() },
+                { "type": "image_url", "image_url": { "url": url } },
+            ]);
+            out.insert("content".into(), parts);
         }
         Role::System | Role::User => {
             out.insert("content".into(), json!(m.text()));
@@ -322,14 +374,24 @@ mod tests {
     #[test]
     fn tool_definitions_carry_name_description_and_parameters() {
         let tool = handlers::find("view_cart").unwrap();
-        let definition = tool_definition(tool);
+        let definition = tool_definition(&Tool::from(tool));
         assert_eq!(definition["type"], "function");
         assert_eq!(definition["function"]["name"], "view_cart");
         assert_eq!(definition["function"]["description"], tool.description);
+        assert_eq!(definition["function"]["parameters"], json!({"type": "object", "properties": {}}));
+    }
+
+    #[test]
+    fn a_photo_goes_as_text_and_image_url_parts_and_other_messages_stay_plain() {
+        let photo = ChatMessage::user_with_image("有这双鞋吗", "data:image/jpeg;base64,/9j/AA==".into());
         assert_eq!(
-            definition["function"]["parameters"],
-            json!({"type": "object", "properties": {}, "required": [], "additionalProperties": false})
+            message_json(&photo),
+            json!({"role": "user", "content": [
+                {"type": "text", "text": "有这双鞋吗"},
+                {"type": "image_url", "image_url": {"url": "data:image/jpeg;base64,/9j/AA=="}},
+            ]})
         );
+        assert_eq!(message_json(&ChatMessage::user("hi")), json!({"role": "user", "content": "hi"}));
     }
 
     #[test]

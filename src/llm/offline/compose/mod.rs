@@ -55,16 +55,18 @@ pub(crate) fn answer(intent: &Intent, call: &CallRecord, data: &Value, conv: &Co
         "add_to_cart" => read::<CartResult>(data).map(|cart| orders::added(&call.args, &cart, lang)),
         "view_cart" => read::<CartResult>(data).map(|cart| orders::cart(&cart, lang)),
         "remove_from_cart" => read::<CartResult>(data).map(|cart| orders::removed(&cart, lang)),
-        "clear_cart" => Some(pick(lang, "购物车已清空。", "Your cart is now empty.")),
+        "clear_cart" => Some(lang.texts().answers.cart_cleared.to_owned()),
         "create_order" => read::<OrderResult>(data).map(|r| orders::order_created(&r, lang)),
         "get_order_status" => read::<OrderResult>(data).map(|r| orders::order_status(&r, lang)),
         "cancel_order" => read::<OrderResult>(data).map(|r| orders::order_cancelled(&r, lang)),
         "list_orders" => read::<ListOrdersResult>(data).map(|r| orders::order_list(&r, lang)),
         other => {
-            handlers::find(other).and_then(|spec| spec.offline).and_then(|hook| (hook.answer)(lang, data))
+            let texts = lang.texts();
+            let hook = handlers::find(other).and_then(|spec| spec.offline);
+            hook.and_then(|hook| (hook.answer)(texts.tool_lang, data)).map(texts.tool_text)
         }
     };
-    answer.unwrap_or_else(|| pick(lang, "好的，已完成。", "Done."))
+    answer.unwrap_or_else(|| lang.texts().answers.done.to_owned())
 }
 
 /// The shopper-facing text of a cart (`view_cart`'s data).
@@ -86,11 +88,6 @@ fn others_listed(intent: &Intent, conv: &Conversation) -> usize {
     search
         .and_then(CallRecord::result::<SearchProductsResult>)
         .map_or(0, |r| r.products.len().saturating_sub(1))
-}
-
-/// The Chinese or the English text, owned.
-pub(crate) fn pick(lang: Lang, zh: &str, en: &str) -> String {
-    lang.pick(zh, en).to_owned()
 }
 
 /// A rating with one decimal.

@@ -26,7 +26,7 @@ struct GreetArgs {
     level = "confirm", scope = "group", require_at = true, name = "say-hello", preview = greet_preview,
     progress = greet_progress, offline = GREET_OFFLINE, help = GREET_HELP)]
 async fn greet(ctx: &ToolContext, args: GreetArgs) -> ToolResult {
-    let word = ctx.lang.pick("你好", "Hello");
+    let word = if ctx.lang == Lang::En { "Hello" } else { "你好" };
     Ok(ToolOutput::new(json!({ "text": format!("{word} {}", args.name), "times": args.times.unwrap_or(1) })))
 }
 
@@ -42,7 +42,8 @@ fn greet_answer(_lang: Lang, data: &serde_json::Value) -> Option<String> {
 }
 
 fn greet_progress(lang: Lang, args: &GreetArgs) -> String {
-    format!("{} {}…", lang.pick("正在问候", "Greeting"), args.name)
+    let word = if lang == Lang::En { "Greeting" } else { "正在问候" };
+    format!("{word} {}…", args.name)
 }
 
 async fn greet_preview(_ctx: &ToolContext, args: GreetArgs) -> Result<Preview, ToolError> {

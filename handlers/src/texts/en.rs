@@ -1,0 +1,251 @@
+//! English.
+
+use std::borrow::Cow;
+
+use services::OrderStatus;
+
+use super::{Answers, Commands, Confirm, Format, Media, SmallTalk, Texts, Tools, Turn};
+use crate::context::Lang;
+
+pub(crate) static TEXTS: Texts = Texts {
+    model_language: "English",
+    tool_lang: Lang::En,
+    tool_text: |line| line,
+    tool_line: |line| Cow::Borrowed(line.en),
+    format: Format {
+        floor: |n| format!("{n}F"),
+        floor_unit: |floor, unit| format!("{floor}, unit {unit}"),
+        paren: |inner| format!(" ({inner})"),
+        list_sep: ", ",
+        comma: ", ",
+        english_names: true,
+        item_sized: |name, size, quantity| format!("{name} (size {size}) × {quantity}"),
+        item_labelled: |name, label, quantity| format!("{name} ({label}) × {quantity}"),
+        item_plain: |name, quantity| format!("{name} × {quantity}"),
+        total: "Total: ",
+        navigate_suggestion: |name| format!("Take me to {name}"),
+    },
+    commands: Commands {
+        greeting: "Hello! I'm the mall's shopping guide 🛍️\n\nJust tell me in words what you're looking for: stores, \
+                   products, prices, your cart, orders for pickup. Tap an example below to try, or send /help to see \
+                   everything I can do.",
+        examples: [
+            "Where is the Nike store?",
+            "Running shoes under 500 yuan",
+            "Which restaurants are there?",
+            "Show my cart",
+        ],
+        help_intro: "I can help with:",
+        help_private_note: " (private chat)",
+        help_commands: "Commands: /cart your cart · /orders your orders · /reset start over · /lang zh|zh-hant|en language",
+        help_group: "In groups, @mention me or reply to my message.",
+        menu: [
+            "Get started",
+            "What I can do",
+            "Show my cart",
+            "My orders",
+            "Start the conversation over",
+            "Switch language: /lang zh, /lang zh-hant or /lang en",
+        ],
+        unknown_command: "I don't know that command. Just tell me in words what you're looking for, or send /help to see what I can do.",
+        please_write: "I can only read text 🙂 Please write to me what you're looking for, e.g. \"Where is the Nike store?\"",
+        apology: "Sorry, something went wrong on my side. Please try again in a moment.",
+        reset_done: "Done — I've forgotten our conversation. Let's start over.",
+        lang_set: "OK, I'll answer in English from now on.",
+        lang_usage: "Usage: /lang en (English), /lang zh (简体中文) or /lang zh-hant (繁體中文)",
+        health_private_only: "Please use /health in a private chat.",
+        confirm_button: "✅ Confirm",
+        cancel_button: "✖️ Cancel",
+        open_private: "💬 Continue in private chat",
+        code_needed: "🔐 Type the code to finish confirming.",
+        button_expired: "This button has expired; please type your request.",
+        privacy_off: "Privacy mode: off (mentions in groups reach the bot)",
+        privacy_on: "Privacy mode: ON ⚠️ in groups the bot only sees commands and replies to it, not @mentions.\n  Fix: in @BotFather send /setprivacy → pick this bot → Disable, or make the bot a group admin.",
+        console_confirm: "Confirm? (y/n) ",
+    },
+    turn: Turn {
+        words_please: "Please tell me in words what you are looking for.",
+        rate_limited: "You're sending messages a little fast — please wait a minute and try again.",
+        refused: "Sorry, this shopping guide is only open to invited shoppers for now.",
+        done: "Done.",
+        gave_up: "Sorry, I couldn't finish that within my step limit. Could you rephrase it or ask one thing at a time?",
+        over_budget: "(You've used today's allowance of the smart assistant, so for the rest of the day I'm answering in basic mode.)",
+        basic_mode: "(Basic mode: the assistant can't be reached right now, so I'm answering in a simpler way.)",
+        private_only: "Please check your cart and orders in a private chat.",
+        lookup_failed: "Sorry, I can't look that up right now. Please try again shortly.",
+        group_handoff: "Carts and orders are handled in a private chat — tap the button below and we'll continue there.",
+        stats_unreadable: "cannot read today's figures",
+        stats_labels: ["Today", "messages", "shoppers", "model tokens", "orders", "top tools", "errors"],
+    },
+    confirm: Confirm {
+        check_order: |summary| format!("Please check your order and confirm:\n{summary}"),
+        please_confirm: |summary| format!("Please confirm:\n{summary}"),
+        run: "Run: ",
+        cannot_hold: "Sorry, I couldn't hold that action for confirmation right now. Please try again shortly.",
+        not_yours: "This confirmation belongs to another shopper; only they can press it.",
+        confirmed: "Confirmed: ",
+        cancelled: "Cancelled: ",
+        in_progress: "This is being carried out right now — the result is on its way.",
+        press_again: "Something went wrong — please press again in a moment.",
+        order_changed_unsaved: "Your order changed, and I couldn't hold a new confirmation — please place the order again.",
+        order_changed: "The price or stock changed — please confirm the updated order.",
+        wrong_code: "That code doesn't match — please type it again.",
+        already_done_as: "Already done: ",
+        already_done: "This has already been handled.",
+        outcome_cancelled: "cancelled",
+        outcome_order: "order ",
+        outcome_failed: "it could not be done",
+        code_request: |code| format!("For your safety, type the code {code} to place the order."),
+    },
+    small_talk: SmallTalk {
+        thanks: "You're welcome! Anything else I can find for you?",
+        bye: "Bye — enjoy your shopping!",
+        who: "I'm the mall's shopping guide: I can find products and stores, show you the way, check deals and \
+              reviews, and handle your cart and orders.",
+        hello: "Hello! I'm the mall's shopping guide — looking for something to buy, or a store?",
+        other: "I'm not sure about that 😅 I'm best at shopping in the mall: products, stores, directions, your cart \
+                and orders.",
+        examples: ["Nike running shoes under 500", "Where is Uniqlo?", "Any deals at Starbucks?"],
+    },
+    answers: Answers {
+        done: "Done.",
+        found_products: |total, cheap| {
+            format!("I found {total} products{}:", if cheap { " (cheapest first)" } else { "" })
+        },
+        rated: "rated ",
+        at: "at ",
+        reply_first: "Reply \"the first one\" to see details.",
+        price_between: |min, max| format!(" between {min} and {max}"),
+        price_under: |max| format!(" under {max}"),
+        price_over: |min| format!(" over {min}"),
+        no_products: |keyword, range| {
+            format!(
+                "Nothing matched \"{keyword}\"{range}. Try loosening the filters — a higher price limit or another keyword."
+            )
+        },
+        more_products: |others| format!("There are {others} more; reply \"the second one\" to see the next."),
+        out_of_stock: "Sorry, this item is out of stock right now.",
+        add_it: "Shall I add it to your cart? Just say \"add to cart\".",
+        which_size: |listed| format!("Sizes in stock: {listed}. Which size would you like?"),
+        which_one: |listed| format!("In stock: {listed}. Which one would you like?"),
+        size_unavailable: |size, sizes| {
+            format!("Sorry, size {size} is not in stock. Sizes in stock: {sizes}. Which would you like?")
+        },
+        what_to_search: "What are you looking for? E.g. \"Nike running shoes under 500\".",
+        nothing_listed: "There is no list to pick from yet — tell me what you are looking for.",
+        no_such_item: |len| format!("The last list had {len} products; pick a number from 1 to {len}."),
+        no_stores: "I found no such store. Try another keyword?",
+        found_stores: |total| format!("I found {total} stores:"),
+        open_hours: ", open ",
+        which_store: "Tell me which one and I'll show you the way.",
+        no_reviews: |name| format!("{name} has no reviews yet."),
+        reviews: |name, average| format!("{name} is rated {average} on average. Recent reviews:"),
+        store_basic: |name, place, hours, phone| {
+            format!("{name} is on {place}, open {hours}, phone {phone}.")
+        },
+        no_promotions: |name| format!("{name} has no promotions right now."),
+        promotions: |name| format!("Current deals at {name}:"),
+        promotion: |title, description, until| format!("{title}: {description} (until {until})"),
+        store_not_found: |name, closest| {
+            format!(
+                "I couldn't find a store called \"{name}\". Stores with close names: {closest}. Tap one below for directions."
+            )
+        },
+        main_entrance: "the main entrance",
+        route_here: |name, place, from, distance, eta| {
+            format!("{name} is on {place}. From {from} it is about {distance} m, {eta} min on foot:")
+        },
+        route_to: |name, from, distance, eta| {
+            format!("To {name}: from {from} it is about {distance} m, {eta} min on foot:")
+        },
+        area: |name, floor, description| format!("{name} is on {floor}. {description}"),
+        stores_here: "Stores here: ",
+        added: |name, quantity, total| {
+            format!(
+                "Added to your cart: {name} × {quantity}. Cart total: {total}. Shall I place the order now?"
+            )
+        },
+        cart_title: "Your cart:",
+        cart_total: |total| format!("Total: {total}. Shall I place the order?"),
+        removed_empty: "Removed. Your cart is now empty.",
+        removed_title: "Removed. Still in your cart:",
+        removed_total: |total| format!("Total: {total}."),
+        cart_empty: "Your cart is empty — pick something first.",
+        cart_cleared: "Your cart is now empty.",
+        which_cart_item: "Which item should I remove? E.g. \"remove the first item\":",
+        which_product: "Which product should I add? Tell me what you are looking for first.",
+        status: |status| match status {
+            OrderStatus::PendingPayment => "pending payment",
+            OrderStatus::Paid => "paid",
+            OrderStatus::Cancelled => "cancelled",
+            OrderStatus::Completed => "completed",
+        },
+        pickup: |name, at| format!(" Pick up at {name}{at}."),
+        order_created: |id, status, total, pickup| {
+            format!("Order placed! Order {id} — status: {status}, total {total}.{pickup}")
+        },
+        order_status: |id, status, total, created, pickup| {
+            format!("Order {id}: {status}, total {total}, placed on {created}.{pickup}")
+        },
+        order_cancelled: |id, total| format!("Order {id} ({total}) has been cancelled."),
+        orders_title: "Your orders:",
+        order_line: |i, id, status, total, count, created| {
+            format!("{i}. {id} — {status}, {total}, {count} items, {created}")
+        },
+        no_orders: "You have no orders yet.",
+        no_pending_orders: "You have no order pending payment, so there is nothing to cancel (only unpaid orders can be cancelled).",
+        declined: "OK, cancelled — nothing was changed.",
+        private_only: "The cart and orders are only available in a private chat — please message me directly.",
+        cannot_here: "Sorry, I can't do that here.",
+        not_cancellable: "That order can no longer be cancelled: only orders pending payment can be.",
+        price_changed: "Prices have changed, so no order was placed. Please check your cart's new total and order again.",
+        invalid: "Sorry, I couldn't handle that request. Could you rephrase it?",
+        mall_down: "Sorry, the mall's system isn't responding right now. Please try again in a minute.",
+        no_stock: "Sorry, there isn't enough stock for that.",
+        other_sizes: |sizes| format!(" Sizes in stock: {sizes}. Would another size do?"),
+        fewer: " Try a smaller quantity or another product.",
+        store_missing: "I couldn't find that store. Try a search such as \"find a coffee shop\".",
+        area_missing: "I couldn't find that area. Could you say it another way?",
+        product_missing: "I couldn't find that product. Let's search again.",
+        order_missing: "I couldn't find that order. Say \"my orders\" to see them all.",
+        nothing_found: "I couldn't find that. Try a search?",
+    },
+    tools: Tools {
+        working: "⏳ Working on it…",
+        add_to_cart: "Add to cart",
+        show_first: "Show the first one",
+        after_add: ["View cart", "Place the order"],
+        promotions_of: |name| format!("Promotions at {name}"),
+        add_preview: "Add to cart: ",
+        remove_preview: "Remove from cart: ",
+        clear_preview: "Empty the cart:",
+        order_preview: "Place this order:",
+        pickup: "Pickup: ",
+        cancel_preview: |id| format!("Cancel order {id}:"),
+    },
+    map: maps::MapWords::ENGLISH,
+    media: Media {
+        listening: "🎤 Listening to your voice message…",
+        looking: "🖼️ Looking at your photo…",
+        voice_off: "Sorry, I can't listen to voice messages here 🙂 Typing works: tell me what you're looking for, \
+                    e.g. \"Where is the Nike store?\"",
+        too_long: |max| {
+            format!(
+                "That voice message is too long: I can listen to {max} seconds at most. \
+                 Please send a shorter one, or type your request."
+            )
+        },
+        too_big: "That file is too big for me to fetch (over 20 MB). Please send a shorter voice message, \
+                  or type your request.",
+        transcription_failed: "Sorry, I couldn't transcribe your voice message just now. Please try again in a moment, \
+                               or type your request.",
+        nothing_heard: "I couldn't hear anything, please try again or type.",
+        fetch_failed: "Sorry, I couldn't fetch what you sent. Please send it again, or type your request.",
+        photo_default_ask: "Find this in the mall.",
+        photo_unseen: "Sorry, I can't look at photos here 🙂 Please describe in words what you're looking for, \
+                       e.g. \"white Nike running shoes\", or send the photo again with a caption.",
+        send_it_instead: "Just send me the voice message or photo itself; no command needed.",
+        console_usage: "Usage: /voice FILE (ogg, mp3, m4a, wav…) or /photo FILE [caption] (jpg, png)",
+        console_unreadable: |path, why| format!("Cannot read {path}: {why}"),
+    },
+};

@@ -1,0 +1,417 @@
+//! Everything the bot says to shoppers and operators, one table per language:
+//! [`zh_hans`] (Simplified Chinese), [`zh_hant`] (Traditional Chinese) and
+//! [`en`] (English), each one `static TEXTS: Texts`. [`crate::Lang::texts`]
+//! picks the table; code reads a field (`lang.texts().commands.reset_done`)
+//! or calls one for texts with values (`(lang.texts().format.floor)(3)`).
+//!
+//! Adding a language is one more file here, filling every field (the
+//! compiler names any it misses), and one variant of [`crate::Lang`].
+//!
+//! Lines a tool declares itself (its `/help` line, its status line, its
+//! basic-mode answer) stay with the tool, written in Chinese and English; a
+//! table says how its language gets them ([`Texts::tool_lang`],
+//! [`Texts::tool_text`], [`Texts::tool_line`]).
+
+use std::borrow::Cow;
+
+use services::OrderStatus;
+
+use crate::context::Lang;
+use crate::registry::HelpLine;
+
+pub(crate) mod en;
+pub(crate) mod zh_hans;
+pub mod zh_hant;
+
+/// The text table of one language.
+#[derive(Debug)]
+pub struct Texts {
+    /// The language as the model is told to answer in it ("Simplified Chinese").
+    pub model_language: &'static str,
+    /// The language a tool's own lines are asked for in (tools write Chinese and English).
+    pub tool_lang: Lang,
+    /// A line a tool wrote in [`Texts::tool_lang`], in this language.
+    pub tool_text: fn(String) -> String,
+    /// A tool's `/help` line in this language.
+    pub tool_line: fn(&'static HelpLine) -> Cow<'static, str>,
+    /// Prices, floors, places, lists and cart lines.
+    pub format: Format,
+    /// Commands, the greeting, `/help`, buttons: what every transport says.
+    pub commands: Commands,
+    /// The steps of a turn: limits, hand-offs, notes, `/stats`.
+    pub turn: Turn,
+    /// Confirmations: asking, pressing, codes.
+    pub confirm: Confirm,
+    /// Small talk when the model cannot be reached.
+    pub small_talk: SmallTalk,
+    /// Basic mode's answers, written from the tools' results.
+    pub answers: Answers,
+    /// What tools add to their results: previews and suggestion buttons.
+    pub tools: Tools,
+    /// Directions steps and floor-plan words.
+    pub map: maps::MapWords,
+    /// Voice messages and photos.
+    pub media: Media,
+}
+
+/// How prices, floors, places and cart lines read.
+#[derive(Debug)]
+pub struct Format {
+    /// A floor above ground: `3楼`, `3F`.
+    pub floor: fn(i32) -> String,
+    /// A floor (as [`Format::floor`] wrote it) and a unit: `3楼 L3-01`, `3F, unit L3-01`.
+    pub floor_unit: fn(&str, &str) -> String,
+    /// A remark in brackets: `（42）`, ` (42)`.
+    pub paren: fn(&str) -> String,
+    /// Between list items: `、`, `, `.
+    pub list_sep: &'static str,
+    /// Between parts of a line: `，`, `, `.
+    pub comma: &'static str,
+    /// Whether names are shown in English when the mall has an English name.
+    pub english_names: bool,
+    /// A line with a size: (name, size, quantity, amount).
+    pub item_sized: fn(&str, &str, u32) -> String,
+    /// A line with another SKU label (a colour…): (name, label, quantity, amount).
+    pub item_labelled: fn(&str, &str, u32) -> String,
+    /// A line of a product with one SKU: (name, quantity, amount).
+    pub item_plain: fn(&str, u32) -> String,
+    /// Before a total: `合计：`.
+    pub total: &'static str,
+    /// The suggestion button asking the way to a store.
+    pub navigate_suggestion: fn(&str) -> String,
+}
+
+/// Commands, the greeting, `/help` and buttons.
+#[derive(Debug)]
+pub struct Commands {
+    /// The `/start` greeting.
+    pub greeting: &'static str,
+    /// Example requests offered as buttons under the greeting.
+    pub examples: [&'static str; 4],
+    /// The first line of `/help`.
+    pub help_intro: &'static str,
+    /// After a `/help` line of a tool that works only in private chats, in a group.
+    pub help_private_note: &'static str,
+    /// The commands line of `/help`.
+    pub help_commands: &'static str,
+    /// The last line of `/help` in groups.
+    pub help_group: &'static str,
+    /// The command menu's descriptions, in the order of `Command::MENU`.
+    pub menu: [&'static str; 6],
+    /// A command the bot does not know.
+    pub unknown_command: &'static str,
+    /// A sticker, voice message, file… in a private chat.
+    pub please_write: &'static str,
+    /// The short apology when something broke inside.
+    pub apology: &'static str,
+    /// The answer to `/reset`.
+    pub reset_done: &'static str,
+    /// The answer to `/lang` with this language.
+    pub lang_set: &'static str,
+    /// The answer to `/lang` without a known language.
+    pub lang_usage: &'static str,
+    /// `/health` asked in a group.
+    pub health_private_only: &'static str,
+    /// The Confirm button.
+    pub confirm_button: &'static str,
+    /// The Cancel button.
+    pub cancel_button: &'static str,
+    /// The button that opens the private chat.
+    pub open_private: &'static str,
+    /// Shown in place of the buttons when a typed code is needed.
+    pub code_needed: &'static str,
+    /// The alert for a suggestion button whose message is too old to read.
+    pub button_expired: &'static str,
+    /// `/health`: privacy mode is off.
+    pub privacy_off: &'static str,
+    /// `/health`: privacy mode is on, and how to turn it off.
+    pub privacy_on: &'static str,
+    /// The terminal chat's confirmation question.
+    pub console_confirm: &'static str,
+}
+
+/// The steps of a turn.
+#[derive(Debug)]
+pub struct Turn {
+    /// A message with no text.
+    pub words_please: &'static str,
+    /// Too many messages in a minute.
+    pub rate_limited: &'static str,
+    /// Not an allowed user or chat.
+    pub refused: &'static str,
+    /// The model ended the turn with no text.
+    pub done: &'static str,
+    /// The tool loop ran out of steps.
+    pub gave_up: &'static str,
+    /// After an answer, when today's model allowance is used up.
+    pub over_budget: &'static str,
+    /// After an answer in basic mode.
+    pub basic_mode: &'static str,
+    /// A group asked for the cart or orders.
+    pub private_only: &'static str,
+    /// `/cart` or `/orders` failed.
+    pub lookup_failed: &'static str,
+    /// A group turn handed to the private chat.
+    pub group_handoff: &'static str,
+    /// `/stats`: the store could not be read (before the error).
+    pub stats_unreadable: &'static str,
+    /// `/stats`: title, messages, shoppers, model tokens, orders, top tools, errors.
+    pub stats_labels: [&'static str; 7],
+}
+
+/// Confirmations.
+#[derive(Debug)]
+pub struct Confirm {
+    /// Asking to confirm an order: (the summary).
+    pub check_order: fn(&str) -> String,
+    /// Asking to confirm a change: (the summary).
+    pub please_confirm: fn(&str) -> String,
+    /// Before the name and arguments of a tool with no preview.
+    pub run: &'static str,
+    /// The pending action could not be stored.
+    pub cannot_hold: &'static str,
+    /// Someone else pressed the button.
+    pub not_yours: &'static str,
+    /// Before the summary of a confirmed action.
+    pub confirmed: &'static str,
+    /// Before the summary of a cancelled action.
+    pub cancelled: &'static str,
+    /// The press is being carried out.
+    pub in_progress: &'static str,
+    /// The press could not be read.
+    pub press_again: &'static str,
+    /// An order changed and the new confirmation could not be stored.
+    pub order_changed_unsaved: &'static str,
+    /// An order changed: confirm again.
+    pub order_changed: &'static str,
+    /// A typed code that does not match.
+    pub wrong_code: &'static str,
+    /// Before what a press already did.
+    pub already_done_as: &'static str,
+    /// A press already handled.
+    pub already_done: &'static str,
+    /// Kept with a cancelled action.
+    pub outcome_cancelled: &'static str,
+    /// Before an order id kept with a confirmed order.
+    pub outcome_order: &'static str,
+    /// Kept with an action that failed.
+    pub outcome_failed: &'static str,
+    /// Asking for the typed code: (the code).
+    pub code_request: fn(&str) -> String,
+}
+
+/// Voice messages and photos.
+#[derive(Debug)]
+pub struct Media {
+    /// The status while a voice message is transcribed.
+    pub listening: &'static str,
+    /// The status while a photo is fetched for the model.
+    pub looking: &'static str,
+    /// A voice message when no transcription is set up: typing works.
+    pub voice_off: &'static str,
+    /// A voice message longer than `stt.max_seconds` (the limit in seconds).
+    pub too_long: fn(u32) -> String,
+    /// A file over the Bot API's download limit.
+    pub too_big: &'static str,
+    /// The transcription service is down, too slow, or answered nonsense.
+    pub transcription_failed: &'static str,
+    /// The transcript was empty.
+    pub nothing_heard: &'static str,
+    /// The voice message or photo could not be fetched.
+    pub fetch_failed: &'static str,
+    /// What the model is asked when a photo comes without a caption.
+    pub photo_default_ask: &'static str,
+    /// A photo without a caption when the model does not read photos.
+    pub photo_unseen: &'static str,
+    /// `/voice` or `/photo` typed in a chat: send the thing itself.
+    pub send_it_instead: &'static str,
+    /// `/voice` or `/photo` in the terminal without a file.
+    pub console_usage: &'static str,
+    /// A file the terminal chat could not read (path, why).
+    pub console_unreadable: fn(&str, &str) -> String,
+}
+
+/// Small talk when the model cannot be reached.
+#[derive(Debug)]
+pub struct SmallTalk {
+    /// To thanks.
+    pub thanks: &'static str,
+    /// To goodbye.
+    pub bye: &'static str,
+    /// To "who are you".
+    pub who: &'static str,
+    /// To hello.
+    pub hello: &'static str,
+    /// To anything else.
+    pub other: &'static str,
+    /// Example requests offered as buttons.
+    pub examples: [&'static str; 3],
+}
+
+/// Basic mode's answers.
+#[derive(Debug)]
+pub struct Answers {
+    /// A tool's result with nothing more to say.
+    pub done: &'static str,
+    /// Products found: (total, cheapest first).
+    pub found_products: fn(u64, bool) -> String,
+    /// Before a rating.
+    pub rated: &'static str,
+    /// Before the store of a product.
+    pub at: &'static str,
+    /// After a product list.
+    pub reply_first: &'static str,
+    /// A price range: (min, max).
+    pub price_between: fn(&str, &str) -> String,
+    /// A price limit: (max).
+    pub price_under: fn(&str) -> String,
+    /// A price floor: (min).
+    pub price_over: fn(&str) -> String,
+    /// No product matched: (keyword, price range).
+    pub no_products: fn(&str, &str) -> String,
+    /// After a product's detail: (how many more were found).
+    pub more_products: fn(usize) -> String,
+    /// The product is out of stock.
+    pub out_of_stock: &'static str,
+    /// Add the product with one SKU?
+    pub add_it: &'static str,
+    /// Which size: (the sizes).
+    pub which_size: fn(&str) -> String,
+    /// Which variant: (the variants).
+    pub which_one: fn(&str) -> String,
+    /// A size not in stock: (size, sizes in stock).
+    pub size_unavailable: fn(&str, &str) -> String,
+    /// A refinement with no search yet.
+    pub what_to_search: &'static str,
+    /// An ordinal with no list.
+    pub nothing_listed: &'static str,
+    /// An ordinal beyond the list: (its length).
+    pub no_such_item: fn(usize) -> String,
+    /// No store matched.
+    pub no_stores: &'static str,
+    /// Stores found: (total).
+    pub found_stores: fn(u64) -> String,
+    /// Before opening hours in a store list.
+    pub open_hours: &'static str,
+    /// After a store list.
+    pub which_store: &'static str,
+    /// A store with no reviews: (name).
+    pub no_reviews: fn(&str) -> String,
+    /// Reviews of a store: (name, average rating).
+    pub reviews: fn(&str, &str) -> String,
+    /// A store's basics: (name, place, hours, phone).
+    pub store_basic: fn(&str, &str, &str, &str) -> String,
+    /// A store with no promotions: (name).
+    pub no_promotions: fn(&str) -> String,
+    /// A store's promotions: (name).
+    pub promotions: fn(&str) -> String,
+    /// One promotion: (title, description, valid until).
+    pub promotion: fn(&str, &str, &str) -> String,
+    /// No store by that name: (the name, close names).
+    pub store_not_found: fn(&str, &str) -> String,
+    /// Where directions start by default.
+    pub main_entrance: &'static str,
+    /// Directions to a store shown on the plan: (name, place, from, metres, minutes).
+    pub route_here: fn(&str, &str, &str, u32, u32) -> String,
+    /// Directions to a store: (name, from, metres, minutes).
+    pub route_to: fn(&str, &str, u32, u32) -> String,
+    /// An area: (name, floor, description).
+    pub area: fn(&str, &str, &str) -> String,
+    /// Before the stores of an area.
+    pub stores_here: &'static str,
+    /// After `add_to_cart`: (name, quantity, cart total).
+    pub added: fn(&str, u64, &str) -> String,
+    /// Before the cart's lines.
+    pub cart_title: &'static str,
+    /// After the cart's lines: (total).
+    pub cart_total: fn(&str) -> String,
+    /// After `remove_from_cart`, nothing left.
+    pub removed_empty: &'static str,
+    /// After `remove_from_cart`, before what is left.
+    pub removed_title: &'static str,
+    /// After what is left: (total).
+    pub removed_total: fn(&str) -> String,
+    /// The cart is empty.
+    pub cart_empty: &'static str,
+    /// After `clear_cart`.
+    pub cart_cleared: &'static str,
+    /// Which cart line to remove.
+    pub which_cart_item: &'static str,
+    /// "Add to cart" with no product shown.
+    pub which_product: &'static str,
+    /// An order status.
+    pub status: fn(OrderStatus) -> &'static str,
+    /// Where to pick an order up: (store, place in brackets).
+    pub pickup: fn(&str, &str) -> String,
+    /// After `create_order`: (id, status, total, pickup).
+    pub order_created: fn(&str, &str, &str, &str) -> String,
+    /// An order: (id, status, total, date, pickup).
+    pub order_status: fn(&str, &str, &str, &str, &str) -> String,
+    /// After `cancel_order`: (id, total).
+    pub order_cancelled: fn(&str, &str) -> String,
+    /// Before the list of orders.
+    pub orders_title: &'static str,
+    /// One order in the list: (number, id, status, total, items, date).
+    pub order_line: fn(usize, &str, &str, &str, u32, &str) -> String,
+    /// No orders at all.
+    pub no_orders: &'static str,
+    /// No unpaid order to cancel.
+    pub no_pending_orders: &'static str,
+    /// The shopper pressed Cancel.
+    pub declined: &'static str,
+    /// A tool only for private chats, asked in a group.
+    pub private_only: &'static str,
+    /// A tool not offered here.
+    pub cannot_here: &'static str,
+    /// The order can no longer be cancelled.
+    pub not_cancellable: &'static str,
+    /// Prices changed before the order.
+    pub price_changed: &'static str,
+    /// Arguments the mall refused.
+    pub invalid: &'static str,
+    /// The mall does not answer.
+    pub mall_down: &'static str,
+    /// Not enough stock.
+    pub no_stock: &'static str,
+    /// After [`Answers::no_stock`]: (sizes in stock).
+    pub other_sizes: fn(&str) -> String,
+    /// After [`Answers::no_stock`] with no other size.
+    pub fewer: &'static str,
+    /// No such store.
+    pub store_missing: &'static str,
+    /// No such area.
+    pub area_missing: &'static str,
+    /// No such product.
+    pub product_missing: &'static str,
+    /// No such order.
+    pub order_missing: &'static str,
+    /// Nothing found.
+    pub nothing_found: &'static str,
+}
+
+/// What tools add to their results.
+#[derive(Debug)]
+pub struct Tools {
+    /// The status line of a tool that declares none.
+    pub working: &'static str,
+    /// The suggestion to add a product to the cart.
+    pub add_to_cart: &'static str,
+    /// The suggestion to look at the first product found.
+    pub show_first: &'static str,
+    /// The suggestions after adding to the cart.
+    pub after_add: [&'static str; 2],
+    /// The suggestion to look at a store's promotions: (store).
+    pub promotions_of: fn(&str) -> String,
+    /// Before the line added to the cart.
+    pub add_preview: &'static str,
+    /// Before the line removed from the cart.
+    pub remove_preview: &'static str,
+    /// Before the cart about to be emptied.
+    pub clear_preview: &'static str,
+    /// Before the order about to be placed.
+    pub order_preview: &'static str,
+    /// Before the pickup store of that order.
+    pub pickup: &'static str,
+    /// Before the order about to be cancelled: (id).
+    pub cancel_preview: fn(&str) -> String,
+}

@@ -1,0 +1,422 @@
+//! `mallbot mcp`: the registry's tools served over MCP, over stdio (desktop
+//! clients start the command) or streamable HTTP (`--listen`, bearer token,
+//! `Host`/`Origin` checked against DNS rebinding).
+//!
+//! The tool list is the registry itself (name, description and parameter
+//! schema exactly as the model gets them). `safe` tools run at once;
+//! `confirm` and `critical` tools ask the person through MCP elicitation with
+//! the text the Telegram button shows, and run on accept through the router's
+//! own confirmed-call path (same idempotency-key scheme, same re-check of an
+//! order's figures, same audit log). A client that cannot ask never gets a
+//! risky tool run. The shopper is the server's (`mcp.user_id`) or the bearer
+//! token's (`mcp.tokens`), never an argument.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use axum::extract::{Request, State};
+use axum::http::{StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use handlers::{Lang, Level, ToolError, ToolOutput, ToolSpec};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ElicitRequestParams, ElicitationAction,
+    Implementation, InitializeResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+    ServerCapabilities, ToolAnnotations,
+};
+use rmcp::service::{ElicitationMode, RequestContext};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
+use serde_json::{Value, json};
+
+use super::texts;
+use crate::app::App;
+use crate::llm::ToolCall;
+use crate::pending::new_token;
+use crate::router::{Approved, TurnScope, confirmation_text};
+use crate::tools::Tool;
+
+/// The platform name of shoppers served over MCP (their conversations and
+/// carts are their own, apart from their Telegram ones).
+pub const PLATFORM: &str = "mcp";
+
+/// Protocol versions served: those where the server may ask the client
+/// (elicitation) in the middle of a call.
+const VERSIONS: &[ProtocolVersion] = &[
+    ProtocolVersion::V_2025_11_25,
+    ProtocolVersion::V_2025_06_18,
+    ProtocolVersion::V_2025_03_26,
+    ProtocolVersion::V_2024_11_05,
+];
+
+/// How many times an order whose figures keep changing is shown again.
+const MAX_RECONFIRMATIONS: usize = 3;
+
+/// The shopper a request over HTTP acts for, set by the bearer check.
+#[derive(Debug, Clone, Copy)]
+struct Shopper(i64);
+
+/// The registry as an MCP server.
+#[derive(Clone)]
+pub struct MallServer {
+    app: App,
+}
+
+impl MallServer {
+    /// The server for `app`'s registry, mall and confirmations.
+    pub fn new(app: App) -> Self {
+        MallServer { app }
+    }
+
+    fn lang(&self) -> Lang {
+        self.app.config.bot.language
+    }
+
+    /// The tools listed to a client: the registry's, minus group-only ones,
+    /// minus risky ones for a client that cannot confirm when
+    /// `mcp.hide_unconfirmable` says so.
+    fn listed(&self, can_ask: bool) -> Vec<&'static ToolSpec> {
+        handlers::all()
+            .iter()
+            .copied()
+            .filter(|spec| spec.scope.allows(false))
+            .filter(|spec| {
+                can_ask
+                    || !self.app.config.mcp.hide_unconfirmable
+                    || self.app.router.level_of(&Tool::Builtin(spec)) == Level::Safe
+            })
+            .collect()
+    }
+
+    fn shopper(&self, context: &RequestContext<RoleServer>) -> i64 {
+        context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<Shopper>())
+            .map(|shopper| shopper.0)
+            .unwrap_or(self.app.config.mcp.user_id)
+    }
+
+    async fn call(
+        &self,
+        spec: &'static ToolSpec,
+        args: Value,
+        peer: &Peer<RoleServer>,
+        user: i64,
+    ) -> CallToolResult {
+        let lang = self.lang();
+        let tool = Tool::Builtin(spec);
+        let router = &self.app.router;
+        let scope = TurnScope::private(PLATFORM, user, lang);
+        let call = ToolCall {
+            id: format!("mcp-{}", new_token()),
+            name: spec.name.to_owned(),
+            arguments: args.to_string(),
+        };
+        let level = router.level_of(&tool);
+        tracing::info!(tool = spec.name, level = level.as_str(), user, "MCP tool call");
+        if level == Level::Safe {
+            let result = router.run_call(&scope, &tool, &call, args).await;
+            return call_result(spec, lang, result);
+        }
+        if !peer.supported_elicitation_modes().contains(&ElicitationMode::Form) {
+            tracing::info!(tool = spec.name, "refused: the client cannot ask for confirmation");
+            return error_result(texts::needs_elicitation(lang, spec.name));
+        }
+        let mut preview = match router.preview(&tool, &scope, &args).await {
+            Ok(preview) => preview,
+            Err(e) => return call_result(spec, lang, Err(e)),
+        };
+        let mut note = None;
+        for _ in 0..MAX_RECONFIRMATIONS {
+            let question = confirmation_text(lang, level, &preview.summary);
+            let message = match note {
+                Some(note) => format!("{note}\n{question}"),
+                None => question,
+            };
+            match ask(peer, message, self.app.config.safety.confirm_ttl_secs).await {
+                Ok(ElicitationAction::Accept) => {
+                    let token = new_token();
+                    let approved = crate::router::ApprovedCall {
+                        tool: &tool,
+                        call: &call,
+                        args: &args,
+                        level,
+                        preview: &preview,
+                        token: &token,
+                    };
+                    match router.run_approved(&scope, approved).await {
+                        Approved::Ran(result) => {
+                            let decision = match &result {
+                                Ok(_) => "approved".to_owned(),
+                                Err(e) => format!("failed: {e}"),
+                            };
+                            let text = crate::router::calls::result_text(&result);
+                            router.audit_decision(&scope, spec.name, &args, &decision, &text).await;
+                            tracing::info!(tool = spec.name, decision = %decision, "MCP confirmation resolved");
+                            return call_result(spec, lang, result);
+                        }
+                        Approved::Changed(fresh) => {
+                            preview = fresh;
+                            note = Some(texts::figures_changed(lang));
+                        }
+                    }
+                }
+                Ok(_) => {
+                    router
+                        .audit_decision(&scope, spec.name, &args, "declined", crate::router::calls::DECLINED)
+                        .await;
+                    tracing::info!(tool = spec.name, decision = "declined", "MCP confirmation resolved");
+                    let text = texts::declined(lang);
+                    return structured_result(
+                        json!({"status": "declined", "message": text}),
+                        text.to_owned(),
+                        false,
+                    );
+                }
+                Err(e) => {
+                    tracing::warn!(tool = spec.name, error = %e, "could not ask the MCP client for confirmation");
+                    return error_result(texts::could_not_ask(lang));
+                }
+            }
+        }
+        error_result(texts::kept_changing(lang))
+    }
+}
+
+/// Asks the person through the client; their decision.
+async fn ask(
+    peer: &Peer<RoleServer>,
+    message: String,
+    wait_secs: u64,
+) -> Result<ElicitationAction, rmcp::ServiceError> {
+    // No fields to fill in: accepting is the confirmation.
+    let params: ElicitRequestParams = serde_json::from_value(json!({
+        "mode": "form",
+        "message": message,
+        "requestedSchema": {"type": "object", "properties": {}},
+    }))
+    .map_err(|e| rmcp::ServiceError::McpError(ErrorData::internal_error(e.to_string(), None)))?;
+    let wait = Some(std::time::Duration::from_secs(wait_secs));
+    Ok(peer.create_elicitation_with_timeout(params, wait).await?.action)
+}
+
+/// The MCP form of a registry tool: its name, description and parameter
+/// schema as the model gets them, and hints that follow its level.
+pub fn mcp_tool(spec: &'static ToolSpec, level: Level) -> rmcp::model::Tool {
+    let schema = match spec.parameters() {
+        Value::Object(map) => map.clone(),
+        _ => serde_json::Map::new(),
+    };
+    let annotations = ToolAnnotations::new()
+        .read_only(level == Level::Safe)
+        .destructive(level == Level::Critical)
+        .idempotent(level == Level::Safe)
+        .open_world(false);
+    rmcp::model::Tool::new(spec.name, spec.description, Arc::new(schema)).annotate(annotations)
+}
+
+/// A finished call as MCP content: the result as structured content plus a
+/// short text (the tool's own wording when it has one), or the error the
+/// model would get.
+fn call_result(spec: &ToolSpec, lang: Lang, result: Result<ToolOutput, ToolError>) -> CallToolResult {
+    match result {
+        Ok(out) => {
+            let text = spec
+                .offline
+                .and_then(|hook| (hook.answer)(lang, &out.data))
+                .unwrap_or_else(|| out.data.to_string());
+            let data = match out.data {
+                Value::Object(map) => Value::Object(map),
+                other => json!({ "result": other }),
+            };
+            structured_result(data, text, false)
+        }
+        Err(e) => error_result(e.model_message()),
+    }
+}
+
+fn structured_result(data: Value, text: String, is_error: bool) -> CallToolResult {
+    let wire = json!({
+        "content": [{"type": "text", "text": text}],
+        "structuredContent": data,
+        "isError": is_error,
+    });
+    serde_json::from_value(wire).unwrap_or_else(|_| CallToolResult::error(Vec::new()))
+}
+
+fn error_result(text: String) -> CallToolResult {
+    CallToolResult::error(vec![rmcp::model::ContentBlock::text(text)])
+}
+
+impl ServerHandler for MallServer {
+    fn get_info(&self) -> InitializeResult {
+        let implementation: Implementation =
+            serde_json::from_value(json!({"name": "mallbot", "version": env!("CARGO_PKG_VERSION")}))
+                .unwrap_or_else(|_| Implementation::from_build_env());
+        InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
+            .with_protocol_version(ProtocolVersion::V_2025_11_25)
+            .with_server_info(implementation)
+            .with_instructions(
+                "The tools of a shopping mall: find stores and products, get directions, manage the \
+                 cart and orders. Tools that change the cart or orders ask the user to confirm first.",
+            )
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(VERSIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let can_ask = context.peer.supported_elicitation_modes().contains(&ElicitationMode::Form);
+        let tools = self
+            .listed(can_ask)
+            .into_iter()
+            .map(|spec| mcp_tool(spec, self.app.router.level_of(&Tool::Builtin(spec))))
+            .collect();
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
+        self.listed(true)
+            .into_iter()
+            .find(|spec| spec.name == name)
+            .map(|spec| mcp_tool(spec, self.app.router.level_of(&Tool::Builtin(spec))))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let can_ask = context.peer.supported_elicitation_modes().contains(&ElicitationMode::Form);
+        let Some(spec) = handlers::find(&request.name).filter(|spec| spec.scope.allows(false)) else {
+            return Err(ErrorData::invalid_params(
+                format!("there is no tool named `{}`", request.name),
+                None,
+            ));
+        };
+        if !self.listed(can_ask).iter().any(|listed| listed.name == spec.name) {
+            return Err(ErrorData::invalid_params(
+                format!("`{}` is not offered to clients without elicitation", spec.name),
+                None,
+            ));
+        }
+        let args = Value::Object(request.arguments.unwrap_or_default());
+        let user = self.shopper(&context);
+        Ok(self.call(spec, args, &context.peer, user).await.into())
+    }
+}
+
+/// Serves the registry on standard input and output until the client leaves.
+pub async fn serve_stdio(app: App) -> anyhow::Result<()> {
+    let running = MallServer::new(app)
+        .serve(rmcp::transport::stdio())
+        .await
+        .context("the MCP client did not complete the handshake")?;
+    running.waiting().await.context("the MCP session ended abnormally")?;
+    Ok(())
+}
+
+/// Bearer tokens and the shopper each acts for (`mcp.token` → `mcp.user_id`, `mcp.tokens`).
+fn tokens(app: &App) -> HashMap<String, i64> {
+    let mcp = &app.config.mcp;
+    let mut tokens: HashMap<String, i64> = mcp.tokens.clone().into_iter().collect();
+    if !mcp.token.is_empty() {
+        tokens.insert(mcp.token.clone(), mcp.user_id);
+    }
+    tokens
+}
+
+/// The HTTP router of `mallbot mcp --listen`: `/mcp`, streamable HTTP,
+/// behind the bearer check; `Host` and `Origin` checked by the transport.
+pub fn http_router(app: App, cancel: tokio_util::sync::CancellationToken) -> anyhow::Result<axum::Router> {
+    let tokens = tokens(&app);
+    if tokens.is_empty() {
+        anyhow::bail!(
+            "config key `mcp.token`: `mallbot mcp --listen` needs a bearer token (set mcp.token or \
+             MALLBOT_MCP__TOKEN)"
+        );
+    }
+    let mcp = &app.config.mcp;
+    let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "::1"].map(str::to_owned).to_vec();
+    hosts.extend(mcp.allowed_hosts.iter().cloned());
+    let config = StreamableHttpServerConfig::default()
+        .with_allowed_hosts(hosts)
+        .with_allowed_origins(mcp.allowed_origins.clone())
+        .enforce_origin_validation()
+        .with_cancellation_token(cancel);
+    let server = MallServer::new(app);
+    let service = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    Ok(axum::Router::new()
+        .nest_service("/mcp", service)
+        .layer(axum::middleware::from_fn_with_state(Arc::new(tokens), bearer)))
+}
+
+/// Serves `/mcp` on `listener` until `shutdown` completes.
+pub async fn serve_http(
+    app: App,
+    listener: tokio::net::TcpListener,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let router = http_router(app, cancel.child_token())?;
+    axum::serve(listener, router)
+        .with_graceful_shutdown(async move {
+            shutdown.await;
+            cancel.cancel();
+        })
+        .await
+        .context("the MCP HTTP server failed")
+}
+
+/// Admits a request carrying one of the tokens, noting whom it acts for.
+async fn bearer(
+    State(tokens): State<Arc<HashMap<String, i64>>>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    let offered = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim);
+    let user = offered.and_then(|offered| {
+        tokens.iter().find(|(token, _)| same(token.as_bytes(), offered.as_bytes())).map(|(_, user)| *user)
+    });
+    match user {
+        Some(user) => {
+            request.extensions_mut().insert(Shopper(user));
+            next.run(request).await
+        }
+        None => {
+            tracing::warn!(
+                presented = offered.is_some(),
+                "MCP request refused: missing or wrong bearer token"
+            );
+            (
+                StatusCode::UNAUTHORIZED,
+                [(header::WWW_AUTHENTICATE, "Bearer")],
+                "missing or wrong bearer token (mcp.token)\n",
+            )
+                .into_response()
+        }
+    }
+}
+
+/// Compares two secrets without stopping at the first difference.
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}

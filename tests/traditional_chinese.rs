@@ -1,0 +1,152 @@
+//! A shopper from Taiwan or Hong Kong writes Traditional Chinese and is
+//! answered in it through the whole bot in basic mode: searches, directions,
+//! the cart's confirmation and its buttons, `/help`, `/cart`, `/lang`.
+#![allow(clippy::unwrap_used)]
+
+use std::sync::Arc;
+
+use handlers::Lang;
+use handlers::texts::zh_hant::is_simplified_only;
+use mallbot::app::App;
+use mallbot::commands::{self, Command};
+use mallbot::config::Config;
+use mallbot::context::MessageContext;
+use mallbot::reply::Reply;
+use mallbot::state::MemoryStore;
+use mallbot::telegram::texts;
+
+const USER: i64 = 886;
+
+fn app() -> App {
+    let mut config = Config::default();
+    config.bot.rate_limit_per_minute = 0;
+    let mall = Arc::new(services::EmbeddedMall::in_memory());
+    App::with_parts(config, mall, Arc::new(MemoryStore::new())).unwrap()
+}
+
+fn say(text: &str) -> MessageContext {
+    MessageContext::private("console", USER, text, Lang::Zh)
+}
+
+/// The characters of `text` only Simplified Chinese writes.
+fn simplified_in(text: &str) -> String {
+    text.chars().filter(|c| is_simplified_only(*c)).collect()
+}
+
+/// An answer wholly in the bot's words (no names from the mall, which stay
+/// as the mall writes them) has no Simplified character.
+fn assert_traditional(reply: &Reply) {
+    let all = format!("{}\n{}", reply.text, reply.suggestions.join("\n"));
+    assert_eq!(simplified_in(&all), "", "Simplified characters in a Traditional answer:\n{all}");
+}
+
+/// An answer with the mall's names in it: the bot's own words are the
+/// Traditional table's, and none of the Simplified table's is left.
+fn assert_worded_in_traditional(reply: &Reply, traditional: &[&str], simplified: &[&str]) {
+    for words in traditional {
+        assert!(reply.text.contains(words), "{words:?} missing from:\n{}", reply.text);
+    }
+    for words in simplified {
+        assert!(!reply.text.contains(words), "{words:?} (Simplified) in:\n{}", reply.text);
+    }
+}
+
+#[test]
+fn traditional_text_is_told_from_simplified() {
+    assert_eq!(Lang::detect("幫我找 500 元以內的跑鞋"), Some(Lang::ZhHant));
+    assert_eq!(Lang::detect("帮我找 500 元以内的跑鞋"), Some(Lang::Zh));
+    assert_eq!(Lang::detect("Nike 店在哪"), Some(Lang::Zh), "either script: Simplified by default");
+    assert_eq!(Lang::detect_or("Nike 店在哪", Lang::ZhHant), Lang::ZhHant, "a zh-TW shopper");
+    assert_eq!(Lang::detect_or("where is Nike", Lang::ZhHant), Lang::En);
+    assert_eq!(say("請問 Nike 店怎麼走？").lang, Lang::ZhHant);
+}
+
+#[tokio::test]
+async fn a_search_is_answered_in_traditional_chinese() {
+    let app = app();
+    let reply = app.router.dispatch(&say("幫我找 500 元以內的跑鞋")).await;
+    assert_worded_in_traditional(
+        &reply,
+        &["為您找到", "件商品", "回覆「第一個」查看詳情。"],
+        &["为您", "回复"],
+    );
+    assert!(reply.text.contains('¥'), "{}", reply.text);
+    assert_eq!(reply.suggestions, vec!["看看第一個".to_owned()]);
+}
+
+#[tokio::test]
+async fn directions_to_a_store_are_in_traditional_chinese() {
+    let app = app();
+    let reply = app.router.dispatch(&say("優衣庫怎麼走？")).await;
+    assert!(reply.text.starts_with("优衣库在"), "the mall's name, as the mall writes it: {}", reply.text);
+    assert_worded_in_traditional(
+        &reply,
+        &["從正門出發約", "公尺，步行約", "分鐘：", "進入", "走約", "搭"],
+        &["从", "约", "米，", "分钟", "进入", "乘"],
+    );
+}
+
+#[tokio::test]
+async fn adding_to_the_cart_asks_in_traditional_chinese_with_traditional_buttons() {
+    let app = app();
+    let found = app.router.dispatch(&say("幫我找 Nike 跑鞋")).await;
+    assert_worded_in_traditional(&found, &["為您找到"], &["为您"]);
+    let detail = app.router.dispatch(&say("第一個")).await;
+    assert_worded_in_traditional(&detail, &["評分", "您要哪個尺碼？"], &["评分", "哪个"]);
+    let size =
+        detail.text.split("有 ").nth(1).and_then(|rest| rest.split(['、', ' ']).next()).unwrap_or("42");
+    let asked = app.router.dispatch(&say(&format!("{size}碼，加入購物車"))).await;
+    let prompt = asked.confirmation.as_ref().unwrap_or_else(|| panic!("a confirmation:\n{}", asked.text));
+    assert!(asked.text.starts_with("請確認：\n加入購物車："), "{}", asked.text);
+    assert!(prompt.summary.contains("碼）×"), "{}", prompt.summary);
+    assert_worded_in_traditional(&asked, &["請確認", "加入購物車："], &["请确认", "购物车"]);
+    assert_eq!(texts::confirm_labels(Lang::ZhHant), ("✅ 確認", "✖️ 取消"));
+}
+
+#[tokio::test]
+async fn help_cart_and_lang_speak_traditional_chinese() {
+    let app = app();
+    let mut ctx = say("/help");
+    ctx.lang = Lang::ZhHant;
+    let help = commands::answer(&app.router, &ctx, &Command::Help).await;
+    assert!(help.text.starts_with("我能幫您："), "{}", help.text);
+    assert!(help.text.contains("🛒 購物車"), "every tool's line is converted: {}", help.text);
+    assert!(help.text.contains("/lang zh|zh-hant|en 切換語言"), "{}", help.text);
+    assert_traditional(&help);
+
+    let cart = commands::answer(&app.router, &ctx, &Command::Cart).await;
+    assert_eq!(cart.text, "購物車是空的，先挑幾件商品吧。");
+
+    let chosen = commands::answer(&app.router, &say("/lang 繁體"), &Command::Lang(Some("繁體".into()))).await;
+    assert_eq!(chosen.text, "好的，之後我用繁體中文回答您。");
+    assert_eq!(app.router.chosen_lang("console", USER).await, Some(Lang::ZhHant), "kept as zh-hant");
+    let tw = commands::answer(&app.router, &say("/lang zh-TW"), &Command::Lang(Some("zh-TW".into()))).await;
+    assert_eq!(tw.text, chosen.text);
+}
+
+#[tokio::test]
+async fn a_shopper_who_chose_traditional_gets_it_for_text_of_either_script() {
+    let app = app();
+    commands::answer(&app.router, &say("/lang zh-hant"), &Command::Lang(Some("zh-hant".into()))).await;
+    let mut ctx = say("Nike 店在哪");
+    ctx.lang = app.router.chosen_lang("console", USER).await.unwrap();
+    let reply = app.router.dispatch(&ctx).await;
+    assert!(reply.text.contains("耐克"), "{}", reply.text);
+    assert_worded_in_traditional(&reply, &["從正門出發約", "步行約"], &["从", "步行约"]);
+}
+
+#[test]
+fn stored_languages_stay_readable() {
+    assert_eq!(serde_json::to_string(&Lang::ZhHant).unwrap(), "\"zh-hant\"");
+    assert_eq!(serde_json::from_str::<Lang>("\"zh\"").unwrap(), Lang::Zh);
+    assert_eq!(serde_json::from_str::<Lang>("\"en\"").unwrap(), Lang::En);
+    for lang in Lang::ALL {
+        assert_eq!(Lang::parse(lang.as_str()), Some(lang), "{lang:?} is read back from the state store");
+    }
+    for code in ["zh-Hant", "zh-TW", "zh_HK", "zh-MO", "tw", "hk", "繁體", "zh-Hant-TW"] {
+        assert_eq!(Lang::parse(code), Some(Lang::ZhHant), "{code}");
+    }
+    for code in ["zh", "zh-CN", "zh-Hans", "cn", "简体"] {
+        assert_eq!(Lang::parse(code), Some(Lang::Zh), "{code}");
+    }
+}
