@@ -251,7 +251,7 @@ fn tokens(found: &[StoredPending]) -> Vec<&str> {
 // ---------------------------------------------------------------- history
 
 async fn history_round_trip_keeps_tool_calls_and_results_in_order(store: Arc<dyn StateStore>) {
-    store.save_history("chat:42", &conversation(), HOUR).await.unwrap();
+    store.save_history("chat:42", conversation(), HOUR).await.unwrap();
 
     let loaded = store.load_history("chat:42").await.unwrap();
     assert_eq!(loaded, conversation());
@@ -261,16 +261,16 @@ async fn history_round_trip_keeps_tool_calls_and_results_in_order(store: Arc<dyn
 }
 
 async fn history_save_overwrites(store: Arc<dyn StateStore>) {
-    store.save_history("chat:42", &conversation(), HOUR).await.unwrap();
+    store.save_history("chat:42", conversation(), HOUR).await.unwrap();
     let shorter = vec![ChatMessage::user("还有别的颜色吗？"), ChatMessage::assistant("有黑色和白色。")];
-    store.save_history("chat:42", &shorter, HOUR).await.unwrap();
+    store.save_history("chat:42", shorter.clone(), HOUR).await.unwrap();
 
     assert_eq!(store.load_history("chat:42").await.unwrap(), shorter);
 }
 
 async fn history_clear_forgets(store: Arc<dyn StateStore>) {
-    store.save_history("chat:42", &conversation(), HOUR).await.unwrap();
-    store.save_history("chat:43", &conversation(), HOUR).await.unwrap();
+    store.save_history("chat:42", conversation(), HOUR).await.unwrap();
+    store.save_history("chat:43", conversation(), HOUR).await.unwrap();
 
     store.clear_history("chat:42").await.unwrap();
     store.clear_history("chat:never-seen").await.unwrap();
@@ -280,8 +280,8 @@ async fn history_clear_forgets(store: Arc<dyn StateStore>) {
 }
 
 async fn history_expires_after_ttl(store: Arc<dyn StateStore>) {
-    store.save_history("chat:short", &conversation(), Duration::from_secs(1)).await.unwrap();
-    store.save_history("chat:long", &conversation(), HOUR).await.unwrap();
+    store.save_history("chat:short", conversation(), Duration::from_secs(1)).await.unwrap();
+    store.save_history("chat:long", conversation(), HOUR).await.unwrap();
 
     tokio::time::sleep(Duration::from_millis(1300)).await;
 
@@ -589,8 +589,8 @@ async fn purge_removes_expired_and_keeps_live(store: Arc<dyn StateStore>) {
     ] {
         store.put_pending(&action).await.unwrap();
     }
-    store.save_history("chat:old", &conversation(), short).await.unwrap();
-    store.save_history("chat:live", &conversation(), HOUR).await.unwrap();
+    store.save_history("chat:old", conversation(), short).await.unwrap();
+    store.save_history("chat:live", conversation(), HOUR).await.unwrap();
     assert!(store.try_lock("lock:old", "a", short).await.unwrap());
     assert!(store.try_lock("lock:live", "a", HOUR).await.unwrap());
     assert!(store.first_delivery(1, short).await.unwrap());
@@ -628,7 +628,7 @@ async fn sqlite_history_and_pending_survive_reopen() {
     let action = waiting("tok-persist");
     {
         let store = db.open().await;
-        store.save_history("chat:42", &conversation(), HOUR).await.unwrap();
+        store.save_history("chat:42", conversation(), HOUR).await.unwrap();
         store.put_pending(&action).await.unwrap();
         store.audit(&audit_entry(1_700_000_001, "create_order", "order O-1001")).await.unwrap();
     }
@@ -645,7 +645,7 @@ async fn sqlite_two_openers_of_one_file_share_state_and_claims() {
     let db = TempDb::new("two-openers");
     let (first, second) = (db.open().await, db.open().await);
     first.put_pending(&waiting("tok-shared")).await.unwrap();
-    second.save_history("chat:42", &conversation(), HOUR).await.unwrap();
+    second.save_history("chat:42", conversation(), HOUR).await.unwrap();
     assert_eq!(first.load_history("chat:42").await.unwrap(), conversation());
 
     let start = Arc::new(tokio::sync::Barrier::new(20));
@@ -673,7 +673,7 @@ async fn sqlite_creates_the_parent_directory() {
     let dir = std::env::temp_dir().join(format!("mallbot-state-dir-{}", unique("parent")));
     let path = dir.join("nested").join("state.db");
     let store = SqliteStore::open(path.to_str().unwrap()).await.unwrap();
-    store.save_history("chat:1", &conversation(), HOUR).await.unwrap();
+    store.save_history("chat:1", conversation(), HOUR).await.unwrap();
     assert!(path.exists());
     assert!(store.describe().contains("nested/state.db"), "{}", store.describe());
     drop(store);

@@ -20,6 +20,7 @@ use std::fmt;
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
+use bytes::Bytes;
 use reqwest::header::{CONTENT_TYPE, HeaderMap, RETRY_AFTER};
 use reqwest::{StatusCode, Url};
 use services::RetryPolicy;
@@ -157,7 +158,7 @@ impl OpenAiClient {
         result
     }
 
-    async fn with_retries(&self, body: &str, forwarder: &mut TextForwarder<'_>) -> Result<Draft, LlmError> {
+    async fn with_retries(&self, body: &Bytes, forwarder: &mut TextForwarder<'_>) -> Result<Draft, LlmError> {
         let policy = self.retry_policy();
         let attempts = policy.max_retries.saturating_add(1);
         let mut last = String::new();
@@ -191,7 +192,7 @@ impl OpenAiClient {
 
     async fn attempt(
         &self,
-        body: &str,
+        body: &Bytes,
         attempt: u32,
         forwarder: &mut TextForwarder<'_>,
     ) -> Result<Draft, Failure> {
@@ -209,7 +210,7 @@ impl OpenAiClient {
 
     async fn attempt_with(
         &self,
-        body: &str,
+        body: &Bytes,
         attempt: u32,
         forwarder: &mut TextForwarder<'_>,
     ) -> Result<Draft, Failure> {
@@ -219,7 +220,7 @@ impl OpenAiClient {
         if !self.settings.api_key.is_empty() {
             request = request.bearer_auth(&self.settings.api_key);
         }
-        let sent = tokio::time::timeout_at(deadline, request.body(body.to_owned()).send()).await;
+        let sent = tokio::time::timeout_at(deadline, request.body(body.clone()).send()).await;
         let response = match self.transport(sent) {
             Ok(response) => response,
             Err(message) => {

@@ -44,33 +44,48 @@ pub fn noted_lang(text: &str) -> Option<Lang> {
     Lang::ALL.into_iter().find(|lang| note.contains(&format!("reply in {}", lang.texts().model_language)))
 }
 
-/// A model request's messages: the system prompt, then the conversation with
-/// the turn's note at the end of the shopper's latest message.
-pub fn request_messages(conversation: &[ChatMessage], lang: Lang, is_group: bool) -> Vec<ChatMessage> {
-    let mut messages = Vec::with_capacity(conversation.len() + 1);
-    messages.push(ChatMessage::system(SYSTEM_PROMPT));
-    messages.extend(conversation.iter().cloned());
-    if let Some(last_user) = messages.iter_mut().rev().find(|m| m.role == Role::User)
-        && let Some(note) = turn_note(lang, is_group, last_user.text())
+/// Adds `note` at the end of the shopper's latest message in `messages`;
+/// returns where, for [`remove_note`].
+pub fn add_note(messages: &mut [ChatMessage], note: &str) -> Option<(usize, usize)> {
+    let index = messages.iter().rposition(|m| m.role == Role::User)?;
+    let content = messages[index].content.get_or_insert_default();
+    let len = content.len();
+    content.reserve(note.len() + 2);
+    content.push_str("\n\n");
+    content.push_str(note);
+    Some((index, len))
+}
+
+/// Takes off a note [`add_note`] added.
+pub fn remove_note(messages: &mut [ChatMessage], added: Option<(usize, usize)>) {
+    if let Some((index, len)) = added
+        && let Some(content) = messages.get_mut(index).and_then(|m| m.content.as_mut())
     {
-        let text = format!("{}\n\n{note}", last_user.text());
-        last_user.content = Some(text);
+        content.truncate(len);
     }
-    messages
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// A first request: the system prompt and `text`, noted.
+    fn request_messages(text: &str, lang: Lang, is_group: bool) -> Vec<ChatMessage> {
+        let mut messages = vec![ChatMessage::system(SYSTEM_PROMPT), ChatMessage::user(text)];
+        if let Some(note) = turn_note(lang, is_group, text) {
+            add_note(&mut messages, &note);
+        }
+        messages
+    }
+
     #[test]
     fn the_prompt_is_the_same_for_every_language_and_chat_and_notes_say_the_rest() {
-        let zh = request_messages(&[ChatMessage::user("耐克店在哪")], Lang::Zh, false);
-        let en = request_messages(&[ChatMessage::user("where is nike")], Lang::En, true);
+        let zh = request_messages("耐克店在哪", Lang::Zh, false);
+        let en = request_messages("where is nike", Lang::En, true);
         assert_eq!(zh[0], en[0], "one system prompt, byte for byte");
         assert_eq!(zh[1].text(), "耐克店在哪", "nothing to add: the message says the language");
         assert_eq!(en[1].text(), "where is nike\n\n[group chat]");
-        let chosen = request_messages(&[ChatMessage::user("耐克店在哪")], Lang::En, false);
+        let chosen = request_messages("耐克店在哪", Lang::En, false);
         assert_eq!(chosen[1].text(), "耐克店在哪\n\n[reply in English]", "a /lang choice is said");
         assert!(!SYSTEM_PROMPT.contains("Telegram"), "the terminal chat is not Telegram");
         assert_eq!(noted_lang(chosen[1].text()), Some(Lang::En));
@@ -79,10 +94,25 @@ mod tests {
 
     #[test]
     fn traditional_chinese_is_always_said_because_the_prompt_defaults_to_simplified() {
-        let hant = request_messages(&[ChatMessage::user("耐克店在哪裡")], Lang::ZhHant, false);
+        let hant = request_messages("耐克店在哪裡", Lang::ZhHant, false);
         assert_eq!(hant[1].text(), "耐克店在哪裡\n\n[reply in Traditional Chinese]");
         assert_eq!(noted_lang(hant[1].text()), Some(Lang::ZhHant));
-        let simplified = request_messages(&[ChatMessage::user("耐克店在哪里")], Lang::Zh, false);
+        let simplified = request_messages("耐克店在哪里", Lang::Zh, false);
         assert_eq!(simplified[1].text(), "耐克店在哪里", "Simplified needs no note");
+    }
+
+    #[test]
+    fn a_note_comes_off_the_message_it_went_on() {
+        let mut messages = vec![
+            ChatMessage::user("first"),
+            ChatMessage::assistant("ok"),
+            ChatMessage::user("耐克店在哪"),
+            ChatMessage::tool("call_1", "{}"),
+        ];
+        let added = add_note(&mut messages, "[reply in English]");
+        assert_eq!(messages[2].text(), "耐克店在哪\n\n[reply in English]", "the latest shopper message");
+        assert_eq!(messages[0].text(), "first");
+        remove_note(&mut messages, added);
+        assert_eq!(messages[2].text(), "耐克店在哪");
     }
 }

@@ -12,7 +12,7 @@ use tracing::Instrument;
 
 use super::cache::ToolCache;
 use super::turn::{Turn, TurnEnd};
-use super::{FunctionCallRouter, calls, prompt};
+use super::{FunctionCallRouter, calls};
 use crate::llm::{ChatMessage, ChatRequest, ChatResponse, Role, Usage};
 use crate::progress::Progress;
 use crate::reply::Reply;
@@ -98,11 +98,12 @@ impl FunctionCallRouter {
     /// the model cannot answer.
     async fn complete(&self, turn: &mut Turn, tools: &[Tool], progress: &Progress) -> ChatResponse {
         if !turn.basic_mode {
-            let messages = prompt::request_messages(&turn.messages, turn.scope.lang, turn.scope.is_group);
-            let request = ChatRequest { messages: &messages, tools, progress: Some(progress) };
+            let noted = turn.noted();
+            let request = ChatRequest { messages: &turn.messages, tools, progress: Some(progress) };
             let span = tracing::info_span!("model", model = %self.model.describe(), round = turn.rounds_used);
             let started = Instant::now();
             let result = self.model.complete(request).instrument(span.clone()).await;
+            noted.remove(turn);
             let latency_ms = started.elapsed().as_millis() as u64;
             match result {
                 Ok(response) => {
@@ -131,10 +132,7 @@ impl FunctionCallRouter {
                 }
             }
         }
-        let mut messages = Vec::with_capacity(turn.messages.len() + 1);
-        messages.push(ChatMessage::system(prompt::SYSTEM_PROMPT));
-        messages.extend(turn.messages.iter().cloned());
-        let request = ChatRequest { messages: &messages, tools, progress: None };
+        let request = ChatRequest { messages: &turn.messages, tools, progress: None };
         match self.planner.complete(request).await {
             Ok(response) => response,
             Err(e) => {

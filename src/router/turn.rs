@@ -5,7 +5,7 @@
 
 use handlers::Lang;
 
-use super::{FunctionCallRouter, history};
+use super::{FunctionCallRouter, history, prompt};
 use crate::context::MessageContext;
 use crate::llm::{ChatMessage, Role, Usage};
 use crate::pending::PendingAction;
@@ -66,8 +66,14 @@ impl TurnScope {
 /// A tool loop in progress.
 pub(super) struct Turn {
     pub(super) scope: TurnScope,
-    /// History plus this turn's messages (no system prompt).
+    /// The model's request as it stands: the system prompt, then the
+    /// history and this turn's messages. Built once per turn, so a round
+    /// copies nothing; the turn's note joins the shopper's latest message
+    /// only while a request is out ([`Turn::noted`]).
     pub(super) messages: Vec<ChatMessage>,
+    /// What the shopper's latest message tells the model besides its text
+    /// ([`prompt::turn_note`]): the same for every round of the turn.
+    note: Option<String>,
     pub(super) rounds_used: u32,
     /// The model could not be reached: the offline planner plays it.
     pub(super) basic_mode: bool,
@@ -90,11 +96,20 @@ pub(super) struct Turn {
 }
 
 impl Turn {
-    /// A turn continuing `messages` (a new message's, or a resumed loop's).
-    pub(super) fn new(scope: TurnScope, messages: Vec<ChatMessage>) -> Self {
+    /// A turn continuing `conversation` (a new message's, or a resumed loop's).
+    pub(super) fn new(scope: TurnScope, conversation: Vec<ChatMessage>) -> Self {
+        let mut messages = Vec::with_capacity(conversation.len() + 8);
+        messages.push(ChatMessage::system(prompt::SYSTEM_PROMPT));
+        messages.extend(conversation);
+        let note = messages
+            .iter()
+            .rev()
+            .find(|m| m.role == Role::User)
+            .and_then(|m| prompt::turn_note(scope.lang, scope.is_group, m.text()));
         Turn {
             scope,
             messages,
+            note,
             rounds_used: 0,
             basic_mode: false,
             usage: Usage::default(),
@@ -107,6 +122,42 @@ impl Turn {
             tools_used: Vec::new(),
             errors: 0,
         }
+    }
+
+    /// The conversation without the system prompt (what the history keeps).
+    pub(super) fn conversation(&self) -> &[ChatMessage] {
+        match self.messages.first() {
+            Some(first) if first.role == Role::System => &self.messages[1..],
+            _ => &self.messages,
+        }
+    }
+
+    /// Takes the conversation out of the turn, without the system prompt.
+    fn take_conversation(&mut self) -> Vec<ChatMessage> {
+        let mut messages = std::mem::take(&mut self.messages);
+        if messages.first().is_some_and(|m| m.role == Role::System) {
+            messages.remove(0);
+        }
+        messages
+    }
+
+    /// The messages with the turn's note at the end of the shopper's latest
+    /// message, for one model request; [`Noted::remove`] takes it off again.
+    pub(super) fn noted(&mut self) -> Noted {
+        match &self.note {
+            Some(note) => Noted(prompt::add_note(&mut self.messages, note)),
+            None => Noted(None),
+        }
+    }
+}
+
+/// Where a turn's note was added: the message and its text's length before.
+#[must_use = "the note stays in the history unless removed"]
+pub(super) struct Noted(Option<(usize, usize)>);
+
+impl Noted {
+    pub(super) fn remove(self, turn: &mut Turn) {
+        prompt::remove_note(&mut turn.messages, self.0);
     }
 }
 
@@ -152,7 +203,7 @@ impl FunctionCallRouter {
             TurnEnd::Stopped(reply) => reply,
             TurnEnd::SmallTalk => {
                 let history: Vec<ChatMessage> = turn
-                    .messages
+                    .conversation()
                     .iter()
                     .filter(|m| m.tool_calls.is_empty() && m.role != Role::Tool)
                     .cloned()
@@ -184,7 +235,8 @@ impl FunctionCallRouter {
             "turn finished"
         );
         self.count_turn(&turn).await;
-        self.save_history(&turn.scope, std::mem::take(&mut turn.messages)).await;
+        let conversation = turn.take_conversation();
+        self.save_history(&turn.scope, conversation).await;
         reply
     }
 
@@ -281,7 +333,7 @@ impl FunctionCallRouter {
         history::drop_images(&mut messages);
         let kept = history::truncate(messages, self.settings.history_messages);
         let kept = history::fit_tokens(kept, self.settings.history_tokens);
-        if let Err(e) = self.state.save_history(&scope.conversation(), &kept, self.settings.history_ttl).await
+        if let Err(e) = self.state.save_history(&scope.conversation(), kept, self.settings.history_ttl).await
         {
             tracing::error!(error = %e, "could not save the conversation");
             self.stats.record_error("state store: could not save the conversation");

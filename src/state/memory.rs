@@ -110,10 +110,10 @@ impl StateStore for MemoryStore {
     async fn save_history(
         &self,
         conversation: &str,
-        messages: &[ChatMessage],
+        messages: Vec<ChatMessage>,
         ttl: Duration,
     ) -> Result<(), StateError> {
-        self.inner().history.insert(conversation.to_string(), Expiring::new(messages.to_vec(), ttl));
+        self.inner().history.insert(conversation.to_string(), Expiring::new(messages, ttl));
         Ok(())
     }
 

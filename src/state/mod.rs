@@ -115,7 +115,7 @@ pub trait StateStore: Send + Sync {
     async fn save_history(
         &self,
         conversation: &str,
-        messages: &[ChatMessage],
+        messages: Vec<ChatMessage>,
         ttl: Duration,
     ) -> Result<(), StateError>;
     /// Forgets the conversation.

@@ -418,10 +418,10 @@ impl StateStore for RedisStore {
     async fn save_history(
         &self,
         conversation: &str,
-        messages: &[ChatMessage],
+        messages: Vec<ChatMessage>,
         ttl: Duration,
     ) -> Result<(), StateError> {
-        let json = serde_json::to_string(messages)
+        let json = serde_json::to_string(&messages)
             .map_err(|e| StateError::Corrupt(format!("history cannot be encoded: {e}")))?;
         let key = self.key("history", conversation);
         self.query(redis::cmd("SET").arg(key).arg(json).arg("PX").arg(ttl_millis(ttl))).await

@@ -443,10 +443,10 @@ impl StateStore for SqliteStore {
     async fn save_history(
         &self,
         conversation: &str,
-        messages: &[ChatMessage],
+        messages: Vec<ChatMessage>,
         ttl: Duration,
     ) -> Result<(), StateError> {
-        let json = serde_json::to_string(messages)
+        let json = serde_json::to_string(&messages)
             .map_err(|e| StateError::Corrupt(format!("history cannot be encoded: {e}")))?;
         let conversation = conversation.to_string();
         let expires_ms = unix_now_ms() + ttl_millis(ttl);

@@ -35,7 +35,7 @@ impl StateStore for TimedStore {
     async fn save_history(
         &self,
         conversation: &str,
-        messages: &[ChatMessage],
+        messages: Vec<ChatMessage>,
         ttl: Duration,
     ) -> Result<(), StateError> {
         timed("save_history", self.0.save_history(conversation, messages, ttl)).await

@@ -5,8 +5,10 @@
 use std::collections::HashMap;
 use std::sync::{OnceLock, PoisonError, RwLock};
 
-use serde::{Deserialize, Deserializer};
-use serde_json::{Map, Value, json};
+use bytes::Bytes;
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Value, json};
 
 use crate::tools::Tool;
 
@@ -27,51 +29,55 @@ pub fn tool_definition(tool: &Tool) -> Value {
     })
 }
 
-/// The request body for one chat completion, as JSON text. Each tool's
+/// The request body for one chat completion, as JSON bytes, written straight
+/// from the borrowed messages (no intermediate `Value`s). Each tool's
 /// definition is serialised once and reused: the tool list is the same bytes
-/// in every request (and the bulk of it).
-pub(super) fn request_body(settings: &OpenAiSettings, request: ChatRequest<'_>) -> String {
-    let mut body = String::with_capacity(16 * 1024);
-    body.push_str("{\"model\":");
-    push_json(&mut body, &json!(settings.model));
-    body.push_str(",\"messages\":[");
+/// in every request (and the bulk of it). [`Bytes`] so that a retry resends
+/// it without a copy.
+pub(super) fn request_body(settings: &OpenAiSettings, request: ChatRequest<'_>) -> Bytes {
+    let mut body = Vec::with_capacity(16 * 1024);
+    body.extend_from_slice(b"{\"model\":");
+    put(&mut body, &settings.model);
+    body.extend_from_slice(b",\"messages\":[");
     for (i, message) in request.messages.iter().enumerate() {
         if i > 0 {
-            body.push(',');
+            body.push(b',');
         }
-        push_json(&mut body, &message_json(message));
+        put(&mut body, &OutMessage(message));
     }
-    body.push(']');
+    body.push(b']');
     if !request.tools.is_empty() {
-        body.push_str(",\"tools\":[");
+        body.extend_from_slice(b",\"tools\":[");
         for (i, tool) in request.tools.iter().enumerate() {
             if i > 0 {
-                body.push(',');
+                body.push(b',');
             }
             match tool {
-                Tool::Builtin(spec) => body.push_str(tool_json(spec)),
+                Tool::Builtin(spec) => body.extend_from_slice(tool_json(spec).as_bytes()),
                 // A lent tool's definition can change when its server comes back.
-                Tool::Remote(_) => push_json(&mut body, &tool_definition(tool)),
+                Tool::Remote(_) => put(&mut body, &tool_definition(tool)),
             }
         }
-        body.push_str("],\"tool_choice\":\"auto\"");
+        body.extend_from_slice(b"],\"tool_choice\":\"auto\"");
     }
     if let Some(t) = settings.temperature {
-        body.push_str(",\"temperature\":");
-        push_json(&mut body, &decimal(t));
+        body.extend_from_slice(b",\"temperature\":");
+        put(&mut body, &decimal(t));
     }
-    body.push_str(if settings.stream {
-        ",\"stream\":true,\"stream_options\":{\"include_usage\":true}}"
+    body.extend_from_slice(if settings.stream {
+        b",\"stream\":true,\"stream_options\":{\"include_usage\":true}}"
     } else {
-        ",\"stream\":false}"
+        b",\"stream\":false}"
     });
-    body
+    Bytes::from(body)
 }
 
 /// Appends `value` as compact JSON.
-fn push_json(out: &mut String, value: &Value) {
-    // Writing a `Value` to a string cannot fail.
-    out.push_str(&serde_json::to_string(value).unwrap_or_default());
+fn put<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
+    // Writing to a Vec cannot fail, and these types always serialise.
+    if let Err(e) = serde_json::to_writer(out, value) {
+        tracing::error!(error = %e, "could not write a model request");
+    }
 }
 
 /// [`tool_definition`] as JSON text, made once per tool (tools are statics,
@@ -93,54 +99,84 @@ fn decimal(value: f32) -> Value {
     json!(wide)
 }
 
-/// One message in the shape every OpenAI-compatible provider accepts.
-fn message_json(m: &ChatMessage) -> Value {
-    let mut out = Map::new();
-    out.insert("role".into(), json!(m.role));
-    match m.role {
-        Role::Assistant => {
-            let content = match &m.content {
-                Some(text) => json!(text),
-                None if m.tool_calls.is_empty() => json!(""),
-                None => Value::Null,
-            };
-            out.insert("content".into(), content);
-            if !m.tool_calls.is_empty() {
-                out.insert("tool_calls".into(), m.tool_calls.iter().map(tool_call_json).collect());
+/// One message as chat completions take it: an assistant turn's `content`
+/// is `null` beside tool calls, a photo goes as text and `image_url` parts.
+struct OutMessage<'a>(&'a ChatMessage);
+
+impl Serialize for OutMessage<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let m = self.0;
+        let mut out = serializer.serialize_map(None)?;
+        out.serialize_entry("role", &m.role)?;
+        match m.role {
+            Role::Assistant => {
+                match &m.content {
+                    Some(text) => out.serialize_entry("content", text)?,
+                    None if m.tool_calls.is_empty() => out.serialize_entry("content", "")?,
+                    None => out.serialize_entry("content", &())?,
+                }
+                if !m.tool_calls.is_empty() {
+                    out.serialize_entry("tool_calls", &OutCalls(&m.tool_calls))?;
+                }
+                if let Some(reasoning) = &m.reasoning_content {
+                    out.serialize_entry("reasoning_content", reasoning)?;
+                }
             }
-            if let Some(reasoning) = &m.reasoning_content {
-                out.insert("reasoning_content".into(), json!(reasoning));
+            Role::Tool => {
+                out.serialize_entry("content", m.text())?;
+                out.serialize_entry("tool_call_id", m.tool_call_id.as_deref().unwrap_or(""))?;
             }
+            Role::User if m.image.is_some() => {
+                let url = m.image.as_deref().unwrap_or_default();
+                let parts = [Part::Text { text: m.text() }, Part::ImageUrl { image_url: ImageUrl { url } }];
+                out.serialize_entry("content", &parts)?;
+            }
+            Role::System | Role::User => out.serialize_entry("content", m.text())?,
         }
-        Role::Tool => {
-            out.insert("content".into(), json!(m.text()));
-            out.insert("tool_call_id".into(), json!(m.tool_call_id.as_deref().unwrap_or("")));
-        }
-        Role::User if m.image.is_some() => {
-            let url = m.image.as_deref().unwrap_or_default();
-            let parts = json!([
-                { "type": "text", "text": m.text() },
-                { "type": "image_url", "image_url": { "url": url } },
-            ]);
-            out.insert("content".into(), parts);
-        }
-        Role::System | Role::User => {
-            out.insert("content".into(), json!(m.text()));
-        }
+        out.end()
     }
-    Value::Object(out)
 }
 
-/// A tool call echoed back: `arguments` always a JSON string (OpenAI rejects
+/// A part of a message with a picture.
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Part<'a> {
+    Text { text: &'a str },
+    ImageUrl { image_url: ImageUrl<'a> },
+}
+
+#[derive(Serialize)]
+struct ImageUrl<'a> {
+    url: &'a str,
+}
+
+/// Tool calls echoed back: `arguments` always a JSON string (OpenAI rejects
 /// objects), `""` and `"null"` sent as `"{}"` (strict providers parse it).
-fn tool_call_json(call: &ToolCall) -> Value {
-    let trimmed = call.arguments.trim();
-    let arguments = if trimmed.is_empty() || trimmed == "null" { "{}" } else { call.arguments.as_str() };
-    json!({
-        "id": call.id,
-        "type": "function",
-        "function": { "name": call.name, "arguments": arguments },
-    })
+struct OutCalls<'a>(&'a [ToolCall]);
+
+impl Serialize for OutCalls<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(|call| {
+            let trimmed = call.arguments.trim();
+            let arguments =
+                if trimmed.is_empty() || trimmed == "null" { "{}" } else { call.arguments.as_str() };
+            OutCall { id: &call.id, kind: "function", function: OutFunction { name: &call.name, arguments } }
+        }))
+    }
+}
+
+#[derive(Serialize)]
+struct OutCall<'a> {
+    id: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    function: OutFunction<'a>,
+}
+
+#[derive(Serialize)]
+struct OutFunction<'a> {
+    name: &'a str,
+    arguments: &'a str,
 }
 
 /// A chat completion, or one chunk of a streamed one.
@@ -366,6 +402,10 @@ fn count<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    fn message_json(m: &ChatMessage) -> Value {
+        serde_json::to_value(OutMessage(m)).unwrap()
+    }
 
     fn parse(raw: &str) -> Draft {
         serde_json::from_str::<WireCompletion>(raw).unwrap().into_draft().unwrap()
