@@ -4,7 +4,8 @@
 //! answer, with set latency and time to first token) and the embedded mall.
 //! Prints messages/s, the bot's own CPU time per message and peak RSS, and
 //! p50/p99 of the time from an update being handed out to the first visible
-//! sign, the first answer text and the whole answer.
+//! sign, the first answer text and the whole answer; when streamed, also how
+//! long after the model's first token of the answer its text was visible.
 //!
 //! Run: `cargo build --release && cargo run --release --example loadgen -- --help`
 
@@ -380,6 +381,18 @@ async fn main() -> anyhow::Result<()> {
         [("first visible sign", &sign), ("first answer text", &text), ("whole answer", &whole)]
     {
         println!("{name:<22}{:<11}{}", millis(percentile(series, 50.0)), millis(percentile(series, 99.0)));
+    }
+    if options.stream {
+        // The answer's first token leaves the model one whole tool round
+        // (`latency`) plus `ttft` after the turn's first model call starts.
+        let token = Duration::from_millis(options.model_latency_ms + options.ttft_ms);
+        let past: Vec<Duration> = text.iter().map(|t| t.saturating_sub(token)).collect();
+        println!(
+            "{:<24}{:<11}{}",
+            "  after its first token",
+            millis(percentile(&past, 50.0)),
+            millis(percentile(&past, 99.0))
+        );
     }
     if !finished {
         let log = log.lock().unwrap();

@@ -1,7 +1,8 @@
 //! [`AdaptiveLimit`]: how many model calls may be in flight at once, found by
 //! the provider's answers rather than fixed by us (AIMD, like TCP's
-//! congestion window): the limit grows while calls succeed and the limit is
-//! in use, halves when the provider says it is overloaded (429, 503), and all
+//! congestion window): the limit grows while the provider takes calls (a
+//! success status: a streamed answer counts from its first byte) and the
+//! limit is in use, halves when the provider says it is overloaded (429, 503), and all
 //! new calls pause while the provider asks us to wait (`Retry-After`, or an
 //! `x-ratelimit-remaining-*: 0` with its `x-ratelimit-reset-*`).
 //! `llm.max_concurrent` stays available as a hard ceiling.

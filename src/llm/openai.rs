@@ -32,7 +32,7 @@ use self::stream::TextForwarder;
 pub use self::stream::{ChunkError, StreamAccumulator};
 use self::wire::WireCompletion;
 pub use self::wire::tool_definition;
-use super::limit::{AdaptiveLimit, LimitReport};
+use super::limit::{AdaptiveLimit, LimitReport, Permit};
 use super::{ChatModel, ChatRequest, ChatResponse, LlmError};
 use crate::progress::Progress;
 
@@ -197,13 +197,9 @@ impl OpenAiClient {
         forwarder: &mut TextForwarder<'_>,
     ) -> Result<Draft, Failure> {
         let permit = self.limit.acquire().await;
-        let result = self.attempt_with(body, attempt, forwarder).await;
-        match &result {
-            Ok(_) => permit.succeeded(),
-            Err(Failure::Retry { overloaded: true, retry_after, .. }) => {
-                self.limit.overloaded(permit.started(), *retry_after)
-            }
-            Err(_) => {}
+        let result = self.attempt_with(body, attempt, &permit, forwarder).await;
+        if let Err(Failure::Retry { overloaded: true, retry_after, .. }) = &result {
+            self.limit.overloaded(permit.started(), *retry_after);
         }
         result
     }
@@ -212,6 +208,7 @@ impl OpenAiClient {
         &self,
         body: &Bytes,
         attempt: u32,
+        permit: &Permit,
         forwarder: &mut TextForwarder<'_>,
     ) -> Result<Draft, Failure> {
         let started = Instant::now();
@@ -239,6 +236,10 @@ impl OpenAiClient {
         if !status.is_success() {
             return Err(self.rejection(response, deadline).await);
         }
+        // The provider took the call (overload is refused up front): the
+        // limit may grow now, so a streamed answer counts at its first byte
+        // rather than a whole answer later.
+        permit.succeeded();
         if is_event_stream(response.headers(), self.settings.stream) {
             self.read_stream(response, forwarder).await
         } else {

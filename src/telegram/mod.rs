@@ -33,6 +33,7 @@ mod commands;
 pub mod files;
 pub mod format;
 pub mod inbound;
+pub mod lanes;
 pub mod links;
 pub mod live;
 pub mod markdown;
@@ -94,6 +95,8 @@ pub struct Transport {
     pub drafts: live::DraftSupport,
     /// Answers kept until Telegram took them.
     pub outbox: outbox::Outbox,
+    /// The chats whose updates are being handled, one lane each.
+    pub lanes: lanes::Lanes,
 }
 
 impl Transport {
@@ -107,6 +110,7 @@ impl Transport {
             outbox,
             typing: send::ChatTyping::default(),
             drafts: live::DraftSupport::default(),
+            lanes: lanes::Lanes::default(),
         }
     }
 
@@ -156,9 +160,13 @@ pub fn schema() -> UpdateHandler<TelegramError> {
 
 /// A dispatcher for `bot` around `app`: the update tree, its dependencies,
 /// an error handler that logs, and quiet ignoring of unhandled updates.
-/// Updates of one chat are handled one at a time, in order.
+/// Updates of one chat are handled one at a time, in order (in the
+/// transport's [`lanes::Lanes`]).
 pub fn dispatcher(bot: Bot, app: App) -> DispatcherBuilder<Bot, TelegramError, DefaultKey> {
-    let transport = Arc::new(Transport::new(app));
+    dispatcher_for(bot, Arc::new(Transport::new(app)))
+}
+
+fn dispatcher_for(bot: Bot, transport: Arc<Transport>) -> DispatcherBuilder<Bot, TelegramError, DefaultKey> {
     Dispatcher::builder(bot, schema())
         .dependencies(dptree::deps![transport])
         .default_handler(|update| async move {
@@ -274,7 +282,7 @@ async fn poll(bot: Bot, app: App, stop: impl Future<Output = &'static str>) -> R
     let listener_errors = Arc::new(|error: RequestError| async move {
         tracing::warn!(error = %error, "getUpdates failed; retrying");
     });
-    dispatch_until(dispatcher(bot, app), listener, listener_errors, stop).await
+    dispatch_until(bot, app, listener, listener_errors, stop).await
 }
 
 /// Listens, from this call on, for Ctrl-C (SIGINT) and SIGTERM (what `kill`,
@@ -324,10 +332,12 @@ async fn next_signal(
     name
 }
 
-/// Dispatches the updates of `listener` until `stop` resolves; then takes no
-/// new updates and waits for the turns in flight, at most [`SHUTDOWN_GRACE`].
+/// Dispatches the updates of `listener` to `app` until `stop` resolves; then
+/// takes no new updates and waits for the turns in flight, at most
+/// [`SHUTDOWN_GRACE`].
 pub(crate) async fn dispatch_until<L, E>(
-    builder: DispatcherBuilder<Bot, TelegramError, DefaultKey>,
+    bot: Bot,
+    app: App,
     mut listener: L,
     listener_errors: Arc<E>,
     stop: impl Future<Output = &'static str>,
@@ -337,12 +347,20 @@ where
     L::Err: Debug,
     E: ErrorHandler<L::Err> + Send + Sync,
 {
-    let mut dispatcher = builder.build();
+    let transport = Arc::new(Transport::new(app));
+    let lanes = transport.lanes.clone();
+    let mut dispatcher = dispatcher_for(bot, transport).build();
     let token = dispatcher.shutdown_token();
     // Stopping the listener too ends the dispatching even when the dispatcher
     // misses the shutdown notice while it is busy handing out an update.
     let listener_stop = listener.stop_token();
-    let dispatching = dispatcher.try_dispatch_with_listener(listener, listener_errors);
+    // Done when the dispatcher has handed out its last update and every
+    // lane has handled what it was given.
+    let dispatching = async {
+        let ended = dispatcher.try_dispatch_with_listener(listener, listener_errors).await;
+        lanes.wait().await;
+        ended
+    };
     tokio::pin!(dispatching, stop);
     let signal = tokio::select! {
         ended = &mut dispatching => return ended.map_err(TelegramError::from),

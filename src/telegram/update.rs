@@ -46,8 +46,14 @@ const ANSWERED: Outcome = "answered";
 const IGNORED: Outcome = "ignored";
 const REFUSED: Outcome = "refused";
 
-/// A message in a private chat, group or supergroup.
+/// A message in a private chat, group or supergroup: handled in its chat's lane.
 pub async fn on_message(bot: Bot, msg: Message, me: Me, tg: Arc<Transport>) -> HandlerResult {
+    let chat = msg.chat.id;
+    tg.lanes.clone().run(chat, message_update(bot, msg, me, tg));
+    Ok(())
+}
+
+async fn message_update(bot: Bot, msg: Message, me: Me, tg: Arc<Transport>) {
     let kind = match inbound::content(&msg) {
         Content::Text { text, .. } if text.trim_start().starts_with('/') => "command",
         Content::Text { .. } => "message",
@@ -57,11 +63,11 @@ pub async fn on_message(bot: Bot, msg: Message, me: Me, tg: Arc<Transport>) -> H
     };
     let Some(from) = msg.from.clone().filter(|u| !u.is_bot) else {
         crate::ops::count_update(kind, "ignored");
-        return Ok(());
+        return;
     };
     if msg.chat.is_channel() {
         crate::ops::count_update(kind, "ignored");
-        return Ok(());
+        return;
     }
     let target = Target::answering(&msg);
     match tg.handle_message(&bot, &msg, &me, &from, &target).await {
@@ -71,16 +77,22 @@ pub async fn on_message(bot: Bot, msg: Message, me: Me, tg: Arc<Transport>) -> H
             tg.apologise(&bot, &target, tg.lang_of(&from, None).await, &e).await;
         }
     }
+}
+
+/// A press of one of the bot's buttons: handled in the lane of the chat it
+/// was pressed in, after the messages that came before it.
+pub async fn on_button(bot: Bot, query: CallbackQuery, me: Me, tg: Arc<Transport>) -> HandlerResult {
+    let chat = query.message.as_ref().map_or(ChatId(query.from.id.0 as i64), |m| m.chat().id);
+    tg.lanes.clone().run(chat, button_update(bot, query, me, tg));
     Ok(())
 }
 
-/// A press of one of the bot's buttons.
-pub async fn on_button(bot: Bot, query: CallbackQuery, me: Me, tg: Arc<Transport>) -> HandlerResult {
+async fn button_update(bot: Bot, query: CallbackQuery, me: Me, tg: Arc<Transport>) {
     let lang = tg.lang_of(&query.from, None).await;
     let Some(message) = query.regular_message().cloned() else {
         send::answer_press(&bot, &query, Some(texts::button_expired(lang)), true).await;
         crate::ops::count_update("button", IGNORED);
-        return Ok(());
+        return;
     };
     let is_group = message.chat.is_group() || message.chat.is_supergroup();
     let target = Target {
@@ -107,7 +119,6 @@ pub async fn on_button(bot: Bot, query: CallbackQuery, me: Me, tg: Arc<Transport
             tg.apologise(&bot, &target, lang, &e).await;
         }
     }
-    Ok(())
 }
 
 impl Transport {

@@ -23,7 +23,7 @@ use teloxide::types::AllowedUpdate;
 use teloxide::update_listeners::{AsUpdateStream, UpdateListener};
 use tokio::sync::mpsc;
 
-use super::{TelegramError, dispatch_until, dispatcher, send, stop_signal};
+use super::{TelegramError, dispatch_until, send, stop_signal};
 use crate::app::App;
 use crate::state::StateStore;
 
@@ -123,7 +123,7 @@ pub async fn serve_on_until(
         futures::stream::unfold(received, |mut rx| async move { rx.recv().await.map(|u| (Ok(u), rx)) });
     let listener = WebhookListener { stream: Box::pin(queued), stop_token: stop_token.clone() };
     let ignore = Arc::new(|_: Infallible| async {});
-    let result = dispatch_until(dispatcher(bot, app), listener, ignore, stop).await;
+    let result = dispatch_until(bot, app, listener, ignore, stop).await;
     stop_token.stop();
     if tokio::time::timeout(Duration::from_secs(5), server).await.is_err() {
         tracing::warn!("webhook listener still has open connections; leaving them");

@@ -435,10 +435,14 @@ fn streamed(reply: Reply, latency: Duration, ttft: Duration, cut: bool) -> Respo
             events.push(chunk(json!({}), Some("tool_calls")));
         }
         Reply::Text(text) => {
+            // The first token comes with the first event (after `ttft`).
             let chars: Vec<char> = text.chars().collect();
-            events.push(chunk(json!({"role": "assistant", "content": ""}), None));
-            for piece in chars.chunks(chars.len().div_ceil(8).max(1)) {
-                events.push(chunk(json!({"content": piece.iter().collect::<String>()}), None));
+            let mut pieces =
+                chars.chunks(chars.len().div_ceil(8).max(1)).map(|p| p.iter().collect::<String>());
+            let first = pieces.next().unwrap_or_default();
+            events.push(chunk(json!({"role": "assistant", "content": first}), None));
+            for piece in pieces {
+                events.push(chunk(json!({"content": piece}), None));
             }
             events.push(chunk(json!({}), Some("stop")));
         }
