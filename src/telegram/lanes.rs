@@ -67,7 +67,8 @@ impl Lanes {
     }
 
     /// How many chats have updates in hand.
-    pub fn busy(&self) -> usize {
+    #[cfg(test)]
+    fn busy(&self) -> usize {
         self.open.lock().unwrap_or_else(PoisonError::into_inner).len()
     }
 

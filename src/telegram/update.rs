@@ -37,6 +37,15 @@ fn fetch_failed(app: &crate::app::App, lang: Lang, error: files::DownloadError, 
     }
 }
 
+/// The shopper's file a live turn starts from.
+struct FileTurn {
+    file_id: teloxide::types::FileId,
+    /// A voice message (counted under transcriptions when its fetch fails).
+    voice: bool,
+    /// What the shopper sees while it is fetched.
+    status: Option<&'static str>,
+}
+
 /// What every endpoint returns to the dispatcher.
 pub type HandlerResult = Result<(), TelegramError>;
 
@@ -230,18 +239,13 @@ impl Transport {
             metrics::counter!(crate::ops::TRANSCRIPTIONS, "outcome" => "too_big").increment(1);
             return self.say(bot, target, lang.texts().media.too_big).await.map(|_| ANSWERED);
         }
-        let app = self.app.clone();
-        let fetcher = bot.clone();
-        let file_id = speech.file.id.clone();
         let mime = speech.mime;
-        self.run_live(bot, me, target, lang, ctx.user_id, move |progress| async move {
-            match files::download(&fetcher, &file_id).await {
-                Ok(bytes) => media::voice_turn(&app, ctx, media::recording(bytes, &mime), &progress).await,
-                Err(e) => fetch_failed(&app, lang, e, true),
-            }
+        let user_id = ctx.user_id;
+        let file = FileTurn { file_id: speech.file.id.clone(), voice: true, status: None };
+        self.run_file_turn(bot, me, target, lang, user_id, file, move |app, bytes, progress| async move {
+            media::voice_turn(&app, ctx, media::recording(bytes, &mime), &progress).await
         })
         .await
-        .map(|_| ANSWERED)
     }
 
     /// A photo addressed to the bot, for a model that reads photos: the largest
@@ -265,19 +269,45 @@ impl Transport {
         if files::too_big(photo.file.size) {
             return self.say(bot, target, lang.texts().media.too_big).await.map(|_| ANSWERED);
         }
+        let user_id = ctx.user_id;
+        let status = Some(lang.texts().media.looking);
+        let file = FileTurn { file_id: photo.file.id.clone(), voice: false, status };
+        self.run_file_turn(bot, me, target, lang, user_id, file, move |app, bytes, progress| async move {
+            // Telegram's photo sizes are JPEGs; the header says which.
+            let mime = media::image::info(&bytes).map_or("image/jpeg", |i| i.mime);
+            let image = media::image::data_url(mime, &bytes);
+            media::photo_turn(&app, ctx, image, &progress).await
+        })
+        .await
+    }
+
+    /// A live turn on a shopper's file: the file is fetched in the turn's
+    /// task (showing `file.status` meanwhile), then `turn` runs on its bytes;
+    /// a failed fetch is answered without a model call.
+    #[allow(clippy::too_many_arguments)]
+    async fn run_file_turn<T, F>(
+        &self,
+        bot: &Bot,
+        me: &Me,
+        target: &Target,
+        lang: Lang,
+        user_id: i64,
+        file: FileTurn,
+        turn: T,
+    ) -> Result<Outcome, RequestError>
+    where
+        T: FnOnce(crate::app::App, Vec<u8>, Progress) -> F + Send + 'static,
+        F: Future<Output = Reply> + Send + 'static,
+    {
         let app = self.app.clone();
         let fetcher = bot.clone();
-        let file_id = photo.file.id.clone();
-        self.run_live(bot, me, target, lang, ctx.user_id, move |progress| async move {
-            progress.working(vec![lang.texts().media.looking.to_owned()]);
-            match files::download(&fetcher, &file_id).await {
-                // Telegram's photo sizes are JPEGs; the header says which.
-                Ok(bytes) => {
-                    let mime = media::image::info(&bytes).map_or("image/jpeg", |i| i.mime);
-                    let image = media::image::data_url(mime, &bytes);
-                    media::photo_turn(&app, ctx, image, &progress).await
-                }
-                Err(e) => fetch_failed(&app, lang, e, false),
+        self.run_live(bot, me, target, lang, user_id, move |progress| async move {
+            if let Some(status) = file.status {
+                progress.working(vec![status.to_owned()]);
+            }
+            match files::download(&fetcher, &file.file_id).await {
+                Ok(bytes) => turn(app, bytes, progress).await,
+                Err(e) => fetch_failed(&app, lang, e, file.voice),
             }
         })
         .await
