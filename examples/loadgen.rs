@@ -65,6 +65,13 @@ struct Options {
     /// Extra `MALLBOT_*` settings for the bot, as KEY=VALUE (repeatable).
     #[arg(long = "env", value_name = "KEY=VALUE")]
     extra_env: Vec<String>,
+    /// The model takes this many calls at once and refuses the rest with 429
+    /// and `Retry-After`, as a provider's concurrency limit does (0 = no cap).
+    #[arg(long, default_value_t = 0)]
+    model_capacity: usize,
+    /// The `Retry-After` of those refusals, in seconds.
+    #[arg(long, default_value_t = 1)]
+    model_retry_after_secs: u64,
 }
 
 /// What happened to one shopper message.
@@ -215,6 +222,32 @@ fn newest_source(dir: &std::path::Path) -> Option<std::time::SystemTime> {
     newest
 }
 
+/// How the bot met a model that takes `capacity` calls at once: the share
+/// of refused requests, in all and once the limit had time to find the
+/// capacity (after the first 3 s), and how soon it used the room there is.
+fn capacity_report(arrivals: &[fake_model::Arrival], started: Instant, capacity: usize) {
+    let share = |refused: usize, all: usize| 100.0 * refused as f64 / all.max(1) as f64;
+    let refused = arrivals.iter().filter(|a| a.refused).count();
+    let settled = started + Duration::from_secs(3);
+    let late: Vec<_> = arrivals.iter().filter(|a| a.at >= settled).collect();
+    let late_refused = late.iter().filter(|a| a.refused).count();
+    println!(
+        "model requests        {} at a capacity of {capacity}: {refused} refused ({:.1} %); after the first 3 s {late_refused} of {} ({:.1} %)",
+        arrivals.len(),
+        share(refused, arrivals.len()),
+        late.len(),
+        share(late_refused, late.len()),
+    );
+    let taken = arrivals.iter().filter(|a| !a.refused);
+    let most = taken.clone().map(|a| a.in_flight).max().unwrap_or(0);
+    let half = taken
+        .clone()
+        .find(|a| a.in_flight > capacity / 2)
+        .map(|a| format!("{} ms", a.at.saturating_duration_since(started).as_millis()))
+        .unwrap_or("never".into());
+    println!("model calls at once   at most {most}; more than {} after {half}", capacity / 2);
+}
+
 fn percentile(sorted: &[Duration], p: f64) -> Option<Duration> {
     if sorted.is_empty() {
         return None;
@@ -236,6 +269,8 @@ async fn main() -> anyhow::Result<()> {
     let model = FakeModel::start(ModelBehaviour {
         latency: Duration::from_millis(options.model_latency_ms),
         ttft: Duration::from_millis(options.ttft_ms),
+        capacity: options.model_capacity,
+        retry_after_secs: options.model_retry_after_secs,
         ..ModelBehaviour::default()
     })
     .await;
@@ -276,11 +311,17 @@ async fn main() -> anyhow::Result<()> {
     let mut child = command.spawn().map_err(|e| anyhow::anyhow!("cannot start {}: {e}", binary.display()))?;
     let pid = child.id().ok_or_else(|| anyhow::anyhow!("the bot exited at once"))?;
     let log = Arc::new(Mutex::new(Vec::<String>::new()));
+    // The model limit's cuts, as the bot logs them.
+    let limit_cuts = Arc::new(Mutex::new(Vec::<String>::new()));
     if let Some(stderr) = child.stderr.take() {
         let sink = Arc::clone(&log);
+        let cuts = Arc::clone(&limit_cuts);
         tokio::spawn(async move {
             let mut lines = BufReader::new(stderr).lines();
             while let Ok(Some(line)) = lines.next_line().await {
+                if line.contains("fewer calls at once") {
+                    cuts.lock().unwrap().push(line.clone());
+                }
                 let mut log = sink.lock().unwrap();
                 if log.len() < 200 {
                     log.push(line);
@@ -376,6 +417,17 @@ async fn main() -> anyhow::Result<()> {
         rss.map(|k| format!("{:.1} MiB", k as f64 / 1024.0)).unwrap_or("—".into())
     );
     println!("model calls           {}", model.calls());
+    if options.model_capacity > 0 {
+        capacity_report(&model.arrivals(), started, options.model_capacity);
+        let cuts = limit_cuts.lock().unwrap();
+        let figures = |line: &String| {
+            let field = |name: &str| {
+                line.split(&format!("{name}=")).nth(1).and_then(|v| v.split_whitespace().next()).unwrap_or("?")
+            };
+            format!("{}→{}", field("from"), field("to"))
+        };
+        println!("model limit cuts      {}: {}", cuts.len(), cuts.iter().map(figures).collect::<Vec<_>>().join(" "));
+    }
     println!("                      p50        p99");
     for (name, series) in
         [("first visible sign", &sign), ("first answer text", &text), ("whole answer", &whole)]

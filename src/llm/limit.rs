@@ -2,10 +2,19 @@
 //! the provider's answers rather than fixed by us (AIMD, like TCP's
 //! congestion window): the limit grows while the provider takes calls (a
 //! success status: a streamed answer counts from its first byte) and the
-//! limit is in use, halves when the provider says it is overloaded (429, 503), and all
-//! new calls pause while the provider asks us to wait (`Retry-After`, or an
-//! `x-ratelimit-remaining-*: 0` with its `x-ratelimit-reset-*`).
-//! `llm.max_concurrent` stays available as a hard ceiling.
+//! limit is in use, is cut when the provider says it is overloaded (429,
+//! 503), and all new calls pause while the provider asks us to wait
+//! (`Retry-After`, or an `x-ratelimit-remaining-*: 0` with its
+//! `x-ratelimit-reset-*`). `llm.max_concurrent` stays available as a hard
+//! ceiling.
+//!
+//! A refusal also marks the **knee**: the limit that was refused. After the
+//! cut the limit grows back as usual (about one per round trip) to just
+//! below the knee, and past it only slowly for [`KNEE_MEMORY`]: one call per
+//! [`PROBE_ROUNDS`] round trips. A provider that caps calls at once is so
+//! knocked on about once every dozen round trips rather than every five,
+//! and the limit spends most of the time at its cap rather than climbing
+//! back to it.
 //!
 //! Waiting calls are served first come, first served, so no conversation
 //! starves; a conversation's own messages are kept in order by the router's
@@ -28,6 +37,12 @@ const INITIAL_LIMIT: f64 = 128.0;
 const UNBOUNDED_CEILING: usize = 4096;
 /// The longest pause honoured from one provider answer.
 const MAX_PAUSE: Duration = Duration::from_secs(60);
+/// After a refusal, the limit grows by one per this many round trips of a full limit.
+pub const PROBE_ROUNDS: f64 = 8.0;
+/// How long after the provider's last refusal growth stays that slow; after
+/// that the limit grows by one per round trip again (a provider's cap may
+/// have been raised).
+pub const KNEE_MEMORY: Duration = Duration::from_secs(60);
 
 /// A snapshot for `/health` and logs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,6 +67,8 @@ struct State {
     slow_start: bool,
     /// Calls that started before this instant do not cut the limit again.
     last_cut: Option<Instant>,
+    /// The limit the provider last refused, and when.
+    knee: Option<(f64, Instant)>,
     /// A task is sleeping until the pause ends to start waiting calls.
     wake_scheduled: bool,
 }
@@ -89,6 +106,7 @@ impl AdaptiveLimit {
                 paused_until: None,
                 slow_start: true,
                 last_cut: None,
+                knee: None,
                 wake_scheduled: false,
             })),
             ceiling,
@@ -114,13 +132,11 @@ impl AdaptiveLimit {
             rx
         };
         let mut waiter = Waiter { rx, granted: false, limit: self };
-        if (&mut waiter.rx).await.is_ok() {
-            waiter.granted = true;
-        } else {
+        if (&mut waiter.rx).await.is_err() {
             // The limit itself was dropped: nothing bounds us any more.
-            waiter.granted = true;
             self.lock().in_flight += 1;
         }
+        waiter.granted = true;
         Permit { limit: self.clone(), started: Instant::now() }
     }
 
@@ -175,21 +191,33 @@ impl AdaptiveLimit {
         if !busy {
             return;
         }
-        let step = if state.slow_start { 1.0 } else { 1.0 / state.limit };
+        // Past just below a knee refused lately, the limit only probes.
+        let probing = state
+            .knee
+            .is_some_and(|(knee, at)| state.limit + 1.0 >= knee && at.elapsed() < KNEE_MEMORY);
+        let step = if state.slow_start {
+            1.0
+        } else if probing {
+            1.0 / (state.limit * PROBE_ROUNDS)
+        } else {
+            1.0 / state.limit
+        };
         state.limit = (state.limit + step).min(self.ceiling as f64);
         self.pump(state);
     }
 
-    /// The provider said it is overloaded: halve the limit (once per round
-    /// trip: calls that started before the last cut do not cut again) and
-    /// pause new calls for `retry_after` when given.
-    pub fn overloaded(&self, started: Instant, retry_after: Option<Duration>) {
+    /// The provider refused `call` as overloaded: halve the limit (once per
+    /// round trip: calls that started before the last cut do not cut again),
+    /// remember the refused limit as the knee, and pause new calls for
+    /// `retry_after` when given.
+    pub fn overloaded(&self, call: &Permit, retry_after: Option<Duration>) {
         let mut state = self.lock();
         state.slow_start = false;
-        if state.last_cut.is_none_or(|cut| started >= cut) {
+        if state.last_cut.is_none_or(|cut| call.started >= cut) {
             let before = state.limit;
             state.limit = (state.limit / 2.0).max(1.0);
             state.last_cut = Some(Instant::now());
+            state.knee = Some((before.floor(), Instant::now()));
             tracing::warn!(
                 from = before.floor() as u64,
                 to = state.limit.floor() as u64,
@@ -366,40 +394,77 @@ mod tests {
         assert_eq!(limit.report(), LimitReport { limit: 2, in_flight: 1, queued: 0, ceiling: Some(2) });
     }
 
+    /// `rounds` round trips of a full limit of calls, all taken.
+    async fn full_rounds(limit: &AdaptiveLimit, rounds: usize) {
+        for _ in 0..rounds {
+            let size = limit.report().limit;
+            let permits: Vec<Permit> = futures::future::join_all((0..size).map(|_| limit.acquire())).await;
+            for p in &permits {
+                p.succeeded();
+            }
+        }
+    }
+
     #[tokio::test]
     async fn the_limit_grows_while_in_use_and_halves_on_overload() {
         let limit = AdaptiveLimit::new(0);
         let start = INITIAL_LIMIT as usize;
         assert_eq!(limit.report().limit, start);
         // A full limit of calls at once all succeed: slow start doubles the limit.
-        let permits: Vec<Permit> = futures::future::join_all((0..start).map(|_| limit.acquire())).await;
-        for p in &permits {
-            p.succeeded();
-        }
-        drop(permits);
+        full_rounds(&limit, 1).await;
         assert_eq!(limit.report().limit, start * 2);
         // An overload halves it, once for calls that started before the cut.
         let first = limit.acquire().await;
         let second = limit.acquire().await;
-        limit.overloaded(first.started(), None);
-        limit.overloaded(second.started(), None);
+        limit.overloaded(&first, None);
+        limit.overloaded(&second, None);
         assert_eq!(limit.report().limit, start);
-        // After slow start, growth is about one per round trip of a full limit.
         drop((first, second));
-        for _ in 0..2 {
-            let permits: Vec<Permit> = futures::future::join_all((0..start).map(|_| limit.acquire())).await;
-            for p in &permits {
-                p.succeeded();
+        // Below the knee (256), growth is about one per round trip.
+        full_rounds(&limit, 2).await;
+        assert!((start + 1..=start + 2).contains(&limit.report().limit), "{:?}", limit.report());
+    }
+
+    /// Full round trips until the limit reaches `target`; how many it took (at most `bound`).
+    async fn rounds_to(limit: &AdaptiveLimit, target: usize, bound: usize) -> usize {
+        for rounds in 0..=bound {
+            if limit.report().limit >= target {
+                return rounds;
             }
+            full_rounds(limit, 1).await;
         }
-        assert_eq!(limit.report().limit, start + 1, "{:?}", limit.report());
+        panic!("the limit never reached {target}: {:?}", limit.report());
+    }
+
+    #[tokio::test]
+    async fn past_just_below_the_knee_the_limit_only_probes() {
+        let limit = AdaptiveLimit::new(0);
+        // Refusals in four round trips: 128 → 64 → 32 → 16 → 8.
+        for expected in [64, 32, 16, 8] {
+            let call = limit.acquire().await;
+            limit.overloaded(&call, None);
+            assert_eq!(limit.report().limit, expected);
+        }
+        // Below the knee (16) it grows about one per round trip: 9 is
+        // refused (a provider that takes 8), back to 4 with the knee at 9.
+        assert!(rounds_to(&limit, 9, 3).await <= 3);
+        let call = limit.acquire().await;
+        limit.overloaded(&call, None);
+        drop(call);
+        assert_eq!(limit.report().limit, 4);
+        // Back to just below the knee about as fast as before: 4 → 8 in a few round trips.
+        assert!(rounds_to(&limit, 8, 6).await <= 6);
+        // From 8 the limit only probes: still 8 after PROBE_ROUNDS - 1 round trips, then 9.
+        full_rounds(&limit, PROBE_ROUNDS as usize - 1).await;
+        assert_eq!(limit.report().limit, 8, "{:?}", limit.report());
+        assert!(rounds_to(&limit, 9, 3).await <= 3);
     }
 
     #[tokio::test(start_paused = true)]
     async fn retry_after_pauses_new_calls_then_lets_them_through() {
         let limit = AdaptiveLimit::new(0);
         let first = limit.acquire().await;
-        limit.overloaded(first.started(), Some(Duration::from_secs(2)));
+        limit.overloaded(&first, Some(Duration::from_secs(2)));
         drop(first);
         let started = Instant::now();
         let _next = limit.acquire().await;

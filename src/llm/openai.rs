@@ -199,7 +199,7 @@ impl OpenAiClient {
         let permit = self.limit.acquire().await;
         let result = self.attempt_with(body, attempt, &permit, forwarder).await;
         if let Err(Failure::Retry { overloaded: true, retry_after, .. }) = &result {
-            self.limit.overloaded(permit.started(), *retry_after);
+            self.limit.overloaded(&permit, *retry_after);
         }
         result
     }

@@ -53,12 +53,33 @@ pub struct ModelBehaviour {
     pub ttft: Duration,
     /// The keyword of the `search_products` call.
     pub keyword: String,
+    /// Calls taken at once (0 = no cap); a call beyond it is refused with
+    /// 429 and `Retry-After: retry_after_secs`, as a provider's concurrency
+    /// limit does. A call counts until its answer starts.
+    pub capacity: usize,
+    pub retry_after_secs: u64,
 }
 
 impl Default for ModelBehaviour {
     fn default() -> Self {
-        ModelBehaviour { latency: Duration::ZERO, ttft: Duration::ZERO, keyword: "Nike".into() }
+        ModelBehaviour {
+            latency: Duration::ZERO,
+            ttft: Duration::ZERO,
+            keyword: "Nike".into(),
+            capacity: 0,
+            retry_after_secs: 1,
+        }
     }
+}
+
+/// One chat completion request as the capped model saw it.
+#[derive(Debug, Clone, Copy)]
+pub struct Arrival {
+    pub at: std::time::Instant,
+    /// Refused with 429 (over the capacity).
+    pub refused: bool,
+    /// Calls in progress with this one (when taken).
+    pub in_flight: usize,
 }
 
 /// What the transcription endpoint answers to one request.
@@ -101,6 +122,8 @@ struct Inner {
     bodies: Mutex<Vec<Value>>,
     transcripts: Mutex<VecDeque<SttAnswer>>,
     stt_requests: Mutex<Vec<SttRequest>>,
+    running: AtomicUsize,
+    arrivals: Mutex<Vec<Arrival>>,
 }
 
 /// The running fake model.
@@ -127,6 +150,8 @@ impl FakeModel {
             bodies: Mutex::new(Vec::new()),
             transcripts: Mutex::new(VecDeque::new()),
             stt_requests: Mutex::new(Vec::new()),
+            running: AtomicUsize::new(0),
+            arrivals: Mutex::new(Vec::new()),
         });
         let state = Arc::clone(&inner);
         let stt_state = Arc::clone(&inner);
@@ -162,6 +187,12 @@ impl FakeModel {
     /// How many calls the model received.
     pub fn calls(&self) -> usize {
         self.inner.calls.load(Ordering::SeqCst)
+    }
+
+    /// Every chat completion request with a capacity set: when, refused or
+    /// not, and how many were in progress.
+    pub fn arrivals(&self) -> Vec<Arrival> {
+        self.inner.arrivals.lock().expect("lock").clone()
     }
 
     /// The request bodies received, in order.
@@ -227,8 +258,33 @@ pub fn end_of(tag: &str) -> String {
     format!("fin-{tag}")
 }
 
+/// Counts a call in progress until dropped.
+struct Running<'a>(&'a AtomicUsize);
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 async fn complete(inner: Arc<Inner>, body: Bytes) -> Response {
     inner.calls.fetch_add(1, Ordering::SeqCst);
+    let capacity = inner.behaviour.capacity;
+    let _running = (capacity > 0).then(|| {
+        let now = inner.running.fetch_add(1, Ordering::SeqCst) + 1;
+        (Running(&inner.running), now)
+    });
+    if let Some((_, in_flight)) = &_running {
+        let refused = *in_flight > capacity;
+        let arrival = Arrival { at: std::time::Instant::now(), refused, in_flight: *in_flight };
+        inner.arrivals.lock().expect("lock").push(arrival);
+        if refused {
+            let error = json!({"error": {"message": "Too many concurrent requests", "type": "rate_limit_error"}});
+            let retry_after = inner.behaviour.retry_after_secs.to_string();
+            return (StatusCode::TOO_MANY_REQUESTS, [(header::RETRY_AFTER, retry_after)], axum::Json(error))
+                .into_response();
+        }
+    }
     let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     inner.bodies.lock().expect("lock").push(request.clone());
     let fault = inner.faults.lock().expect("lock").pop_front();
