@@ -299,8 +299,10 @@ impl Default for SafetyConfig {
 #[serde(default, deny_unknown_fields)]
 pub struct OpsConfig {
     /// Address of `/metrics`, `/healthz` and `/readyz` (empty = off; in
-    /// webhook mode they are served by the webhook listener too).
+    /// webhook mode `127.0.0.1:9464`). Never the webhook listener.
     pub listen: String,
+    /// Bearer token `/metrics` requires (empty = none).
+    pub token: String,
 }
 
 /// `[log]`
@@ -546,6 +548,19 @@ impl Config {
         let listen = self.ops.listen.trim();
         if !listen.is_empty() && listen.parse::<std::net::SocketAddr>().is_err() {
             return Err(invalid("ops.listen", format!("`{listen}` is not an address like 127.0.0.1:9464")));
+        }
+        if self.telegram.mode == TelegramMode::Webhook && !listen.is_empty() {
+            let same_port = |a: &str, b: &str| {
+                let (a, b) = (a.parse::<std::net::SocketAddr>(), b.parse::<std::net::SocketAddr>());
+                matches!((a, b), (Ok(a), Ok(b)) if a.port() == b.port())
+            };
+            if same_port(listen, self.telegram.webhook_listen.trim()) {
+                return Err(invalid(
+                    "ops.listen",
+                    "must not be the webhook's port (telegram.webhook_listen): the ops endpoints stay off \
+                     the public listener; use e.g. 127.0.0.1:9464",
+                ));
+            }
         }
         if self.safety.confirm_ttl_secs == 0 {
             return Err(invalid("safety.confirm_ttl_secs", "must be at least 1"));

@@ -227,19 +227,12 @@ pub async fn register_commands(bot: &Bot, default: Lang) {
 pub async fn run(app: App) -> anyhow::Result<()> {
     let signal = stop_signal();
     let config = app.config.telegram.clone();
-    // The ops endpoints on their own listener, unless the webhook listener serves them.
-    let ops_listen = app.config.ops.listen.trim();
-    let webhook_serves_ops = config.mode == TelegramMode::Webhook
-        && (ops_listen.is_empty() || ops_listen == config.webhook_listen.trim());
+    // The ops endpoints on their own listener, never the webhook's.
     let (ops_stop, ops_stopped) = tokio::sync::oneshot::channel::<()>();
-    let ops = if webhook_serves_ops {
-        None
-    } else {
-        crate::ops::spawn(&app, async move {
-            let _ = ops_stopped.await;
-        })
-        .await?
-    };
+    let ops = crate::ops::spawn(&app, async move {
+        let _ = ops_stopped.await;
+    })
+    .await?;
     // Not ready from the stop on, so a load balancer stops sending.
     let lifecycle = app.lifecycle.clone();
     let stop = async move {

@@ -92,11 +92,8 @@ pub async fn serve_on_until(
     let (updates, received) = mpsc::unbounded_channel();
     let inbox =
         Inbox { secret: Arc::from(config.webhook_secret.as_str()), state: app.state.clone(), updates };
-    let mut routes = axum::Router::new().route(url.path(), post(receive)).with_state(inbox);
-    let ops_listen = app.config.ops.listen.trim();
-    if ops_listen.is_empty() || ops_listen == config.webhook_listen.trim() {
-        routes = routes.merge(crate::ops::routes(app.clone()));
-    }
+    // Only the webhook path: the ops endpoints have their own listener (`ops.listen`).
+    let routes = axum::Router::new().route(url.path(), post(receive)).with_state(inbox);
     // Stopping the listener stops the server: no new connections; once the
     // requests in progress are answered the queue closes and the dispatcher
     // handles what is left in it, then ends.

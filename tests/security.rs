@@ -1,0 +1,107 @@
+//! What an outsider can and cannot do to a running `mallbot`, driven through
+//! the real binary: the ops endpoints stay off the public webhook port and
+//! cost nothing to probe, MCP servers do not see the bot's keys, floods of
+//! messages and new chats are bounded, model answers cannot make Telegram
+//! fetch a URL, a voice note's size is not taken on trust, and
+//! `mall-server` does not serve anyone on any host.
+
+#![allow(clippy::unwrap_used)]
+
+#[path = "support/fake_bot_api.rs"]
+mod fake_bot_api;
+#[allow(dead_code)]
+#[path = "support/fake_model.rs"]
+mod fake_model;
+#[path = "support/process.rs"]
+mod process;
+
+use fake_bot_api::*;
+use fake_model::{FakeModel, ModelBehaviour};
+use process::*;
+
+/// The environment of a bot on the fake Bot API and the fake model.
+fn bot_on(api: &FakeBotApi, model: &FakeModel, dir: &TempDir) -> Vec<(&'static str, String)> {
+    let mut env = bot_env(api);
+    env.extend([
+        ("MALLBOT_LLM__PROVIDER", "openai".to_owned()),
+        ("MALLBOT_LLM__BASE_URL", model.base_url.clone()),
+        ("MALLBOT_LLM__API_KEY", "sk-model-secret".to_owned()),
+        ("MALLBOT_LLM__MODEL", "test-model".to_owned()),
+        ("MALLBOT_STATE__URL", format!("sqlite://{}", dir.file("state.db"))),
+        ("MALLBOT_MALL__EMBEDDED_DB", dir.file("mall.db")),
+    ]);
+    env
+}
+
+async fn get(url: impl reqwest::IntoUrl, bearer: Option<&str>) -> (u16, String) {
+    let mut request = reqwest::Client::new().get(url);
+    if let Some(header) = bearer {
+        request = request.header("Authorization", header);
+    }
+    let response = request.send().await.unwrap();
+    (response.status().as_u16(), response.text().await.unwrap())
+}
+
+#[tokio::test]
+async fn ops_endpoints_are_off_the_webhook_port_readyz_costs_no_model_call_and_metrics_take_the_token() {
+    let api = FakeBotApi::start().await;
+    let model = FakeModel::start(ModelBehaviour::default()).await;
+    let dir = TempDir::new("ops-off-webhook");
+    let (hook, ops) = (free_addr(), free_addr());
+    let mut env = bot_on(&api, &model, &dir);
+    env.extend([
+        ("MALLBOT_TELEGRAM__MODE", "webhook".to_owned()),
+        ("MALLBOT_TELEGRAM__WEBHOOK_URL", "https://bot.example.test/tg-hook".to_owned()),
+        ("MALLBOT_TELEGRAM__WEBHOOK_SECRET", "hook-secret".to_owned()),
+        ("MALLBOT_TELEGRAM__WEBHOOK_LISTEN", hook.to_string()),
+        ("MALLBOT_OPS__LISTEN", ops.to_string()),
+        ("MALLBOT_OPS__TOKEN", "ops-token-9".to_owned()),
+    ]);
+    let bot = Process::spawn("bot", &["run"], &env, dir.path());
+    wait_for_listener(hook, &bot).await;
+    wait_for_listener(ops, &bot).await;
+
+    // From the internet, the webhook port has nothing but the webhook.
+    for path in ["/metrics", "/healthz", "/readyz"] {
+        assert_eq!(get(&format!("http://{hook}{path}"), None).await.0, 404, "{path} on the webhook port");
+    }
+    // Probing readiness hard costs no model call.
+    let before = model.calls();
+    let probes = (0..300).map(|_| get(format!("http://{ops}/readyz"), None));
+    for (status, body) in futures::future::join_all(probes).await {
+        assert_eq!(status, 200, "{body}");
+        assert!(!body.contains("model"), "{body}");
+    }
+    assert_eq!(model.calls(), before, "300 readiness probes reached the model");
+    // /metrics wants ops.token; the scheme in any case.
+    assert_eq!(get(&format!("http://{ops}/metrics"), None).await.0, 401);
+    assert_eq!(get(&format!("http://{ops}/metrics"), Some("Bearer wrong")).await.0, 401);
+    let (status, scrape) = get(&format!("http://{ops}/metrics"), Some("bearer ops-token-9")).await;
+    assert_eq!(status, 200, "{scrape}");
+    assert_eq!(get(&format!("http://{ops}/healthz"), None).await, (200, "ok".to_owned()));
+}
+
+#[tokio::test]
+async fn a_webhook_bot_without_ops_listen_keeps_its_ops_endpoints_on_loopback() {
+    let api = FakeBotApi::start().await;
+    let model = FakeModel::start(ModelBehaviour::default()).await;
+    let dir = TempDir::new("ops-default");
+    let hook = free_addr();
+    let mut env = bot_on(&api, &model, &dir);
+    env.extend([
+        ("MALLBOT_TELEGRAM__MODE", "webhook".to_owned()),
+        ("MALLBOT_TELEGRAM__WEBHOOK_URL", "https://bot.example.test/tg-hook".to_owned()),
+        ("MALLBOT_TELEGRAM__WEBHOOK_SECRET", "hook-secret".to_owned()),
+        ("MALLBOT_TELEGRAM__WEBHOOK_LISTEN", hook.to_string()),
+    ]);
+    let bot = Process::spawn("bot", &["run"], &env, dir.path());
+    wait_for_listener(hook, &bot).await;
+    bot.wait_for_log("ops endpoints").await;
+    assert!(bot.log().contains("127.0.0.1:9464"), "{}", bot.log());
+    assert_eq!(get(&format!("http://{hook}/metrics"), None).await.0, 404);
+    // The same port as the webhook is refused at start.
+    env.push(("MALLBOT_OPS__LISTEN", hook.to_string()));
+    let mut refused = Process::spawn("bot on one port", &["check"], &env, dir.path());
+    assert!(!refused.exit_status().await.success());
+    assert!(refused.log().contains("ops.listen"), "{}", refused.log());
+}
