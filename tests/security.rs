@@ -105,3 +105,40 @@ async fn a_webhook_bot_without_ops_listen_keeps_its_ops_endpoints_on_loopback() 
     assert!(!refused.exit_status().await.success());
     assert!(refused.log().contains("ops.listen"), "{}", refused.log());
 }
+
+#[tokio::test]
+async fn an_mcp_server_child_gets_a_clean_environment() {
+    let api = FakeBotApi::start().await;
+    let model = FakeModel::start(ModelBehaviour::default()).await;
+    let dir = TempDir::new("mcp-env");
+    let dump = dir.file("child-env.txt");
+    let config = dir.file("mallbot.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[mcp.servers.dump]\ncommand = \"/bin/sh\"\nargs = [\"-c\", \"env > {dump}.tmp && mv {dump}.tmp {dump}; sleep 30\"]\n\
+             level = \"safe\"\n[mcp.servers.dump.env]\nOWN_SETTING = \"mine\"\n"
+        ),
+    )
+    .unwrap();
+    let mut env = bot_on(&api, &model, &dir);
+    env.extend([
+        ("MALLBOT_MALL__API_KEY", "mall-key-secret".to_owned()),
+        ("MALLBOT_STT__API_KEY", "stt-key-secret".to_owned()),
+    ]);
+    let bot = Process::spawn("bot", &["--config", &config, "run"], &env, dir.path());
+    let deadline = tokio::time::Instant::now() + BOUND;
+    while !std::path::Path::new(&dump).exists() {
+        assert!(tokio::time::Instant::now() < deadline, "the MCP server never started: {}", bot.log());
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let seen = std::fs::read_to_string(&dump).unwrap();
+    for secret in ["123:TEST", "sk-model-secret", "mall-key-secret", "stt-key-secret", "MALLBOT_"] {
+        assert!(!seen.contains(secret), "the MCP server saw {secret:?}:\n{seen}");
+    }
+    assert!(seen.lines().any(|l| l == "OWN_SETTING=mine"), "{seen}");
+    assert!(seen.lines().any(|l| l.starts_with("PATH=")), "{seen}");
+    let names: Vec<&str> = seen.lines().filter_map(|l| l.split_once('=')).map(|(k, _)| k).collect();
+    let allowed = ["PATH", "HOME", "LANG", "TZ", "OWN_SETTING", "PWD", "SHLVL", "_"];
+    assert!(names.iter().all(|n| allowed.contains(n)), "unexpected variables: {names:?}");
+}

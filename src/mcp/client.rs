@@ -72,9 +72,20 @@ async fn keep_connected(name: String, server: McpServerConfig, remote: Arc<Remot
     }
 }
 
+/// The only variables of the bot's environment a stdio MCP server gets
+/// (besides its own `env`).
+pub const INHERITED_ENV: &[&str] = &["PATH", "HOME", "LANG", "TZ"];
+
 async fn connect(server: &McpServerConfig) -> Result<RunningService<RoleClient, ()>, String> {
     if !server.command.trim().is_empty() {
         let mut command = tokio::process::Command::new(&server.command);
+        // A clean environment: never the bot's token or keys.
+        command.env_clear();
+        for key in INHERITED_ENV {
+            if let Some(value) = std::env::var_os(key) {
+                command.env(key, value);
+            }
+        }
         command.args(&server.args).envs(&server.env).kill_on_drop(true);
         let (transport, _) = TokioChildProcess::builder(command)
             .stderr(std::process::Stdio::inherit())
