@@ -142,3 +142,69 @@ async fn an_mcp_server_child_gets_a_clean_environment() {
     let allowed = ["PATH", "HOME", "LANG", "TZ", "OWN_SETTING", "PWD", "SHLVL", "_"];
     assert!(names.iter().all(|n| allowed.contains(n)), "unexpected variables: {names:?}");
 }
+
+const ALICE: Shopper = Shopper { id: 1001, name: "Alice" };
+
+/// Waits until `chat` has received `count` messages, then 1.5 s more; returns
+/// every text it has then (so that one too many would show).
+async fn settled_texts(api: &FakeBotApi, chat: i64, count: usize) -> Vec<String> {
+    api.wait_for_texts(chat, count).await;
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    api.texts_to(chat)
+}
+
+#[tokio::test]
+async fn over_the_rate_limit_commands_count_and_slow_down_is_said_once() {
+    let api = FakeBotApi::start().await;
+    let model = FakeModel::start(ModelBehaviour::default()).await;
+    let dir = TempDir::new("rate-commands");
+    let mut env = bot_on(&api, &model, &dir);
+    env.push(("MALLBOT_BOT__RATE_LIMIT_PER_MINUTE", "3".to_owned()));
+    let bot = Process::spawn("bot", &["run"], &env, dir.path());
+    bot.wait_for_log("connected to telegram").await;
+    for _ in 0..8 {
+        api.push_update(private_text(ALICE, "/help"));
+    }
+    let texts = settled_texts(&api, ALICE.id, 4).await;
+    let slow_down = handlers::Lang::Zh.texts().turn.rate_limited;
+    assert_eq!(texts.len(), 4, "3 answers and one notice, then silence: {texts:#?}");
+    assert_eq!(texts.iter().filter(|t| *t == slow_down).count(), 1, "{texts:#?}");
+    assert_eq!(texts.last().map(String::as_str), Some(slow_down), "{texts:#?}");
+}
+
+#[tokio::test]
+async fn a_flood_in_one_chat_is_cut_at_the_lane_with_one_notice() {
+    let api = FakeBotApi::start().await;
+    let model = FakeModel::start(ModelBehaviour {
+        latency: std::time::Duration::from_millis(150),
+        ..ModelBehaviour::default()
+    })
+    .await;
+    let dir = TempDir::new("lane-flood");
+    let mut env = bot_on(&api, &model, &dir);
+    env.push(("MALLBOT_BOT__RATE_LIMIT_PER_MINUTE", "0".to_owned()));
+    let bot = Process::spawn("bot", &["run"], &env, dir.path());
+    bot.wait_for_log("connected to telegram").await;
+    for n in 0..40 {
+        api.push_update(private_text(ALICE, &format!("running shoes {n}")));
+    }
+    let notice = handlers::Lang::Zh.texts().turn.too_many_waiting;
+    api.wait_until("the queue-full notice", |api| api.texts_to(ALICE.id).iter().any(|t| t == notice)).await;
+    // The one being answered and the ten waiting get answers (each kept
+    // message replaces its status), then nothing more reaches the model.
+    let deadline = tokio::time::Instant::now() + BOUND;
+    let mut calls = model.calls();
+    loop {
+        tokio::time::sleep(std::time::Duration::from_millis(1000)).await;
+        let now = model.calls();
+        if now == calls {
+            break;
+        }
+        calls = now;
+        assert!(tokio::time::Instant::now() < deadline, "the model is still being called: {now}");
+    }
+    assert!(calls <= 2 * 11, "40 messages reached the model as {calls} calls; at most 11 turns expected");
+    let texts = api.texts_to(ALICE.id);
+    assert_eq!(texts.iter().filter(|t| *t == notice).count(), 1, "{texts:#?}");
+    assert!(bot.log().contains("update dropped"), "{}", bot.log());
+}

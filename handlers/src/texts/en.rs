@@ -66,6 +66,7 @@ pub(crate) static TEXTS: Texts = Texts {
     turn: Turn {
         words_please: "Please tell me in words what you are looking for.",
         rate_limited: "You're sending messages a little fast — please wait a minute and try again.",
+        too_many_waiting: "I'm still working through your earlier messages, so I skipped the newest ones — please send them again once I've answered.",
         refused: "Sorry, this shopping guide is only open to invited shoppers for now.",
         done: "Done.",
         gave_up: "Sorry, I couldn't finish that within my step limit. Could you rephrase it or ask one thing at a time?",

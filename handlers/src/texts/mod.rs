@@ -137,6 +137,8 @@ pub struct Turn {
     pub words_please: &'static str,
     /// Too many messages in a minute.
     pub rate_limited: &'static str,
+    /// Too many messages waiting in one chat: the newest are skipped.
+    pub too_many_waiting: &'static str,
     /// Not an allowed user or chat.
     pub refused: &'static str,
     /// The model ended the turn with no text.

@@ -60,6 +60,7 @@ pub(crate) static TEXTS: Texts = Texts {
     turn: Turn {
         words_please: "请用文字告诉我您想找什么。",
         rate_limited: "您发消息有点快，请稍等一分钟再试。",
+        too_many_waiting: "我还在处理您之前的消息，最新的几条先跳过了，等我回复后请再发一次。",
         refused: "抱歉，这个导购助手目前只对指定的顾客开放。",
         done: "好的，已经处理好了。",
         gave_up: "抱歉，这个问题我没能在限定步骤内处理完。可以换个说法，或者把需求拆开一点吗？",

@@ -65,6 +65,7 @@ pub(crate) static TEXTS: Texts = Texts {
     turn: Turn {
         words_please: "請用文字告訴我您想找什麼。",
         rate_limited: "您發訊息有點快，請稍等一分鐘再試。",
+        too_many_waiting: "我還在處理您之前的訊息，最新的幾則先略過了，等我回覆後請再傳一次。",
         refused: "抱歉，這個導購助手目前只對指定的顧客開放。",
         done: "好的，已經處理好了。",
         gave_up: "抱歉，這個問題我沒能在限定步驟內處理完。可以換個說法，或者把需求拆開一點嗎？",
