@@ -13,7 +13,8 @@ use crate::config::Provider;
 /// One checked component.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Check {
-    /// `config`, `registry`, `model`, `mall`, `state`, `transcription` (with `[stt]`).
+    /// `config`, `registry`, `model`, `mall`, `state`, `transcription` (with `[stt]`),
+    /// `telegram` (in `mallbot check`, with a token).
     pub name: &'static str,
     pub ok: bool,
     /// What was found (or what is wrong and what to do).

@@ -16,6 +16,7 @@ pub mod media;
 pub mod ops;
 pub mod pending;
 pub mod progress;
+pub mod redact;
 pub mod reply;
 pub mod router;
 pub mod state;

@@ -50,6 +50,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    mallbot::redact::install_panic_hook();
     let cli = Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,
@@ -61,7 +62,7 @@ fn main() -> ExitCode {
     match runtime.block_on(run(cli)) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("mallbot: {e:#}");
+            eprintln!("mallbot: {}", mallbot::redact::scrub(&format!("{e:#}")));
             ExitCode::FAILURE
         }
     }
@@ -69,6 +70,7 @@ fn main() -> ExitCode {
 
 async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let config = Config::load(cli.config.as_deref())?;
+    mallbot::redact::register_config(&config);
     let command = cli.command.unwrap_or_else(|| {
         if config.telegram.token.is_empty() {
             eprintln!(
@@ -105,8 +107,11 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             app.start_mcp_servers();
             // Each MCP server gets its first try before it is reported.
             app.remote.settled(std::time::Duration::from_secs(10)).await;
-            let report = mallbot::health::collect(&app).await;
-            println!("{}", report.render(app.config.bot.language));
+            let mut report = mallbot::health::collect(&app).await;
+            if !app.config.telegram.token.trim().is_empty() {
+                report.checks.push(mallbot::telegram::check(&app.config.telegram).await);
+            }
+            println!("{}", mallbot::redact::scrub(&report.render(app.config.bot.language)));
             Ok(if report.all_ok() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
         }
         // Serving the registry: the lent tools of [mcp.servers] are the bot's own
@@ -152,7 +157,9 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 fn init_logging(default_level: &str, format: mallbot::config::LogFormat) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    // Every line passes through the scrubber: no secret of the config reaches the log.
+    let writer = mallbot::redact::ScrubbingWriter(std::io::stderr);
+    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(writer);
     match format {
         // One JSON object per line, with the current span's fields and the
         // spans around it, for a log collector.

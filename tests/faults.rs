@@ -852,3 +852,94 @@ async fn webhook_502_on_send_message_is_resent() {
     let texts = rig.answers(ALICE.id);
     assert_eq!(texts.len(), 1, "one answer: {texts:?}");
 }
+
+// ---------------------------------------------------------------- no secret in the log
+
+/// A token of the real shape (a 35-character secret half) and one of
+/// another length: teloxide's own hiding knows only the first.
+const TOKENS: [&str; 2] =
+    ["7000000002:AAHleakcheck_0123456789abcdefghijklm", "7000000003:AAHother-shape-secret-9876543210"];
+
+/// What the captured output must not hold: the token, its secret half and
+/// the mall's key.
+fn assert_no_secret(what: &str, output: &str, token: &str) {
+    let (_, half) = token.split_once(':').unwrap();
+    for secret in [token, half, MALL_KEY] {
+        assert!(!output.contains(secret), "{what} shows {secret:?}:\n{output}");
+    }
+}
+
+/// `mallbot run` and `mallbot check` with the Bot API unreachable, then
+/// answering 500s, then dropping connections, at `level` in `format`: the
+/// failures are logged, the token never.
+async fn no_token_in_output(case: &str, token: &str, level: &str, format: &str) {
+    let dir = TempDir::new(case);
+    let secrets = [
+        ("MALLBOT_TELEGRAM__TOKEN", token.to_owned()),
+        ("MALLBOT_LOG__FORMAT", format.to_owned()),
+        ("RUST_LOG", level.to_owned()),
+        ("MALLBOT_STATE__URL", format!("sqlite://{}", dir.file("state.db"))),
+        ("MALLBOT_MALL__EMBEDDED_DB", dir.file("mall.db")),
+        ("MALLBOT_MALL__API_KEY", MALL_KEY.to_owned()),
+    ];
+
+    // The Bot API unreachable: `run` gives up at start, `check` reports it.
+    let nowhere = format!("http://{}/", free_addr());
+    let mut env = secrets.to_vec();
+    env.push(("MALLBOT_TELEGRAM__API_URL", nowhere.clone()));
+    let mut bot = Process::spawn("bot (Bot API unreachable)", &["run"], &env, dir.path());
+    assert!(!bot.exit_status().await.success(), "run fails without the Bot API");
+    let log = bot.log();
+    assert!(log.contains("telegram did not take the request"), "the retries are logged:\n{log}");
+    assert!(log.contains("cannot reach the Telegram Bot API"), "the reason is told:\n{log}");
+    assert_no_secret("run, Bot API unreachable", &log, token);
+
+    let check = tokio::process::Command::new(env!("CARGO_BIN_EXE_mallbot"))
+        .arg("check")
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .current_dir(dir.path())
+        .output()
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&check.stdout);
+    let output = format!("{stdout}{}", String::from_utf8_lossy(&check.stderr));
+    assert!(!check.status.success(), "check fails without the Bot API:\n{output}");
+    assert!(stdout.contains("❌ telegram: cannot reach the Telegram Bot API"), "check names it:\n{output}");
+    assert_no_secret("check, Bot API unreachable", &output, token);
+
+    // The Bot API answering 500s and dropping connections, at start and on the answer.
+    let api = FakeBotApi::start().await;
+    for fault in [Fault::internal_error(), Fault::Drop] {
+        api.fault_next("getMe", fault.clone());
+        api.fault_next("sendMessage", fault.clone());
+        api.fault_next("sendMessage", fault);
+    }
+    let mut env = secrets.to_vec();
+    env.push(("MALLBOT_TELEGRAM__API_URL", api.url.to_string()));
+    let mut bot = Process::spawn("bot (Bot API failing)", &["run"], &env, dir.path());
+    api.push_update(private_text(ALICE, "/help"));
+    api.wait_until("the answer gets through", |api| !api.texts_to(ALICE.id).is_empty()).await;
+    assert!(api.failed_calls("sendMessage") >= 4, "the faults were met");
+    bot.terminate();
+    bot.exit_status().await;
+    let log = bot.log();
+    assert!(log.contains("telegram did not take the request"), "the failures are logged:\n{log}");
+    assert_no_secret("run, Bot API failing", &log, token);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_token_never_reaches_the_log_at_debug_in_text() {
+    no_token_in_output("no-token-debug-text", TOKENS[0], "debug", "text").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_token_never_reaches_the_log_at_trace_in_json() {
+    no_token_in_output("no-token-trace-json", TOKENS[1], "trace", "json").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_token_never_reaches_the_log_at_trace_in_text() {
+    no_token_in_output("no-token-trace-text", TOKENS[0], "trace", "text").await;
+}

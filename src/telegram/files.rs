@@ -74,9 +74,9 @@ pub async fn download(bot: &Bot, file_id: &FileId) -> Result<Vec<u8>, DownloadEr
         segments.pop_if_empty().push("file").push(&format!("bot{}", bot.token()));
         segments.extend(file.path.split('/'));
     }
-    // reqwest's errors name the URL, and so the token: `without_url` everywhere.
-    let mut response =
-        bot.client().get(url).send().await.map_err(|e| DownloadError::Fetch(e.without_url().to_string()))?;
+    // reqwest's errors name the URL, and so the token: redacted everywhere.
+    let fetch_failed = |e: reqwest::Error| DownloadError::Fetch(crate::redact::reqwest_error(e).to_string());
+    let mut response = bot.client().get(url).send().await.map_err(fetch_failed)?;
     if !response.status().is_success() {
         return Err(DownloadError::Fetch(format!("HTTP {}", response.status().as_u16())));
     }
@@ -84,9 +84,7 @@ pub async fn download(bot: &Bot, file_id: &FileId) -> Result<Vec<u8>, DownloadEr
         return Err(DownloadError::TooBig);
     }
     let mut bytes = Vec::new();
-    while let Some(chunk) =
-        response.chunk().await.map_err(|e| DownloadError::Fetch(e.without_url().to_string()))?
-    {
+    while let Some(chunk) = response.chunk().await.map_err(fetch_failed)? {
         bytes.extend_from_slice(&chunk);
         if bytes.len() as u64 > DOWNLOAD_LIMIT {
             return Err(DownloadError::TooBig);

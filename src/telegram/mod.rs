@@ -203,6 +203,19 @@ pub async fn connect(config: &TelegramConfig) -> Result<(Bot, Me), TelegramError
     }
 }
 
+/// The Telegram line of `mallbot check`: the token checked with `getMe`.
+pub async fn check(config: &TelegramConfig) -> crate::health::Check {
+    let started = std::time::Instant::now();
+    let (ok, detail) = match connect(config).await {
+        Ok((_, me)) => {
+            (true, format!("@{} at {}", me.user.username.as_deref().unwrap_or("?"), config.api_url))
+        }
+        Err(e) => (false, e.to_string()),
+    };
+    let latency_ms = Some(started.elapsed().as_millis() as u64);
+    crate::health::Check { name: "telegram", ok, detail, latency_ms }
+}
+
 /// Fills Telegram's command menu, in Chinese, English and the default
 /// language (Telegram names menus by two-letter codes only, so a
 /// Traditional Chinese menu shows where the default language is `zh-hant`). A failure is logged: the bot works without the menu.

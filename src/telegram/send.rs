@@ -215,13 +215,31 @@ async fn attempt<T: DeserializeOwned>(bot: &Bot, url: &reqwest::Url, body: &[u8]
         // A failed connect never wrote the request; anything later may have.
         Err(e) => {
             let delivered_maybe = !e.is_connect();
-            return Verdict::Again { error: RequestError::Network(Arc::new(e)), delivered_maybe };
+            return Verdict::Again { error: network_error(e), delivered_maybe };
         }
     };
     let status = response.status();
     match response.text().await {
         Ok(text) => judge(status, &text),
-        Err(e) => Verdict::Again { error: RequestError::Network(Arc::new(e)), delivered_maybe: true },
+        Err(e) => Verdict::Again { error: network_error(e), delivered_maybe: true },
+    }
+}
+
+/// A network failure of a Bot API call, its URL (which carries the token)
+/// redacted before the error goes anywhere.
+pub fn network_error(error: reqwest::Error) -> RequestError {
+    RequestError::Network(Arc::new(crate::redact::reqwest_error(error)))
+}
+
+/// `error` with the URL of a network failure redacted (teloxide hides only
+/// tokens of the usual shape at the start of the path).
+fn redacted(error: RequestError) -> RequestError {
+    match error {
+        RequestError::Network(inner) => match Arc::try_unwrap(inner) {
+            Ok(inner) => network_error(inner),
+            Err(shared) => RequestError::Network(shared),
+        },
+        other => other,
     }
 }
 
@@ -289,7 +307,7 @@ where
     let mut flood = 0;
     let mut network = 0;
     loop {
-        match request.send_ref().await {
+        match request.send_ref().await.map_err(redacted) {
             Err(RequestError::RetryAfter(after))
                 if flood < FLOOD_RETRIES && after.duration() <= MAX_FLOOD_WAIT =>
             {
