@@ -124,7 +124,7 @@ struct Ops {
 /// `/metrics`, `/healthz` and `/readyz` for `app`.
 pub fn routes(app: App) -> axum::Router {
     recorder();
-    let token = Arc::from(app.config.ops.token.trim());
+    let token = Arc::from(app.config.ops.token.expose().trim());
     let ops = Ops { app, token, ready: Arc::default() };
     axum::Router::new()
         .route("/metrics", get(metrics_text))
@@ -175,7 +175,7 @@ pub async fn spawn(
         }
         Err(e) => return Err(anyhow::anyhow!("cannot listen on {listen} (`ops.listen`): {e}")),
     };
-    let protected = !app.config.ops.token.trim().is_empty();
+    let protected = !app.config.ops.token.is_empty();
     tracing::info!(%listen, metrics_token = protected, "ops endpoints: /metrics, /healthz, /readyz");
     let app = app.clone();
     Ok(Some(tokio::spawn(async move {
@@ -198,7 +198,11 @@ async fn metrics_text(State(ops): State<Ops>, headers: HeaderMap) -> axum::respo
     if !ops.token.is_empty() {
         let offered = bearer(&headers).unwrap_or_default();
         if !services::server::same_secret(offered.as_bytes(), ops.token.as_bytes()) {
-            return (StatusCode::UNAUTHORIZED, [(header::WWW_AUTHENTICATE, "Bearer")], "ops.token required\n")
+            return (
+                StatusCode::UNAUTHORIZED,
+                [(header::WWW_AUTHENTICATE, "Bearer")],
+                "ops.token required\n",
+            )
                 .into_response();
         }
     }
@@ -228,7 +232,8 @@ async fn ready(State(ops): State<Ops>) -> impl IntoResponse {
         Some((_, ok, body)) => (ok, body),
         None => {
             let app = &ops.app;
-            let timed = |check| async move { tokio::time::timeout(READY_TIMEOUT, check).await.is_ok_and(|ok| ok) };
+            let timed =
+                |check| async move { tokio::time::timeout(READY_TIMEOUT, check).await.is_ok_and(|ok| ok) };
             let (state, mall) = tokio::join!(
                 timed(Box::pin(async { crate::health::state_check(app).await.ok })
                     as std::pin::Pin<Box<dyn Future<Output = bool> + Send>>),

@@ -40,7 +40,10 @@ pub async fn voice_turn(
     progress.working(vec![lang.texts().media.listening.to_owned()]);
     // Only a language the shopper chose is certain; otherwise the service detects it.
     let language = app.router.chosen_lang(ctx.platform, ctx.user_id).await;
-    let transcript = match stt.transcribe(recording, language).await {
+    let started = std::time::Instant::now();
+    let transcribed = stt.transcribe(recording, language).await;
+    app.router.count_transcription(started.elapsed()).await;
+    let transcript = match transcribed {
         Ok(transcript) => transcript,
         Err(e) => {
             app.stats.count_message();

@@ -169,7 +169,11 @@ mod tests {
             ]
         );
         assert_eq!(lanes.run(ChatId(2), std::future::pending()), Queued::Yes);
-        assert_eq!(lanes.run(ChatId(3), async {}), Queued::Overloaded, "two chats busy: a third waits outside");
+        assert_eq!(
+            lanes.run(ChatId(3), async {}),
+            Queued::Overloaded,
+            "two chats busy: a third waits outside"
+        );
         release.send(()).unwrap();
         tokio::time::timeout(Duration::from_secs(5), async {
             while *ran.lock().unwrap() < 2 {

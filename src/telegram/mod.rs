@@ -41,6 +41,7 @@ pub mod outbox;
 pub mod photos;
 pub mod send;
 pub mod texts;
+pub mod trust;
 mod update;
 pub mod webhook;
 
@@ -185,7 +186,7 @@ fn dispatcher_for(bot: Bot, transport: Arc<Transport>) -> DispatcherBuilder<Bot,
 /// Checks the token with `getMe` against `telegram.api_url`; returns the bot
 /// and who it is.
 pub async fn connect(config: &TelegramConfig) -> Result<(Bot, Me), TelegramError> {
-    let token = config.token.trim();
+    let token = config.token.expose().trim();
     if token.is_empty() {
         return Err(TelegramError::MissingToken);
     }
@@ -240,6 +241,7 @@ pub async fn register_commands(bot: &Bot, default: Lang) {
 pub async fn run(app: App) -> anyhow::Result<()> {
     let signal = stop_signal();
     let config = app.config.telegram.clone();
+    trust::set(app.config.link_hosts(), app.config.image_hosts());
     // The ops endpoints on their own listener, never the webhook's.
     let (ops_stop, ops_stopped) = tokio::sync::oneshot::channel::<()>();
     let ops = crate::ops::spawn(&app, async move {

@@ -11,9 +11,9 @@ use teloxide::types::{Me, MessageId, User};
 
 use super::callback::ButtonData;
 use super::inbound::{self, BotIdentity, Content};
+use super::lanes::Queued;
 use super::live::LiveMessage;
 use super::send::{self, ButtonContext, Target};
-use super::lanes::Queued;
 use super::{TelegramError, Transport, files, texts};
 use crate::context::MessageContext;
 use crate::media;
@@ -23,14 +23,15 @@ use crate::router::{Access, Admission};
 
 /// The answer when a shopper's file could not be fetched: logged, counted,
 /// and no model call.
-fn fetch_failed(app: &crate::app::App, lang: Lang, error: files::DownloadError, voice: bool) -> Reply {
+fn fetch_failed(app: &crate::app::App, lang: Lang, error: files::DownloadError, file: &FileTurn) -> Reply {
+    let voice = file.voice;
     tracing::warn!(error = %error, "could not fetch the shopper's file");
     app.stats.count_message();
     if voice {
         metrics::counter!(crate::ops::TRANSCRIPTIONS, "outcome" => error.kind()).increment(1);
     }
     match error {
-        files::DownloadError::TooBig => Reply::text(lang.texts().media.too_big),
+        files::DownloadError::TooBig => Reply::text(file.too_big.clone()),
         _ => {
             app.stats.record_error("could not fetch a file from telegram");
             Reply::text(lang.texts().media.fetch_failed)
@@ -45,6 +46,10 @@ struct FileTurn {
     voice: bool,
     /// What the shopper sees while it is fetched.
     status: Option<&'static str>,
+    /// The most it may weigh (checked again while it streams in).
+    limit: u64,
+    /// The answer when it weighs more.
+    too_big: String,
 }
 
 /// What every endpoint returns to the dispatcher.
@@ -298,9 +303,28 @@ impl Transport {
             metrics::counter!(crate::ops::TRANSCRIPTIONS, "outcome" => "too_big").increment(1);
             return self.say(bot, target, lang.texts().media.too_big).await.map(|_| ANSWERED);
         }
+        // The claimed length is the sender's word; the size is checked against
+        // what `max_seconds` of speech can weigh, here and while it downloads.
+        let too_long = (lang.texts().media.too_long)(stt.max_seconds);
+        let ceiling = files::speech_ceiling(stt.max_seconds, &speech.mime);
+        if files::over(speech.file.size, ceiling) {
+            metrics::counter!(crate::ops::TRANSCRIPTIONS, "outcome" => "too_long").increment(1);
+            return self.say(bot, target, &too_long).await.map(|_| ANSWERED);
+        }
+        // Over today's budget a transcription is not paid for either.
+        if self.app.router.over_daily_budget(&ctx).await {
+            metrics::counter!(crate::ops::TRANSCRIPTIONS, "outcome" => "over_budget").increment(1);
+            return self.say(bot, target, lang.texts().media.voice_over_budget).await.map(|_| ANSWERED);
+        }
         let mime = speech.mime;
         let user_id = ctx.user_id;
-        let file = FileTurn { file_id: speech.file.id.clone(), voice: true, status: None };
+        let file = FileTurn {
+            file_id: speech.file.id.clone(),
+            voice: true,
+            status: None,
+            limit: ceiling,
+            too_big: too_long,
+        };
         self.run_file_turn(bot, me, target, lang, user_id, file, move |app, bytes, progress| async move {
             media::voice_turn(&app, ctx, media::recording(bytes, &mime), &progress, true).await
         })
@@ -333,7 +357,13 @@ impl Transport {
         }
         let user_id = ctx.user_id;
         let status = Some(lang.texts().media.looking);
-        let file = FileTurn { file_id: photo.file.id.clone(), voice: false, status };
+        let file = FileTurn {
+            file_id: photo.file.id.clone(),
+            voice: false,
+            status,
+            limit: files::DOWNLOAD_LIMIT,
+            too_big: lang.texts().media.too_big.to_owned(),
+        };
         self.run_file_turn(bot, me, target, lang, user_id, file, move |app, bytes, progress| async move {
             // Telegram's photo sizes are JPEGs; the header says which.
             let mime = media::image::info(&bytes).map_or("image/jpeg", |i| i.mime);
@@ -367,9 +397,9 @@ impl Transport {
             if let Some(status) = file.status {
                 progress.working(vec![status.to_owned()]);
             }
-            match files::download(&fetcher, &file.file_id).await {
+            match files::download_within(&fetcher, &file.file_id, file.limit).await {
                 Ok(bytes) => turn(app, bytes, progress).await,
-                Err(e) => fetch_failed(&app, lang, e, file.voice),
+                Err(e) => fetch_failed(&app, lang, e, &file),
             }
         })
         .await

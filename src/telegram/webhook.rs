@@ -91,7 +91,7 @@ pub async fn serve_on_until(
     };
     let (updates, received) = mpsc::unbounded_channel();
     let inbox =
-        Inbox { secret: Arc::from(config.webhook_secret.as_str()), state: app.state.clone(), updates };
+        Inbox { secret: Arc::from(config.webhook_secret.expose()), state: app.state.clone(), updates };
     // Only the webhook path: the ops endpoints have their own listener (`ops.listen`).
     let routes = axum::Router::new().route(url.path(), post(receive)).with_state(inbox);
     // Stopping the listener stops the server: no new connections; once the
@@ -108,7 +108,7 @@ pub async fn serve_on_until(
     let mut request =
         bot.set_webhook(url.clone()).allowed_updates([AllowedUpdate::Message, AllowedUpdate::CallbackQuery]);
     if !config.webhook_secret.is_empty() {
-        request = request.secret_token(config.webhook_secret.clone());
+        request = request.secret_token(config.webhook_secret.expose().to_owned());
     }
     if let Err(e) = send::retrying(&request).await {
         stop_token.stop();
