@@ -58,6 +58,8 @@ impl From<String> for Secret {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use super::*;
 
     #[test]

@@ -9,7 +9,6 @@
 
 #[path = "support/fake_bot_api.rs"]
 mod fake_bot_api;
-#[allow(dead_code)]
 #[path = "support/fake_model.rs"]
 mod fake_model;
 #[path = "support/process.rs"]
@@ -471,8 +470,12 @@ async fn mall_server_without_a_key_stays_on_loopback_and_answers_only_its_own_ho
     let db = ("MALLBOT_MALL__EMBEDDED_DB", dir.file("mall.db"));
     // Beyond loopback without mall.api_key: refused at start, naming the key.
     let open = format!("0.0.0.0:{}", free_addr().port());
-    let mut refused =
-        Process::spawn("open mall", &["mall-server", "--listen", &open], &[db.clone()], dir.path());
+    let mut refused = Process::spawn(
+        "open mall",
+        &["mall-server", "--listen", &open],
+        std::slice::from_ref(&db),
+        dir.path(),
+    );
     assert!(!refused.exit_status().await.success());
     assert!(refused.log().contains("mall.api_key"), "{}", refused.log());
 
@@ -561,4 +564,35 @@ async fn the_first_turn_sees_the_mcp_servers_tools_and_check_lists_them_with_lev
     let printed = String::from_utf8_lossy(&out.stdout);
     assert!(printed.contains("mall__search_products (safe)"), "{printed}");
     assert!(printed.contains("mall__add_to_cart (confirm)"), "{printed}");
+}
+
+#[tokio::test]
+async fn check_shows_configured_urls_without_credentials() {
+    let model = FakeModel::start(ModelBehaviour::default()).await;
+    let dir = TempDir::new("check-urls");
+    // Credentials in userinfo and in the query, as some gateways take them.
+    let keyed = model.base_url.replacen("http://", "http://gateway-user:gateway-pass-77@", 1)
+        + "?api-key=q-secret-88";
+    let mut check = tokio::process::Command::new(env!("CARGO_BIN_EXE_mallbot"));
+    for (key, _) in std::env::vars().filter(|(key, _)| key.starts_with("MALLBOT_")) {
+        check.env_remove(key);
+    }
+    let out = check
+        .arg("check")
+        .env("MALLBOT_LLM__PROVIDER", "openai")
+        .env("MALLBOT_LLM__BASE_URL", &keyed)
+        .env("MALLBOT_LLM__MODEL", "test-model")
+        .env("MALLBOT_STT__PROVIDER", "openai")
+        .env("MALLBOT_STT__BASE_URL", &keyed)
+        .env("MALLBOT_STATE__URL", format!("sqlite://{}", dir.file("state.db")))
+        .env("MALLBOT_MALL__EMBEDDED_DB", dir.file("mall.db"))
+        .current_dir(dir.path())
+        .output()
+        .await
+        .unwrap();
+    let shown = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(shown.contains("test-model"), "the check ran: {shown}");
+    for secret in ["gateway-user", "gateway-pass-77", "q-secret-88"] {
+        assert!(!shown.contains(secret), "{secret} shown:\n{shown}");
+    }
 }

@@ -89,6 +89,8 @@ pub fn image_allowed(url: &reqwest::Url) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use super::*;
 
     #[test]
