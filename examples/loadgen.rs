@@ -57,7 +57,7 @@ struct Options {
     burst: bool,
     /// A flood of new chats: every chat sends one message at once (implies
     /// `--burst --messages 1`), and the run ends when the bot has gone quiet
-    /// (nothing answered for 5 s) rather than when every message is
+    /// (no request to the Bot API for 5 s) rather than when every message is
     /// answered, since the bot drops chats beyond its cap on busy chats.
     /// Reports how many were answered and dropped, and the peak RSS.
     /// E.g. `--flood --chats 50000`.
@@ -94,6 +94,8 @@ struct Shoppers {
     traces: Mutex<HashMap<i64, Vec<Trace>>>,
     done: tokio::sync::Notify,
     answered: std::sync::atomic::AtomicUsize,
+    /// Every request of the bot to the Bot API but polling (typing included).
+    activity: std::sync::atomic::AtomicUsize,
 }
 
 const FIRST_CHAT: i64 = 10_000;
@@ -109,6 +111,9 @@ impl Shoppers {
 
     /// Takes one request of the bot to the Bot API.
     fn observe(&self, request: &Recorded) {
+        if request.method != "getUpdates" {
+            self.activity.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
         if request.failed {
             return;
         }
@@ -157,22 +162,23 @@ impl Shoppers {
     }
 }
 
-/// Waits until every update of a flood was handed out and no answer came
-/// for 5 s; whether that happened before `limit`.
-async fn flood_settled(api: &FakeBotApi, shoppers: &Shoppers, limit: Duration) -> bool {
+/// Waits until every update of a flood was handed out and the bot sent
+/// nothing at all (not even typing) for `quiet`; whether that happened
+/// before `limit`.
+async fn flood_settled(api: &FakeBotApi, shoppers: &Shoppers, quiet: Duration, limit: Duration) -> bool {
     let deadline = Instant::now() + limit;
     let last_id = shoppers.traces.lock().unwrap().values().flatten().map(|t| t.update_id).max();
-    let mut answered = shoppers.answered.load(std::sync::atomic::Ordering::SeqCst);
+    let mut seen = shoppers.activity.load(std::sync::atomic::Ordering::SeqCst);
     let mut quiet_since = Instant::now();
     while Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(500)).await;
-        let now = shoppers.answered.load(std::sync::atomic::Ordering::SeqCst);
-        if now != answered {
-            answered = now;
+        let now = shoppers.activity.load(std::sync::atomic::Ordering::SeqCst);
+        if now != seen {
+            seen = now;
             quiet_since = Instant::now();
         }
         let all_out = last_id.is_none_or(|id| api.handed_out(id).is_some());
-        if all_out && quiet_since.elapsed() >= Duration::from_secs(5) {
+        if all_out && quiet_since.elapsed() >= quiet {
             return true;
         }
     }
@@ -340,6 +346,7 @@ async fn main() -> anyhow::Result<()> {
         traces: Mutex::new(HashMap::new()),
         done: tokio::sync::Notify::new(),
         answered: std::sync::atomic::AtomicUsize::new(0),
+        activity: std::sync::atomic::AtomicUsize::new(0),
     });
     let observer = Arc::clone(&shoppers);
     api.observe(Arc::new(move |request| observer.observe(request)));
@@ -360,7 +367,8 @@ async fn main() -> anyhow::Result<()> {
     }
     let total = options.chats * options.messages;
     let finished = if options.flood {
-        flood_settled(&api, &shoppers, Duration::from_secs(options.timeout_secs)).await
+        let quiet = Duration::from_secs(5);
+        flood_settled(&api, &shoppers, quiet, Duration::from_secs(options.timeout_secs)).await
     } else {
         tokio::time::timeout(Duration::from_secs(options.timeout_secs), shoppers.done.notified())
             .await

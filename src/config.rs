@@ -795,6 +795,19 @@ mod tests {
     }
 
     #[test]
+    fn the_malls_own_hosts_are_the_default_link_hosts_and_the_picture_hosts() {
+        let mut c = Config::default();
+        assert!(c.link_hosts().is_empty() && c.image_hosts().is_empty(), "embedded mall: none");
+        c.mall.backend = MallBackend::Http;
+        c.mall.base_url = "https://Mall.Example.com:8443/api".into();
+        c.mall.allowed_hosts = vec!["img.mall.example".into()];
+        assert_eq!(c.link_hosts(), vec!["img.mall.example", "mall.example.com"]);
+        c.bot.link_hosts = vec!["shop.example".into()];
+        assert_eq!(c.link_hosts(), vec!["shop.example"], "set: only those");
+        assert_eq!(c.image_hosts(), vec!["img.mall.example", "mall.example.com", "shop.example"]);
+    }
+
+    #[test]
     fn the_example_file_is_valid_and_complete() {
         let text = include_str!("../config.example.toml");
         let parsed: Config = toml::from_str(text).unwrap();
