@@ -55,6 +55,14 @@ struct Options {
     /// answer to its previous message.
     #[arg(long)]
     burst: bool,
+    /// A flood of new chats: every chat sends one message at once (implies
+    /// `--burst --messages 1`), and the run ends when the bot has gone quiet
+    /// (no request to the Bot API for 5 s) rather than when every message is
+    /// answered, since the bot drops chats beyond its cap on busy chats.
+    /// Reports how many were answered and dropped, and the peak RSS.
+    /// E.g. `--flood --chats 50000`.
+    #[arg(long)]
+    flood: bool,
     /// Give up after this many seconds (partial figures are still printed).
     #[arg(long, default_value_t = 300)]
     timeout_secs: u64,
@@ -93,6 +101,8 @@ struct Shoppers {
     traces: Mutex<HashMap<i64, Vec<Trace>>>,
     done: tokio::sync::Notify,
     answered: std::sync::atomic::AtomicUsize,
+    /// Every request of the bot to the Bot API but polling (typing included).
+    activity: std::sync::atomic::AtomicUsize,
 }
 
 const FIRST_CHAT: i64 = 10_000;
@@ -108,6 +118,9 @@ impl Shoppers {
 
     /// Takes one request of the bot to the Bot API.
     fn observe(&self, request: &Recorded) {
+        if request.method != "getUpdates" {
+            self.activity.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
         if request.failed {
             return;
         }
@@ -154,6 +167,29 @@ impl Shoppers {
             self.send(chat, n);
         }
     }
+}
+
+/// Waits until every update of a flood was handed out and the bot sent
+/// nothing at all (not even typing) for `quiet`; whether that happened
+/// before `limit`.
+async fn flood_settled(api: &FakeBotApi, shoppers: &Shoppers, quiet: Duration, limit: Duration) -> bool {
+    let deadline = Instant::now() + limit;
+    let last_id = shoppers.traces.lock().unwrap().values().flatten().map(|t| t.update_id).max();
+    let mut seen = shoppers.activity.load(std::sync::atomic::Ordering::SeqCst);
+    let mut quiet_since = Instant::now();
+    while Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let now = shoppers.activity.load(std::sync::atomic::Ordering::SeqCst);
+        if now != seen {
+            seen = now;
+            quiet_since = Instant::now();
+        }
+        let all_out = last_id.is_none_or(|id| api.handed_out(id).is_some());
+        if all_out && quiet_since.elapsed() >= quiet {
+            return true;
+        }
+    }
+    false
 }
 
 fn chat_of(body: &Value) -> i64 {
@@ -262,7 +298,11 @@ fn millis(d: Option<Duration>) -> String {
 
 #[tokio::main(flavor = "multi_thread")]
 async fn main() -> anyhow::Result<()> {
-    let options = Options::parse();
+    let mut options = Options::parse();
+    if options.flood {
+        options.burst = true;
+        options.messages = 1;
+    }
     anyhow::ensure!(options.chats > 0 && options.messages > 0, "--chats and --messages must be at least 1");
     let binary = bot_binary(&options)?;
     let api = Arc::new(FakeBotApi::start().await);
@@ -347,6 +387,7 @@ async fn main() -> anyhow::Result<()> {
         traces: Mutex::new(HashMap::new()),
         done: tokio::sync::Notify::new(),
         answered: std::sync::atomic::AtomicUsize::new(0),
+        activity: std::sync::atomic::AtomicUsize::new(0),
     });
     let observer = Arc::clone(&shoppers);
     api.observe(Arc::new(move |request| observer.observe(request)));
@@ -366,10 +407,15 @@ async fn main() -> anyhow::Result<()> {
         }
     }
     let total = options.chats * options.messages;
-    let finished = tokio::time::timeout(Duration::from_secs(options.timeout_secs), shoppers.done.notified())
-        .await
-        .is_ok()
-        || shoppers.answered.load(std::sync::atomic::Ordering::SeqCst) == total;
+    let finished = if options.flood {
+        let quiet = Duration::from_secs(5);
+        flood_settled(&api, &shoppers, quiet, Duration::from_secs(options.timeout_secs)).await
+    } else {
+        tokio::time::timeout(Duration::from_secs(options.timeout_secs), shoppers.done.notified())
+            .await
+            .is_ok()
+            || shoppers.answered.load(std::sync::atomic::Ordering::SeqCst) == total
+    };
     let wall = started.elapsed();
     let cpu = cpu_time(pid, ticks).unwrap_or_default().saturating_sub(cpu_before);
     let rss = peak_rss_kib(pid);
@@ -405,6 +451,9 @@ async fn main() -> anyhow::Result<()> {
         options.state,
     );
     println!("messages answered     {answered} of {total}{}", if finished { "" } else { " (timed out)" });
+    if options.flood {
+        println!("messages dropped      {} (beyond the bot's cap on busy chats)", total - answered);
+    }
     println!("wall time             {:.2} s (to the last whole answer)", busy.as_secs_f64());
     println!("throughput            {:.1} msg/s", answered as f64 / busy.as_secs_f64().max(1e-9));
     println!(

@@ -39,9 +39,12 @@ impl App {
     /// Builds the bot from its config: opens the mall and the state store.
     pub async fn build(config: Config) -> anyhow::Result<App> {
         let mall = open_mall(&config)?;
-        let state = crate::state::open(&config.state.url)
-            .await
-            .with_context(|| format!("cannot open the state store (state.url = {})", config.state.url))?;
+        let state = crate::state::open(&config.state.url).await.with_context(|| {
+            format!(
+                "cannot open the state store (state.url = {})",
+                crate::redact::shown_url(&config.state.url)
+            )
+        })?;
         Self::with_parts(config, mall, state)
     }
 
@@ -49,6 +52,24 @@ impl App {
     /// tools join the router's as each connects (none configured: nothing).
     pub fn start_mcp_servers(&self) {
         crate::mcp::client::start(&self.config.mcp.servers, &self.remote);
+    }
+
+    /// Starts the MCP servers and waits until each has been tried once, at
+    /// most `mcp.connect_timeout_secs` (at least `floor`): the first turn
+    /// then sees the tools of every server that answered. One still
+    /// connecting after that joins when it connects (logged).
+    pub async fn connect_mcp_servers(&self, floor: std::time::Duration) {
+        if self.config.mcp.servers.is_empty() {
+            return;
+        }
+        self.start_mcp_servers();
+        let limit = std::time::Duration::from_secs(self.config.mcp.connect_timeout_secs).max(floor);
+        self.remote.settled(limit).await;
+        for server in self.remote.status() {
+            if server.state == crate::tools::ServerState::Starting {
+                tracing::warn!(server = %server.name, waited_secs = limit.as_secs(), "MCP server still connecting; starting without its tools");
+            }
+        }
     }
 
     /// Builds the bot around a given mall and state store (tests use this).
@@ -157,7 +178,7 @@ pub fn open_mall(config: &Config) -> anyhow::Result<Arc<dyn MallApi>> {
         MallBackend::Http => Arc::new(
             services::HttpMall::new(services::HttpMallConfig {
                 base_url: config.mall.base_url.clone(),
-                api_key: config.mall.api_key.clone(),
+                api_key: config.mall.api_key.expose().to_owned(),
                 request_timeout: Duration::from_secs(config.mall.request_timeout_secs),
                 max_retries: config.mall.max_retries,
                 ..services::HttpMallConfig::default()
@@ -193,6 +214,7 @@ pub fn open_model(config: &Config, mall: Arc<dyn MallApi>) -> anyhow::Result<Arc
                 max_retries: config.llm.max_retries,
                 stream: config.llm.stream,
                 temperature: config.llm.temperature,
+                max_tokens: config.llm.max_tokens,
                 max_concurrent: config.llm.max_concurrent,
             })
             .context("llm settings")?,

@@ -9,6 +9,8 @@ use std::time::Duration;
 use handlers::{Lang, Level, Scope};
 use serde::{Deserialize, Serialize};
 
+pub use crate::secret::Secret;
+
 /// The whole configuration. Every key has a default (see `config.example.toml`).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -35,13 +37,13 @@ pub struct Config {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct TelegramConfig {
-    pub token: String,
+    pub token: Secret,
     pub api_url: String,
     pub admins: Vec<i64>,
     pub mode: TelegramMode,
     pub webhook_url: String,
     pub webhook_listen: String,
-    pub webhook_secret: String,
+    pub webhook_secret: Secret,
     /// How long an answer that could not be delivered yet is retried, in
     /// seconds; older undelivered answers are dropped (and logged).
     pub outbox_max_age_secs: u64,
@@ -50,13 +52,13 @@ pub struct TelegramConfig {
 impl Default for TelegramConfig {
     fn default() -> Self {
         TelegramConfig {
-            token: String::new(),
+            token: Secret::default(),
             api_url: "https://api.telegram.org".into(),
             admins: Vec::new(),
             mode: TelegramMode::Polling,
             webhook_url: String::new(),
             webhook_listen: "0.0.0.0:8443".into(),
-            webhook_secret: String::new(),
+            webhook_secret: Secret::default(),
             outbox_max_age_secs: 600,
         }
     }
@@ -86,7 +88,7 @@ pub enum Provider {
 pub struct LlmConfig {
     pub provider: Provider,
     pub base_url: String,
-    pub api_key: String,
+    pub api_key: Secret,
     pub model: String,
     pub max_rounds: u32,
     pub request_timeout_secs: u64,
@@ -102,6 +104,8 @@ pub struct LlmConfig {
     /// The model reads photos: a shopper's photo goes to it as a `data:`
     /// image part (with `provider = "openai"`; the offline planner reads captions only).
     pub vision: bool,
+    /// The most tokens one model answer may have (`max_tokens` on every request).
+    pub max_tokens: u32,
 }
 
 impl Default for LlmConfig {
@@ -109,7 +113,7 @@ impl Default for LlmConfig {
         LlmConfig {
             provider: Provider::Offline,
             base_url: String::new(),
-            api_key: String::new(),
+            api_key: Secret::default(),
             model: String::new(),
             max_rounds: 10,
             request_timeout_secs: 30,
@@ -119,6 +123,7 @@ impl Default for LlmConfig {
             temperature: None,
             max_concurrent: 0,
             vision: false,
+            max_tokens: 1024,
         }
     }
 }
@@ -152,7 +157,7 @@ pub enum SttProvider {
 pub struct SttConfig {
     pub provider: SttProvider,
     pub base_url: String,
-    pub api_key: String,
+    pub api_key: Secret,
     pub model: String,
     /// Voice messages longer than this are answered without transcribing.
     pub max_seconds: u32,
@@ -165,7 +170,7 @@ impl Default for SttConfig {
         SttConfig {
             provider: SttProvider::Off,
             base_url: String::new(),
-            api_key: String::new(),
+            api_key: Secret::default(),
             model: "whisper-1".into(),
             max_seconds: 60,
             timeout_secs: 30,
@@ -196,7 +201,7 @@ pub enum MallBackend {
 pub struct MallConfig {
     pub backend: MallBackend,
     pub base_url: String,
-    pub api_key: String,
+    pub api_key: Secret,
     /// SQLite file of the embedded mall's carts, orders and stock.
     pub embedded_db: String,
     pub request_timeout_secs: u64,
@@ -204,6 +209,10 @@ pub struct MallConfig {
     /// The indoor map: an IMDF folder or .zip. Empty: the embedded demo mall
     /// uses its own map; a mall on the HTTP backend gives text directions.
     pub imdf: String,
+    /// The mall's own host names: `mall-server` answers only requests whose
+    /// `Host` is one of them (or localhost/127.0.0.1/::1), and they are the
+    /// default of `bot.link_hosts` and the hosts product pictures may come from.
+    pub allowed_hosts: Vec<String>,
 }
 
 impl Default for MallConfig {
@@ -211,11 +220,12 @@ impl Default for MallConfig {
         MallConfig {
             backend: MallBackend::Embedded,
             base_url: String::new(),
-            api_key: String::new(),
+            api_key: Secret::default(),
             embedded_db: "mallbot-mall.db".into(),
             request_timeout_secs: 10,
             max_retries: 2,
             imdf: String::new(),
+            allowed_hosts: Vec::new(),
         }
     }
 }
@@ -263,6 +273,10 @@ pub struct BotConfig {
     /// Seconds a safe, shopper-independent tool result (search, details,
     /// stores, routes, areas) is reused for the same arguments (0 = never).
     pub tool_cache_secs: u64,
+    /// Hosts whose links in an answer may get a link preview (empty = the
+    /// mall's own: `mall.base_url`'s host and `mall.allowed_hosts`). Any
+    /// other link in an answer turns its preview off.
+    pub link_hosts: Vec<String>,
 }
 
 impl Default for BotConfig {
@@ -276,6 +290,7 @@ impl Default for BotConfig {
             allowed_users: Vec::new(),
             allowed_chats: Vec::new(),
             tool_cache_secs: 30,
+            link_hosts: Vec::new(),
         }
     }
 }
@@ -299,8 +314,10 @@ impl Default for SafetyConfig {
 #[serde(default, deny_unknown_fields)]
 pub struct OpsConfig {
     /// Address of `/metrics`, `/healthz` and `/readyz` (empty = off; in
-    /// webhook mode they are served by the webhook listener too).
+    /// webhook mode `127.0.0.1:9464`). Never the webhook listener.
     pub listen: String,
+    /// Bearer token `/metrics` requires (empty = none).
+    pub token: Secret,
 }
 
 /// `[log]`
@@ -327,7 +344,7 @@ pub enum LogFormat {
 #[serde(default, deny_unknown_fields)]
 pub struct McpConfig {
     /// Bearer token for `mallbot mcp --listen` (required there); it acts for `user_id`.
-    pub token: String,
+    pub token: Secret,
     /// The shopper `mallbot mcp` acts for: over stdio, and for requests carrying `token`.
     pub user_id: i64,
     /// Host names accepted in the `Host` header by `mallbot mcp --listen`
@@ -341,22 +358,26 @@ pub struct McpConfig {
     pub hide_unconfirmable: bool,
     /// More bearer tokens, each acting for its own shopper: `"TOKEN" = USER_ID`.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub tokens: BTreeMap<String, i64>,
+    pub tokens: BTreeMap<Secret, i64>,
     /// MCP servers whose tools the bot offers to the model, as `NAME__tool`.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub servers: BTreeMap<String, McpServerConfig>,
+    /// How long start-up waits for `[mcp.servers]` to connect before the
+    /// first turn, in seconds (a server later than that joins when it connects).
+    pub connect_timeout_secs: u64,
 }
 
 impl Default for McpConfig {
     fn default() -> Self {
         McpConfig {
-            token: String::new(),
+            token: Secret::default(),
             user_id: 1,
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
             hide_unconfirmable: false,
             tokens: BTreeMap::new(),
             servers: BTreeMap::new(),
+            connect_timeout_secs: 5,
         }
     }
 }
@@ -368,9 +389,9 @@ impl Default for McpConfig {
 pub struct McpServerConfig {
     pub command: String,
     pub args: Vec<String>,
-    pub env: BTreeMap<String, String>,
+    pub env: BTreeMap<String, Secret>,
     pub url: String,
-    pub headers: BTreeMap<String, String>,
+    pub headers: BTreeMap<String, Secret>,
     /// The level of its tools (each overridable with `[tools.NAME__tool] level`).
     pub level: Level,
     /// Where its tools may be used.
@@ -547,6 +568,19 @@ impl Config {
         if !listen.is_empty() && listen.parse::<std::net::SocketAddr>().is_err() {
             return Err(invalid("ops.listen", format!("`{listen}` is not an address like 127.0.0.1:9464")));
         }
+        if self.telegram.mode == TelegramMode::Webhook && !listen.is_empty() {
+            let same_port = |a: &str, b: &str| {
+                let (a, b) = (a.parse::<std::net::SocketAddr>(), b.parse::<std::net::SocketAddr>());
+                matches!((a, b), (Ok(a), Ok(b)) if a.port() == b.port())
+            };
+            if same_port(listen, self.telegram.webhook_listen.trim()) {
+                return Err(invalid(
+                    "ops.listen",
+                    "must not be the webhook's port (telegram.webhook_listen): the ops endpoints stay off \
+                     the public listener; use e.g. 127.0.0.1:9464",
+                ));
+            }
+        }
         if self.safety.confirm_ttl_secs == 0 {
             return Err(invalid("safety.confirm_ttl_secs", "must be at least 1"));
         }
@@ -570,7 +604,7 @@ impl Config {
                 (false, true) => {}
             }
         }
-        if self.mcp.tokens.keys().any(|token| token.trim().is_empty()) {
+        if self.mcp.tokens.keys().any(|token| token.is_empty()) {
             return Err(invalid("mcp.tokens", "a token cannot be empty"));
         }
         for name in self.tools.keys() {
@@ -594,6 +628,48 @@ impl Config {
     /// The level of a tool after the operator's overrides.
     pub fn tool_level(&self, spec: &handlers::ToolSpec) -> Level {
         self.tools.get(spec.name).map(|o| o.level).unwrap_or(spec.level)
+    }
+
+    /// The mall's own host names: `mall.base_url`'s host (HTTP backend) and
+    /// `mall.allowed_hosts`, lower-case.
+    pub fn mall_hosts(&self) -> Vec<String> {
+        let mut hosts: Vec<String> =
+            self.mall.allowed_hosts.iter().map(|h| h.trim().to_ascii_lowercase()).collect();
+        if self.mall.backend == MallBackend::Http
+            && let Some(host) =
+                reqwest::Url::parse(&self.mall.base_url).ok().and_then(|u| u.host_str().map(str::to_owned))
+        {
+            hosts.push(host.to_ascii_lowercase());
+        }
+        hosts.retain(|h| !h.is_empty());
+        hosts.sort();
+        hosts.dedup();
+        hosts
+    }
+
+    /// Hosts whose links may get a preview: `bot.link_hosts`, or the mall's own.
+    pub fn link_hosts(&self) -> Vec<String> {
+        if self.bot.link_hosts.is_empty() {
+            self.mall_hosts()
+        } else {
+            self.bot
+                .link_hosts
+                .iter()
+                .map(|h| h.trim().to_ascii_lowercase())
+                .filter(|h| !h.is_empty())
+                .collect()
+        }
+    }
+
+    /// Hosts product pictures may be sent from (by URL): the mall's own and `bot.link_hosts`.
+    pub fn image_hosts(&self) -> Vec<String> {
+        let mut hosts = self.mall_hosts();
+        hosts.extend(
+            self.bot.link_hosts.iter().map(|h| h.trim().to_ascii_lowercase()).filter(|h| !h.is_empty()),
+        );
+        hosts.sort();
+        hosts.dedup();
+        hosts
     }
 
     /// `llm.request_timeout_secs` as a duration.
@@ -719,6 +795,19 @@ mod tests {
     }
 
     #[test]
+    fn the_malls_own_hosts_are_the_default_link_hosts_and_the_picture_hosts() {
+        let mut c = Config::default();
+        assert!(c.link_hosts().is_empty() && c.image_hosts().is_empty(), "embedded mall: none");
+        c.mall.backend = MallBackend::Http;
+        c.mall.base_url = "https://Mall.Example.com:8443/api".into();
+        c.mall.allowed_hosts = vec!["img.mall.example".into()];
+        assert_eq!(c.link_hosts(), vec!["img.mall.example", "mall.example.com"]);
+        c.bot.link_hosts = vec!["shop.example".into()];
+        assert_eq!(c.link_hosts(), vec!["shop.example"], "set: only those");
+        assert_eq!(c.image_hosts(), vec!["img.mall.example", "mall.example.com", "shop.example"]);
+    }
+
+    #[test]
     fn the_example_file_is_valid_and_complete() {
         let text = include_str!("../config.example.toml");
         let parsed: Config = toml::from_str(text).unwrap();
@@ -775,7 +864,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(c.llm.max_rounds, 7);
-        assert_eq!(c.telegram.token, "12345", "a numeric-looking token stays text");
+        assert_eq!(c.telegram.token.expose(), "12345", "a numeric-looking token stays text");
         assert_eq!(c.telegram.admins, vec![1, 2]);
         assert!(c.safety.critical_code);
         assert_eq!(c.tools["add_to_cart"].level, Level::Safe);
@@ -826,7 +915,7 @@ mod tests {
         )
         .unwrap();
         assert!(c.stt.enabled() && c.llm.vision);
-        assert_eq!((c.stt.api_key.as_str(), c.stt.max_seconds), ("gsk-1", 30));
+        assert_eq!((c.stt.api_key.expose(), c.stt.max_seconds), ("gsk-1", 30));
         assert!(c.warnings.is_empty(), "{:?}", c.warnings);
     }
 
@@ -855,7 +944,7 @@ mod tests {
         let parking = &c.mcp.servers["parking"];
         assert_eq!((parking.level, parking.scope), (Level::Confirm, Scope::Private), "the defaults");
         assert_eq!(c.tools["parking__find_car"].level, Level::Safe);
-        assert_eq!((c.mcp.token.as_str(), c.mcp.user_id), ("s3cret", 42));
+        assert_eq!((c.mcp.token.expose(), c.mcp.user_id), ("s3cret", 42));
 
         let e = load("[mcp.servers.parking]\nlevel = \"safe\"\n", &[]).unwrap_err().to_string();
         assert!(e.contains("mcp.servers.parking") && e.contains("`command`"), "{e}");

@@ -134,8 +134,10 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
         ctx.text = String::new();
         let recording = crate::media::recording(bytes, path);
         let app = self.app;
-        self.live(|progress| async move { crate::media::voice_turn(app, ctx, recording, &progress).await })
-            .await
+        self.live(
+            |progress| async move { crate::media::voice_turn(app, ctx, recording, &progress, false).await },
+        )
+        .await
     }
 
     /// `/photo FILE [caption]`: the picture goes the way of a Telegram photo
@@ -172,7 +174,8 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
             Ok(image) => image,
             Err(e) => return unreadable(e.to_string()),
         };
-        self.live(|progress| async move { crate::media::photo_turn(app, ctx, image, &progress).await }).await
+        self.live(|progress| async move { crate::media::photo_turn(app, ctx, image, &progress, false).await })
+            .await
     }
 
     /// Runs a turn, printing its progress as it comes; returns the reply and

@@ -153,9 +153,11 @@ fn registry_check() -> Check {
     }
 }
 
-/// One line per MCP server of `[mcp.servers]`: its state and how many tools it lends.
+/// One line per MCP server of `[mcp.servers]`: its state, and each tool it
+/// lends with the level it runs at (after `[tools.NAME] level`).
 fn mcp_checks(app: &App) -> Vec<Check> {
     use crate::tools::ServerState;
+    let lent = app.remote.tools();
     app.remote
         .status()
         .into_iter()
@@ -168,7 +170,19 @@ fn mcp_checks(app: &App) -> Vec<Check> {
             Check {
                 name: "mcp server",
                 ok,
-                detail: format!("{}: {state}, {} tools", server.name, server.tools),
+                detail: {
+                    let prefix = format!("{}__", server.name);
+                    let tools: Vec<String> = lent
+                        .iter()
+                        .filter(|t| t.name().starts_with(&prefix))
+                        .map(|t| format!("{} ({})", t.name(), app.router.level_of(t).as_str()))
+                        .collect();
+                    if tools.is_empty() {
+                        format!("{}: {state}, {} tools", server.name, server.tools)
+                    } else {
+                        format!("{}: {state}, {} tools: {}", server.name, server.tools, tools.join(", "))
+                    }
+                },
                 latency_ms: None,
             }
         })
@@ -192,14 +206,14 @@ pub(crate) async fn model_check(app: &App) -> Check {
         Ok(client) => {
             let mut request = client.get(&url);
             if !llm.api_key.is_empty() {
-                request = request.bearer_auth(&llm.api_key);
+                request = request.bearer_auth(llm.api_key.expose());
             }
             request.send().await
         }
         Err(e) => Err(e),
     };
     let latency_ms = Some(started.elapsed().as_millis() as u64);
-    let what = format!("{} at {}", app.model.describe(), llm.base_url);
+    let what = format!("{} at {}", app.model.describe(), redact_url(&llm.base_url));
     let (ok, detail) = match result {
         Ok(r) if r.status().is_success() => (true, format!("{what}: reachable")),
         Ok(r) if r.status().as_u16() == 401 || r.status().as_u16() == 403 => (
@@ -211,7 +225,7 @@ pub(crate) async fn model_check(app: &App) -> Check {
         }
         Ok(r) => (false, format!("{what}: HTTP {}", r.status().as_u16())),
         Err(e) if e.is_timeout() => (false, format!("{what}: no answer within 5 s")),
-        Err(e) => (false, format!("{what}: unreachable ({e})")),
+        Err(e) => (false, format!("{what}: unreachable ({})", crate::redact::reqwest_error(e))),
     };
     Check { name: "model", ok, detail, latency_ms }
 }
@@ -248,13 +262,7 @@ pub(crate) async fn state_check(app: &App) -> Check {
     Check { name: "state", ok, detail, latency_ms }
 }
 
-/// A URL without its password, for logs and reports.
+/// A URL without userinfo, query and fragment, for logs and reports.
 pub fn redact_url(url: &str) -> String {
-    match reqwest::Url::parse(url) {
-        Ok(mut u) if u.password().is_some() => {
-            let _ = u.set_password(Some("***"));
-            u.to_string()
-        }
-        _ => url.to_owned(),
-    }
+    crate::redact::shown_url(url)
 }

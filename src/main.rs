@@ -5,7 +5,6 @@ use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
@@ -90,13 +89,13 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match command {
         Command::Run => {
             let app = App::build(config).await?;
-            app.start_mcp_servers();
+            app.connect_mcp_servers(std::time::Duration::ZERO).await;
             mallbot::telegram::run(app).await?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Chat { user } => {
             let app = App::build(config).await?;
-            app.start_mcp_servers();
+            app.connect_mcp_servers(std::time::Duration::ZERO).await;
             let stdin = tokio::io::BufReader::new(tokio::io::stdin());
             let prompt = std::io::stdin().is_terminal();
             mallbot::console::Console::new(&app, user, stdin, std::io::stdout(), prompt).run().await?;
@@ -104,11 +103,10 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Check => {
             let app = App::build(config).await?;
-            app.start_mcp_servers();
             // Each MCP server gets its first try before it is reported.
-            app.remote.settled(std::time::Duration::from_secs(10)).await;
+            app.connect_mcp_servers(std::time::Duration::from_secs(10)).await;
             let mut report = mallbot::health::collect(&app).await;
-            if !app.config.telegram.token.trim().is_empty() {
+            if !app.config.telegram.token.is_empty() {
                 report.checks.push(mallbot::telegram::check(&app.config.telegram).await);
             }
             println!("{}", mallbot::redact::scrub(&report.render(app.config.bot.language)));
@@ -136,19 +134,11 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::MallServer { listen } => {
-            let mall = services::EmbeddedMall::open(std::path::Path::new(&config.mall.embedded_db))
-                .with_context(|| format!("cannot open mall.embedded_db = {}", config.mall.embedded_db))?;
-            let listener = tokio::net::TcpListener::bind(listen)
-                .await
-                .with_context(|| format!("cannot listen on {listen}"))?;
-            let key = (!config.mall.api_key.is_empty()).then(|| config.mall.api_key.clone());
-            tracing::info!(%listen, auth = key.is_some(), "mall server listening");
-            eprintln!("mall server listening on http://{listen}");
             let shutdown = async {
                 let signal = mallbot::telegram::stop_signal().await;
                 tracing::info!(signal, "mall server stopping");
             };
-            services::server::serve(listener, Arc::new(mall), key, shutdown).await?;
+            mallbot::mall_server::serve(&config, listen, shutdown).await?;
             Ok(ExitCode::SUCCESS)
         }
     }

@@ -19,6 +19,8 @@ use std::sync::RwLock;
 
 use tracing_subscriber::fmt::MakeWriter;
 
+use crate::secret::Secret;
+
 /// What a secret is replaced with.
 pub const REDACTED: &str = "[redacted]";
 /// Shorter values are not treated as secrets on their own: replacing them
@@ -52,17 +54,18 @@ pub fn register(secret: &str) {
 /// Registers every secret of `config`.
 pub fn register_config(config: &crate::config::Config) {
     let mut keys = vec![
-        config.telegram.token.as_str(),
-        config.telegram.webhook_secret.as_str(),
-        config.llm.api_key.as_str(),
-        config.stt.api_key.as_str(),
-        config.mall.api_key.as_str(),
-        config.mcp.token.as_str(),
+        config.telegram.token.expose(),
+        config.telegram.webhook_secret.expose(),
+        config.llm.api_key.expose(),
+        config.stt.api_key.expose(),
+        config.mall.api_key.expose(),
+        config.mcp.token.expose(),
+        config.ops.token.expose(),
     ];
-    keys.extend(config.mcp.tokens.keys().map(String::as_str));
+    keys.extend(config.mcp.tokens.keys().map(Secret::expose));
     for server in config.mcp.servers.values() {
-        keys.extend(server.env.values().map(String::as_str));
-        keys.extend(server.headers.values().map(String::as_str));
+        keys.extend(server.env.values().map(Secret::expose));
+        keys.extend(server.headers.values().map(Secret::expose));
     }
     for key in keys.into_iter().filter(|k| !k.trim().is_empty()) {
         register(key);
@@ -108,6 +111,30 @@ pub fn redact_url(url: &mut reqwest::Url) {
     };
     if let Ok(mut segments) = url.path_segments_mut() {
         segments.clear().extend(&path);
+    }
+}
+
+/// A configured URL (`llm.base_url`, `stt.base_url`, an MCP server's `url`,
+/// `state.url`…) as `/health`, `mallbot check` and the log show it: without
+/// userinfo, query and fragment, where credentials travel (a
+/// `bot<token>` segment redacted too). Text that is not a URL is shown up to
+/// any `?` and after any `@`.
+pub fn shown_url(url: &str) -> String {
+    match reqwest::Url::parse(url.trim()) {
+        Ok(mut parsed) if parsed.has_host() => {
+            redact_url(&mut parsed);
+            parsed.set_fragment(None);
+            parsed.to_string()
+        }
+        _ => {
+            let text = url.split(['?', '#']).next().unwrap_or_default();
+            match text.split_once("://") {
+                Some((scheme, rest)) => {
+                    format!("{scheme}://{}", rest.rsplit_once('@').map_or(rest, |(_, r)| r))
+                }
+                None => text.to_owned(),
+            }
+        }
     }
 }
 
@@ -194,6 +221,15 @@ mod tests {
             .unwrap_or_else(|e| panic!("{e}"));
         redact_url(&mut file);
         assert_eq!(file.as_str(), "http://127.0.0.1:9/file/bot[redacted]/voice/file_1.oga");
+    }
+
+    #[test]
+    fn configured_urls_are_shown_without_credentials() {
+        assert_eq!(shown_url("https://user:pw@llm.example/v1?api-key=sk-1#x"), "https://llm.example/v1");
+        assert_eq!(shown_url("redis://:hunter2@cache:6379/0?prefix=a"), "redis://cache:6379/0");
+        assert_eq!(shown_url("sqlite://mallbot.db"), "sqlite://mallbot.db");
+        assert_eq!(shown_url("memory://"), "memory://");
+        assert_eq!(shown_url("http://127.0.0.1:8080/api"), "http://127.0.0.1:8080/api");
     }
 
     #[test]

@@ -58,7 +58,7 @@ impl SttError {
 pub struct SpeechToText {
     client: reqwest::Client,
     base_url: String,
-    api_key: String,
+    api_key: crate::secret::Secret,
     model: String,
     timeout: Duration,
     /// `stt.max_seconds`: longer recordings are not sent.
@@ -99,7 +99,7 @@ impl SpeechToText {
 
     /// The model and where it is, for logs and `/health`.
     pub fn describe(&self) -> String {
-        format!("{} at {}", self.model, self.base_url)
+        format!("{} at {}", self.model, crate::redact::shown_url(&self.base_url))
     }
 
     /// The transcript of `recording`, trimmed (possibly empty: nothing was heard).
@@ -145,7 +145,7 @@ impl SpeechToText {
             .timeout(self.timeout)
             .multipart(form);
         if !self.api_key.is_empty() {
-            request = request.bearer_auth(&self.api_key);
+            request = request.bearer_auth(self.api_key.expose());
         }
         let response = request.send().await.map_err(|e| self.network_error(e))?;
         let status = response.status();
@@ -177,7 +177,7 @@ impl SpeechToText {
         let mut request =
             self.client.get(format!("{}/models", self.base_url)).timeout(Duration::from_secs(5));
         if !self.api_key.is_empty() {
-            request = request.bearer_auth(&self.api_key);
+            request = request.bearer_auth(self.api_key.expose());
         }
         let result = request.send().await;
         let latency = started.elapsed().as_millis() as u64;

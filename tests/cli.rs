@@ -40,7 +40,9 @@ fn check_lists_each_mcp_server_with_its_state_and_tool_count() {
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let tools = handlers::all().iter().filter(|s| s.scope.allows(false)).count();
-    assert!(stdout.contains(&format!("✅ mcp server: mall: up, {tools} tools\n")), "{stdout}");
+    assert!(stdout.contains(&format!("✅ mcp server: mall: up, {tools} tools: mall__")), "{stdout}");
+    // Each lent tool with the level it runs at (the server's, `confirm` by default).
+    assert!(stdout.contains("mall__search_products (confirm)"), "{stdout}");
     assert!(stdout.contains("❌ mcp server: parking: down (cannot start"), "{stdout}");
     assert!(stdout.contains(", 0 tools"), "{stdout}");
     assert!(!out.status.success(), "a server that is down fails the check:\n{stdout}");

@@ -147,6 +147,7 @@ impl Scripted {
             max_retries: 2,
             stream,
             temperature: None,
+            max_tokens: 1024,
             max_concurrent: 0,
         }
     }
@@ -700,7 +701,7 @@ async fn without_tools_or_key_the_request_omits_them() {
     let server =
         Scripted::start(vec![Reply::json(completion(json!({"content": "你好"}), json!("stop")))]).await;
     let client =
-        OpenAiClient::new(OpenAiSettings { api_key: String::new(), ..server.settings(false) }).unwrap();
+        OpenAiClient::new(OpenAiSettings { api_key: Default::default(), ..server.settings(false) }).unwrap();
     client.complete(ChatRequest { messages: &question(), tools: &[], progress: None }).await.unwrap();
 
     let hits = server.hits.lock().unwrap();

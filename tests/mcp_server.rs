@@ -355,3 +355,45 @@ async fn the_official_python_client_lists_searches_and_confirms() {
     assert!(report["mute_text"].as_str().unwrap().contains("elicitation"), "{report}");
     assert_eq!(report["lines_after_mute"], 1, "{report}");
 }
+
+/// An operator's level override changes the hints a client sees only
+/// towards care: `add_to_cart` made safe still writes (not read-only), and
+/// `search_products` made critical is announced as destructive.
+#[tokio::test]
+async fn hints_follow_the_override_but_never_call_a_writing_tool_read_only() {
+    let dir = TempDir::new("mcp-hints-override");
+    let extra = [
+        ("MALLBOT_TOOLS__ADD_TO_CART__LEVEL", "safe"),
+        ("MALLBOT_TOOLS__SEARCH_PRODUCTS__LEVEL", "critical"),
+    ];
+    let client = stdio_client_with(&dir, Person::new(None), &extra).await;
+    let tools = client.peer().list_all_tools().await.unwrap();
+    let hints = |name: &str| tools.iter().find(|t| t.name == name).unwrap().annotations.clone().unwrap();
+    assert_eq!(hints("add_to_cart").read_only_hint, Some(false), "add_to_cart writes to the cart");
+    assert_eq!(hints("search_products").destructive_hint, Some(true));
+    assert_eq!(hints("search_products").read_only_hint, Some(false));
+    assert_eq!(hints("view_cart").read_only_hint, Some(true));
+    client.cancel().await.unwrap();
+}
+
+/// `Authorization: bearer …` (any case of the scheme, as RFC 9110 has it) is accepted.
+#[tokio::test]
+async fn the_bearer_scheme_is_matched_in_any_case() {
+    let dir = TempDir::new("mcp-bearer-case");
+    let (_server, url, _) = http_server(&dir, &[]).await;
+    let initialize = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "curl", "version": "1"}}
+    });
+    for scheme in ["Bearer", "bearer", "BEARER"] {
+        let answer = reqwest::Client::new()
+            .post(&url)
+            .header("Accept", "application/json, text/event-stream")
+            .header("Authorization", format!("{scheme} {TOKEN}"))
+            .json(&initialize)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(answer.status(), 200, "{scheme}");
+    }
+}

@@ -172,7 +172,7 @@ async fn a_bot_uses_an_mcp_servers_tools_with_confirmation_and_survives_its_deat
         "parking".into(),
         McpServerConfig {
             command: std::env::current_exe().unwrap().to_str().unwrap().to_owned(),
-            env: [(FIXTURE.to_owned(), dir.0.to_str().unwrap().to_owned())].into(),
+            env: [(FIXTURE.to_owned(), dir.0.to_str().unwrap().into())].into(),
             ..McpServerConfig::default()
         },
     );
@@ -188,7 +188,10 @@ async fn a_bot_uses_an_mcp_servers_tools_with_confirmation_and_survives_its_deat
         move |s: &[mallbot::tools::ServerStatus]| s.iter().all(|s| s.state == ServerState::Up && s.tools == n)
     };
     assert!(app.remote.wait_for(BOUND, up(3)).await, "the server never came up: {:?}", app.remote.status());
-    assert_eq!(mcp_health(&app).await, "parking: up, 3 tools");
+    assert_eq!(
+        mcp_health(&app).await,
+        "parking: up, 3 tools: parking__find_car (safe), parking__hang (safe), parking__pay_ticket (confirm)"
+    );
     let say = |text: &str| MessageContext::private("console", 5, text, Lang::En);
 
     // A safe tool of the server, called by the model like any other.

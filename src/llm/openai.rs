@@ -55,7 +55,7 @@ pub struct OpenAiSettings {
     /// `http://localhost:11434/v1`. `/chat/completions` is appended; nothing else is.
     pub base_url: String,
     /// Sent as `Authorization: Bearer …` when not empty.
-    pub api_key: String,
+    pub api_key: crate::secret::Secret,
     /// The model name, e.g. `deepseek-chat`.
     pub model: String,
     /// Budget for one attempt: the whole answer, or, when streaming, the
@@ -67,6 +67,8 @@ pub struct OpenAiSettings {
     pub stream: bool,
     /// Sampling temperature; the provider's default when `None`.
     pub temperature: Option<f32>,
+    /// The most tokens of one answer (`max_tokens`); 0 = the provider's default.
+    pub max_tokens: u32,
     /// A hard ceiling on calls at once; 0 = adapt to the provider only.
     pub max_concurrent: usize,
 }
@@ -81,6 +83,7 @@ impl fmt::Debug for OpenAiSettings {
             .field("max_retries", &self.max_retries)
             .field("stream", &self.stream)
             .field("temperature", &self.temperature)
+            .field("max_tokens", &self.max_tokens)
             .field("max_concurrent", &self.max_concurrent)
             .finish()
     }
@@ -215,7 +218,7 @@ impl OpenAiClient {
         let deadline = tokio::time::Instant::now() + self.settings.request_timeout;
         let mut request = self.http.post(self.endpoint.clone()).header(CONTENT_TYPE, "application/json");
         if !self.settings.api_key.is_empty() {
-            request = request.bearer_auth(&self.settings.api_key);
+            request = request.bearer_auth(self.settings.api_key.expose());
         }
         let sent = tokio::time::timeout_at(deadline, request.body(body.clone()).send()).await;
         let response = match self.transport(sent) {
@@ -427,8 +430,12 @@ fn truncate(raw: &str) -> String {
 }
 
 /// An error with its causes, `a: b: c`.
-fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
+fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
+    // A reqwest error names its URL: shown without userinfo and query.
+    let mut text = match error.downcast_ref::<reqwest::Error>().and_then(reqwest::Error::url) {
+        Some(url) => error.to_string().replace(url.as_str(), &crate::redact::shown_url(url.as_str())),
+        None => error.to_string(),
+    };
     let mut source = error.source();
     while let Some(cause) = source {
         text.push_str(": ");
@@ -456,6 +463,7 @@ mod tests {
             max_retries: 2,
             stream: false,
             temperature: None,
+            max_tokens: 1024,
             max_concurrent: 0,
         }
     }

@@ -72,10 +72,21 @@ async fn keep_connected(name: String, server: McpServerConfig, remote: Arc<Remot
     }
 }
 
+/// The only variables of the bot's environment a stdio MCP server gets
+/// (besides its own `env`).
+pub const INHERITED_ENV: &[&str] = &["PATH", "HOME", "LANG", "TZ"];
+
 async fn connect(server: &McpServerConfig) -> Result<RunningService<RoleClient, ()>, String> {
     if !server.command.trim().is_empty() {
         let mut command = tokio::process::Command::new(&server.command);
-        command.args(&server.args).envs(&server.env).kill_on_drop(true);
+        // A clean environment: never the bot's token or keys.
+        command.env_clear();
+        for key in INHERITED_ENV {
+            if let Some(value) = std::env::var_os(key) {
+                command.env(key, value);
+            }
+        }
+        command.args(&server.args).envs(server.env.iter().map(|(k, v)| (k, v.expose()))).kill_on_drop(true);
         let (transport, _) = TokioChildProcess::builder(command)
             .stderr(std::process::Stdio::inherit())
             .spawn()
@@ -86,14 +97,16 @@ async fn connect(server: &McpServerConfig) -> Result<RunningService<RoleClient, 
         for (key, value) in &server.headers {
             let key = reqwest::header::HeaderName::from_bytes(key.as_bytes())
                 .map_err(|e| format!("header `{key}`: {e}"))?;
-            let value =
-                reqwest::header::HeaderValue::from_str(value).map_err(|e| format!("header `{key}`: {e}"))?;
+            let value = reqwest::header::HeaderValue::from_str(value.expose())
+                .map_err(|e| format!("header `{key}`: {e}"))?;
             headers.insert(key, value);
         }
         let mut config = StreamableHttpClientTransportConfig::with_uri(server.url.as_str());
         config.custom_headers = headers;
         let transport = StreamableHttpClientTransport::from_config(config);
-        ().serve(transport).await.map_err(|e| format!("cannot connect to {}: {e}", server.url))
+        ().serve(transport)
+            .await
+            .map_err(|e| format!("cannot connect to {}: {e}", crate::redact::shown_url(&server.url)))
     }
 }
 

@@ -205,16 +205,20 @@ async fn ask(
 }
 
 /// The MCP form of a registry tool: its name, description and parameter
-/// schema as the model gets them, and hints that follow its level.
+/// schema as the model gets them, and hints that follow both what the tool
+/// does (its own level) and the operator's override (`level`), whichever is
+/// the more careful: a tool that writes is never read-only, even when the
+/// operator lets it run without a confirmation; one made critical is destructive.
 pub fn mcp_tool(spec: &'static ToolSpec, level: Level) -> rmcp::model::Tool {
     let schema = match spec.parameters() {
         Value::Object(map) => map.clone(),
         _ => serde_json::Map::new(),
     };
+    let read_only = spec.level == Level::Safe && level == Level::Safe;
     let annotations = ToolAnnotations::new()
-        .read_only(level == Level::Safe)
-        .destructive(level == Level::Critical)
-        .idempotent(level == Level::Safe)
+        .read_only(read_only)
+        .destructive(spec.level == Level::Critical || level == Level::Critical)
+        .idempotent(read_only)
         .open_world(false);
     rmcp::model::Tool::new(spec.name, spec.description, Arc::new(schema)).annotate(annotations)
 }
@@ -328,9 +332,10 @@ pub async fn serve_stdio(app: App) -> anyhow::Result<()> {
 /// Bearer tokens and the shopper each acts for (`mcp.token` → `mcp.user_id`, `mcp.tokens`).
 fn tokens(app: &App) -> HashMap<String, i64> {
     let mcp = &app.config.mcp;
-    let mut tokens: HashMap<String, i64> = mcp.tokens.clone().into_iter().collect();
+    let mut tokens: HashMap<String, i64> =
+        mcp.tokens.iter().map(|(token, user)| (token.expose().to_owned(), *user)).collect();
     if !mcp.token.is_empty() {
-        tokens.insert(mcp.token.clone(), mcp.user_id);
+        tokens.insert(mcp.token.expose().to_owned(), mcp.user_id);
     }
     tokens
 }
@@ -391,8 +396,9 @@ async fn bearer(
         .headers()
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .map(str::trim);
+        .and_then(|v| v.split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, token)| token.trim());
     let user = offered.and_then(|offered| {
         tokens.iter().find(|(token, _)| same(token.as_bytes(), offered.as_bytes())).map(|(_, user)| *user)
     });

@@ -25,20 +25,25 @@ pub async fn voice_turn(
     mut ctx: MessageContext,
     recording: Recording,
     progress: &Progress,
+    admitted: bool,
 ) -> Reply {
     let lang = app.router.lang_for(&ctx).await;
     let Some(stt) = app.stt.as_ref() else {
         app.stats.count_message();
         return Reply::text(lang.texts().media.voice_off);
     };
-    // Held back before it costs a transcription; then counted once, like text.
-    if let Some(notice) = app.router.admit(&ctx).await {
+    // Held back before it costs a transcription (unless the transport already
+    // did, before the download); then counted once, like text.
+    if !admitted && let Some(notice) = app.router.admit(&ctx).await {
         return notice;
     }
     progress.working(vec![lang.texts().media.listening.to_owned()]);
     // Only a language the shopper chose is certain; otherwise the service detects it.
     let language = app.router.chosen_lang(ctx.platform, ctx.user_id).await;
-    let transcript = match stt.transcribe(recording, language).await {
+    let started = std::time::Instant::now();
+    let transcribed = stt.transcribe(recording, language).await;
+    app.router.count_transcription(started.elapsed()).await;
+    let transcript = match transcribed {
         Ok(transcript) => transcript,
         Err(e) => {
             app.stats.count_message();
@@ -63,14 +68,25 @@ pub async fn voice_turn(
 /// Answers a photo for a model that reads photos: `image` (a `data:` URL)
 /// with `ctx`'s text, the caption — or, without one, the default ask in the
 /// shopper's language.
-pub async fn photo_turn(app: &App, mut ctx: MessageContext, image: String, progress: &Progress) -> Reply {
+/// `admitted`: the transport already counted it against the rate limit.
+pub async fn photo_turn(
+    app: &App,
+    mut ctx: MessageContext,
+    image: String,
+    progress: &Progress,
+    admitted: bool,
+) -> Reply {
     if ctx.text.trim().is_empty() {
         let lang = app.router.lang_for(&ctx).await;
         ctx.text = lang.texts().media.photo_default_ask.to_owned();
         ctx.lang = lang;
     }
     ctx.image = Some(image);
-    app.router.dispatch_live(&ctx, progress).await
+    if admitted {
+        app.router.dispatch_admitted(&ctx, progress).await
+    } else {
+        app.router.dispatch_live(&ctx, progress).await
+    }
 }
 
 /// A recording's file name and MIME type from its path or Telegram's

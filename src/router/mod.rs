@@ -118,6 +118,17 @@ pub struct RouterParts {
     pub map: Option<Arc<maps::Router>>,
 }
 
+/// What the rate limit says about one message.
+#[derive(Debug)]
+pub enum Admission {
+    /// Within the limit: go on.
+    Admitted,
+    /// The first message over the limit in this window: answer with this notice.
+    SlowDown(Reply),
+    /// Over the limit again in the same window: say nothing.
+    Dropped,
+}
+
 /// Routes messages and button presses through the tool loop.
 pub struct FunctionCallRouter {
     model: Arc<dyn ChatModel>,
@@ -247,16 +258,29 @@ impl FunctionCallRouter {
 
     /// The rate-limit stage on its own, for a message that costs something
     /// before its text is known (a voice message is transcribed first):
-    /// `Some(notice)` when the shopper is over `bot.rate_limit_per_minute`.
+    /// `Some(notice)` when the shopper is over `bot.rate_limit_per_minute`
+    /// (an empty reply, to be left unsent, after the first notice of a window).
     /// The message then goes on with [`FunctionCallRouter::dispatch_admitted`],
     /// so it counts once.
     pub async fn admit(&self, ctx: &MessageContext) -> Option<Reply> {
+        match self.admission(ctx).await {
+            Admission::Admitted => None,
+            Admission::SlowDown(notice) => Some(notice),
+            Admission::Dropped => Some(Reply::default()),
+        }
+    }
+
+    /// Counts a message (text, command, voice, photo, button) against
+    /// `bot.rate_limit_per_minute` before anything costly is done for it.
+    /// Over the limit, the first message of the window gets the "slow down"
+    /// notice and the rest are dropped without an answer.
+    pub async fn admission(&self, ctx: &MessageContext) -> Admission {
         let ctx = MessageContext { lang: self.lang_for(ctx).await, ..ctx.clone() };
-        let notice = self.rate_limited(&ctx).await;
-        if notice.is_some() {
+        let admission = self.rate_limited(&ctx).await;
+        if !matches!(admission, Admission::Admitted) {
             self.stats.count_message();
         }
-        notice
+        admission
     }
 
     /// [`FunctionCallRouter::dispatch_live`] for a message that already
@@ -292,8 +316,12 @@ impl FunctionCallRouter {
         if ctx.text.trim().is_empty() {
             return Reply::text(ctx.lang.texts().turn.words_please);
         }
-        if !admitted && let Some(reply) = self.rate_limited(&ctx).await {
-            return reply;
+        if !admitted {
+            match self.rate_limited(&ctx).await {
+                Admission::Admitted => {}
+                Admission::SlowDown(reply) => return reply,
+                Admission::Dropped => return Reply::default(),
+            }
         }
         self.locked(&ctx.conversation_key(), async {
             if let Some(reply) = self.try_code(&ctx).await {
@@ -307,23 +335,28 @@ impl FunctionCallRouter {
         .await
     }
 
-    /// Stage: at most `bot.rate_limit_per_minute` messages per shopper.
-    async fn rate_limited(&self, ctx: &MessageContext) -> Option<Reply> {
+    /// Stage: at most `bot.rate_limit_per_minute` messages per shopper; one
+    /// notice per window, then silence.
+    async fn rate_limited(&self, ctx: &MessageContext) -> Admission {
         let limit = self.settings.rate_limit_per_minute;
         if limit == 0 {
-            return None;
+            return Admission::Admitted;
         }
         let who = ctx.shopper().to_string();
         match self.state.rate_hit(&who, Duration::from_secs(60)).await {
             Ok(count) if count > limit => {
                 tracing::info!(count, limit, "rate limited");
                 metrics::counter!(crate::ops::LIMITED, "reason" => "rate_limited").increment(1);
-                Some(Reply::text(ctx.lang.texts().turn.rate_limited))
+                if count == limit + 1 {
+                    Admission::SlowDown(Reply::text(ctx.lang.texts().turn.rate_limited))
+                } else {
+                    Admission::Dropped
+                }
             }
-            Ok(_) => None,
+            Ok(_) => Admission::Admitted,
             Err(e) => {
                 tracing::warn!(error = %e, "rate limit check failed; letting the message through");
-                None
+                Admission::Admitted
             }
         }
     }

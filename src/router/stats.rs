@@ -63,7 +63,7 @@ impl FunctionCallRouter {
             counts.iter().filter_map(|(k, v)| k.strip_prefix("tool:").map(|t| (t, *v))).collect();
         tools.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
         let top: Vec<String> = tools.iter().take(5).map(|(t, n)| format!("{t} {n}")).collect();
-        let [title, messages, shoppers_label, tokens, orders, top_tools, errors] =
+        let [title, messages, shoppers_label, tokens, orders, top_tools, errors, voice] =
             lang.texts().turn.stats_labels;
         let mut out = String::new();
         let _ = writeln!(out, "{title} ({})", civil_date(today()));
@@ -76,6 +76,12 @@ impl FunctionCallRouter {
             get("tokens_in"),
             get("tokens_cached"),
             get("tokens_out")
+        );
+        let _ = writeln!(
+            out,
+            "{voice}: {}, {:.1} s",
+            get("transcriptions"),
+            get("transcription_ms") as f64 / 1000.0
         );
         let _ = writeln!(out, "{orders}: {}", get("confirmed:create_order"));
         let _ =

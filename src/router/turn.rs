@@ -277,6 +277,35 @@ impl FunctionCallRouter {
         }
     }
 
+    /// Whether the shopper of `ctx` has spent today's token budget
+    /// (`bot.daily_tokens_per_user`), asked before a voice message is
+    /// fetched; a store that cannot be read lets it through.
+    pub async fn over_daily_budget(&self, ctx: &MessageContext) -> bool {
+        let budget = self.settings.daily_tokens_per_user;
+        if budget == 0 {
+            return false;
+        }
+        match self.state.counts(&spent_key(ctx.platform, ctx.user_id)).await {
+            Ok(spent) => spent.get("tokens").copied().unwrap_or(0) >= budget as i64,
+            Err(e) => {
+                tracing::warn!(error = %e, "could not read today's token use; letting the voice message through");
+                false
+            }
+        }
+    }
+
+    /// Counts one transcription and the time it took in the day's figures (`/stats`).
+    pub async fn count_transcription(&self, took: std::time::Duration) {
+        let day = day_key(today());
+        let deltas = [
+            (day.as_str(), "transcriptions", 1),
+            (day.as_str(), "transcription_ms", took.as_millis() as i64),
+        ];
+        if let Err(e) = self.state.add_counts(&deltas, DAY_FIGURES_TTL).await {
+            tracing::warn!(error = %e, "could not count a transcription");
+        }
+    }
+
     /// Stage: whether the shopper has spent today's token budget
     /// (`bot.daily_tokens_per_user`): then the offline planner answers, and
     /// the first such turn of the day says so.

@@ -32,12 +32,16 @@ impl Transport {
                 let report = self.health_report(bot, me, lang).await;
                 self.say(bot, target, &report).await
             }
-            Command::Stats if self.is_admin(ctx.user_id) => {
+            Command::Stats if self.is_admin(ctx.user_id) && !ctx.is_group => {
                 let stats = self.app.router.day_stats(lang).await;
                 self.say(bot, target, &stats).await
             }
             Command::Health if self.is_admin(ctx.user_id) => {
                 self.say(bot, target, lang.texts().commands.health_private_only).await
+            }
+            // The day's figures (shoppers, orders, errors) are not for a group to read.
+            Command::Stats if self.is_admin(ctx.user_id) => {
+                self.say(bot, target, lang.texts().commands.stats_private_only).await
             }
             command => self.shared_command(bot, me, target, ctx, command).await,
         }

@@ -42,11 +42,37 @@ impl DownloadError {
 /// Whether a size Telegram reported is over the limit (`u32::MAX` means it
 /// reported none).
 pub fn too_big(size: u32) -> bool {
-    size != u32::MAX && u64::from(size) > DOWNLOAD_LIMIT
+    over(size, DOWNLOAD_LIMIT)
+}
+
+/// Whether a size Telegram reported is over `limit` (`u32::MAX`: none reported).
+pub fn over(size: u32, limit: u64) -> bool {
+    size != u32::MAX && u64::from(size) > limit
+}
+
+/// Bytes a second of speech may take at most: 320 kbit/s for a recording
+/// (a voice message's Opus is 16–64 kbit/s; an MP3 at most 320), 1.28
+/// Mbit/s for a round video note.
+pub fn speech_bytes_per_second(mime: &str) -> u64 {
+    if mime.starts_with("video/") { 160 * 1024 } else { 40 * 1024 }
+}
+
+/// The most a recording of at most `max_seconds` may weigh (plus 64 KiB of
+/// container headers): what the sender's client claims for its length is
+/// not trusted, its bytes are counted.
+pub fn speech_ceiling(max_seconds: u32, mime: &str) -> u64 {
+    (u64::from(max_seconds) * speech_bytes_per_second(mime) + 64 * 1024).min(DOWNLOAD_LIMIT)
 }
 
 /// The bytes of file `file_id`, at most [`DOWNLOAD_LIMIT`].
 pub async fn download(bot: &Bot, file_id: &FileId) -> Result<Vec<u8>, DownloadError> {
+    download_within(bot, file_id, DOWNLOAD_LIMIT).await
+}
+
+/// The bytes of file `file_id`, at most `limit` (checked on the size the
+/// Bot API reports, the response's length, and while it streams in).
+pub async fn download_within(bot: &Bot, file_id: &FileId, limit: u64) -> Result<Vec<u8>, DownloadError> {
+    let limit = limit.min(DOWNLOAD_LIMIT);
     let file = match send::call(bot, &teloxide::payloads::GetFile::new(file_id.clone())).await {
         Ok(file) => file,
         Err(failure) => {
@@ -58,13 +84,13 @@ pub async fn download(bot: &Bot, file_id: &FileId) -> Result<Vec<u8>, DownloadEr
             });
         }
     };
-    if too_big(file.meta.size) {
+    if over(file.meta.size, limit) {
         return Err(DownloadError::TooBig);
     }
     // A self-hosted Bot API server in local mode answers with an absolute path.
     if file.path.starts_with('/') {
         let bytes = tokio::fs::read(&file.path).await.map_err(|e| DownloadError::Fetch(e.to_string()))?;
-        return if bytes.len() as u64 > DOWNLOAD_LIMIT { Err(DownloadError::TooBig) } else { Ok(bytes) };
+        return if bytes.len() as u64 > limit { Err(DownloadError::TooBig) } else { Ok(bytes) };
     }
     let mut url = bot.api_url();
     {
@@ -80,13 +106,13 @@ pub async fn download(bot: &Bot, file_id: &FileId) -> Result<Vec<u8>, DownloadEr
     if !response.status().is_success() {
         return Err(DownloadError::Fetch(format!("HTTP {}", response.status().as_u16())));
     }
-    if response.content_length().is_some_and(|n| n > DOWNLOAD_LIMIT) {
+    if response.content_length().is_some_and(|n| n > limit) {
         return Err(DownloadError::TooBig);
     }
     let mut bytes = Vec::new();
     while let Some(chunk) = response.chunk().await.map_err(fetch_failed)? {
         bytes.extend_from_slice(&chunk);
-        if bytes.len() as u64 > DOWNLOAD_LIMIT {
+        if bytes.len() as u64 > limit {
             return Err(DownloadError::TooBig);
         }
     }

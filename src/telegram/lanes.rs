@@ -6,6 +6,10 @@
 //! update — for a whole turn (seconds), and with it every update behind it.
 //! The endpoints therefore only queue the update here and return at once;
 //! the turns run in these lanes, and shutdown waits for them ([`Lanes::wait`]).
+//!
+//! A lane holds at most [`LANE_DEPTH`] updates waiting behind the one being
+//! handled, and at most [`MAX_LANES`] chats have lanes at once: a flood from
+//! one chat, or of new chats, is dropped at the door instead of held in memory.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -18,35 +22,85 @@ use tokio_util::task::TaskTracker;
 
 type Job = Pin<Box<dyn Future<Output = ()> + Send>>;
 
+/// Updates of one chat that may wait behind the one being handled.
+pub const LANE_DEPTH: usize = 10;
+/// Chats that may have updates in hand at once.
+pub const MAX_LANES: usize = 4096;
+
+/// What became of an update given to [`Lanes::run`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Queued {
+    /// It will be handled in its turn.
+    Yes,
+    /// Its chat already has [`LANE_DEPTH`] updates waiting: dropped. `first`
+    /// is true for the first drop since the lane opened (worth one notice).
+    LaneFull { first: bool },
+    /// [`MAX_LANES`] chats are busy and this one is new: dropped.
+    Overloaded,
+}
+
+/// One chat's queue and whether it was already told it is full.
+struct Lane {
+    jobs: mpsc::Sender<Job>,
+    told: bool,
+}
+
 /// The chats with updates in hand; cheap to clone.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Lanes {
-    open: Arc<Mutex<HashMap<ChatId, mpsc::UnboundedSender<Job>>>>,
+    open: Arc<Mutex<HashMap<ChatId, Lane>>>,
     running: TaskTracker,
+    depth: usize,
+    max_lanes: usize,
+}
+
+impl Default for Lanes {
+    fn default() -> Self {
+        Lanes::with_limits(LANE_DEPTH, MAX_LANES)
+    }
 }
 
 impl Lanes {
-    /// Handles `job` after the jobs of `chat` queued before it.
-    pub fn run(&self, chat: ChatId, job: impl Future<Output = ()> + Send + 'static) {
+    /// Lanes of at most `depth` waiting updates, at most `max_lanes` at once.
+    pub fn with_limits(depth: usize, max_lanes: usize) -> Lanes {
+        Lanes {
+            open: Arc::default(),
+            running: TaskTracker::new(),
+            depth: depth.max(1),
+            max_lanes: max_lanes.max(1),
+        }
+    }
+
+    /// Handles `job` after the jobs of `chat` queued before it, or drops it
+    /// when the chat's lane is full or too many chats are busy.
+    pub fn run(&self, chat: ChatId, job: impl Future<Output = ()> + Send + 'static) -> Queued {
         let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
         let job: Job = Box::pin(job);
-        let job = match open.get(&chat) {
+        let busy = open.len();
+        let job = match open.get_mut(&chat) {
             // The lane stays open while this lock is held (it leaves under it).
-            Some(lane) => match lane.send(job) {
-                Ok(()) => return,
-                Err(mpsc::error::SendError(job)) => job,
+            Some(lane) => match lane.jobs.try_send(job) {
+                Ok(()) => return Queued::Yes,
+                Err(mpsc::error::TrySendError::Full(_)) => {
+                    let first = !lane.told;
+                    lane.told = true;
+                    return Queued::LaneFull { first };
+                }
+                Err(mpsc::error::TrySendError::Closed(job)) => job,
             },
+            None if busy >= self.max_lanes => return Queued::Overloaded,
             None => job,
         };
-        let (lane, queue) = mpsc::unbounded_channel();
-        // The receiver is alive until the task below ends.
-        let _ = lane.send(job);
-        open.insert(chat, lane);
+        let (jobs, queue) = mpsc::channel(self.depth);
+        // The receiver is alive until the task below ends, and the queue is empty.
+        let _ = jobs.try_send(job);
+        open.insert(chat, Lane { jobs, told: false });
         self.running.spawn(self.clone().drain(chat, queue));
+        Queued::Yes
     }
 
     /// Runs a chat's jobs until none is left, then closes its lane.
-    async fn drain(self, chat: ChatId, mut queue: mpsc::UnboundedReceiver<Job>) {
+    async fn drain(self, chat: ChatId, mut queue: mpsc::Receiver<Job>) {
         loop {
             let job = match queue.try_recv() {
                 Ok(job) => job,
@@ -87,18 +141,63 @@ mod tests {
     use super::*;
 
     #[tokio::test]
+    async fn a_full_lane_and_a_new_chat_over_the_cap_are_dropped_and_said_once() {
+        let lanes = Lanes::with_limits(2, 2);
+        let (release, held) = tokio::sync::oneshot::channel::<()>();
+        assert_eq!(
+            lanes.run(ChatId(1), async move {
+                let _ = held.await;
+            }),
+            Queued::Yes
+        );
+        tokio::task::yield_now().await;
+        let ran = Arc::new(Mutex::new(0));
+        let mut outcomes = Vec::new();
+        for _ in 0..5 {
+            let ran = ran.clone();
+            outcomes.push(lanes.run(ChatId(1), async move { *ran.lock().unwrap() += 1 }));
+        }
+        // The running job took its slot out of the queue: two wait, the rest are dropped.
+        assert_eq!(
+            outcomes,
+            vec![
+                Queued::Yes,
+                Queued::Yes,
+                Queued::LaneFull { first: true },
+                Queued::LaneFull { first: false },
+                Queued::LaneFull { first: false }
+            ]
+        );
+        assert_eq!(lanes.run(ChatId(2), std::future::pending()), Queued::Yes);
+        assert_eq!(
+            lanes.run(ChatId(3), async {}),
+            Queued::Overloaded,
+            "two chats busy: a third waits outside"
+        );
+        release.send(()).unwrap();
+        tokio::time::timeout(Duration::from_secs(5), async {
+            while *ran.lock().unwrap() < 2 {
+                tokio::task::yield_now().await;
+            }
+        })
+        .await
+        .unwrap();
+        assert_eq!(*ran.lock().unwrap(), 2);
+    }
+
+    #[tokio::test]
     async fn a_chats_updates_run_in_order_while_other_chats_run_beside_them() {
         let lanes = Lanes::default();
         let seen = Arc::new(Mutex::new(Vec::new()));
         let (release, held) = tokio::sync::oneshot::channel::<()>();
         let log = seen.clone();
-        lanes.run(ChatId(1), async move {
+        let _ = lanes.run(ChatId(1), async move {
             let _ = held.await;
             log.lock().unwrap().push("1a");
         });
         for (chat, name) in [(1, "1b"), (2, "2a"), (1, "1c")] {
             let log = seen.clone();
-            lanes.run(ChatId(chat), async move { log.lock().unwrap().push(name) });
+            assert_eq!(lanes.run(ChatId(chat), async move { log.lock().unwrap().push(name) }), Queued::Yes);
         }
         // Chat 2 is not held up by chat 1's first update.
         tokio::time::timeout(Duration::from_secs(5), async {

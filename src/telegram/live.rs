@@ -314,8 +314,12 @@ impl<'a> LiveMessage<'a> {
             }
             return;
         };
-        let request =
-            self.bot.edit_message_text(self.target.chat, id, live_html(text)).parse_mode(ParseMode::Html);
+        let html = live_html(text);
+        let preview = super::trust::preview_options(&html);
+        let mut request = self.bot.edit_message_text(self.target.chat, id, html).parse_mode(ParseMode::Html);
+        if let Some(preview) = preview {
+            request = request.link_preview_options(preview);
+        }
         match request.await {
             Ok(_) | Err(RequestError::Api(ApiError::MessageNotModified)) => {
                 self.message_text = text.to_owned()

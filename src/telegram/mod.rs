@@ -41,6 +41,7 @@ pub mod outbox;
 pub mod photos;
 pub mod send;
 pub mod texts;
+pub mod trust;
 mod update;
 pub mod webhook;
 
@@ -185,7 +186,7 @@ fn dispatcher_for(bot: Bot, transport: Arc<Transport>) -> DispatcherBuilder<Bot,
 /// Checks the token with `getMe` against `telegram.api_url`; returns the bot
 /// and who it is.
 pub async fn connect(config: &TelegramConfig) -> Result<(Bot, Me), TelegramError> {
-    let token = config.token.trim();
+    let token = config.token.expose().trim();
     if token.is_empty() {
         return Err(TelegramError::MissingToken);
     }
@@ -240,19 +241,13 @@ pub async fn register_commands(bot: &Bot, default: Lang) {
 pub async fn run(app: App) -> anyhow::Result<()> {
     let signal = stop_signal();
     let config = app.config.telegram.clone();
-    // The ops endpoints on their own listener, unless the webhook listener serves them.
-    let ops_listen = app.config.ops.listen.trim();
-    let webhook_serves_ops = config.mode == TelegramMode::Webhook
-        && (ops_listen.is_empty() || ops_listen == config.webhook_listen.trim());
+    trust::set(app.config.link_hosts(), app.config.image_hosts());
+    // The ops endpoints on their own listener, never the webhook's.
     let (ops_stop, ops_stopped) = tokio::sync::oneshot::channel::<()>();
-    let ops = if webhook_serves_ops {
-        None
-    } else {
-        crate::ops::spawn(&app, async move {
-            let _ = ops_stopped.await;
-        })
-        .await?
-    };
+    let ops = crate::ops::spawn(&app, async move {
+        let _ = ops_stopped.await;
+    })
+    .await?;
     // Not ready from the stop on, so a load balancer stops sending.
     let lifecycle = app.lifecycle.clone();
     let stop = async move {

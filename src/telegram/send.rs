@@ -441,6 +441,7 @@ async fn send_part(
     }
     let mut payload =
         teloxide::payloads::SendMessage::new(target.chat, part.html.clone()).parse_mode(ParseMode::Html);
+    payload.link_preview_options = super::trust::preview_options(&part.html);
     if let Some(thread) = target.thread {
         payload = payload.message_thread_id(thread);
     }
@@ -474,6 +475,7 @@ async fn edit_part(
     let mut payload = teloxide::payloads::EditMessageText::new(chat, id, part.html.clone())
         .parse_mode(ParseMode::Html)
         .reply_markup(markup.unwrap_or_default());
+    payload.link_preview_options = super::trust::preview_options(&part.html);
     let result = match call(bot, &payload).await {
         Err(SendFailure { error: RequestError::Api(ApiError::CantParseEntities(why)), .. }) => {
             tracing::warn!(error = %why, "telegram could not parse the HTML; editing in plain text");
@@ -580,6 +582,10 @@ pub fn pressed_suggestion(message: &Message, index: usize) -> Option<String> {
 pub(super) async fn send_picture(bot: &Bot, target: &Target, image: &str) {
     let Ok(url) = reqwest::Url::parse(image) else {
         tracing::debug!(image, "picture is not a URL; not sent");
+        return;
+    };
+    if !super::trust::image_allowed(&url) {
+        tracing::info!(image, "picture not from the mall's image hosts (http/https); not sent");
         return;
     };
     let mut payload = teloxide::payloads::SendPhoto::new(target.chat, teloxide::types::InputFile::url(url));

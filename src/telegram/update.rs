@@ -11,6 +11,7 @@ use teloxide::types::{Me, MessageId, User};
 
 use super::callback::ButtonData;
 use super::inbound::{self, BotIdentity, Content};
+use super::lanes::Queued;
 use super::live::LiveMessage;
 use super::send::{self, ButtonContext, Target};
 use super::{TelegramError, Transport, files, texts};
@@ -18,18 +19,19 @@ use crate::context::MessageContext;
 use crate::media;
 use crate::progress::Progress;
 use crate::reply::{ConfirmationPress, PressCheck, Reply};
-use crate::router::Access;
+use crate::router::{Access, Admission};
 
 /// The answer when a shopper's file could not be fetched: logged, counted,
 /// and no model call.
-fn fetch_failed(app: &crate::app::App, lang: Lang, error: files::DownloadError, voice: bool) -> Reply {
+fn fetch_failed(app: &crate::app::App, lang: Lang, error: files::DownloadError, file: &FileTurn) -> Reply {
+    let voice = file.voice;
     tracing::warn!(error = %error, "could not fetch the shopper's file");
     app.stats.count_message();
     if voice {
         metrics::counter!(crate::ops::TRANSCRIPTIONS, "outcome" => error.kind()).increment(1);
     }
     match error {
-        files::DownloadError::TooBig => Reply::text(lang.texts().media.too_big),
+        files::DownloadError::TooBig => Reply::text(file.too_big.clone()),
         _ => {
             app.stats.record_error("could not fetch a file from telegram");
             Reply::text(lang.texts().media.fetch_failed)
@@ -44,6 +46,10 @@ struct FileTurn {
     voice: bool,
     /// What the shopper sees while it is fetched.
     status: Option<&'static str>,
+    /// The most it may weigh (checked again while it streams in).
+    limit: u64,
+    /// The answer when it weighs more.
+    too_big: String,
 }
 
 /// What every endpoint returns to the dispatcher.
@@ -54,12 +60,44 @@ type Outcome = &'static str;
 const ANSWERED: Outcome = "answered";
 const IGNORED: Outcome = "ignored";
 const REFUSED: Outcome = "refused";
+const LIMITED: Outcome = "limited";
 
-/// A message in a private chat, group or supergroup: handled in its chat's lane.
+/// A message in a private chat, group or supergroup: handled in its chat's
+/// lane, or dropped when the lane is full (told once) or too many chats are busy.
 pub async fn on_message(bot: Bot, msg: Message, me: Me, tg: Arc<Transport>) -> HandlerResult {
     let chat = msg.chat.id;
-    tg.lanes.clone().run(chat, message_update(bot, msg, me, tg));
+    let (from, target) = (msg.from.clone(), Target::answering(&msg));
+    let queued = tg.lanes.clone().run(chat, message_update(bot.clone(), msg, me, tg.clone()));
+    dropped(queued, "message", bot, tg, from, target);
     Ok(())
+}
+
+/// Counts an update its lane did not take; the first one a full lane drops
+/// gets one notice (sent beside the lane, which is busy).
+fn dropped(
+    queued: Queued,
+    kind: &'static str,
+    bot: Bot,
+    tg: Arc<Transport>,
+    from: Option<User>,
+    target: Target,
+) {
+    let (reason, notice) = match queued {
+        Queued::Yes => return,
+        Queued::LaneFull { first } => ("lane_full", first),
+        Queued::Overloaded => ("overloaded", false),
+    };
+    tracing::info!(chat = target.chat.0, reason, "update dropped");
+    crate::ops::count_update(kind, "dropped");
+    metrics::counter!(crate::ops::LIMITED, "reason" => reason).increment(1);
+    if let (true, Some(from)) = (notice, from.filter(|u| !u.is_bot)) {
+        tokio::spawn(async move {
+            let lang = tg.lang_of(&from, None).await;
+            if let Err(e) = tg.say(&bot, &target, lang.texts().turn.too_many_waiting).await {
+                tracing::warn!(error = %e, "could not say the chat's queue is full");
+            }
+        });
+    }
 }
 
 async fn message_update(bot: Bot, msg: Message, me: Me, tg: Arc<Transport>) {
@@ -92,7 +130,9 @@ async fn message_update(bot: Bot, msg: Message, me: Me, tg: Arc<Transport>) {
 /// was pressed in, after the messages that came before it.
 pub async fn on_button(bot: Bot, query: CallbackQuery, me: Me, tg: Arc<Transport>) -> HandlerResult {
     let chat = query.message.as_ref().map_or(ChatId(query.from.id.0 as i64), |m| m.chat().id);
-    tg.lanes.clone().run(chat, button_update(bot, query, me, tg));
+    let target = Target { chat, thread: None, reply_to: None };
+    let queued = tg.lanes.clone().run(chat, button_update(bot.clone(), query, me, tg.clone()));
+    dropped(queued, "button", bot, tg, None, target);
     Ok(())
 }
 
@@ -211,6 +251,27 @@ impl Transport {
         }
     }
 
+    /// Counts the message against the rate limit before anything costly is
+    /// done for it; `Some` with the outcome when it is held back (the first
+    /// time in a window with the "slow down" notice, later in silence).
+    async fn limited(
+        &self,
+        bot: &Bot,
+        me: &Me,
+        target: &Target,
+        ctx: &MessageContext,
+    ) -> Result<Option<Outcome>, RequestError> {
+        match self.app.router.admission(ctx).await {
+            Admission::Admitted => Ok(None),
+            Admission::SlowDown(notice) => {
+                let lang = self.app.router.lang_for(ctx).await;
+                self.deliver(bot, me, target, lang, ctx.user_id, &notice, None).await?;
+                Ok(Some(LIMITED))
+            }
+            Admission::Dropped => Ok(Some(LIMITED)),
+        }
+    }
+
     /// A voice message, audio file or video note addressed to the bot: checked
     /// against `[stt]` and its limits, fetched, transcribed and routed as text,
     /// with a status while it is heard.
@@ -226,6 +287,9 @@ impl Transport {
         if let Some(outcome) = self.refused(bot, me, target, &ctx).await? {
             return Ok(outcome);
         }
+        if let Some(outcome) = self.limited(bot, me, target, &ctx).await? {
+            return Ok(outcome);
+        }
         let lang = self.lang_of(from, None).await;
         let Some(stt) = self.app.stt.clone() else {
             return self.say(bot, target, lang.texts().media.voice_off).await.map(|_| ANSWERED);
@@ -239,11 +303,30 @@ impl Transport {
             metrics::counter!(crate::ops::TRANSCRIPTIONS, "outcome" => "too_big").increment(1);
             return self.say(bot, target, lang.texts().media.too_big).await.map(|_| ANSWERED);
         }
+        // The claimed length is the sender's word; the size is checked against
+        // what `max_seconds` of speech can weigh, here and while it downloads.
+        let too_long = (lang.texts().media.too_long)(stt.max_seconds);
+        let ceiling = files::speech_ceiling(stt.max_seconds, &speech.mime);
+        if files::over(speech.file.size, ceiling) {
+            metrics::counter!(crate::ops::TRANSCRIPTIONS, "outcome" => "too_long").increment(1);
+            return self.say(bot, target, &too_long).await.map(|_| ANSWERED);
+        }
+        // Over today's budget a transcription is not paid for either.
+        if self.app.router.over_daily_budget(&ctx).await {
+            metrics::counter!(crate::ops::TRANSCRIPTIONS, "outcome" => "over_budget").increment(1);
+            return self.say(bot, target, lang.texts().media.voice_over_budget).await.map(|_| ANSWERED);
+        }
         let mime = speech.mime;
         let user_id = ctx.user_id;
-        let file = FileTurn { file_id: speech.file.id.clone(), voice: true, status: None };
+        let file = FileTurn {
+            file_id: speech.file.id.clone(),
+            voice: true,
+            status: None,
+            limit: ceiling,
+            too_big: too_long,
+        };
         self.run_file_turn(bot, me, target, lang, user_id, file, move |app, bytes, progress| async move {
-            media::voice_turn(&app, ctx, media::recording(bytes, &mime), &progress).await
+            media::voice_turn(&app, ctx, media::recording(bytes, &mime), &progress, true).await
         })
         .await
     }
@@ -262,6 +345,9 @@ impl Transport {
         if let Some(outcome) = self.refused(bot, me, target, &ctx).await? {
             return Ok(outcome);
         }
+        if let Some(outcome) = self.limited(bot, me, target, &ctx).await? {
+            return Ok(outcome);
+        }
         let lang = self.lang_of(from, Some(&ctx.text)).await;
         let Some(photo) = files::pick_photo(sizes, media::image::MAX_SIDE) else {
             return self.say(bot, target, lang.texts().media.fetch_failed).await.map(|_| ANSWERED);
@@ -271,12 +357,18 @@ impl Transport {
         }
         let user_id = ctx.user_id;
         let status = Some(lang.texts().media.looking);
-        let file = FileTurn { file_id: photo.file.id.clone(), voice: false, status };
+        let file = FileTurn {
+            file_id: photo.file.id.clone(),
+            voice: false,
+            status,
+            limit: files::DOWNLOAD_LIMIT,
+            too_big: lang.texts().media.too_big.to_owned(),
+        };
         self.run_file_turn(bot, me, target, lang, user_id, file, move |app, bytes, progress| async move {
             // Telegram's photo sizes are JPEGs; the header says which.
             let mime = media::image::info(&bytes).map_or("image/jpeg", |i| i.mime);
             let image = media::image::data_url(mime, &bytes);
-            media::photo_turn(&app, ctx, image, &progress).await
+            media::photo_turn(&app, ctx, image, &progress, true).await
         })
         .await
     }
@@ -305,9 +397,9 @@ impl Transport {
             if let Some(status) = file.status {
                 progress.working(vec![status.to_owned()]);
             }
-            match files::download(&fetcher, &file.file_id).await {
+            match files::download_within(&fetcher, &file.file_id, file.limit).await {
                 Ok(bytes) => turn(app, bytes, progress).await,
-                Err(e) => fetch_failed(&app, lang, e, file.voice),
+                Err(e) => fetch_failed(&app, lang, e, &file),
             }
         })
         .await
@@ -328,11 +420,16 @@ impl Transport {
             return Ok(outcome);
         }
         let bot_id = BotIdentity::from_me(me);
-        match inbound::parse_command(&ctx.text, &bot_id) {
-            Some(command) => {
-                ctx.lang = self.lang_of(from, None).await;
-                self.handle_command(bot, me, target, from, ctx, command).await
-            }
+        let command = inbound::parse_command(&ctx.text, &bot_id);
+        if command.is_some() {
+            ctx.lang = self.lang_of(from, None).await;
+        }
+        // Commands count too: each one costs a send, some a mall call.
+        if let Some(outcome) = self.limited(bot, me, target, &ctx).await? {
+            return Ok(outcome);
+        }
+        match command {
+            Some(command) => self.handle_command(bot, me, target, from, ctx, command).await,
             None if ctx.text.is_empty() => self.greet(bot, me, target, ctx.lang).await,
             None => self.route(bot, me, target, ctx).await,
         }
@@ -352,8 +449,9 @@ impl Transport {
         let lang = ctx.lang;
         let user_id = ctx.user_id;
         let router = self.app.router.clone();
+        // Always after [`Transport::limited`]: the message was counted there.
         self.run_live(bot, me, target, lang, user_id, move |progress| async move {
-            router.dispatch_live(&ctx, &progress).await
+            router.dispatch_admitted(&ctx, &progress).await
         })
         .await
     }

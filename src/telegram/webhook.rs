@@ -91,12 +91,9 @@ pub async fn serve_on_until(
     };
     let (updates, received) = mpsc::unbounded_channel();
     let inbox =
-        Inbox { secret: Arc::from(config.webhook_secret.as_str()), state: app.state.clone(), updates };
-    let mut routes = axum::Router::new().route(url.path(), post(receive)).with_state(inbox);
-    let ops_listen = app.config.ops.listen.trim();
-    if ops_listen.is_empty() || ops_listen == config.webhook_listen.trim() {
-        routes = routes.merge(crate::ops::routes(app.clone()));
-    }
+        Inbox { secret: Arc::from(config.webhook_secret.expose()), state: app.state.clone(), updates };
+    // Only the webhook path: the ops endpoints have their own listener (`ops.listen`).
+    let routes = axum::Router::new().route(url.path(), post(receive)).with_state(inbox);
     // Stopping the listener stops the server: no new connections; once the
     // requests in progress are answered the queue closes and the dispatcher
     // handles what is left in it, then ends.
@@ -111,7 +108,7 @@ pub async fn serve_on_until(
     let mut request =
         bot.set_webhook(url.clone()).allowed_updates([AllowedUpdate::Message, AllowedUpdate::CallbackQuery]);
     if !config.webhook_secret.is_empty() {
-        request = request.secret_token(config.webhook_secret.clone());
+        request = request.secret_token(config.webhook_secret.expose().to_owned());
     }
     if let Err(e) = send::retrying(&request).await {
         stop_token.stop();

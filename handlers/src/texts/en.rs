@@ -54,6 +54,7 @@ pub(crate) static TEXTS: Texts = Texts {
         lang_set: "OK, I'll answer in English from now on.",
         lang_usage: "Usage: /lang en (English), /lang zh (简体中文) or /lang zh-hant (繁體中文)",
         health_private_only: "Please use /health in a private chat.",
+        stats_private_only: "Please use /stats in a private chat.",
         confirm_button: "✅ Confirm",
         cancel_button: "✖️ Cancel",
         open_private: "💬 Continue in private chat",
@@ -66,6 +67,7 @@ pub(crate) static TEXTS: Texts = Texts {
     turn: Turn {
         words_please: "Please tell me in words what you are looking for.",
         rate_limited: "You're sending messages a little fast — please wait a minute and try again.",
+        too_many_waiting: "I'm still working through your earlier messages, so I skipped the newest ones — please send them again once I've answered.",
         refused: "Sorry, this shopping guide is only open to invited shoppers for now.",
         done: "Done.",
         gave_up: "Sorry, I couldn't finish that within my step limit. Could you rephrase it or ask one thing at a time?",
@@ -75,7 +77,16 @@ pub(crate) static TEXTS: Texts = Texts {
         lookup_failed: "Sorry, I can't look that up right now. Please try again shortly.",
         group_handoff: "Carts and orders are handled in a private chat — tap the button below and we'll continue there.",
         stats_unreadable: "cannot read today's figures",
-        stats_labels: ["Today", "messages", "shoppers", "model tokens", "orders", "top tools", "errors"],
+        stats_labels: [
+            "Today",
+            "messages",
+            "shoppers",
+            "model tokens",
+            "orders",
+            "top tools",
+            "errors",
+            "voice messages transcribed",
+        ],
     },
     confirm: Confirm {
         check_order: |summary| format!("Please check your order and confirm:\n{summary}"),
@@ -240,6 +251,8 @@ pub(crate) static TEXTS: Texts = Texts {
         transcription_failed: "Sorry, I couldn't transcribe your voice message just now. Please try again in a moment, \
                                or type your request.",
         nothing_heard: "I couldn't hear anything, please try again or type.",
+        voice_over_budget: "You've used today's allowance of the smart assistant, so I can't listen to voice messages \
+                            until tomorrow. Typing works: tell me what you're looking for.",
         fetch_failed: "Sorry, I couldn't fetch what you sent. Please send it again, or type your request.",
         photo_default_ask: "Find this in the mall.",
         photo_unseen: "Sorry, I can't look at photos here 🙂 Please describe in words what you're looking for, \

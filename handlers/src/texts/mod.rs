@@ -112,6 +112,8 @@ pub struct Commands {
     pub lang_usage: &'static str,
     /// `/health` asked in a group.
     pub health_private_only: &'static str,
+    /// `/stats` from an operator in a group.
+    pub stats_private_only: &'static str,
     /// The Confirm button.
     pub confirm_button: &'static str,
     /// The Cancel button.
@@ -137,6 +139,8 @@ pub struct Turn {
     pub words_please: &'static str,
     /// Too many messages in a minute.
     pub rate_limited: &'static str,
+    /// Too many messages waiting in one chat: the newest are skipped.
+    pub too_many_waiting: &'static str,
     /// Not an allowed user or chat.
     pub refused: &'static str,
     /// The model ended the turn with no text.
@@ -156,7 +160,7 @@ pub struct Turn {
     /// `/stats`: the store could not be read (before the error).
     pub stats_unreadable: &'static str,
     /// `/stats`: title, messages, shoppers, model tokens, orders, top tools, errors.
-    pub stats_labels: [&'static str; 7],
+    pub stats_labels: [&'static str; 8],
 }
 
 /// Confirmations.
@@ -217,6 +221,8 @@ pub struct Media {
     pub transcription_failed: &'static str,
     /// The transcript was empty.
     pub nothing_heard: &'static str,
+    /// A voice message over today's token budget: not transcribed.
+    pub voice_over_budget: &'static str,
     /// The voice message or photo could not be fetched.
     pub fetch_failed: &'static str,
     /// What the model is asked when a photo comes without a caption.

@@ -48,6 +48,7 @@ pub(crate) static TEXTS: Texts = Texts {
         lang_set: "好的，之后我用中文回答您。",
         lang_usage: "用法：/lang zh（简体中文）、/lang zh-hant（繁體中文）或 /lang en（English）",
         health_private_only: "请在私聊里使用 /health。",
+        stats_private_only: "请在私聊里使用 /stats。",
         confirm_button: "✅ 确认",
         cancel_button: "✖️ 取消",
         open_private: "💬 去私聊继续",
@@ -60,6 +61,7 @@ pub(crate) static TEXTS: Texts = Texts {
     turn: Turn {
         words_please: "请用文字告诉我您想找什么。",
         rate_limited: "您发消息有点快，请稍等一分钟再试。",
+        too_many_waiting: "我还在处理您之前的消息，最新的几条先跳过了，等我回复后请再发一次。",
         refused: "抱歉，这个导购助手目前只对指定的顾客开放。",
         done: "好的，已经处理好了。",
         gave_up: "抱歉，这个问题我没能在限定步骤内处理完。可以换个说法，或者把需求拆开一点吗？",
@@ -69,7 +71,7 @@ pub(crate) static TEXTS: Texts = Texts {
         lookup_failed: "抱歉，暂时查不到，请稍后再试。",
         group_handoff: "购物车和订单只能在私聊里处理，点下面的按钮，我们私聊继续。",
         stats_unreadable: "读不到今天的统计",
-        stats_labels: ["今日统计", "消息", "顾客", "模型 tokens", "订单", "常用工具", "错误"],
+        stats_labels: ["今日统计", "消息", "顾客", "模型 tokens", "订单", "常用工具", "错误", "语音转写"],
     },
     confirm: Confirm {
         check_order: |summary| format!("请核对订单后确认：\n{summary}"),
@@ -218,6 +220,7 @@ pub(crate) static TEXTS: Texts = Texts {
         too_big: "这个文件太大了（超过 20 MB），我取不下来。请发一条短一点的语音，或者直接打字。",
         transcription_failed: "抱歉，语音转文字暂时出了问题，这条语音我没能听懂。请稍后再发一次，或者直接打字告诉我。",
         nothing_heard: "我没听到内容，请再说一次，或者直接打字。",
+        voice_over_budget: "今天的智能助手额度已用完，明天之前我听不了语音了。直接打字告诉我你想找什么就好。",
         fetch_failed: "抱歉，我没能取到您发的文件，请再发一次，或者直接打字。",
         photo_default_ask: "帮我在商场里找找照片里的这个东西。",
         photo_unseen: "抱歉，我这里还看不了图片 🙂 请用文字描述一下您要找的东西，比如「白色 Nike 跑鞋」，\

@@ -53,6 +53,7 @@ pub(crate) static TEXTS: Texts = Texts {
         lang_set: "好的，之後我用繁體中文回答您。",
         lang_usage: "用法：/lang zh（簡體中文）、/lang zh-hant（繁體中文）或 /lang en（English）",
         health_private_only: "請在私訊裡使用 /health。",
+        stats_private_only: "請在私訊裡使用 /stats。",
         confirm_button: "✅ 確認",
         cancel_button: "✖️ 取消",
         open_private: "💬 去私訊繼續",
@@ -65,6 +66,7 @@ pub(crate) static TEXTS: Texts = Texts {
     turn: Turn {
         words_please: "請用文字告訴我您想找什麼。",
         rate_limited: "您發訊息有點快，請稍等一分鐘再試。",
+        too_many_waiting: "我還在處理您之前的訊息，最新的幾則先略過了，等我回覆後請再傳一次。",
         refused: "抱歉，這個導購助手目前只對指定的顧客開放。",
         done: "好的，已經處理好了。",
         gave_up: "抱歉，這個問題我沒能在限定步驟內處理完。可以換個說法，或者把需求拆開一點嗎？",
@@ -74,7 +76,7 @@ pub(crate) static TEXTS: Texts = Texts {
         lookup_failed: "抱歉，暫時查不到，請稍後再試。",
         group_handoff: "購物車和訂單只能在私訊裡處理，點下面的按鈕，我們私訊繼續。",
         stats_unreadable: "讀不到今天的統計",
-        stats_labels: ["今日統計", "訊息", "顧客", "模型 tokens", "訂單", "常用工具", "錯誤"],
+        stats_labels: ["今日統計", "訊息", "顧客", "模型 tokens", "訂單", "常用工具", "錯誤", "語音轉寫"],
     },
     confirm: Confirm {
         check_order: |summary| format!("請核對訂單後確認：\n{summary}"),
@@ -256,6 +258,7 @@ pub(crate) static TEXTS: Texts = Texts {
         too_big: "這個檔案太大了（超過 20 MB），我取不下來。請傳一則短一點的語音，或者直接打字。",
         transcription_failed: "抱歉，語音轉文字暫時出了問題，這則語音我沒能聽懂。請稍後再傳一次，或者直接打字告訴我。",
         nothing_heard: "我沒聽到內容，請再說一次，或者直接打字。",
+        voice_over_budget: "今天的智慧助理額度已用完，明天之前我聽不了語音了。直接打字告訴我你想找什麼就好。",
         fetch_failed: "抱歉，我沒能取得您傳的檔案，請再傳一次，或者直接打字。",
         photo_default_ask: "幫我在商場裡找找照片裡的這個東西。",
         photo_unseen: "抱歉，我這裡還看不了圖片 🙂 請用文字描述一下您要找的東西，例如「白色 Nike 跑鞋」，\

@@ -64,6 +64,10 @@ pub(super) fn request_body(settings: &OpenAiSettings, request: ChatRequest<'_>) 
         body.extend_from_slice(b",\"temperature\":");
         put(&mut body, &decimal(t));
     }
+    if settings.max_tokens > 0 {
+        body.extend_from_slice(b",\"max_tokens\":");
+        put(&mut body, &settings.max_tokens);
+    }
     body.extend_from_slice(if settings.stream {
         b",\"stream\":true,\"stream_options\":{\"include_usage\":true}}"
     } else {
