@@ -14,6 +14,7 @@ pub mod llm;
 pub mod mcp;
 pub mod media;
 pub mod ops;
+pub mod payments;
 pub mod pending;
 pub mod progress;
 pub mod reply;

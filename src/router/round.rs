@@ -323,4 +323,8 @@ fn keep_extras(turn: &mut Turn, out: &ToolOutput) {
     if !out.pictures.is_empty() {
         turn.pictures = out.pictures.clone();
     }
+    let payable = crate::reply::payable_orders(&out.data);
+    if !payable.is_empty() {
+        turn.payable = payable;
+    }
 }

@@ -109,7 +109,11 @@ pub async fn serve_on_until(
     });
 
     let mut request =
-        bot.set_webhook(url.clone()).allowed_updates([AllowedUpdate::Message, AllowedUpdate::CallbackQuery]);
+        bot.set_webhook(url.clone()).allowed_updates([
+            AllowedUpdate::Message,
+            AllowedUpdate::CallbackQuery,
+            AllowedUpdate::PreCheckoutQuery,
+        ]);
     if !config.webhook_secret.is_empty() {
         request = request.secret_token(config.webhook_secret.clone());
     }
