@@ -213,6 +213,24 @@ impl MallApi for SlowMall {
     async fn cancel_order(&self, s: &Shopper, id: &str, k: Option<IdempotencyKey>) -> MallResult<Order> {
         self.0.cancel_order(s, id, k).await
     }
+    async fn pay_order(
+        &self,
+        s: &Shopper,
+        id: &str,
+        p: &RecordPayment,
+        k: Option<IdempotencyKey>,
+    ) -> MallResult<Order> {
+        self.0.pay_order(s, id, p, k).await
+    }
+    async fn events(&self, after: Option<String>, limit: u32) -> MallResult<EventPage> {
+        self.0.events(after, limit).await
+    }
+    async fn mark_ready(&self, id: &str) -> MallResult<Order> {
+        self.0.mark_ready(id).await
+    }
+    async fn mark_picked_up(&self, id: &str) -> MallResult<Order> {
+        self.0.mark_picked_up(id).await
+    }
 }
 
 #[tokio::test]

@@ -588,6 +588,7 @@ mod tests {
 
     use super::*;
     use crate::api::{MallResult, MockMallApi};
+    use crate::models::{EventPage, RecordPayment};
 
     /// A running server on loopback; stops when dropped.
     struct TestServer {
@@ -701,6 +702,24 @@ mod tests {
         }
         async fn cancel_order(&self, _: &Shopper, _: &str, _: Option<IdempotencyKey>) -> MallResult<Order> {
             named("cancel_order")
+        }
+        async fn pay_order(
+            &self,
+            _: &Shopper,
+            _: &str,
+            _: &RecordPayment,
+            _: Option<IdempotencyKey>,
+        ) -> MallResult<Order> {
+            named("pay_order")
+        }
+        async fn events(&self, _: Option<String>, _: u32) -> MallResult<EventPage> {
+            named("events")
+        }
+        async fn mark_ready(&self, _: &str) -> MallResult<Order> {
+            named("mark_ready")
+        }
+        async fn mark_picked_up(&self, _: &str) -> MallResult<Order> {
+            named("mark_picked_up")
         }
     }
 
@@ -876,8 +895,12 @@ mod tests {
                     status: crate::models::OrderStatus::PendingPayment,
                     items: vec![],
                     total_cents: 4200,
+                    currency: "CNY".into(),
                     created_at: "2025-01-01T00:00:00Z".into(),
+                    expires_at: None,
                     pickup_store_id: "s1".into(),
+                    payment: None,
+                    refund: None,
                 })
             });
         let server = TestServer::start(mall, None).await;

@@ -179,6 +179,8 @@ pub(crate) static TEXTS: Texts = Texts {
             OrderStatus::Paid => "paid",
             OrderStatus::Cancelled => "cancelled",
             OrderStatus::Completed => "completed",
+            OrderStatus::Ready => "ready for pickup",
+            OrderStatus::Expired => "expired",
         },
         pickup: |name, at| format!(" Pick up at {name}{at}."),
         order_created: |id, status, total, pickup| {

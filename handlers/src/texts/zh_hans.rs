@@ -163,6 +163,8 @@ pub(crate) static TEXTS: Texts = Texts {
             OrderStatus::Paid => "已支付",
             OrderStatus::Cancelled => "已取消",
             OrderStatus::Completed => "已完成",
+            OrderStatus::Ready => "待取货",
+            OrderStatus::Expired => "已过期",
         },
         pickup: |name, at| format!("取货门店：{name}{at}。"),
         order_created: |id, status, total, pickup| {

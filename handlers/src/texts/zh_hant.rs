@@ -168,6 +168,8 @@ pub(crate) static TEXTS: Texts = Texts {
             OrderStatus::Paid => "已付款",
             OrderStatus::Cancelled => "已取消",
             OrderStatus::Completed => "已完成",
+            OrderStatus::Ready => "待取貨",
+            OrderStatus::Expired => "已過期",
         },
         pickup: |name, at| format!("取貨門市：{name}{at}。"),
         order_created: |id, status, total, pickup| {

@@ -237,4 +237,26 @@ impl MallApi for EmbeddedMall {
         let (shopper, order_id) = (shopper.clone(), order_id.to_owned());
         self.blocking(move |state| state.cancel_order(&shopper, &order_id, key.as_ref())).await
     }
+
+    async fn pay_order(
+        &self,
+        _shopper: &Shopper,
+        _order_id: &str,
+        _payment: &RecordPayment,
+        _key: Option<IdempotencyKey>,
+    ) -> MallResult<Order> {
+        Err(ServiceError::Unavailable { message: "pay_order is not implemented yet".into() })
+    }
+
+    async fn events(&self, _after: Option<String>, _limit: u32) -> MallResult<EventPage> {
+        Err(ServiceError::Unavailable { message: "events is not implemented yet".into() })
+    }
+
+    async fn mark_ready(&self, _order_id: &str) -> MallResult<Order> {
+        Err(ServiceError::Unavailable { message: "mark_ready is not implemented yet".into() })
+    }
+
+    async fn mark_picked_up(&self, _order_id: &str) -> MallResult<Order> {
+        Err(ServiceError::Unavailable { message: "mark_picked_up is not implemented yet".into() })
+    }
 }

@@ -12,7 +12,8 @@ use serde::de::DeserializeOwned;
 use crate::api::{IdempotencyKey, Shopper};
 use crate::error::ServiceError;
 use crate::models::{
-    AddCartItem, Cart, CartItem, CreateOrder, Order, OrderStatus, Page, PageRequest, format_yuan,
+    AddCartItem, Cart, CartItem, CreateOrder, DEFAULT_CURRENCY, Order, OrderStatus, Page, PageRequest,
+    format_yuan,
 };
 
 use super::catalog::{Catalog, Levels};
@@ -351,8 +352,12 @@ impl MallState {
             status: OrderStatus::PendingPayment,
             items: cart.items,
             total_cents: cart.total_cents,
+            currency: DEFAULT_CURRENCY.to_owned(),
             created_at: rfc3339_now(),
+            expires_at: None,
             pickup_store_id,
+            payment: None,
+            refund: None,
         };
         tx.execute(
             "INSERT INTO orders (order_id, shopper, status, items, total_cents, created_at, pickup_store_id)
@@ -558,8 +563,12 @@ impl OrderRow {
             status: serde_json::from_value(serde_json::Value::String(self.status))?,
             items: serde_json::from_str(&self.items)?,
             total_cents: self.total_cents,
+            currency: DEFAULT_CURRENCY.to_owned(),
             created_at: self.created_at,
+            expires_at: None,
             pickup_store_id: self.pickup_store_id,
+            payment: None,
+            refund: None,
         })
     }
 }
