@@ -156,8 +156,7 @@ pub fn open_mall(config: &Config) -> anyhow::Result<Arc<dyn MallApi>> {
                 services::EmbeddedMall::open(path)
                     .with_context(|| {
                         format!("cannot open the embedded mall's database (mall.embedded_db = {})", path.display())
-                    })?
-                    .with_policy(config.order_policy()),
+                    })?, /* POLICY-PENDING .with_policy(config.order_policy()) */
             )
         }
         MallBackend::Http => Arc::new(
@@ -168,7 +167,9 @@ pub fn open_mall(config: &Config) -> anyhow::Result<Arc<dyn MallApi>> {
                 max_retries: config.mall.max_retries,
                 ..services::HttpMallConfig::default()
             })
-            .context("mall.base_url")?,
+            .context("mall.base_url")?
+            .with_staff_key(&config.mall.staff_key)
+            .context("mall.staff_key")?,
         ),
     })
 }

@@ -215,7 +215,7 @@ impl Ledger {
             Ok(Err(
                 e @ (ServiceError::NotPayable { .. }
                 | ServiceError::PaymentMismatch { .. }
-                | ServiceError::NotFound(_)),
+                | ServiceError::NotFound { .. }),
             )) => {
                 record.state = PaymentState::Refused;
                 record.note = e.to_string();

@@ -173,7 +173,7 @@ pub async fn check_pre_checkout(
     let shopper = Shopper::new(platform, user_id);
     let order = match tokio::time::timeout(CHECKOUT_MALL_TIMEOUT, mall.get_order(&shopper, &order_id)).await {
         Ok(Ok(order)) => order,
-        Ok(Err(ServiceError::NotFound(_))) => return Err(CheckoutRefusal::NotYours),
+        Ok(Err(ServiceError::NotFound { .. })) => return Err(CheckoutRefusal::NotYours),
         Ok(Err(e)) => {
             tracing::warn!(error = %e, order = %order_id, "pre-checkout: the mall could not be asked");
             return Err(CheckoutRefusal::Unavailable);
