@@ -77,7 +77,7 @@ pub struct PaymentRecord {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Settled {
     /// The mall recorded it now.
-    Recorded { record: PaymentRecord, order: Order },
+    Recorded { record: PaymentRecord, order: Box<Order> },
     /// The mall refused it now: the money is to be refunded.
     Refused { record: PaymentRecord, reason: String },
     /// The mall could not be told; it stays due and is tried again.
@@ -210,7 +210,7 @@ impl Ledger {
                 record.note.clear();
                 tracing::info!(order = %record.order_id, charge = charge_id, attempts = record.attempts, "payment recorded in the mall");
                 metrics::counter!(crate::ops::PAYMENTS, "outcome" => "recorded").increment(1);
-                Settled::Recorded { record: record.clone(), order }
+                Settled::Recorded { record: record.clone(), order: Box::new(order) }
             }
             Ok(Err(
                 e @ (ServiceError::NotPayable { .. }

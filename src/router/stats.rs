@@ -19,7 +19,7 @@ pub enum Access {
     /// Go ahead.
     Allowed,
     /// Not admitted: this polite refusal, the first time.
-    Refused(Reply),
+    Refused(Box<Reply>),
     /// Not admitted, and told so before: no answer at all.
     Ignored,
 }
@@ -43,7 +43,7 @@ impl FunctionCallRouter {
                     tracing::warn!(error = %e, "could not remember a refusal");
                 }
                 tracing::info!(user = user_id, chat = chat_id, "not an allowed user or chat; refused");
-                Access::Refused(Reply::text(lang.texts().turn.refused))
+                Access::Refused(Box::new(Reply::text(lang.texts().turn.refused)))
             }
         }
     }
