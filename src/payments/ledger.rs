@@ -325,3 +325,89 @@ fn record_key(charge_id: &str) -> String {
 fn order_key(order_id: &str) -> String {
     format!("pay:order:{order_id}")
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use std::sync::Mutex;
+
+    use services::MockMallApi;
+
+    use super::*;
+    use crate::state::MemoryStore;
+
+    fn record(charge: &str) -> PaymentRecord {
+        PaymentRecord {
+            charge_id: charge.into(),
+            provider_charge_id: format!("provider-{charge}"),
+            provider: "telegram".into(),
+            order_id: "o-1".into(),
+            platform: "telegram".into(),
+            user_id: 1001,
+            chat_id: 1001,
+            lang: Lang::Zh,
+            amount_cents: 69900,
+            currency: "CNY".into(),
+            received_at: unix_now(),
+            state: PaymentState::Received,
+            attempts: 0,
+            note: String::new(),
+        }
+    }
+
+    fn paid_order() -> Order {
+        serde_json::from_value(serde_json::json!({
+            "order_id": "o-1", "status": "PAID", "items": [], "total_cents": 69900,
+            "created_at": "2026-11-25T14:00:00Z", "pickup_store_id": "s-nike",
+        }))
+        .unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_payment_the_mall_cannot_take_stays_due_and_is_recorded_later_with_the_same_key_once() {
+        let keys: Arc<Mutex<Vec<String>>> = Arc::default();
+        let mut mall = MockMallApi::new();
+        let mut answers = vec![
+            Err(ServiceError::Unavailable { message: "mall down".into() }),
+            Ok(paid_order()),
+        ]
+        .into_iter();
+        let seen = keys.clone();
+        mall.expect_pay_order().times(2).returning(move |shopper, order, payment, key| {
+            assert_eq!((shopper.as_str(), order, payment.charge_id.as_str()), ("telegram:1001", "o-1", "tg-1"));
+            seen.lock().unwrap().push(key.map(|k| k.0).unwrap_or_default());
+            answers.next().unwrap()
+        });
+        let state: Arc<dyn StateStore> = Arc::new(MemoryStore::new());
+        let ledger = Ledger::new(state.clone(), Arc::new(mall), Duration::from_secs(1));
+
+        let first = ledger.receive(record("tg-1")).await;
+        assert!(matches!(first, Settled::Waiting { .. }), "{first:?}");
+        assert_eq!(ledger.waiting().await.len(), 1, "kept while the mall is down");
+
+        let later = ledger.settle_due().await;
+        assert!(matches!(later.as_slice(), [Settled::Recorded { .. }]), "{later:?}");
+        assert!(ledger.settle_due().await.is_empty(), "nothing due any more");
+        let again = ledger.receive(record("tg-1")).await;
+        assert!(matches!(again, Settled::Done(_)), "a repeated delivery does nothing: {again:?}");
+        assert_eq!(*keys.lock().unwrap(), vec!["tg-1", "tg-1"], "keyed by the charge id every time");
+        assert!(ledger.paid_here("o-1").await);
+        assert_eq!(ledger.get("tg-1").await.unwrap().unwrap().state, PaymentState::Recorded);
+    }
+
+    #[tokio::test]
+    async fn a_payment_the_mall_refuses_is_kept_to_refund() {
+        let mut mall = MockMallApi::new();
+        mall.expect_pay_order()
+            .times(1)
+            .returning(|_, _, _, _| Err(ServiceError::NotPayable { message: "order o-1 is EXPIRED".into() }));
+        let ledger = Ledger::new(Arc::new(MemoryStore::new()), Arc::new(mall), Duration::from_secs(1));
+        let refused = ledger.receive(record("tg-2")).await;
+        assert!(matches!(refused, Settled::Refused { .. }), "{refused:?}");
+        let listed = ledger.refused().await;
+        assert_eq!(listed.len(), 1);
+        assert_eq!((listed[0].charge_id.as_str(), listed[0].provider_charge_id.as_str()), ("tg-2", "provider-tg-2"));
+        assert!(ledger.waiting().await.is_empty());
+        assert!(ledger.settle_due().await.is_empty(), "never sent again");
+    }
+}
