@@ -215,3 +215,73 @@ pub fn shopper_of(user: &str) -> Option<(&'static str, i64)> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use std::sync::Mutex;
+
+    use services::{EventPage, MockMallApi};
+
+    use super::*;
+    use crate::state::MemoryStore;
+
+    fn event(id: &str, order: &str, user: &str, status: OrderStatus) -> Event {
+        serde_json::from_value(serde_json::json!({
+            "event_id": id, "order_id": order, "user": user, "status": status, "at": "2026-11-25T14:00:00Z",
+        }))
+        .unwrap()
+    }
+
+    #[derive(Default)]
+    struct Heard(Mutex<Vec<(i64, String)>>);
+
+    #[async_trait]
+    impl EventTeller for Heard {
+        async fn tell(&self, _platform: &str, user_id: i64, event: &Event) -> Result<(), String> {
+            self.0.lock().unwrap().push((user_id, format!("{} {}", event.order_id, event.status.as_str())));
+            Ok(())
+        }
+    }
+
+    /// A mall whose feed always holds `events`, whatever the cursor.
+    fn mall_with(events: Vec<Event>) -> Arc<dyn MallApi> {
+        let mut mall = MockMallApi::new();
+        mall.expect_events().returning(move |_, _| Ok(EventPage { items: events.clone(), next: None }));
+        Arc::new(mall)
+    }
+
+    #[tokio::test]
+    async fn each_event_is_told_once_to_its_shopper_by_the_holder_of_the_feed_only() {
+        let events = vec![
+            event("e1", "o-1", "telegram:1001", OrderStatus::Ready),
+            event("e2", "o-2", "telegram:1002", OrderStatus::Expired),
+            event("e3", "o-3", "telegram:1001", OrderStatus::Cancelled),
+            event("e4", "o-4", "web:77", OrderStatus::Ready),
+            event("e5", "o-5", "telegram:1001", OrderStatus::Paid),
+        ];
+        let state: Arc<dyn StateStore> = Arc::new(MemoryStore::new());
+        let mall = mall_with(events);
+        let never = MockMallApi::new();
+        let ledger = Ledger::new(state.clone(), Arc::new(never), Duration::from_secs(1));
+        // o-5 was paid here: its shopper heard of it with the receipt.
+        state.put_value("pay:order:o-5", "tg-5", Duration::from_secs(60)).await.unwrap();
+        let a = EventFeed::new(mall.clone(), state.clone(), ledger.clone(), Duration::from_secs(5));
+        let b = EventFeed::new(mall, state.clone(), ledger, Duration::from_secs(5));
+        let heard = Heard::default();
+
+        let first = a.poll(&heard).await.unwrap();
+        assert_eq!((first.told, first.skipped), (2, 3), "{first:?}");
+        assert!(b.poll(&heard).await.unwrap().not_holder, "one instance holds the feed");
+        a.release().await;
+        let again = b.poll(&heard).await.unwrap();
+        assert_eq!((again.not_holder, again.told), (false, 0), "read again by the other, told by none");
+        assert_eq!(
+            *heard.0.lock().unwrap(),
+            vec![(1001, "o-1 READY".to_owned()), (1002, "o-2 EXPIRED".to_owned())],
+            "the shopper's own cancel, another platform and a payment told with its receipt are not told"
+        );
+        let lag = EventFeed::lag(state.as_ref()).await;
+        assert!(lag.since_read.is_some_and(|s| s <= 1), "{lag:?}");
+    }
+}
