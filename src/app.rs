@@ -153,10 +153,12 @@ pub fn open_mall(config: &Config) -> anyhow::Result<Arc<dyn MallApi>> {
         MallBackend::Embedded => {
             let path = std::path::Path::new(&config.mall.embedded_db);
             Arc::new(
-                services::EmbeddedMall::open(path)
-                    .with_context(|| {
-                        format!("cannot open the embedded mall's database (mall.embedded_db = {})", path.display())
-                    })?, /* POLICY-PENDING .with_policy(config.order_policy()) */
+                services::EmbeddedMall::open(path).with_context(|| {
+                    format!(
+                        "cannot open the embedded mall's database (mall.embedded_db = {})",
+                        path.display()
+                    )
+                })?, /* POLICY-PENDING .with_policy(config.order_policy()) */
             )
         }
         MallBackend::Http => Arc::new(

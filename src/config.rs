@@ -631,7 +631,10 @@ impl Config {
             return Err(invalid("payments.max_open_orders", "must be at least 1"));
         }
         if self.payments.provider_token.trim() != self.payments.provider_token {
-            return Err(invalid("payments.provider_token", "has spaces around it; copy it again from @BotFather"));
+            return Err(invalid(
+                "payments.provider_token",
+                "has spaces around it; copy it again from @BotFather",
+            ));
         }
         if self.safety.confirm_ttl_secs == 0 {
             return Err(invalid("safety.confirm_ttl_secs", "must be at least 1"));

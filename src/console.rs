@@ -35,7 +35,16 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
     /// (for people at a terminal, not for scripts).
     pub fn new(app: &'a App, user_id: i64, input: R, out: W, prompt: bool) -> Self {
         let lang = app.config.bot.language;
-        Console { app, user_id, lines: input.lines(), out, prompt, suggestions: Vec::new(), lang, invoice: None }
+        Console {
+            app,
+            user_id,
+            lines: input.lines(),
+            out,
+            prompt,
+            suggestions: Vec::new(),
+            lang,
+            invoice: None,
+        }
     }
 
     /// Runs until the end of input.
@@ -109,11 +118,16 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
             Some(Command::Ready(Some(order)) | Command::PickedUp(Some(order))) => {
                 // The terminal's shopper runs the bot: the staff's calls too.
                 let ready = text.trim_start().to_ascii_lowercase().starts_with("/ready");
-                let answer =
-                    if ready { app.mall.mark_ready(&order).await } else { app.mall.mark_picked_up(&order).await };
+                let answer = if ready {
+                    app.mall.mark_ready(&order).await
+                } else {
+                    app.mall.mark_picked_up(&order).await
+                };
                 let pay = &ctx.lang.texts().pay;
                 Reply::text(match answer {
-                    Ok(order) => (pay.staff_done)(&order.order_id, (ctx.lang.texts().answers.status)(order.status)),
+                    Ok(order) => {
+                        (pay.staff_done)(&order.order_id, (ctx.lang.texts().answers.status)(order.status))
+                    }
                     Err(e) => (pay.staff_failed)(&order, &e.to_string()),
                 })
             }

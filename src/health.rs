@@ -137,13 +137,21 @@ async fn payments_check(app: &App) -> Check {
 async fn events_check(app: &App) -> Check {
     let every = app.config.events.poll_secs;
     if every == 0 {
-        return Check { name: "events", ok: true, detail: "off (events.poll_secs = 0)".into(), latency_ms: None };
+        return Check {
+            name: "events",
+            ok: true,
+            detail: "off (events.poll_secs = 0)".into(),
+            latency_ms: None,
+        };
     }
     let lag = crate::payments::EventFeed::lag(app.state.as_ref()).await;
     let detail = match lag.since_read {
         None => format!("every {every} s; not read yet"),
         Some(since) => {
-            let age = lag.event_age.map(|a| format!("; newest event told {a} s after it happened")).unwrap_or_default();
+            let age = lag
+                .event_age
+                .map(|a| format!("; newest event told {a} s after it happened"))
+                .unwrap_or_default();
             format!("every {every} s; last read {since} s ago{age}")
         }
     };

@@ -877,7 +877,8 @@ async fn up_to_the_invoice(rig: &Rig) -> (String, String, i64) {
     let invoice = rig.api.calls("sendInvoice").remove(0);
     let orders = rig.mall().orders_of(ALICE).await;
     assert_eq!(orders.len(), 1, "{orders:?}");
-    let prices: i64 = invoice["prices"].as_array().unwrap().iter().map(|p| p["amount"].as_i64().unwrap()).sum();
+    let prices: i64 =
+        invoice["prices"].as_array().unwrap().iter().map(|p| p["amount"].as_i64().unwrap()).sum();
     assert_eq!(prices, orders[0].total_cents, "the invoice's total is the mall's: {invoice}");
     let payload = invoice["payload"].as_str().unwrap().to_owned();
     (orders[0].order_id.clone(), payload, orders[0].total_cents)
@@ -904,7 +905,8 @@ async fn paid_once_and_told(rig: &Rig, order_id: &str, charge: &str) {
     let payment = orders[0].payment.clone().expect("one payment recorded");
     assert_eq!(payment.charge_id, charge);
     tokio::time::sleep(Duration::from_secs(2)).await;
-    let receipts: Vec<String> = rig.answers(ALICE.id).into_iter().filter(|t| t.contains("支付成功")).collect();
+    let receipts: Vec<String> =
+        rig.answers(ALICE.id).into_iter().filter(|t| t.contains("支付成功")).collect();
     assert_eq!(receipts.len(), 1, "told once: {receipts:?}");
     assert!(receipts[0].contains(order_id), "{}", receipts[0]);
 }

@@ -136,7 +136,8 @@ async fn an_order_ends_in_an_invoice_of_the_malls_total_and_a_payment_delivered_
     let order = bot.order(ALICE, &order_id).await;
     assert!(texts[4].contains(&order_id), "{}", texts[4]);
     assert_eq!(order.status, OrderStatus::PendingPayment);
-    let prices: i64 = invoice["prices"].as_array().unwrap().iter().map(|p| p["amount"].as_i64().unwrap()).sum();
+    let prices: i64 =
+        invoice["prices"].as_array().unwrap().iter().map(|p| p["amount"].as_i64().unwrap()).sum();
     assert_eq!(prices, order.total_cents, "the invoice's total is the mall's: {invoice}");
     assert_eq!(invoice["currency"], "CNY");
     assert_eq!(invoice["chat_id"].as_i64(), Some(ALICE.id));
@@ -194,7 +195,11 @@ async fn pre_checkout_refuses_a_forged_foreign_cancelled_expired_or_mismatched_o
     let count = ask(BOB, payload.clone(), total, "CNY");
     assert_eq!(checkout_answer(&bot.api, count).await, (false, "这不是您的订单，无法支付".into()));
     let count = ask(BOB, key.sign(&order.order_id, BOB.id), total, "CNY");
-    assert_eq!(checkout_answer(&bot.api, count).await, (false, "这不是您的订单，无法支付".into()), "Bob's own payload for Alice's order");
+    assert_eq!(
+        checkout_answer(&bot.api, count).await,
+        (false, "这不是您的订单，无法支付".into()),
+        "Bob's own payload for Alice's order"
+    );
 
     let count = ask(ALICE, payload.clone(), total - 100, "CNY");
     let (ok, message) = checkout_answer(&bot.api, count).await;
@@ -310,7 +315,8 @@ async fn staff_mark_an_order_ready_and_picked_up_and_the_shopper_hears_each_once
     bot.api.wait_for_texts(BOB.id, 1).await;
     assert_eq!(bot.order(ALICE, &order.order_id).await.status, OrderStatus::Ready);
 
-    let outbox = Arc::new(mallbot::telegram::outbox::Outbox::new(bot.app.state.clone(), Duration::from_secs(600)));
+    let outbox =
+        Arc::new(mallbot::telegram::outbox::Outbox::new(bot.app.state.clone(), Duration::from_secs(600)));
     let teller = mallbot::telegram::pay::TelegramTeller { bot: bot.api.bot(), app: bot.app.clone(), outbox };
     let feed = mallbot::telegram::pay::event_feed(&bot.app, Duration::from_secs(5));
     let report = feed.poll(&teller).await.unwrap();
@@ -338,7 +344,8 @@ async fn an_order_that_expires_unpaid_is_told_once_even_after_a_restart() {
     assert_eq!(bot.mall.sweep_expired().unwrap(), 1, "the order expired and its stock returned");
 
     let told = |app: &App| {
-        let outbox = Arc::new(mallbot::telegram::outbox::Outbox::new(app.state.clone(), Duration::from_secs(600)));
+        let outbox =
+            Arc::new(mallbot::telegram::outbox::Outbox::new(app.state.clone(), Duration::from_secs(600)));
         mallbot::telegram::pay::TelegramTeller { bot: bot.api.bot(), app: app.clone(), outbox }
     };
     let feed = mallbot::telegram::pay::event_feed(&bot.app, Duration::from_secs(5));
@@ -381,7 +388,8 @@ async fn two_instances_on_one_redis_tell_each_event_once() {
     let instance = || async {
         let state = mallbot::state::open(&url).await.unwrap();
         let app = App::with_parts(pay_config(), bot.app.mall.clone(), state).unwrap();
-        let outbox = Arc::new(mallbot::telegram::outbox::Outbox::new(app.state.clone(), Duration::from_secs(600)));
+        let outbox =
+            Arc::new(mallbot::telegram::outbox::Outbox::new(app.state.clone(), Duration::from_secs(600)));
         let teller = mallbot::telegram::pay::TelegramTeller { bot: bot.api.bot(), app: app.clone(), outbox };
         (mallbot::telegram::pay::event_feed(&app, Duration::from_secs(5)), teller, app)
     };
@@ -401,7 +409,10 @@ async fn two_instances_on_one_redis_tell_each_event_once() {
     assert_eq!(told, 2, "each of the two expiries told once");
     let texts = bot.api.texts_to(ALICE.id);
     assert_eq!(texts.len(), 2, "{texts:?}");
-    assert!(texts.iter().any(|t| t.contains(&first.order_id)) && texts.iter().any(|t| t.contains(&second.order_id)));
+    assert!(
+        texts.iter().any(|t| t.contains(&first.order_id))
+            && texts.iter().any(|t| t.contains(&second.order_id))
+    );
     bot.stop().await;
 }
 

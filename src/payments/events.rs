@@ -144,7 +144,8 @@ impl EventFeed {
         }
         let claim = format!("events:told:{}", event.event_id);
         let owner = format!("{:016x}", rand::random::<u64>());
-        let first = self.state.try_lock(&claim, &owner, TOLD_KEEP).await.map_err(|e| format!("state store: {e}"))?;
+        let first =
+            self.state.try_lock(&claim, &owner, TOLD_KEEP).await.map_err(|e| format!("state store: {e}"))?;
         if !first {
             return Ok(false);
         }
@@ -170,7 +171,10 @@ impl EventFeed {
         let read = |key: &'static str| async move {
             state.get_value(key).await.ok().flatten().and_then(|v| v.parse::<i64>().ok())
         };
-        FeedLag { since_read: read(LAST_READ).await.map(|at| unix_now() - at), event_age: read(LAST_EVENT).await }
+        FeedLag {
+            since_read: read(LAST_READ).await.map(|at| unix_now() - at),
+            event_age: read(LAST_EVENT).await,
+        }
     }
 
     /// Reads the feed every `every` until the task is aborted.
@@ -189,7 +193,9 @@ impl EventFeed {
                         tracing::info!(told = report.told, skipped = report.skipped, "order events read");
                     }
                     Ok(_) => {}
-                    Err(e) => tracing::warn!(error = %e, "could not read the mall's order events; trying again"),
+                    Err(e) => {
+                        tracing::warn!(error = %e, "could not read the mall's order events; trying again")
+                    }
                 }
             }
         })

@@ -201,9 +201,11 @@ impl Ledger {
         };
         let key = Some(IdempotencyKey(record.charge_id.clone()));
         record.attempts += 1;
-        let answer =
-            tokio::time::timeout(self.timeout, self.mall.pay_order(&shopper, &record.order_id, &payment, key))
-                .await;
+        let answer = tokio::time::timeout(
+            self.timeout,
+            self.mall.pay_order(&shopper, &record.order_id, &payment, key),
+        )
+        .await;
         match answer {
             Ok(Ok(order)) => {
                 record.state = PaymentState::Recorded;
@@ -367,14 +369,15 @@ mod tests {
     async fn a_payment_the_mall_cannot_take_stays_due_and_is_recorded_later_with_the_same_key_once() {
         let keys: Arc<Mutex<Vec<String>>> = Arc::default();
         let mut mall = MockMallApi::new();
-        let mut answers = vec![
-            Err(ServiceError::Unavailable { message: "mall down".into() }),
-            Ok(paid_order()),
-        ]
-        .into_iter();
+        let mut answers =
+            vec![Err(ServiceError::Unavailable { message: "mall down".into() }), Ok(paid_order())]
+                .into_iter();
         let seen = keys.clone();
         mall.expect_pay_order().times(2).returning(move |shopper, order, payment, key| {
-            assert_eq!((shopper.as_str(), order, payment.charge_id.as_str()), ("telegram:1001", "o-1", "tg-1"));
+            assert_eq!(
+                (shopper.as_str(), order, payment.charge_id.as_str()),
+                ("telegram:1001", "o-1", "tg-1")
+            );
             seen.lock().unwrap().push(key.map(|k| k.0).unwrap_or_default());
             answers.next().unwrap()
         });
@@ -406,7 +409,10 @@ mod tests {
         assert!(matches!(refused, Settled::Refused { .. }), "{refused:?}");
         let listed = ledger.refused().await;
         assert_eq!(listed.len(), 1);
-        assert_eq!((listed[0].charge_id.as_str(), listed[0].provider_charge_id.as_str()), ("tg-2", "provider-tg-2"));
+        assert_eq!(
+            (listed[0].charge_id.as_str(), listed[0].provider_charge_id.as_str()),
+            ("tg-2", "provider-tg-2")
+        );
         assert!(ledger.waiting().await.is_empty());
         assert!(ledger.settle_due().await.is_empty(), "never sent again");
     }

@@ -64,7 +64,8 @@ pub fn invoice_for(
     ttl_mins: u64,
 ) -> InvoiceDraft {
     let texts = &lang.texts().pay;
-    let store_label = store.map(|s| store_name(lang, s).to_owned()).unwrap_or_else(|| order.pickup_store_id.clone());
+    let store_label =
+        store.map(|s| store_name(lang, s).to_owned()).unwrap_or_else(|| order.pickup_store_id.clone());
     let mut lines: Vec<InvoiceLine> = order
         .items
         .iter()

@@ -81,14 +81,21 @@ impl FunctionCallRouter {
         let _ =
             writeln!(out, "{top_tools}: {}", if top.is_empty() { "—".to_owned() } else { top.join(", ") });
         let _ = write!(out, "{errors}: {}", get("errors"));
-        let ledger = crate::payments::Ledger::new(self.state.clone(), self.mall.clone(), Duration::from_secs(5));
+        let ledger =
+            crate::payments::Ledger::new(self.state.clone(), self.mall.clone(), Duration::from_secs(5));
         let refused = ledger.refused().await;
         if !refused.is_empty() {
             let orders: Vec<String> = refused
                 .iter()
-                .map(|r| format!("{} {}", r.order_id, crate::payments::amount_text(r.amount_cents, &r.currency)))
+                .map(|r| {
+                    format!("{} {}", r.order_id, crate::payments::amount_text(r.amount_cents, &r.currency))
+                })
                 .collect();
-            let _ = write!(out, "\n{}", (lang.texts().pay.stats_refunds)(refused.len(), &orders.join(lang.texts().format.list_sep)));
+            let _ = write!(
+                out,
+                "\n{}",
+                (lang.texts().pay.stats_refunds)(refused.len(), &orders.join(lang.texts().format.list_sep))
+            );
         }
         out
     }

@@ -16,7 +16,9 @@ use services::{Event, Order, OrderStatus, RefundStatus, Shopper, Store};
 use teloxide::RequestError;
 use teloxide::payloads::{AnswerPreCheckoutQuerySetters, SendInvoiceSetters};
 use teloxide::prelude::*;
-use teloxide::types::{InlineKeyboardButton, InlineKeyboardMarkup, LabeledPrice, PreCheckoutQuery, SuccessfulPayment, User};
+use teloxide::types::{
+    InlineKeyboardButton, InlineKeyboardMarkup, LabeledPrice, PreCheckoutQuery, SuccessfulPayment, User,
+};
 
 use super::callback::ButtonData;
 use super::outbox::Outbox;
@@ -36,7 +38,11 @@ pub const SETTLE_EVERY: Duration = Duration::from_secs(10);
 
 /// A `pre_checkout_query`: answered at once, in its own task (it belongs to
 /// no chat's lane: Telegram waits for it, not for the chat's turn).
-pub async fn on_pre_checkout(bot: Bot, query: PreCheckoutQuery, tg: Arc<Transport>) -> Result<(), TelegramError> {
+pub async fn on_pre_checkout(
+    bot: Bot,
+    query: PreCheckoutQuery,
+    tg: Arc<Transport>,
+) -> Result<(), TelegramError> {
     tokio::spawn(async move { tg.answer_pre_checkout(&bot, &query).await });
     Ok(())
 }
@@ -78,13 +84,26 @@ impl Transport {
         let store = self.app.mall.get_store(&order.pickup_store_id).await.ok();
         let config = &self.app.config.payments;
         let key = PayloadKey::derive(bot.token());
-        let draft =
-            payments::invoice_for(&order, store.as_ref(), lang, &config.currency, &key, user_id, config.order_ttl_mins);
+        let draft = payments::invoice_for(
+            &order,
+            store.as_ref(),
+            lang,
+            &config.currency,
+            &key,
+            user_id,
+            config.order_ttl_mins,
+        );
         let prices: Vec<LabeledPrice> =
             draft.lines.iter().map(|l| LabeledPrice::new(l.label.clone(), l.amount.max(0) as u32)).collect();
-        let mut payload =
-            teloxide::payloads::SendInvoice::new(target.chat, draft.title, draft.description, draft.payload, draft.currency, prices)
-                .provider_token(config.provider_token.clone());
+        let mut payload = teloxide::payloads::SendInvoice::new(
+            target.chat,
+            draft.title,
+            draft.description,
+            draft.payload,
+            draft.currency,
+            prices,
+        )
+        .provider_token(config.provider_token.clone());
         if let Some(thread) = target.thread {
             payload = payload.message_thread_id(thread);
         }
@@ -279,9 +298,10 @@ fn paid_text(lang: Lang, order: &Order, store: Option<&Store>) -> (String, Optio
 
 fn store_and_place(lang: Lang, order: &Order, store: Option<&Store>) -> (String, String) {
     match store {
-        Some(store) => {
-            (store_name(lang, store).to_owned(), paren(lang, &floor_and_unit(lang, Some(store.floor), &store.unit)))
-        }
+        Some(store) => (
+            store_name(lang, store).to_owned(),
+            paren(lang, &floor_and_unit(lang, Some(store.floor), &store.unit)),
+        ),
         None => (order.pickup_store_id.clone(), String::new()),
     }
 }
@@ -289,13 +309,21 @@ fn store_and_place(lang: Lang, order: &Order, store: Option<&Store>) -> (String,
 fn route_button(lang: Lang, store_id: &str) -> Option<InlineKeyboardMarkup> {
     let data = ButtonData::Route(store_id.to_owned()).encode();
     (data.len() <= super::callback::CALLBACK_DATA_LIMIT).then(|| {
-        InlineKeyboardMarkup::new(vec![vec![InlineKeyboardButton::callback(lang.texts().pay.directions_button, data)]])
+        InlineKeyboardMarkup::new(vec![vec![InlineKeyboardButton::callback(
+            lang.texts().pay.directions_button,
+            data,
+        )]])
     })
 }
 
 /// Records the payments still due every `every` (and at start), telling
 /// each shopper once the mall took or refused theirs.
-pub fn spawn_settling(bot: Bot, app: App, outbox: Arc<Outbox>, every: Duration) -> tokio::task::JoinHandle<()> {
+pub fn spawn_settling(
+    bot: Bot,
+    app: App,
+    outbox: Arc<Outbox>,
+    every: Duration,
+) -> tokio::task::JoinHandle<()> {
     let ledger = ledger(&app);
     tokio::spawn(async move {
         let mut ticks = tokio::time::interval(every);
@@ -327,7 +355,8 @@ impl EventTeller for TelegramTeller {
         if platform != "telegram" {
             return Ok(());
         }
-        let lang = self.app.router.chosen_lang(platform, user_id).await.unwrap_or(self.app.config.bot.language);
+        let lang =
+            self.app.router.chosen_lang(platform, user_id).await.unwrap_or(self.app.config.bot.language);
         let texts = &lang.texts().pay;
         let id = event.order_id.as_str();
         let (text, markup) = match event.status {
@@ -349,7 +378,11 @@ impl EventTeller for TelegramTeller {
             _ => ((texts.event_cancelled)(id), None),
         };
         let target = Target { chat: ChatId(user_id), thread: None, reply_to: None };
-        self.outbox.deliver_with_markup(&self.bot, &target, &text, markup).await.map(drop).map_err(|e| e.to_string())
+        self.outbox
+            .deliver_with_markup(&self.bot, &target, &text, markup)
+            .await
+            .map(drop)
+            .map_err(|e| e.to_string())
     }
 }
 

@@ -421,7 +421,13 @@ pub fn pre_checkout(user: Shopper, payload: &str, amount: i64, currency: &str) -
 
 /// The `successful_payment` service message in `user`'s private chat for an
 /// invoice with this payload, amount and currency, charged as `charge_id`.
-pub fn successful_payment(user: Shopper, payload: &str, amount: i64, currency: &str, charge_id: &str) -> Value {
+pub fn successful_payment(
+    user: Shopper,
+    payload: &str,
+    amount: i64,
+    currency: &str,
+    charge_id: &str,
+) -> Value {
     json!({"message": {
         "message_id": NEXT_INCOMING_ID.fetch_add(1, Ordering::SeqCst),
         "date": 1_700_000_000,
@@ -700,7 +706,8 @@ fn edit_message(inner: &Inner, body: &Value, text_too: bool) -> Value {
 /// currency and the total of its prices).
 fn invoice_message(inner: &Inner, body: &Value) -> Value {
     let id = inner.next_message_id.fetch_add(1, Ordering::SeqCst);
-    let total: i64 = body["prices"].as_array().into_iter().flatten().filter_map(|p| p["amount"].as_i64()).sum();
+    let total: i64 =
+        body["prices"].as_array().into_iter().flatten().filter_map(|p| p["amount"].as_i64()).sum();
     let chat = chat_id_of(body);
     let message = json!({
         "message_id": id, "date": 1_700_000_000, "chat": chat_json(chat), "from": bot_user_json(),

@@ -234,7 +234,9 @@ pub(crate) static TEXTS: Texts = Texts {
         directions_request: |store| format!("带我去{store}"),
         invoice_title: |store| format!("{store} 订单"),
         invoice_description: |id, mins| format!("订单 {id}，到店取货。请在 {mins} 分钟内支付。"),
-        pay_in_chat: |mins| format!("💳 请在下方的账单里支付（{mins} 分钟内有效，过时订单自动取消、库存释放）。"),
+        pay_in_chat: |mins| {
+            format!("💳 请在下方的账单里支付（{mins} 分钟内有效，过时订单自动取消、库存释放）。")
+        },
         pay_at_store: "请到取货门店付款取货。",
         invoice_failed: |id| format!("账单暂时发不出来，请稍后在「我的订单」里点 💳 支付（订单 {id}）。"),
         not_payable: |id, status| format!("订单 {id} 现在是「{status}」，不能再支付。"),
@@ -248,12 +250,16 @@ pub(crate) static TEXTS: Texts = Texts {
         paid: |id, total, store, place| {
             format!("✅ 支付成功！订单 {id}，已付 {total}。\n取货：{store}{place}。备好后我会通知您。")
         },
-        paid_pending: |id| format!("✅ 已收到您的付款（订单 {id}）。商场系统正在登记，登记好后我会告诉您，不会重复扣款。"),
+        paid_pending: |id| {
+            format!("✅ 已收到您的付款（订单 {id}）。商场系统正在登记，登记好后我会告诉您，不会重复扣款。")
+        },
         refund_due: |id| format!("已收到付款，订单已失效，将全额退款（订单 {id}）。"),
         event_paid: |id| format!("✅ 订单 {id} 已支付。"),
         event_ready: |id, store, place| format!("🛍️ 订单 {id} 已备好，可以到{store}{place}取货了。"),
         event_completed: |id| format!("📦 订单 {id} 已取货，谢谢光临！"),
-        event_expired: |id| format!("⌛ 订单 {id} 未在时限内支付，已自动取消，库存已释放。需要的话可以重新下单。"),
+        event_expired: |id| {
+            format!("⌛ 订单 {id} 未在时限内支付，已自动取消，库存已释放。需要的话可以重新下单。")
+        },
         event_cancelled: |id| format!("订单 {id} 已取消。"),
         event_refunded: |id| format!("💰 订单 {id} 的退款已完成。"),
         staff_usage: "用法：/ready 订单号 或 /pickedup 订单号",

@@ -272,7 +272,9 @@ pub(crate) static TEXTS: Texts = Texts {
         directions_request: |store| format!("帶我去{store}"),
         invoice_title: |store| format!("{store} 訂單"),
         invoice_description: |id, mins| format!("訂單 {id}，到店取貨。請在 {mins} 分鐘內付款。"),
-        pay_in_chat: |mins| format!("💳 請在下方的帳單裡付款（{mins} 分鐘內有效，逾時訂單自動取消、庫存釋放）。"),
+        pay_in_chat: |mins| {
+            format!("💳 請在下方的帳單裡付款（{mins} 分鐘內有效，逾時訂單自動取消、庫存釋放）。")
+        },
         pay_at_store: "請到取貨門市付款取貨。",
         invoice_failed: |id| format!("帳單暫時發不出來，請稍後在「我的訂單」裡點 💳 付款（訂單 {id}）。"),
         not_payable: |id, status| format!("訂單 {id} 現在是「{status}」，不能再付款。"),
@@ -286,12 +288,16 @@ pub(crate) static TEXTS: Texts = Texts {
         paid: |id, total, store, place| {
             format!("✅ 付款成功！訂單 {id}，已付 {total}。\n取貨：{store}{place}。備好後我會通知您。")
         },
-        paid_pending: |id| format!("✅ 已收到您的付款（訂單 {id}）。商場系統正在登記，登記好後我會告訴您，不會重複扣款。"),
+        paid_pending: |id| {
+            format!("✅ 已收到您的付款（訂單 {id}）。商場系統正在登記，登記好後我會告訴您，不會重複扣款。")
+        },
         refund_due: |id| format!("已收到付款，訂單已失效，將全額退款（訂單 {id}）。"),
         event_paid: |id| format!("✅ 訂單 {id} 已付款。"),
         event_ready: |id, store, place| format!("🛍️ 訂單 {id} 已備好，可以到{store}{place}取貨了。"),
         event_completed: |id| format!("📦 訂單 {id} 已取貨，謝謝光臨！"),
-        event_expired: |id| format!("⌛ 訂單 {id} 未在時限內付款，已自動取消，庫存已釋放。需要的話可以重新下單。"),
+        event_expired: |id| {
+            format!("⌛ 訂單 {id} 未在時限內付款，已自動取消，庫存已釋放。需要的話可以重新下單。")
+        },
         event_cancelled: |id| format!("訂單 {id} 已取消。"),
         event_refunded: |id| format!("💰 訂單 {id} 的退款已完成。"),
         staff_usage: "用法：/ready 訂單號 或 /pickedup 訂單號",
