@@ -199,6 +199,10 @@ pub struct MallConfig {
     pub backend: MallBackend,
     pub base_url: String,
     pub api_key: String,
+    /// The store staff's key for the staff endpoints (orders ready / picked up):
+    /// what `mall-server` requires there, and what the bot sends there. Empty:
+    /// `mall-server` keeps them closed.
+    pub staff_key: String,
     /// SQLite file of the embedded mall's carts, orders and stock.
     pub embedded_db: String,
     pub request_timeout_secs: u64,
@@ -217,6 +221,7 @@ impl Default for MallConfig {
             backend: MallBackend::Embedded,
             base_url: String::new(),
             api_key: String::new(),
+            staff_key: String::new(),
             embedded_db: "mallbot-mall.db".into(),
             request_timeout_secs: 10,
             max_retries: 2,

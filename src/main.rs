@@ -137,13 +137,30 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 .await
                 .with_context(|| format!("cannot listen on {listen}"))?;
             let key = (!config.mall.api_key.is_empty()).then(|| config.mall.api_key.clone());
-            tracing::info!(%listen, auth = key.is_some(), "mall server listening");
+            let staff_key = (!config.mall.staff_key.is_empty()).then(|| config.mall.staff_key.clone());
+            tracing::info!(%listen, auth = key.is_some(), staff = staff_key.is_some(), "mall server listening");
             eprintln!("mall server listening on http://{listen}");
             let shutdown = async {
                 let signal = mallbot::telegram::stop_signal().await;
                 tracing::info!(signal, "mall server stopping");
             };
-            services::server::serve(listener, Arc::new(mall), key, shutdown).await?;
+            // Unpaid orders expire on every order request; this brings their stock back
+            // when nobody asks.
+            let sweeper = mall.clone();
+            tokio::spawn(async move {
+                let mut every = tokio::time::interval(std::time::Duration::from_secs(30));
+                loop {
+                    every.tick().await;
+                    let mall = sweeper.clone();
+                    match tokio::task::spawn_blocking(move || mall.sweep_expired()).await {
+                        Ok(Ok(0)) => {}
+                        Ok(Ok(expired)) => tracing::info!(expired, "unpaid orders expired"),
+                        Ok(Err(error)) => tracing::warn!(%error, "expiring unpaid orders failed"),
+                        Err(error) => tracing::warn!(%error, "the expiry task failed"),
+                    }
+                }
+            });
+            services::server::serve(listener, Arc::new(mall), key, staff_key, shutdown).await?;
             Ok(ExitCode::SUCCESS)
         }
     }

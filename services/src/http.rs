@@ -142,6 +142,19 @@ impl HttpMall {
         Ok(self)
     }
 
+    /// A `POST` to a staff endpoint, carrying the staff key instead of the bot's; without a
+    /// staff key, `Unauthorized` and no request.
+    fn staff_call(&self, segments: &[&str]) -> MallResult<Call> {
+        let Some(staff) = &self.staff_authorization else {
+            return Err(ServiceError::Unauthorized {
+                message: "no staff key is configured (mall.staff_key); staff calls are not sent".to_owned(),
+            });
+        };
+        let mut call = self.request(Method::POST, segments)?;
+        call.headers.insert(header::AUTHORIZATION, staff.clone());
+        Ok(call)
+    }
+
     /// The base URL requests go to.
     pub fn base_url(&self) -> &str {
         self.base_url.as_str()
@@ -224,7 +237,9 @@ impl HttpMall {
             .request(call.method.clone(), call.url.clone())
             .headers(call.headers.clone())
             .header(header::ACCEPT, "application/json");
-        if let Some(authorization) = &self.authorization {
+        if let Some(authorization) =
+            self.authorization.as_ref().filter(|_| !call.headers.contains_key(header::AUTHORIZATION))
+        {
             request = request.header(header::AUTHORIZATION, authorization.clone());
         }
         if let Some(body) = &call.body {
@@ -368,24 +383,35 @@ impl MallApi for HttpMall {
 
     async fn pay_order(
         &self,
-        _shopper: &Shopper,
-        _order_id: &str,
-        _payment: &RecordPayment,
-        _key: Option<IdempotencyKey>,
+        shopper: &Shopper,
+        order_id: &str,
+        payment: &RecordPayment,
+        key: Option<IdempotencyKey>,
     ) -> MallResult<Order> {
-        Err(ServiceError::Unavailable { message: "pay_order is not implemented yet".into() })
+        let call = self
+            .request(Method::POST, &["api", "orders", order_id, "payments"])?
+            .shopper(shopper)?
+            .key(key)?
+            .json(payment)?;
+        self.send(call).await
     }
 
-    async fn events(&self, _after: Option<String>, _limit: u32) -> MallResult<EventPage> {
-        Err(ServiceError::Unavailable { message: "events is not implemented yet".into() })
+    async fn events(&self, after: Option<String>, limit: u32) -> MallResult<EventPage> {
+        let limit = match limit {
+            0 => PageRequest::DEFAULT_LIMIT,
+            n => n.min(PageRequest::MAX_LIMIT),
+        };
+        let call =
+            self.request(Method::GET, &["api", "events"])?.query("after", after).query("limit", Some(limit));
+        self.send(call).await
     }
 
-    async fn mark_ready(&self, _order_id: &str) -> MallResult<Order> {
-        Err(ServiceError::Unavailable { message: "mark_ready is not implemented yet".into() })
+    async fn mark_ready(&self, order_id: &str) -> MallResult<Order> {
+        self.send(self.staff_call(&["api", "staff", "orders", order_id, "ready"])?).await
     }
 
-    async fn mark_picked_up(&self, _order_id: &str) -> MallResult<Order> {
-        Err(ServiceError::Unavailable { message: "mark_picked_up is not implemented yet".into() })
+    async fn mark_picked_up(&self, order_id: &str) -> MallResult<Order> {
+        self.send(self.staff_call(&["api", "staff", "orders", order_id, "picked-up"])?).await
     }
 }
 
