@@ -210,9 +210,6 @@ pub struct MallConfig {
     /// The indoor map: an IMDF folder or .zip. Empty: the embedded demo mall
     /// uses its own map; a mall on the HTTP backend gives text directions.
     pub imdf: String,
-    /// The staff key of the mall's staff endpoints (orders ready / picked
-    /// up), used by the admins' `/ready` and `/pickedup` (http backend).
-    pub staff_key: String,
 }
 
 impl Default for MallConfig {
@@ -226,7 +223,6 @@ impl Default for MallConfig {
             request_timeout_secs: 10,
             max_retries: 2,
             imdf: String::new(),
-            staff_key: String::new(),
         }
     }
 }
@@ -696,8 +692,11 @@ impl Config {
     }
 
     /// The embedded mall's order policy from `[payments]`.
-    pub fn order_policy(&self) -> (Duration, u32) /* POLICY-PENDING services::OrderPolicy */ {
-        (Duration::from_secs(self.payments.order_ttl_mins * 60), self.payments.max_open_orders)
+    pub fn order_policy(&self) -> services::OrderPolicy {
+        services::OrderPolicy {
+            ttl: Duration::from_secs(self.payments.order_ttl_mins * 60),
+            max_open: self.payments.max_open_orders,
+        }
     }
 
     /// `llm.tool_timeout_secs` as a duration.

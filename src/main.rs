@@ -132,7 +132,8 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::MallServer { listen } => {
             let mall = services::EmbeddedMall::open(std::path::Path::new(&config.mall.embedded_db))
-                .with_context(|| format!("cannot open mall.embedded_db = {}", config.mall.embedded_db))?;
+                .with_context(|| format!("cannot open mall.embedded_db = {}", config.mall.embedded_db))?
+                .with_policy(config.order_policy());
             let listener = tokio::net::TcpListener::bind(listen)
                 .await
                 .with_context(|| format!("cannot listen on {listen}"))?;
