@@ -76,7 +76,12 @@ async fn start(config: Config) -> Running {
 }
 
 async fn start_on(config: Config, state: Arc<dyn StateStore>) -> Running {
-    let mall = Arc::new(services::EmbeddedMall::in_memory().with_policy(config.order_policy()));
+    let policy = config.order_policy();
+    start_with(config, state, policy).await
+}
+
+async fn start_with(config: Config, state: Arc<dyn StateStore>, policy: services::OrderPolicy) -> Running {
+    let mall = Arc::new(services::EmbeddedMall::in_memory().with_policy(policy));
     let app = App::with_parts(config, mall.clone(), state).expect("app");
     let api = FakeBotApi::start().await;
     let mut dispatcher = mallbot::telegram::dispatcher(api.bot(), app.clone()).build();
@@ -142,8 +147,9 @@ async fn an_order_ends_in_an_invoice_of_the_malls_total_and_a_payment_delivered_
     assert_eq!(invoice["currency"], "CNY");
     assert_eq!(invoice["chat_id"].as_i64(), Some(ALICE.id));
     assert_eq!(invoice["provider_token"], "284685063:TEST:provider");
+    let store = bot.app.mall.get_store(&order.pickup_store_id).await.unwrap();
     let title = invoice["title"].as_str().unwrap();
-    assert!(title.contains("Nike"), "the title names the store: {title}");
+    assert!(title.contains(&store.name), "the title names the store {}: {title}", store.name);
     assert_eq!(invoice["prices"][0]["label"].as_str().map(|l| l.contains("42")), Some(true), "{invoice}");
 
     bot.api.push_update(pre_checkout(ALICE, &payload, order.total_cents, "CNY"));
@@ -154,7 +160,7 @@ async fn an_order_ends_in_an_invoice_of_the_malls_total_and_a_payment_delivered_
     bot.api.push_update(successful_payment(ALICE, &payload, order.total_cents, "CNY", "tg-charge-1"));
     let texts = bot.api.wait_for_texts(ALICE.id, before + 1).await;
     let paid = &texts[before];
-    for part in ["支付成功", &order_id, "取货", "Nike"] {
+    for part in ["支付成功", &order_id, "取货", &store.name, &store.unit] {
         assert!(paid.contains(part), "the receipt says {part}: {paid}");
     }
     let receipt = bot.last_sent(ALICE.id);
@@ -169,7 +175,7 @@ async fn an_order_ends_in_an_invoice_of_the_malls_total_and_a_payment_delivered_
     // The way to the store, asked with the button.
     bot.press(ALICE.id, ALICE, "🧭 怎么走");
     let texts = bot.api.wait_for_texts(ALICE.id, before + 2).await;
-    assert!(texts[before + 1].contains("Nike"), "directions to the pickup store: {}", texts[before + 1]);
+    assert!(texts[before + 1].contains(&store.name), "directions to the pickup store: {}", texts[before + 1]);
     bot.stop().await;
 }
 
@@ -210,16 +216,28 @@ async fn pre_checkout_refuses_a_forged_foreign_cancelled_expired_or_mismatched_o
     let count = ask(ALICE, payload.clone(), total, "CNY");
     assert_eq!(checkout_answer(&bot.api, count).await, (true, String::new()), "the genuine one is taken");
 
-    // Less than two minutes left of its 30.
-    bot.mall.advance_clock(Duration::from_secs(29 * 60));
-    let count = ask(ALICE, payload.clone(), total, "CNY");
-    assert_eq!(checkout_answer(&bot.api, count).await, (false, "订单已过期，请重新下单".into()));
-
     let other = order_directly(bot.app.mall.as_ref(), ALICE).await;
     let who = services::Shopper::new("telegram", ALICE.id);
     bot.app.mall.cancel_order(&who, &other.order_id, None).await.unwrap();
     let count = ask(ALICE, key.sign(&other.order_id, ALICE.id), other.total_cents, "CNY");
     assert_eq!(checkout_answer(&bot.api, count).await, (false, "这笔订单已取消".into()));
+
+    // Past its 30 minutes.
+    bot.mall.advance_clock(Duration::from_secs(31 * 60));
+    let count = ask(ALICE, payload.clone(), total, "CNY");
+    assert_eq!(checkout_answer(&bot.api, count).await, (false, "订单已过期，请重新下单".into()));
+    bot.stop().await;
+}
+
+#[tokio::test]
+async fn pre_checkout_refuses_an_order_with_less_than_two_minutes_left() {
+    let policy = services::OrderPolicy { ttl: Duration::from_secs(90), max_open: 3 };
+    let bot = start_with(pay_config(), Arc::new(MemoryStore::new()), policy).await;
+    let order = order_directly(bot.app.mall.as_ref(), ALICE).await;
+    assert_eq!(order.status, OrderStatus::PendingPayment);
+    let payload = PayloadKey::derive(BOT_TOKEN).sign(&order.order_id, ALICE.id);
+    bot.api.push_update(pre_checkout(ALICE, &payload, order.total_cents, "CNY"));
+    assert_eq!(checkout_answer(&bot.api, 1).await, (false, "订单已过期，请重新下单".into()));
     bot.stop().await;
 }
 
@@ -322,7 +340,8 @@ async fn staff_mark_an_order_ready_and_picked_up_and_the_shopper_hears_each_once
     let report = feed.poll(&teller).await.unwrap();
     assert_eq!(report.told, 1, "ready (the payment made here was told with the receipt): {report:?}");
     let texts = bot.api.texts_to(ALICE.id);
-    assert!(texts[1].contains("已备好") && texts[1].contains("Nike"), "{}", texts[1]);
+    let store = bot.app.mall.get_store(&order.pickup_store_id).await.unwrap();
+    assert!(texts[1].contains("已备好") && texts[1].contains(&store.name), "{}", texts[1]);
     assert_eq!(feed.poll(&teller).await.unwrap().told, 0, "told once");
 
     bot.api.push_update(private_text(ADMIN, &format!("/pickedup {}", order.order_id)));
