@@ -23,8 +23,6 @@ use crate::state::{StateError, StateStore, unix_now};
 
 /// How long a payment's record is kept.
 pub const RECORD_KEEP: Duration = Duration::from_secs(90 * 24 * 3600);
-/// How long one attempt to record a payment may hold it.
-const SETTLE_LEASE: Duration = Duration::from_secs(60);
 /// The counters naming the payments still to record (value > 0).
 const DUE: &str = "pay:due";
 /// The counters naming the payments the mall refused (value > 0).
@@ -137,7 +135,10 @@ impl Ledger {
     pub async fn settle(&self, charge_id: &str) -> Settled {
         let lock = format!("pay:settle:{charge_id}");
         let owner = format!("{:016x}", rand::random::<u64>());
-        match self.state.try_lock(&lock, &owner, SETTLE_LEASE).await {
+        // Held past the attempt's timeout only briefly: a holder that died
+        // (kill -9) leaves it to the next attempt soon.
+        let lease = self.timeout * 2;
+        match self.state.try_lock(&lock, &owner, lease).await {
             Ok(true) => {}
             Ok(false) => return Settled::Busy,
             Err(e) => {
