@@ -1152,3 +1152,30 @@ async fn payments_and_events_survive_a_restart() {
     let newer = mall.events(events.next.clone(), 10).await.unwrap();
     assert_eq!(newer.items.iter().map(|e| e.status).collect::<Vec<_>>(), [OrderStatus::Ready]);
 }
+
+#[tokio::test]
+async fn a_database_of_the_earlier_schema_gains_expiry_for_its_unpaid_orders() {
+    let db = TempDb::new("old-schema");
+    {
+        let conn = rusqlite::Connection::open(&db.0).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE orders (
+                seq INTEGER PRIMARY KEY AUTOINCREMENT, order_id TEXT NOT NULL UNIQUE,
+                shopper TEXT NOT NULL, status TEXT NOT NULL, items TEXT NOT NULL,
+                total_cents INTEGER NOT NULL, created_at TEXT NOT NULL, pickup_store_id TEXT NOT NULL);
+             INSERT INTO orders (order_id, shopper, status, items, total_cents, created_at, pickup_store_id)
+             VALUES ('o-old', 'telegram:44', 'PENDING_PAYMENT', '[]', 1000, '2026-01-01T00:00:00Z', 's1'),
+                    ('o-paid', 'telegram:44', 'PAID', '[]', 2000, '2026-01-01T00:00:00Z', 's1');",
+        )
+        .unwrap();
+    }
+    let mall = EmbeddedMall::open(&db.0).unwrap();
+    let buyer = shopper(44);
+    let old = mall.get_order(&buyer, "o-old").await.unwrap();
+    assert_eq!((old.status, old.currency.as_str()), (OrderStatus::PendingPayment, "CNY"));
+    assert!(old.expires_at.is_some(), "an old unpaid order now expires");
+    assert_eq!(mall.get_order(&buyer, "o-paid").await.unwrap().status, OrderStatus::Paid);
+    mall.advance_clock(31 * MINUTE);
+    assert_eq!(mall.get_order(&buyer, "o-old").await.unwrap().status, OrderStatus::Expired);
+    assert_eq!(mall.get_order(&buyer, "o-paid").await.unwrap().status, OrderStatus::Paid);
+}
