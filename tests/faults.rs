@@ -924,7 +924,11 @@ async fn a_request_in_chat_ends_in_a_paid_order_and_a_ready_for_pickup_message()
         .wait_until("the ready message", |api| answers_in(api, ALICE.id).iter().any(|t| t.contains("已备好")))
         .await;
     let ready: Vec<String> = rig.answers(ALICE.id).into_iter().filter(|t| t.contains("已备好")).collect();
-    assert!(ready[0].contains(&order_id) && (ready[0].contains("Nike") || ready[0].contains("耐克")), "{}", ready[0]);
+    assert!(
+        ready[0].contains(&order_id) && (ready[0].contains("Nike") || ready[0].contains("耐克")),
+        "{}",
+        ready[0]
+    );
     assert_eq!(rig.mall().orders_of(ALICE).await[0].status, OrderStatus::Ready);
     tokio::time::sleep(Duration::from_secs(2)).await;
     let paid_events = rig.answers(ALICE.id).iter().filter(|t| t.contains("已支付。")).count();
