@@ -471,11 +471,18 @@ async fn main() -> anyhow::Result<()> {
         let cuts = limit_cuts.lock().unwrap();
         let figures = |line: &String| {
             let field = |name: &str| {
-                line.split(&format!("{name}=")).nth(1).and_then(|v| v.split_whitespace().next()).unwrap_or("?")
+                line.split(&format!("{name}="))
+                    .nth(1)
+                    .and_then(|v| v.split_whitespace().next())
+                    .unwrap_or("?")
             };
             format!("{}→{}", field("from"), field("to"))
         };
-        println!("model limit cuts      {}: {}", cuts.len(), cuts.iter().map(figures).collect::<Vec<_>>().join(" "));
+        println!(
+            "model limit cuts      {}: {}",
+            cuts.len(),
+            cuts.iter().map(figures).collect::<Vec<_>>().join(" ")
+        );
     }
     println!("                      p50        p99");
     for (name, series) in

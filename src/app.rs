@@ -162,6 +162,8 @@ pub fn router_settings(config: &Config) -> RouterSettings {
         daily_tokens_per_user: config.bot.daily_tokens_per_user,
         allowed_users: config.bot.allowed_users.clone(),
         allowed_chats: config.bot.allowed_chats.clone(),
+        payments_online: config.payments.enabled(),
+        order_ttl_mins: config.payments.order_ttl_mins,
         ..RouterSettings::default()
     }
 }
@@ -171,9 +173,14 @@ pub fn open_mall(config: &Config) -> anyhow::Result<Arc<dyn MallApi>> {
     Ok(match config.mall.backend {
         MallBackend::Embedded => {
             let path = std::path::Path::new(&config.mall.embedded_db);
-            Arc::new(services::EmbeddedMall::open(path).with_context(|| {
-                format!("cannot open the embedded mall's database (mall.embedded_db = {})", path.display())
-            })?)
+            Arc::new(
+                services::EmbeddedMall::open(path).with_context(|| {
+                    format!(
+                        "cannot open the embedded mall's database (mall.embedded_db = {})",
+                        path.display()
+                    )
+                })?, /* POLICY-PENDING .with_policy(config.order_policy()) */
+            )
         }
         MallBackend::Http => Arc::new(
             services::HttpMall::new(services::HttpMallConfig {
@@ -183,7 +190,9 @@ pub fn open_mall(config: &Config) -> anyhow::Result<Arc<dyn MallApi>> {
                 max_retries: config.mall.max_retries,
                 ..services::HttpMallConfig::default()
             })
-            .context("mall.base_url")?,
+            .context("mall.base_url")?
+            .with_staff_key(config.mall.staff_key.expose())
+            .context("mall.staff_key")?,
         ),
     })
 }

@@ -33,6 +33,12 @@ pub enum Command {
     Voice(Option<String>),
     /// `/photo FILE [caption]`: the terminal chat sends a picture as a photo.
     Photo(Option<String>),
+    /// `/ready ORDER`: staff mark an order ready for pickup (admins only).
+    Ready(Option<String>),
+    /// `/pickedup ORDER`: staff mark an order picked up (admins only).
+    PickedUp(Option<String>),
+    /// `/pay`: the terminal chat pays its last invoice with a test payment.
+    Pay,
     /// Any other command.
     Unknown,
 }
@@ -77,6 +83,9 @@ impl Command {
             "stats" => Command::Stats,
             "voice" => Command::Voice(arg),
             "photo" => Command::Photo(arg),
+            "ready" => Command::Ready(arg),
+            "pickedup" | "picked_up" => Command::PickedUp(arg),
+            "pay" => Command::Pay,
             _ => Command::Unknown,
         })
     }
@@ -128,7 +137,12 @@ pub async fn answer(router: &FunctionCallRouter, ctx: &MessageContext, command: 
         },
         // Transports with files of their own send the recording or picture itself.
         Command::Voice(_) | Command::Photo(_) => Reply::text(lang.texts().media.send_it_instead),
-        Command::Health | Command::Stats | Command::Unknown => Reply::text(texts::unknown_command(lang)),
+        Command::Health
+        | Command::Stats
+        | Command::Ready(_)
+        | Command::PickedUp(_)
+        | Command::Pay
+        | Command::Unknown => Reply::text(texts::unknown_command(lang)),
     }
 }
 

@@ -25,6 +25,8 @@ pub struct Config {
     pub ops: OpsConfig,
     pub log: LogConfig,
     pub mcp: McpConfig,
+    pub payments: PaymentsConfig,
+    pub events: EventsConfig,
     /// Per-tool overrides: `[tools.add_to_cart] level = "safe"`.
     pub tools: BTreeMap<String, ToolOverride>,
     /// What loading noticed but did not refuse (unknown `MALLBOT_*`
@@ -202,6 +204,10 @@ pub struct MallConfig {
     pub backend: MallBackend,
     pub base_url: String,
     pub api_key: Secret,
+    /// The store staff's key for the staff endpoints (orders ready / picked up):
+    /// what `mall-server` requires there, and what the bot sends there. Empty:
+    /// `mall-server` keeps them closed.
+    pub staff_key: Secret,
     /// SQLite file of the embedded mall's carts, orders and stock.
     pub embedded_db: String,
     pub request_timeout_secs: u64,
@@ -221,6 +227,7 @@ impl Default for MallConfig {
             backend: MallBackend::Embedded,
             base_url: String::new(),
             api_key: Secret::default(),
+            staff_key: Secret::default(),
             embedded_db: "mallbot-mall.db".into(),
             request_timeout_secs: 10,
             max_retries: 2,
@@ -318,6 +325,54 @@ pub struct OpsConfig {
     pub listen: String,
     /// Bearer token `/metrics` requires (empty = none).
     pub token: Secret,
+}
+
+/// `[payments]`: Telegram Bot Payments. An empty `provider_token` means
+/// orders are paid at the store.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PaymentsConfig {
+    /// The payment provider's token from @BotFather → Payments (a secret:
+    /// never printed).
+    pub provider_token: Secret,
+    /// ISO 4217 code of the invoices; amounts are in its minor units.
+    pub currency: String,
+    /// Minutes an unpaid order holds its stock before it expires.
+    pub order_ttl_mins: u64,
+    /// Unpaid orders one shopper may hold at once.
+    pub max_open_orders: u32,
+}
+
+impl Default for PaymentsConfig {
+    fn default() -> Self {
+        PaymentsConfig {
+            provider_token: Secret::default(),
+            currency: "CNY".into(),
+            order_ttl_mins: 30,
+            max_open_orders: 3,
+        }
+    }
+}
+
+impl PaymentsConfig {
+    /// Whether orders are paid in Telegram (a provider token is set).
+    pub fn enabled(&self) -> bool {
+        !self.provider_token.expose().trim().is_empty()
+    }
+}
+
+/// `[events]`: the mall's order events, told to the shoppers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EventsConfig {
+    /// Seconds between two reads of the mall's event feed (0 = not read).
+    pub poll_secs: u64,
+}
+
+impl Default for EventsConfig {
+    fn default() -> Self {
+        EventsConfig { poll_secs: 5 }
+    }
 }
 
 /// `[log]`
@@ -581,6 +636,29 @@ impl Config {
                 ));
             }
         }
+        let currency = self.payments.currency.trim();
+        if currency.len() != 3 || !currency.chars().all(|c| c.is_ascii_uppercase()) {
+            return Err(invalid(
+                "payments.currency",
+                format!("`{currency}` is not an ISO 4217 code of three capital letters (e.g. CNY)"),
+            ));
+        }
+        if self.payments.order_ttl_mins < 5 {
+            return Err(invalid(
+                "payments.order_ttl_mins",
+                "must be at least 5 (a shopper needs time to pay, and an order within 2 minutes of \
+                 its expiry is not taken)",
+            ));
+        }
+        if self.payments.max_open_orders == 0 {
+            return Err(invalid("payments.max_open_orders", "must be at least 1"));
+        }
+        if self.payments.provider_token.expose().trim() != self.payments.provider_token.expose() {
+            return Err(invalid(
+                "payments.provider_token",
+                "has spaces around it; copy it again from @BotFather",
+            ));
+        }
         if self.safety.confirm_ttl_secs == 0 {
             return Err(invalid("safety.confirm_ttl_secs", "must be at least 1"));
         }
@@ -675,6 +753,14 @@ impl Config {
     /// `llm.request_timeout_secs` as a duration.
     pub fn request_timeout(&self) -> Duration {
         Duration::from_secs(self.llm.request_timeout_secs)
+    }
+
+    /// The embedded mall's order policy from `[payments]`.
+    pub fn order_policy(&self) -> services::OrderPolicy {
+        services::OrderPolicy {
+            ttl: Duration::from_secs(self.payments.order_ttl_mins * 60),
+            max_open: self.payments.max_open_orders,
+        }
     }
 
     /// `llm.tool_timeout_secs` as a duration.
@@ -868,6 +954,28 @@ mod tests {
         assert_eq!(c.telegram.admins, vec![1, 2]);
         assert!(c.safety.critical_code);
         assert_eq!(c.tools["add_to_cart"].level, Level::Safe);
+    }
+
+    #[test]
+    fn payments_and_events_read_the_env_keep_the_token_out_of_debug_and_name_bad_keys() {
+        let c = load("", &[("MALLBOT_PAYMENTS__PROVIDER_TOKEN", "284685063:TEST:secret-token")]).unwrap();
+        assert!(c.payments.enabled());
+        assert_eq!((c.payments.currency.as_str(), c.payments.order_ttl_mins), ("CNY", 30));
+        assert_eq!((c.payments.max_open_orders, c.events.poll_secs), (3, 5));
+        let shown = format!("{c:?}");
+        assert!(!shown.contains("secret-token"), "the provider token is never printed: {shown}");
+        assert!(!Config::default().payments.enabled(), "no token: paid at the store");
+
+        let e = load("[payments]\ncurrency = \"yuan\"\n", &[]).unwrap_err().to_string();
+        assert!(e.contains("payments.currency") && e.contains("ISO 4217"), "{e}");
+        let e = load("[payments]\norder_ttl_mins = 1\n", &[]).unwrap_err().to_string();
+        assert!(e.contains("payments.order_ttl_mins"), "{e}");
+        let e = load("[payments]\nmax_open_orders = 0\n", &[]).unwrap_err().to_string();
+        assert!(e.contains("payments.max_open_orders"), "{e}");
+        let e = load("[events]\npoll_secs = \"often\"\n", &[]).unwrap_err().to_string();
+        assert!(e.contains("poll_secs"), "{e}");
+        let off = load("[events]\npoll_secs = 0\n", &[]).unwrap();
+        assert_eq!(off.events.poll_secs, 0, "0 turns the feed off");
     }
 
     #[test]

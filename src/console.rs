@@ -26,6 +26,8 @@ pub struct Console<'a, R, W> {
     suggestions: Vec<String>,
     /// The language of the shopper's last message, used for commands.
     lang: Lang,
+    /// The order of the last invoice shown, for `/pay`.
+    invoice: Option<String>,
 }
 
 impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
@@ -33,7 +35,16 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
     /// (for people at a terminal, not for scripts).
     pub fn new(app: &'a App, user_id: i64, input: R, out: W, prompt: bool) -> Self {
         let lang = app.config.bot.language;
-        Console { app, user_id, lines: input.lines(), out, prompt, suggestions: Vec::new(), lang }
+        Console {
+            app,
+            user_id,
+            lines: input.lines(),
+            out,
+            prompt,
+            suggestions: Vec::new(),
+            lang,
+            invoice: None,
+        }
     }
 
     /// Runs until the end of input.
@@ -43,7 +54,8 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
             "mallbot — 商场导购 / mall shopping guide. You are shopper {}.\n\
              Ask in Chinese or English, e.g. \"帮我买一双 Nike 跑鞋，500 以内的\" or \"where is Uniqlo?\".\n\
              Commands: /help /cart /orders /reset /lang zh|zh-hant|en /health /stats /quit. A number picks a suggestion.\n\
-             /voice FILE sends a recording as a voice message, /photo FILE [caption] a picture as a photo.",
+             /voice FILE sends a recording as a voice message, /photo FILE [caption] a picture as a photo.\n\
+             An order shows its invoice as a line; /pay makes a test payment of the last one.",
             self.user_id
         )?;
         while let Some(line) = self.read_line("you> ").await? {
@@ -101,6 +113,23 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
             }
             Some(Command::Voice(None) | Command::Photo(None)) => {
                 Reply::text(ctx.lang.texts().media.console_usage)
+            }
+            Some(Command::Pay) => self.test_payment(ctx.lang).await,
+            Some(Command::Ready(Some(order)) | Command::PickedUp(Some(order))) => {
+                // The terminal's shopper runs the bot: the staff's calls too.
+                let ready = text.trim_start().to_ascii_lowercase().starts_with("/ready");
+                let answer = if ready {
+                    app.mall.mark_ready(&order).await
+                } else {
+                    app.mall.mark_picked_up(&order).await
+                };
+                let pay = &ctx.lang.texts().pay;
+                Reply::text(match answer {
+                    Ok(order) => {
+                        (pay.staff_done)(&order.order_id, (ctx.lang.texts().answers.status)(order.status))
+                    }
+                    Err(e) => (pay.staff_failed)(&order, &e.to_string()),
+                })
             }
             Some(command) => {
                 if let Command::Lang(Some(chosen)) = &command
@@ -253,6 +282,9 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
                     Err(e) => tracing::warn!(error = %e, "could not write the floor plan"),
                 }
             }
+            if let Some(order_id) = reply.invoice.clone() {
+                self.show_invoice(&order_id).await?;
+            }
             if let Some(request) = &reply.open_private {
                 writeln!(self.out, "     [open a private chat to continue: {request}]")?;
             }
@@ -285,6 +317,76 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
                 | PressCheck::Failed { alert } => (Reply::text(alert), String::new()),
             };
         }
+    }
+}
+
+impl<R: AsyncBufRead + Unpin, W: Write> Console<'_, R, W> {
+    /// An order's invoice as one line; remembered for `/pay`.
+    async fn show_invoice(&mut self, order_id: &str) -> anyhow::Result<()> {
+        let shopper = services::Shopper::new("console", self.user_id);
+        if let Ok(order) = self.app.mall.get_order(&shopper, order_id).await {
+            let total = crate::payments::amount_text(order.total_cents, &order.currency);
+            writeln!(self.out, "     {}", (self.lang.texts().pay.console_invoice)(order_id, &total))?;
+            self.invoice = Some(order_id.to_owned());
+        }
+        Ok(())
+    }
+
+    /// `/pay`: a test payment of the last invoice, recorded as a payment
+    /// from Telegram would be (provider `test`).
+    async fn test_payment(&mut self, lang: Lang) -> Reply {
+        let pay = &lang.texts().pay;
+        let Some(order_id) = self.invoice.clone() else {
+            return Reply::text(pay.console_no_invoice);
+        };
+        let shopper = services::Shopper::new("console", self.user_id);
+        let order = match self.app.mall.get_order(&shopper, &order_id).await {
+            Ok(order) => order,
+            Err(e) => return Reply::text(e.to_string()),
+        };
+        let ledger = crate::payments::Ledger::new(
+            self.app.state.clone(),
+            self.app.mall.clone(),
+            std::time::Duration::from_secs(10),
+        );
+        let record = crate::payments::PaymentRecord {
+            charge_id: format!("test-{:016x}", rand::random::<u64>()),
+            provider_charge_id: String::new(),
+            provider: "test".into(),
+            order_id: order_id.clone(),
+            platform: "console".into(),
+            user_id: self.user_id,
+            chat_id: self.user_id,
+            lang,
+            amount_cents: order.total_cents,
+            currency: order.currency.clone(),
+            received_at: crate::state::unix_now(),
+            state: crate::payments::PaymentState::Received,
+            attempts: 0,
+            note: String::new(),
+        };
+        let text = match ledger.receive(record).await {
+            crate::payments::Settled::Recorded { order, .. } => {
+                let total = crate::payments::amount_text(order.total_cents, &order.currency);
+                let store = self.app.mall.get_store(&order.pickup_store_id).await.ok();
+                let (name, place) = match &store {
+                    Some(store) => (
+                        handlers::format::store_name(lang, store).to_owned(),
+                        handlers::format::paren(
+                            lang,
+                            &handlers::format::floor_and_unit(lang, Some(store.floor), &store.unit),
+                        ),
+                    ),
+                    None => (order.pickup_store_id.clone(), String::new()),
+                };
+                self.invoice = None;
+                (pay.paid)(&order.order_id, &total, &name, &place)
+            }
+            crate::payments::Settled::Refused { record, .. } => (pay.refund_due)(&record.order_id),
+            crate::payments::Settled::Waiting { record, .. } => (pay.paid_pending)(&record.order_id),
+            _ => (pay.refuse_paid).to_owned(),
+        };
+        Reply::text(format!("{}\n{text}", pay.console_test_paid))
     }
 }
 

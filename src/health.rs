@@ -101,11 +101,75 @@ fn human_duration(d: Duration) -> String {
     format!("{}d {}h {}m {}s", s / 86_400, s / 3600 % 24, s / 60 % 60, s % 60)
 }
 
+/// Whether orders are paid in chat, and the payments that need an operator:
+/// those the mall refused (to refund) and those it has not recorded yet.
+async fn payments_check(app: &App) -> Check {
+    let config = &app.config.payments;
+    let mode = if config.enabled() {
+        format!("on (Telegram Bot Payments, {})", config.currency)
+    } else {
+        "off (paid at the store; set payments.provider_token)".to_owned()
+    };
+    let ledger = crate::payments::Ledger::new(app.state.clone(), app.mall.clone(), Duration::from_secs(5));
+    let (refused, waiting) = tokio::join!(ledger.refused(), ledger.waiting());
+    let mut detail = mode;
+    if !waiting.is_empty() {
+        let _ = write!(detail, "; {} waiting for the mall to record them", waiting.len());
+    }
+    if !refused.is_empty() {
+        let list: Vec<String> = refused
+            .iter()
+            .map(|r| {
+                format!(
+                    "order {} {} (charge {}, user {})",
+                    if r.order_id.is_empty() { "?" } else { &r.order_id },
+                    crate::payments::amount_text(r.amount_cents, &r.currency),
+                    r.charge_id,
+                    r.user_id
+                )
+            })
+            .collect();
+        let _ = write!(detail, "; ⚠️ {} refused by the mall, to refund: {}", refused.len(), list.join(", "));
+    }
+    Check { name: "payments", ok: true, detail, latency_ms: None }
+}
+
+/// The mall's event feed: how often it is read and how far behind it is.
+async fn events_check(app: &App) -> Check {
+    let every = app.config.events.poll_secs;
+    if every == 0 {
+        return Check {
+            name: "events",
+            ok: true,
+            detail: "off (events.poll_secs = 0)".into(),
+            latency_ms: None,
+        };
+    }
+    let lag = crate::payments::EventFeed::lag(app.state.as_ref()).await;
+    let detail = match lag.since_read {
+        None => format!("every {every} s; not read yet"),
+        Some(since) => {
+            let age = lag
+                .event_age
+                .map(|a| format!("; newest event told {a} s after it happened"))
+                .unwrap_or_default();
+            format!("every {every} s; last read {since} s ago{age}")
+        }
+    };
+    Check { name: "events", ok: true, detail, latency_ms: None }
+}
+
 /// Checks every component of `app`.
 pub async fn collect(app: &App) -> HealthReport {
     let registry = registry_check();
-    let (model, mall, state, stt) =
-        tokio::join!(model_check(app), mall_check(app), state_check(app), stt_check(app));
+    let (model, mall, state, stt, payments, events) = tokio::join!(
+        model_check(app),
+        mall_check(app),
+        state_check(app),
+        stt_check(app),
+        payments_check(app),
+        events_check(app)
+    );
     let pending = app.state.count_pending().await.ok();
     let config = Check {
         name: "config",
@@ -122,7 +186,7 @@ pub async fn collect(app: &App) -> HealthReport {
         version: env!("CARGO_PKG_VERSION"),
         uptime: app.started.elapsed(),
         tools: handlers::all().len(),
-        checks: [config, registry, model, mall, state]
+        checks: [config, registry, model, mall, state, payments, events]
             .into_iter()
             .chain(stt)
             .chain(mcp_checks(app))

@@ -75,14 +75,32 @@ pub async fn serve(
         anyhow::bail!(why);
     }
     let mall = services::EmbeddedMall::open(std::path::Path::new(&config.mall.embedded_db))
-        .with_context(|| format!("cannot open mall.embedded_db = {}", config.mall.embedded_db))?;
+        .with_context(|| format!("cannot open mall.embedded_db = {}", config.mall.embedded_db))?
+        .with_policy(config.order_policy());
     let listener =
         tokio::net::TcpListener::bind(listen).await.with_context(|| format!("cannot listen on {listen}"))?;
     let key = (!config.mall.api_key.is_empty()).then(|| config.mall.api_key.expose().to_owned());
+    let staff_key = (!config.mall.staff_key.is_empty()).then(|| config.mall.staff_key.expose().to_owned());
     let allowed: Vec<String> = config.mall.allowed_hosts.iter().map(|h| host_name(h)).collect();
-    tracing::info!(%listen, auth = key.is_some(), hosts = ?allowed, "mall server listening");
+    tracing::info!(%listen, auth = key.is_some(), staff = staff_key.is_some(), hosts = ?allowed, "mall server listening");
     eprintln!("mall server listening on http://{listen}");
-    let routes = services::server::router(Arc::new(mall), key)
+    // Unpaid orders expire on every order request; this brings their stock
+    // back when nobody asks.
+    let sweeper = mall.clone();
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(std::time::Duration::from_secs(30));
+        loop {
+            every.tick().await;
+            let mall = sweeper.clone();
+            match tokio::task::spawn_blocking(move || mall.sweep_expired()).await {
+                Ok(Ok(0)) => {}
+                Ok(Ok(expired)) => tracing::info!(expired, "unpaid orders expired"),
+                Ok(Err(error)) => tracing::warn!(%error, "expiring unpaid orders failed"),
+                Err(error) => tracing::warn!(%error, "the expiry task failed"),
+            }
+        }
+    });
+    let routes = services::server::router(Arc::new(mall), key, staff_key)
         .layer(middleware::from_fn_with_state(Arc::new(allowed), check_host));
     axum::serve(listener, routes).with_graceful_shutdown(shutdown).await?;
     tracing::info!(%listen, "mall server stopped");

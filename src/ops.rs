@@ -53,6 +53,13 @@ pub const STATE_SECONDS: &str = "mallbot_state_op_seconds";
 pub const TRANSCRIPTIONS: &str = "mallbot_transcriptions_total";
 /// Seconds a transcription request took.
 pub const TRANSCRIPTION_SECONDS: &str = "mallbot_transcription_seconds";
+/// Payments that arrived, by `outcome` of recording them in the mall
+/// (`recorded`, `refused`, `waiting`).
+pub const PAYMENTS: &str = "mallbot_payments_total";
+/// Pre-checkout queries answered, by `outcome` (`ok` or why refused).
+pub const CHECKOUTS: &str = "mallbot_pre_checkouts_total";
+/// Order events told to shoppers, by `status`.
+pub const EVENTS_TOLD: &str = "mallbot_order_events_told_total";
 
 /// Every metric name above, for the dashboard check.
 pub const ALL: &[&str] = &[
@@ -74,6 +81,9 @@ pub const ALL: &[&str] = &[
     STATE_SECONDS,
     TRANSCRIPTIONS,
     TRANSCRIPTION_SECONDS,
+    PAYMENTS,
+    CHECKOUTS,
+    EVENTS_TOLD,
 ];
 
 /// Histogram buckets in seconds: from a fast state-store call to a slow answer.

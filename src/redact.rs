@@ -59,6 +59,8 @@ pub fn register_config(config: &crate::config::Config) {
         config.llm.api_key.expose(),
         config.stt.api_key.expose(),
         config.mall.api_key.expose(),
+        config.mall.staff_key.expose(),
+        config.payments.provider_token.expose(),
         config.mcp.token.expose(),
         config.ops.token.expose(),
     ];

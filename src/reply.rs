@@ -19,6 +19,11 @@ pub struct Reply {
     /// In a group, a private-only request: the text to carry over to the
     /// private chat (Telegram shows a button opening it).
     pub open_private: Option<String>,
+    /// An order just placed: transports that take payments send its invoice.
+    pub invoice: Option<String>,
+    /// Unpaid orders the answer shows: transports that take payments offer
+    /// a pay button for each (a new invoice for the same order).
+    pub payable: Vec<String>,
 }
 
 impl Reply {
@@ -26,6 +31,21 @@ impl Reply {
     pub fn text(text: impl Into<String>) -> Self {
         Reply { text: text.into(), ..Default::default() }
     }
+}
+
+/// The unpaid orders in a tool's result: `{"order": {…}}` or `{"orders": […]}`
+/// items whose status is `PENDING_PAYMENT`, by id.
+pub fn payable_orders(data: &serde_json::Value) -> Vec<String> {
+    let unpaid = |order: &serde_json::Value| {
+        (order["status"].as_str() == Some("PENDING_PAYMENT"))
+            .then(|| order["order_id"].as_str().map(str::to_owned))
+            .flatten()
+    };
+    let mut ids: Vec<String> = data.get("order").and_then(unpaid).into_iter().collect();
+    if let Some(orders) = data.get("orders").and_then(|o| o.as_array()) {
+        ids.extend(orders.iter().filter_map(unpaid));
+    }
+    ids
 }
 
 /// A pending confirm/critical action shown to the shopper.

@@ -33,7 +33,7 @@ async fn http_mall() -> Arc<dyn MallApi> {
     let mall: Arc<dyn MallApi> = Arc::new(EmbeddedMall::with_catalog(other_catalog(), None).unwrap());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(services::server::serve(listener, mall, None, std::future::pending()));
+    tokio::spawn(services::server::serve(listener, mall, None, None, std::future::pending()));
     Arc::new(HttpMall::new(HttpMallConfig::new(url, "")).unwrap())
 }
 

@@ -93,3 +93,19 @@ fn directions_write_a_floor_plan_per_floor_and_print_where() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn an_order_shows_its_invoice_as_a_line_and_pay_makes_a_test_payment_once() {
+    let dir = std::env::temp_dir().join(format!("mallbot-chat-pay-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = chat(&dir, "/pay\n帮我买一双 Nike 跑鞋，500 以内的\n42码\ny\n下单\ny\n/pay\n/pay\n");
+    assert!(out.contains("还没有账单：先下单。"), "no invoice before an order:\n{out}");
+    let invoice =
+        out.lines().find(|l| l.contains("🧾 账单")).unwrap_or_else(|| panic!("an invoice line:\n{out}"));
+    assert!(invoice.contains("¥") && invoice.contains("/pay"), "{invoice}");
+    assert!(out.contains("🧪 测试支付"), "marked as a test:\n{out}");
+    assert_eq!(out.matches("支付成功").count(), 1, "paid once; the second /pay has no invoice left:\n{out}");
+    let later = chat(&dir, "/orders\n");
+    assert!(later.contains("已支付"), "the mall holds the order as paid:\n{later}");
+    std::fs::remove_dir_all(&dir).ok();
+}

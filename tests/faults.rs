@@ -40,6 +40,9 @@ const GENERIC_APOLOGY: &str = "刚才出了点问题";
 /// What basic mode says when the mall does not answer.
 const MALL_DOWN: &str = "商场系统暂时没有响应";
 const MALL_KEY: &str = "mall-key-faults";
+/// The staff key of the mall's staff endpoints, known to the mall and the bot.
+const STAFF_KEY: &str = "staff-key-faults";
+const ADMIN: Shopper = Shopper { id: 9001, name: "Operator" };
 /// Longer than the mall's request timeout (2 s) and the tool timeout (3 s) the rig sets.
 const SLOWER_THAN_TIMEOUTS: Duration = Duration::from_secs(6);
 
@@ -77,8 +80,11 @@ impl Drop for Mall {
 impl Mall {
     async fn start(dir: &TempDir) -> Mall {
         let addr = free_addr();
-        let env =
-            [("MALLBOT_MALL__EMBEDDED_DB", dir.file("mall.db")), ("MALLBOT_MALL__API_KEY", MALL_KEY.into())];
+        let env = [
+            ("MALLBOT_MALL__EMBEDDED_DB", dir.file("mall.db")),
+            ("MALLBOT_MALL__API_KEY", MALL_KEY.into()),
+            ("MALLBOT_MALL__STAFF_KEY", STAFF_KEY.into()),
+        ];
         let server =
             Process::spawn("mall-server", &["mall-server", "--listen", &addr.to_string()], &env, dir.path());
         wait_for_listener(addr, &server).await;
@@ -942,4 +948,148 @@ async fn the_token_never_reaches_the_log_at_trace_in_json() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_token_never_reaches_the_log_at_trace_in_text() {
     no_token_in_output("no-token-trace-text", TOKENS[0], "trace", "text").await;
+}
+
+// ---------------------------------------------------------------- payments: never recorded twice or lost
+
+/// The bot's settings for paying in Telegram, staff calls and a quick event feed.
+const PAYING: &[(&str, &str)] = &[
+    ("MALLBOT_PAYMENTS__PROVIDER_TOKEN", "284685063:TEST:faults"),
+    ("MALLBOT_EVENTS__POLL_SECS", "1"),
+    ("MALLBOT_TELEGRAM__ADMINS", "9001"),
+    ("MALLBOT_MALL__STAFF_KEY", STAFF_KEY),
+];
+
+/// Alice orders through the chat and gets the invoice; returns (order id, payload, total).
+async fn up_to_the_invoice(rig: &Rig) -> (String, String, i64) {
+    let prompt = up_to_the_order_prompt(rig).await;
+    rig.api.push_update(press(ALICE, &prompt, &confirm_data(&prompt)));
+    rig.api.wait_until("the invoice", |api| !api.calls("sendInvoice").is_empty()).await;
+    let invoice = rig.api.calls("sendInvoice").remove(0);
+    let orders = rig.mall().orders_of(ALICE).await;
+    assert_eq!(orders.len(), 1, "{orders:?}");
+    let prices: i64 =
+        invoice["prices"].as_array().unwrap().iter().map(|p| p["amount"].as_i64().unwrap()).sum();
+    assert_eq!(prices, orders[0].total_cents, "the invoice's total is the mall's: {invoice}");
+    let payload = invoice["payload"].as_str().unwrap().to_owned();
+    (orders[0].order_id.clone(), payload, orders[0].total_cents)
+}
+
+/// Alice pays: the pre-checkout is answered ok, then the payment arrives.
+async fn pay(rig: &Rig, payload: &str, total: i64, charge: &str) {
+    rig.api.push_update(pre_checkout(ALICE, payload, total, "CNY"));
+    rig.api.wait_until("the pre-checkout answer", |api| !checkout_answers(api).is_empty()).await;
+    let (_, ok, message) = checkout_answers(&rig.api).remove(0);
+    assert!(ok, "the genuine order is taken at pre-checkout: {message}");
+    rig.api.push_update(successful_payment(ALICE, payload, total, "CNY", charge));
+}
+
+/// The order holds exactly one payment, `charge`, and Alice read the receipt exactly once.
+async fn paid_once_and_told(rig: &Rig, order_id: &str, charge: &str) {
+    rig.api
+        .wait_until("the receipt", |api| answers_in(api, ALICE.id).iter().any(|t| t.contains("支付成功")))
+        .await;
+    let orders = rig.mall().orders_of(ALICE).await;
+    assert_eq!(orders.len(), 1, "one order: {orders:?}");
+    assert_eq!(orders[0].order_id, order_id);
+    assert_eq!(orders[0].status, OrderStatus::Paid);
+    let payment = orders[0].payment.clone().expect("one payment recorded");
+    assert_eq!(payment.charge_id, charge);
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let receipts: Vec<String> =
+        rig.answers(ALICE.id).into_iter().filter(|t| t.contains("支付成功")).collect();
+    assert_eq!(receipts.len(), 1, "told once: {receipts:?}");
+    assert!(receipts[0].contains(order_id), "{}", receipts[0]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_in_chat_ends_in_a_paid_order_and_a_ready_for_pickup_message() {
+    let rig = Rig::start("pay-end-to-end", None, MallSetup::Proxied, PAYING).await;
+    let (order_id, payload, total) = up_to_the_invoice(&rig).await;
+    pay(&rig, &payload, total, "tg-e2e-1").await;
+    paid_once_and_told(&rig, &order_id, "tg-e2e-1").await;
+
+    rig.api.push_update(private_text(ADMIN, &format!("/ready {order_id}")));
+    rig.wait_for_answers(ADMIN.id, 1).await;
+    rig.api
+        .wait_until("the ready message", |api| answers_in(api, ALICE.id).iter().any(|t| t.contains("已备好")))
+        .await;
+    let ready: Vec<String> = rig.answers(ALICE.id).into_iter().filter(|t| t.contains("已备好")).collect();
+    assert!(
+        ready[0].contains(&order_id) && (ready[0].contains("Nike") || ready[0].contains("耐克")),
+        "{}",
+        ready[0]
+    );
+    assert_eq!(rig.mall().orders_of(ALICE).await[0].status, OrderStatus::Ready);
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let paid_events = rig.answers(ALICE.id).iter().filter(|t| t.contains("已支付。")).count();
+    assert_eq!(paid_events, 0, "the payment made here is not told again by the event feed");
+    assert_eq!(rig.answers(ALICE.id).iter().filter(|t| t.contains("已备好")).count(), 1, "ready told once");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn telegram_500_on_the_receipt_still_tells_the_payment_once() {
+    let rig = Rig::start("pay-receipt-500", None, MallSetup::Proxied, PAYING).await;
+    let (order_id, payload, total) = up_to_the_invoice(&rig).await;
+    // More failures than one call's retries: the receipt waits in the outbox.
+    for _ in 0..6 {
+        rig.api.fault_next("sendMessage", internal_error());
+    }
+    pay(&rig, &payload, total, "tg-receipt-1").await;
+    paid_once_and_told(&rig, &order_id, "tg-receipt-1").await;
+    rig.serves_another_chat().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mall_500_on_the_payment_record_is_recorded_later_once() {
+    let rig = Rig::start("pay-mall-500", None, MallSetup::Proxied, PAYING).await;
+    let (order_id, payload, total) = up_to_the_invoice(&rig).await;
+    let path = format!("/api/orders/{order_id}/payments");
+    rig.mall().fault_next(&path, MallFault::Status(500));
+    pay(&rig, &payload, total, "tg-mall-500").await;
+    rig.api
+        .wait_until("the payment is acknowledged", |api| {
+            answers_in(api, ALICE.id).iter().any(|t| t.contains("已收到您的付款"))
+        })
+        .await;
+    paid_once_and_told(&rig, &order_id, "tg-mall-500").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mall_slower_than_the_payment_timeout_is_recorded_once() {
+    let rig = Rig::start("pay-mall-slow", None, MallSetup::Proxied, PAYING).await;
+    let (order_id, payload, total) = up_to_the_invoice(&rig).await;
+    let path = format!("/api/orders/{order_id}/payments");
+    rig.mall().fault_next(&path, MallFault::Slow(SLOWER_THAN_TIMEOUTS));
+    pay(&rig, &payload, total, "tg-mall-slow").await;
+    paid_once_and_told(&rig, &order_id, "tg-mall-slow").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kill_9_between_the_payment_and_its_record_records_it_after_the_restart() {
+    let mut rig = Rig::start("pay-kill-9", None, MallSetup::Proxied, PAYING).await;
+    let (order_id, payload, total) = up_to_the_invoice(&rig).await;
+    let path = format!("/api/orders/{order_id}/payments");
+    // The record hangs at the mall; the bot dies meanwhile.
+    rig.mall().fault_next(&path, MallFault::Slow(Duration::from_secs(30)));
+    pay(&rig, &payload, total, "tg-kill-9").await;
+    // Kept in the state store before the mall is asked.
+    let state = format!("sqlite://{}", rig.dir.file("state.db"));
+    wait_for_kept_payment(&state, "tg-kill-9").await;
+    rig.kill_9_and_restart().await;
+    paid_once_and_told(&rig, &order_id, "tg-kill-9").await;
+}
+
+/// Waits until the bot kept the payment `charge` in its state store.
+async fn wait_for_kept_payment(url: &str, charge: &str) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Ok(state) = mallbot::state::open(url).await
+            && let Ok(Some(_)) = state.get_value(&format!("pay:rec:{charge}")).await
+        {
+            return;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "the payment {charge} was never kept");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }

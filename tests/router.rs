@@ -213,6 +213,24 @@ impl MallApi for SlowMall {
     async fn cancel_order(&self, s: &Shopper, id: &str, k: Option<IdempotencyKey>) -> MallResult<Order> {
         self.0.cancel_order(s, id, k).await
     }
+    async fn pay_order(
+        &self,
+        s: &Shopper,
+        id: &str,
+        p: &RecordPayment,
+        k: Option<IdempotencyKey>,
+    ) -> MallResult<Order> {
+        self.0.pay_order(s, id, p, k).await
+    }
+    async fn events(&self, after: Option<String>, limit: u32) -> MallResult<EventPage> {
+        self.0.events(after, limit).await
+    }
+    async fn mark_ready(&self, id: &str) -> MallResult<Order> {
+        self.0.mark_ready(id).await
+    }
+    async fn mark_picked_up(&self, id: &str) -> MallResult<Order> {
+        self.0.mark_picked_up(id).await
+    }
 }
 
 #[tokio::test]
@@ -333,9 +351,13 @@ async fn an_order_shows_everything_and_is_created_once() {
         .collect();
     assert_eq!(claims.len(), 1, "only one press wins the claim");
     let follow_up = bot.app.router.finish(claims.into_iter().next().unwrap()).await;
-    assert_eq!(follow_up.text, "下单成功。");
+    assert_eq!(
+        follow_up.text, "下单成功。\n\n请到取货门店付款取货。",
+        "the model's answer, then how the order is paid (no provider token: at the store)"
+    );
     let orders = bot.mall.list_orders(&shopper(), PageRequest::default()).await.unwrap();
     assert_eq!(orders.total, 1);
+    assert_eq!(follow_up.invoice.as_deref(), Some(orders.items[0].order_id.as_str()), "the order to invoice");
     assert_eq!(orders.items[0].status, OrderStatus::PendingPayment);
     let audit = bot.app.state.recent_audit(5).await.unwrap();
     assert_eq!(audit[0].tool, "create_order");

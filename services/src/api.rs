@@ -104,11 +104,26 @@ pub trait MallApi: Send + Sync {
     async fn list_orders(&self, shopper: &Shopper, page: PageRequest) -> MallResult<Page<Order>>;
     /// `GET /api/orders/{id}`.
     async fn get_order(&self, shopper: &Shopper, order_id: &str) -> MallResult<Order>;
-    /// `POST /api/orders/{id}/cancel`: only `PENDING_PAYMENT` orders; returns stock.
+    /// `POST /api/orders/{id}/cancel`: `PENDING_PAYMENT` and `PAID` orders (a paid one gets a
+    /// pending `refund`); returns stock.
     async fn cancel_order(
         &self,
         shopper: &Shopper,
         order_id: &str,
         key: Option<IdempotencyKey>,
     ) -> MallResult<Order>;
+    /// `POST /api/orders/{id}/payments`: records a payment once per `charge_id`.
+    async fn pay_order(
+        &self,
+        shopper: &Shopper,
+        order_id: &str,
+        payment: &RecordPayment,
+        key: Option<IdempotencyKey>,
+    ) -> MallResult<Order>;
+    /// `GET /api/events?after=&limit=`: order events, oldest first (bot credential only).
+    async fn events(&self, after: Option<String>, limit: u32) -> MallResult<EventPage>;
+    /// `POST /api/staff/orders/{id}/ready` (staff key): `PAID` → `READY`.
+    async fn mark_ready(&self, order_id: &str) -> MallResult<Order>;
+    /// `POST /api/staff/orders/{id}/picked-up` (staff key): `READY` → `COMPLETED`.
+    async fn mark_picked_up(&self, order_id: &str) -> MallResult<Order>;
 }

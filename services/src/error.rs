@@ -24,9 +24,19 @@ pub enum ServiceError {
     /// An order was requested from an empty cart.
     #[error("the cart is empty")]
     CartEmpty,
-    /// Only `PENDING_PAYMENT` orders can be cancelled.
+    /// Only `PENDING_PAYMENT` and `PAID` orders can be cancelled.
     #[error("order cannot be cancelled: {message}")]
     NotCancellable { message: String },
+    /// The order takes no payment: it is not `PENDING_PAYMENT` (nor expired
+    /// less than 15 minutes ago), or it was paid with another charge.
+    #[error("order cannot be paid: {message}")]
+    NotPayable { message: String },
+    /// The payment's amount or currency differs from the order's.
+    #[error("payment does not match the order: {message}")]
+    PaymentMismatch { message: String },
+    /// The shopper already holds as many unpaid orders as the mall allows.
+    #[error("too many open orders: {message}")]
+    TooManyOpenOrders { message: String },
     /// The bot's key (or the shopper header) was missing or wrong.
     #[error("unauthorized: {message}")]
     Unauthorized { message: String },
@@ -76,6 +86,9 @@ impl ServiceError {
             ServiceError::InvalidArgument { .. } => "INVALID_ARGUMENT",
             ServiceError::CartEmpty => "CART_EMPTY",
             ServiceError::NotCancellable { .. } => "ORDER_NOT_CANCELLABLE",
+            ServiceError::NotPayable { .. } => "ORDER_NOT_PAYABLE",
+            ServiceError::PaymentMismatch { .. } => "PAYMENT_MISMATCH",
+            ServiceError::TooManyOpenOrders { .. } => "TOO_MANY_OPEN_ORDERS",
             ServiceError::Unauthorized { .. } => "UNAUTHORIZED",
             ServiceError::Conflict { .. } => "CONFLICT",
             ServiceError::Unavailable { .. } | ServiceError::InvalidResponse { .. } => "INTERNAL",
@@ -92,6 +105,9 @@ impl ServiceError {
             | ServiceError::PriceChanged { .. }
             | ServiceError::CartEmpty
             | ServiceError::NotCancellable { .. }
+            | ServiceError::NotPayable { .. }
+            | ServiceError::PaymentMismatch { .. }
+            | ServiceError::TooManyOpenOrders { .. }
             | ServiceError::Conflict { .. } => 409,
             ServiceError::Unavailable { .. } | ServiceError::InvalidResponse { .. } => 500,
         }
@@ -115,6 +131,9 @@ impl ServiceError {
             ServiceError::NotFound { message }
             | ServiceError::OutOfStock { message }
             | ServiceError::NotCancellable { message }
+            | ServiceError::NotPayable { message }
+            | ServiceError::PaymentMismatch { message }
+            | ServiceError::TooManyOpenOrders { message }
             | ServiceError::Unauthorized { message }
             | ServiceError::Conflict { message }
             | ServiceError::Unavailable { message } => (message.clone(), None),
@@ -146,6 +165,9 @@ impl ServiceError {
             },
             "CART_EMPTY" => ServiceError::CartEmpty,
             "ORDER_NOT_CANCELLABLE" => ServiceError::NotCancellable { message },
+            "ORDER_NOT_PAYABLE" => ServiceError::NotPayable { message },
+            "PAYMENT_MISMATCH" => ServiceError::PaymentMismatch { message },
+            "TOO_MANY_OPEN_ORDERS" => ServiceError::TooManyOpenOrders { message },
             "UNAUTHORIZED" => ServiceError::Unauthorized { message },
             "CONFLICT" => ServiceError::Conflict { message },
             _ => match status {
@@ -172,6 +194,9 @@ mod tests {
             ServiceError::invalid("quantity", "must be 1-99"),
             ServiceError::CartEmpty,
             ServiceError::NotCancellable { message: "PAID".into() },
+            ServiceError::NotPayable { message: "CANCELLED".into() },
+            ServiceError::PaymentMismatch { message: "100 CNY, not 200 CNY".into() },
+            ServiceError::TooManyOpenOrders { message: "3 unpaid orders".into() },
             ServiceError::Unauthorized { message: "bad key".into() },
             ServiceError::Conflict { message: "key reused".into() },
         ];
@@ -180,11 +205,8 @@ mod tests {
             let json = serde_json::to_string(&body).expect("serializes");
             let back: ErrorBody = serde_json::from_str(&json).expect("parses");
             let again = ServiceError::from_body(e.http_status(), back);
-            if let ServiceError::CartEmpty = e {
-                assert_eq!(again, ServiceError::CartEmpty);
-            } else {
-                assert_eq!(again, e, "{json}");
-            }
+            assert_eq!(again, e, "{json}");
+            assert_eq!(body.error.code, e.code());
         }
     }
 }

@@ -14,8 +14,8 @@ use serde::de::DeserializeOwned;
 use crate::api::{IdempotencyKey, MallApi, MallResult, Shopper};
 use crate::error::{ErrorBody, ServiceError};
 use crate::models::{
-    AddCartItem, Area, Cart, CreateOrder, Health, Order, Page, PageRequest, Product, ProductBrief,
-    ProductQuery, Promotion, Review, Route, Store, StoreQuery,
+    AddCartItem, Area, Cart, CreateOrder, EventPage, Health, Order, Page, PageRequest, Product, ProductBrief,
+    ProductQuery, Promotion, RecordPayment, Review, Route, Store, StoreQuery,
 };
 use crate::retry::RetryPolicy;
 
@@ -91,6 +91,8 @@ pub struct HttpMall {
     client: reqwest::Client,
     base_url: Url,
     authorization: Option<HeaderValue>,
+    /// `Bearer <staff key>` for the staff endpoints; without it they are refused unsent.
+    staff_authorization: Option<HeaderValue>,
     connect_timeout: Duration,
     request_timeout: Duration,
     max_retries: u32,
@@ -101,6 +103,7 @@ impl fmt::Debug for HttpMall {
         f.debug_struct("HttpMall")
             .field("base_url", &self.base_url.as_str())
             .field("authenticated", &self.authorization.is_some())
+            .field("staff", &self.staff_authorization.is_some())
             .field("max_retries", &self.max_retries)
             .finish_non_exhaustive()
     }
@@ -111,7 +114,7 @@ impl HttpMall {
     /// `InvalidArgument` naming `mall.base_url`; a key that cannot be a header, `mall.api_key`.
     pub fn new(config: HttpMallConfig) -> Result<HttpMall, ServiceError> {
         let base_url = parse_base_url(&config.base_url)?;
-        let authorization = bearer(&config.api_key)?;
+        let authorization = bearer(&config.api_key, "mall.api_key")?;
         let client = reqwest::Client::builder()
             .connect_timeout(config.connect_timeout)
             .timeout(config.request_timeout)
@@ -124,10 +127,32 @@ impl HttpMall {
             client,
             base_url,
             authorization,
+            staff_authorization: None,
             connect_timeout: config.connect_timeout,
             request_timeout: config.request_timeout,
             max_retries: config.max_retries,
         })
+    }
+
+    /// The same client with the mall's staff key (`mall.staff_key`), sent as the bearer key of
+    /// the staff endpoints (`mark_ready`, `mark_picked_up`) instead of the bot's key. An empty
+    /// key removes it: those calls then answer `Unauthorized` without a request.
+    pub fn with_staff_key(mut self, staff_key: &str) -> Result<HttpMall, ServiceError> {
+        self.staff_authorization = bearer(staff_key, "mall.staff_key")?;
+        Ok(self)
+    }
+
+    /// A `POST` to a staff endpoint, carrying the staff key instead of the bot's; without a
+    /// staff key, `Unauthorized` and no request.
+    fn staff_call(&self, segments: &[&str]) -> MallResult<Call> {
+        let Some(staff) = &self.staff_authorization else {
+            return Err(ServiceError::Unauthorized {
+                message: "no staff key is configured (mall.staff_key); staff calls are not sent".to_owned(),
+            });
+        };
+        let mut call = self.request(Method::POST, segments)?;
+        call.headers.insert(header::AUTHORIZATION, staff.clone());
+        Ok(call)
     }
 
     /// The base URL requests go to.
@@ -212,7 +237,9 @@ impl HttpMall {
             .request(call.method.clone(), call.url.clone())
             .headers(call.headers.clone())
             .header(header::ACCEPT, "application/json");
-        if let Some(authorization) = &self.authorization {
+        if let Some(authorization) =
+            self.authorization.as_ref().filter(|_| !call.headers.contains_key(header::AUTHORIZATION))
+        {
             request = request.header(header::AUTHORIZATION, authorization.clone());
         }
         if let Some(body) = &call.body {
@@ -352,6 +379,39 @@ impl MallApi for HttpMall {
         let call =
             self.request(Method::POST, &["api", "orders", order_id, "cancel"])?.shopper(shopper)?.key(key)?;
         self.send(call).await
+    }
+
+    async fn pay_order(
+        &self,
+        shopper: &Shopper,
+        order_id: &str,
+        payment: &RecordPayment,
+        key: Option<IdempotencyKey>,
+    ) -> MallResult<Order> {
+        let call = self
+            .request(Method::POST, &["api", "orders", order_id, "payments"])?
+            .shopper(shopper)?
+            .key(key)?
+            .json(payment)?;
+        self.send(call).await
+    }
+
+    async fn events(&self, after: Option<String>, limit: u32) -> MallResult<EventPage> {
+        let limit = match limit {
+            0 => PageRequest::DEFAULT_LIMIT,
+            n => n.min(PageRequest::MAX_LIMIT),
+        };
+        let call =
+            self.request(Method::GET, &["api", "events"])?.query("after", after).query("limit", Some(limit));
+        self.send(call).await
+    }
+
+    async fn mark_ready(&self, order_id: &str) -> MallResult<Order> {
+        self.send(self.staff_call(&["api", "staff", "orders", order_id, "ready"])?).await
+    }
+
+    async fn mark_picked_up(&self, order_id: &str) -> MallResult<Order> {
+        self.send(self.staff_call(&["api", "staff", "orders", order_id, "picked-up"])?).await
     }
 }
 
@@ -504,12 +564,14 @@ fn parse_base_url(raw: &str) -> Result<Url, ServiceError> {
     Ok(url)
 }
 
-fn bearer(api_key: &str) -> Result<Option<HeaderValue>, ServiceError> {
-    if api_key.is_empty() {
+/// `Bearer <key>`, marked sensitive; `None` for an empty key. A key that cannot be a header is
+/// `InvalidArgument` naming `config_key`.
+fn bearer(key: &str, config_key: &str) -> Result<Option<HeaderValue>, ServiceError> {
+    if key.is_empty() {
         return Ok(None);
     }
-    let mut value = HeaderValue::from_str(&format!("Bearer {api_key}"))
-        .map_err(|_| ServiceError::invalid("mall.api_key", "the API key must be visible ASCII"))?;
+    let mut value = HeaderValue::from_str(&format!("Bearer {key}"))
+        .map_err(|_| ServiceError::invalid(config_key, "the key must be visible ASCII"))?;
     value.set_sensitive(true);
     Ok(Some(value))
 }

@@ -15,7 +15,7 @@ pub mod server;
 #[cfg(any(test, feature = "mock"))]
 pub use api::MockMallApi;
 pub use api::{IdempotencyKey, MallApi, MallResult, Shopper};
-pub use embedded::{Catalog, EmbeddedMall, rfc3339};
+pub use embedded::{Catalog, EmbeddedMall, OrderPolicy, rfc3339};
 pub use error::ServiceError;
 pub use http::{HttpMall, HttpMallConfig};
 pub use models::*;

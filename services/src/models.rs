@@ -111,10 +111,18 @@ pub struct Cart {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum OrderStatus {
+    /// Placed, stock reserved, not paid yet; expires at `expires_at`.
     PendingPayment,
+    /// Paid; the store prepares it.
     Paid,
-    Cancelled,
+    /// Ready for pickup at the store.
+    Ready,
+    /// Picked up.
     Completed,
+    /// Cancelled (a paid one carries a `refund`).
+    Cancelled,
+    /// Not paid in time; its stock went back.
+    Expired,
 }
 
 impl OrderStatus {
@@ -123,10 +131,19 @@ impl OrderStatus {
         match self {
             OrderStatus::PendingPayment => "PENDING_PAYMENT",
             OrderStatus::Paid => "PAID",
-            OrderStatus::Cancelled => "CANCELLED",
+            OrderStatus::Ready => "READY",
             OrderStatus::Completed => "COMPLETED",
+            OrderStatus::Cancelled => "CANCELLED",
+            OrderStatus::Expired => "EXPIRED",
         }
     }
+}
+
+/// The currency of orders when a mall names none.
+pub const DEFAULT_CURRENCY: &str = "CNY";
+
+fn default_currency() -> String {
+    DEFAULT_CURRENCY.to_owned()
 }
 
 /// An order placed from a cart, picked up at a store.
@@ -137,9 +154,96 @@ pub struct Order {
     #[serde(default)]
     pub items: Vec<CartItem>,
     pub total_cents: i64,
+    /// ISO 4217 code of `total_cents` (`CNY` when the mall names none).
+    #[serde(default = "default_currency")]
+    pub currency: String,
     /// RFC 3339.
     pub created_at: String,
+    /// RFC 3339; set while the order is `PENDING_PAYMENT`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<String>,
     pub pickup_store_id: String,
+    /// The payment recorded for the order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payment: Option<Payment>,
+    /// The refund of a paid order that was cancelled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refund: Option<Refund>,
+}
+
+/// A payment recorded for an order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Payment {
+    /// Who took the money (e.g. `telegram`).
+    pub provider: String,
+    pub amount_cents: i64,
+    pub currency: String,
+    /// The provider's id of the charge; one payment per charge.
+    pub charge_id: String,
+    /// RFC 3339.
+    pub paid_at: String,
+}
+
+/// Body of `POST /api/orders/{id}/payments`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecordPayment {
+    pub provider: String,
+    pub amount_cents: i64,
+    pub currency: String,
+    pub charge_id: String,
+}
+
+/// Where a refund stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum RefundStatus {
+    /// The mall owes the money back.
+    Pending,
+    /// The money went back.
+    Done,
+}
+
+impl RefundStatus {
+    /// The contract's spelling (`PENDING`, `DONE`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RefundStatus::Pending => "PENDING",
+            RefundStatus::Done => "DONE",
+        }
+    }
+}
+
+/// The refund of a cancelled paid order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Refund {
+    pub status: RefundStatus,
+    pub amount_cents: i64,
+}
+
+/// One status change of an order, from `GET /api/events`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Event {
+    /// Opaque and increasing; resume after it with `after`.
+    pub event_id: String,
+    pub order_id: String,
+    /// The shopper: `<platform>:<id>`.
+    pub user: String,
+    /// The order's status after the change.
+    pub status: OrderStatus,
+    /// RFC 3339.
+    pub at: String,
+    /// Set only on the event of a refund's change (`DONE`), so that it reads
+    /// apart from the `CANCELLED` event before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refund: Option<RefundStatus>,
+}
+
+/// A page of `GET /api/events`: `next` is the cursor to pass as `after`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EventPage {
+    pub items: Vec<Event>,
+    #[serde(default)]
+    pub next: Option<String>,
 }
 
 /// A store's promotion.

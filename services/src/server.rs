@@ -26,8 +26,8 @@ use crate::api::{IdempotencyKey, MallApi, Shopper};
 use crate::error::ServiceError;
 use crate::http::{IDEMPOTENCY_HEADER, SHOPPER_HEADER};
 use crate::models::{
-    AddCartItem, Area, Cart, CreateOrder, Health, Order, Page, PageRequest, Product, ProductBrief,
-    ProductQuery, Promotion, Review, Route, Store, StoreQuery,
+    AddCartItem, Area, Cart, CreateOrder, EventPage, Health, Order, Page, PageRequest, Product, ProductBrief,
+    ProductQuery, Promotion, RecordPayment, Review, Route, Store, StoreQuery,
 };
 
 /// Largest request body the server reads (64 KiB); a larger one is answered `413`.
@@ -37,18 +37,31 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 type Mall = Arc<dyn MallApi>;
 
 /// The REST API of the contract over `mall`. When `api_key` is a non-empty key,
-/// every request must carry `Authorization: Bearer <key>`.
-pub fn router(mall: Arc<dyn MallApi>, api_key: Option<String>) -> Router {
-    let routes = endpoints()
+/// every request must carry `Authorization: Bearer <key>`, except the staff
+/// endpoints (`/api/staff/…`), which take `Authorization: Bearer <staff_key>`
+/// instead and are refused (`403`) when `staff_key` is absent or empty.
+pub fn router(mall: Arc<dyn MallApi>, api_key: Option<String>, staff_key: Option<String>) -> Router {
+    let (staff, bot): (Vec<Endpoint>, Vec<Endpoint>) =
+        endpoints().into_iter().partition(|endpoint| endpoint.access == Access::Staff);
+    let bot_routes = bot
         .into_iter()
         .fold(Router::new(), |routes, endpoint| routes.route(endpoint.path, endpoint.handler))
         .method_not_allowed_fallback(method_not_allowed)
         .fallback(route_not_found);
-    let routes = match api_key.filter(|key| !key.is_empty()) {
-        Some(key) => routes.layer(middleware::from_fn_with_state(ApiKey(Arc::from(key)), require_api_key)),
-        None => routes,
+    let bot_routes = match api_key.filter(|key| !key.is_empty()) {
+        Some(key) => {
+            bot_routes.layer(middleware::from_fn_with_state(ApiKey(Arc::from(key)), require_api_key))
+        }
+        None => bot_routes,
     };
-    routes
+    let staff_key = StaffKey(staff_key.filter(|key| !key.is_empty()).map(Arc::from));
+    let staff_routes = staff
+        .into_iter()
+        .fold(Router::new(), |routes, endpoint| routes.route(endpoint.path, endpoint.handler))
+        .method_not_allowed_fallback(method_not_allowed)
+        .route_layer(middleware::from_fn_with_state(staff_key, require_staff_key));
+    bot_routes
+        .merge(staff_routes)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(middleware::from_fn(log_request))
         .with_state(mall)
@@ -60,12 +73,14 @@ pub async fn serve(
     listener: tokio::net::TcpListener,
     mall: Arc<dyn MallApi>,
     api_key: Option<String>,
+    staff_key: Option<String>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let address = listener.local_addr()?;
     let authenticated = api_key.as_deref().is_some_and(|key| !key.is_empty());
-    tracing::info!(%address, authenticated, "mall server listening");
-    axum::serve(listener, router(mall, api_key)).with_graceful_shutdown(shutdown).await?;
+    let staff = staff_key.as_deref().is_some_and(|key| !key.is_empty());
+    tracing::info!(%address, authenticated, staff, "mall server listening");
+    axum::serve(listener, router(mall, api_key, staff_key)).with_graceful_shutdown(shutdown).await?;
     tracing::info!(%address, "mall server stopped");
     Ok(())
 }
@@ -99,10 +114,20 @@ impl Verb {
     }
 }
 
+/// Whose key a route takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Access {
+    /// The bot's credential (`api_key`).
+    Bot,
+    /// The store staff's key (`staff_key`).
+    Staff,
+}
+
 /// One route of the contract and its handler.
 struct Endpoint {
     verb: Verb,
     path: &'static str,
+    access: Access,
     handler: MethodRouter<Mall>,
 }
 
@@ -111,7 +136,15 @@ where
     H: Handler<T, Mall>,
     T: 'static,
 {
-    Endpoint { verb, path, handler: on(verb.filter(), handler) }
+    Endpoint { verb, path, access: Access::Bot, handler: on(verb.filter(), handler) }
+}
+
+fn staff_endpoint<H, T>(verb: Verb, path: &'static str, handler: H) -> Endpoint
+where
+    H: Handler<T, Mall>,
+    T: 'static,
+{
+    Endpoint { access: Access::Staff, ..endpoint(verb, path, handler) }
 }
 
 /// Every route the server answers, in the contract's order.
@@ -136,6 +169,10 @@ fn endpoints() -> Vec<Endpoint> {
         endpoint(Get, "/api/orders", list_orders),
         endpoint(Get, "/api/orders/{id}", get_order),
         endpoint(Post, "/api/orders/{id}/cancel", cancel_order),
+        endpoint(Post, "/api/orders/{id}/payments", pay_order),
+        endpoint(Get, "/api/events", events),
+        staff_endpoint(Post, "/api/staff/orders/{id}/ready", mark_ready),
+        staff_endpoint(Post, "/api/staff/orders/{id}/picked-up", mark_picked_up),
     ]
 }
 
@@ -274,6 +311,30 @@ async fn cancel_order(
     Ok(Json(mall.cancel_order(&shopper, &id, key).await?))
 }
 
+async fn pay_order(
+    State(mall): State<Mall>,
+    Caller(shopper): Caller,
+    PathId(id): PathId,
+    IdemKey(key): IdemKey,
+    JsonBody(body): JsonBody<RecordPaymentBody>,
+) -> ApiResult<Order> {
+    let payment = body.into_request()?;
+    Ok(Json(mall.pay_order(&shopper, &id, &payment, key).await?))
+}
+
+async fn events(State(mall): State<Mall>, params: Params) -> ApiResult<EventPage> {
+    let limit = params.page()?.limit();
+    Ok(Json(mall.events(params.text("after"), limit).await?))
+}
+
+async fn mark_ready(State(mall): State<Mall>, PathId(id): PathId) -> ApiResult<Order> {
+    Ok(Json(mall.mark_ready(&id).await?))
+}
+
+async fn mark_picked_up(State(mall): State<Mall>, PathId(id): PathId) -> ApiResult<Order> {
+    Ok(Json(mall.mark_picked_up(&id).await?))
+}
+
 async fn route_not_found(method: Method, uri: Uri) -> ApiError {
     ServiceError::not_found(format!("no such endpoint: {method} {}", uri.path())).into()
 }
@@ -319,6 +380,28 @@ impl CreateOrderBody {
         Ok(CreateOrder {
             cart_id: required(self.cart_id, "cart_id")?,
             expected_total_cents: self.expected_total_cents,
+        })
+    }
+}
+
+/// Body of `POST /api/orders/{id}/payments` as sent.
+#[derive(Debug, Deserialize)]
+struct RecordPaymentBody {
+    provider: Option<String>,
+    amount_cents: Option<i64>,
+    currency: Option<String>,
+    charge_id: Option<String>,
+}
+
+impl RecordPaymentBody {
+    fn into_request(self) -> Result<RecordPayment, ApiError> {
+        Ok(RecordPayment {
+            provider: required(self.provider, "provider")?,
+            amount_cents: self
+                .amount_cents
+                .ok_or_else(|| invalid("amount_cents", "amount_cents is required (fen)"))?,
+            currency: required(self.currency, "currency")?,
+            charge_id: required(self.charge_id, "charge_id")?,
         })
     }
 }
@@ -562,6 +645,38 @@ async fn require_api_key(State(ApiKey(expected)): State<ApiKey>, request: Reques
     response
 }
 
+/// The staff key the staff endpoints take; `None` when the server has none (they are closed).
+#[derive(Clone)]
+struct StaffKey(Option<Arc<str>>);
+
+async fn require_staff_key(
+    State(StaffKey(expected)): State<StaffKey>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let Some(expected) = expected else {
+        let error = ServiceError::Unauthorized {
+            message: "staff endpoints are closed: this server has no staff key (mall.staff_key)".to_owned(),
+        };
+        return ApiError { status: StatusCode::FORBIDDEN, error }.into_response();
+    };
+    let presented = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, token)| token.trim());
+    let refusal = match presented {
+        None => "an Authorization: Bearer <staff key> header is required",
+        Some(token) if !same_secret(token.as_bytes(), expected.as_bytes()) => "the staff key is wrong",
+        Some(_) => return next.run(request).await,
+    };
+    let mut response = unauthorized(refusal).into_response();
+    response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+    response
+}
+
 /// Compares two secrets in time that depends only on their lengths.
 pub fn same_secret(presented: &[u8], expected: &[u8]) -> bool {
     presented.len() == expected.len()
@@ -589,6 +704,9 @@ mod tests {
     use super::*;
     use crate::api::{MallResult, MockMallApi};
 
+    /// The staff key of every test server.
+    const STAFF_KEY: &str = "staff-7";
+
     /// A running server on loopback; stops when dropped.
     struct TestServer {
         base: String,
@@ -604,7 +722,8 @@ mod tests {
             let shutdown = async move {
                 let _ = stopped.await;
             };
-            tokio::spawn(serve(listener, Arc::new(mall), api_key.map(str::to_owned), shutdown));
+            let staff_key = Some(STAFF_KEY.to_owned());
+            tokio::spawn(serve(listener, Arc::new(mall), api_key.map(str::to_owned), staff_key, shutdown));
             TestServer { base, client: reqwest::Client::new(), _stop: stop }
         }
 
@@ -702,6 +821,24 @@ mod tests {
         async fn cancel_order(&self, _: &Shopper, _: &str, _: Option<IdempotencyKey>) -> MallResult<Order> {
             named("cancel_order")
         }
+        async fn pay_order(
+            &self,
+            _: &Shopper,
+            _: &str,
+            _: &RecordPayment,
+            _: Option<IdempotencyKey>,
+        ) -> MallResult<Order> {
+            named("pay_order")
+        }
+        async fn events(&self, _: Option<String>, _: u32) -> MallResult<EventPage> {
+            named("events")
+        }
+        async fn mark_ready(&self, _: &str) -> MallResult<Order> {
+            named("mark_ready")
+        }
+        async fn mark_picked_up(&self, _: &str) -> MallResult<Order> {
+            named("mark_picked_up")
+        }
     }
 
     /// Every route of the contract, a request that reaches it, and the mall method it calls.
@@ -724,6 +861,15 @@ mod tests {
         ("GET", "/api/orders", "", "list_orders"),
         ("GET", "/api/orders/{id}", "", "get_order"),
         ("POST", "/api/orders/{id}/cancel", "", "cancel_order"),
+        (
+            "POST",
+            "/api/orders/{id}/payments",
+            r#"{"provider":"telegram","amount_cents":100,"currency":"CNY","charge_id":"ch-1"}"#,
+            "pay_order",
+        ),
+        ("GET", "/api/events", "?after=5", "events"),
+        ("POST", "/api/staff/orders/{id}/ready", "", "mark_ready"),
+        ("POST", "/api/staff/orders/{id}/picked-up", "", "mark_picked_up"),
     ];
 
     #[test]
@@ -745,6 +891,8 @@ mod tests {
                 Some(query) => server.request(method.clone(), &format!("{path}?{query}")),
                 None => server.request(method.clone(), &path).body(extra.to_string()),
             };
+            let request =
+                if path.starts_with("/api/staff/") { request.bearer_auth(STAFF_KEY) } else { request };
             let (status, body) = server.shopper_call(request).await;
             assert_eq!(status, 409, "{method} {path}: {body}");
             assert_eq!(body["error"]["message"], *expected, "{method} {path}");
@@ -876,8 +1024,12 @@ mod tests {
                     status: crate::models::OrderStatus::PendingPayment,
                     items: vec![],
                     total_cents: 4200,
+                    currency: "CNY".into(),
                     created_at: "2025-01-01T00:00:00Z".into(),
+                    expires_at: None,
                     pickup_store_id: "s1".into(),
+                    payment: None,
+                    refund: None,
                 })
             });
         let server = TestServer::start(mall, None).await;

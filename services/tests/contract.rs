@@ -18,9 +18,11 @@ mod client {
     use axum::response::{IntoResponse, Response};
     use axum::routing::any;
     use serde_json::json;
-    use services::{AddCartItem, CreateOrder, IdempotencyKey, MallApi, PageRequest, ServiceError, Shopper};
+    use services::{
+        AddCartItem, CreateOrder, IdempotencyKey, MallApi, PageRequest, RecordPayment, ServiceError, Shopper,
+    };
 
-    use crate::common::{API_KEY, client_for, stub_server};
+    use crate::common::{API_KEY, STAFF_KEY, client_for, stub_server};
 
     const PATIENT: Duration = Duration::from_secs(5);
 
@@ -247,6 +249,10 @@ mod client {
         });
         match uri.path() {
             "/api/cart/items" => axum::Json(cart_json()).into_response(),
+            "/api/events" => axum::Json(json!({"items": [], "next": "7"})).into_response(),
+            path if path.starts_with("/api/orders/") || path.starts_with("/api/staff/") => {
+                axum::Json(order_json()).into_response()
+            }
             _ => axum::Json(json!({"items": [], "total": 0})).into_response(),
         }
     }
@@ -278,6 +284,113 @@ mod client {
         assert_eq!(seen[1].query.as_deref(), Some("limit=5"));
         assert_eq!(seen[1].shopper, None);
     }
+
+    fn telegram_payment() -> RecordPayment {
+        RecordPayment {
+            provider: "telegram".into(),
+            amount_cents: 69_900,
+            currency: "CNY".into(),
+            charge_id: "tg-charge-1".into(),
+        }
+    }
+
+    #[tokio::test]
+    async fn payments_events_and_staff_calls_carry_the_contract_paths_and_keys() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let server = stub_server(Router::new().fallback(any(record)).with_state(seen.clone())).await;
+        let mall = client_for(&server, PATIENT, 0).with_staff_key(STAFF_KEY).unwrap();
+        let shopper = Shopper::new("telegram", 42);
+        let key = Some(IdempotencyKey("tg-charge-1".into()));
+        mall.pay_order(&shopper, "o 1", &telegram_payment(), key).await.unwrap();
+        let page = mall.events(Some("6".into()), 20).await.unwrap();
+        assert_eq!((page.items.len(), page.next.as_deref()), (0, Some("7")));
+        mall.mark_ready("o1").await.unwrap();
+        mall.mark_picked_up("o1").await.unwrap();
+
+        let seen = seen.lock().unwrap().clone();
+        assert_eq!(
+            seen[0],
+            Seen {
+                path: "/api/orders/o%201/payments".into(),
+                query: None,
+                authorization: Some(format!("Bearer {API_KEY}")),
+                shopper: Some("telegram:42".into()),
+                idempotency_key: Some("tg-charge-1".into()),
+                body: r#"{"provider":"telegram","amount_cents":69900,"currency":"CNY","charge_id":"tg-charge-1"}"#
+                    .into(),
+            }
+        );
+        assert_eq!(
+            (seen[1].path.as_str(), seen[1].query.as_deref(), seen[1].shopper.as_deref()),
+            ("/api/events", Some("after=6&limit=20"), None)
+        );
+        assert_eq!(seen[1].authorization, Some(format!("Bearer {API_KEY}")));
+        for (seen, path) in
+            seen[2..].iter().zip(["/api/staff/orders/o1/ready", "/api/staff/orders/o1/picked-up"])
+        {
+            assert_eq!(seen.path, path);
+            assert_eq!(
+                seen.authorization,
+                Some(format!("Bearer {STAFF_KEY}")),
+                "the staff key, not the bot's"
+            );
+            assert_eq!(seen.shopper, None);
+        }
+    }
+
+    #[tokio::test]
+    async fn without_a_staff_key_staff_calls_are_unauthorized_and_never_sent() {
+        let (router, hits) = flaky(0, order_json());
+        let server = stub_server(router).await;
+        let mall = client_for(&server, PATIENT, 2);
+        let error = mall.mark_ready("o1").await.unwrap_err();
+        assert!(
+            matches!(&error, ServiceError::Unauthorized { message } if message.contains("mall.staff_key"))
+        );
+        assert!(matches!(mall.mark_picked_up("o1").await, Err(ServiceError::Unauthorized { .. })));
+        let mall = mall.with_staff_key("").unwrap();
+        assert!(matches!(mall.mark_ready("o1").await, Err(ServiceError::Unauthorized { .. })));
+        assert_eq!(hits.load(Ordering::SeqCst), 0);
+    }
+
+    #[tokio::test]
+    async fn a_keyed_payment_is_retried_through_a_503() {
+        let (router, hits) = flaky(
+            1,
+            json!({"order_id": "o1", "status": "PAID", "items": [], "total_cents": 69900,
+            "currency": "CNY", "created_at": "2025-01-01T00:00:00Z", "pickup_store_id": "s1",
+            "payment": {"provider": "telegram", "amount_cents": 69900, "currency": "CNY",
+                        "charge_id": "tg-charge-1", "paid_at": "2025-01-01T00:05:00Z"}}),
+        );
+        let server = stub_server(router).await;
+        let key = Some(IdempotencyKey("tg-charge-1".into()));
+        let paid = client_for(&server, PATIENT, 2)
+            .pay_order(&Shopper::new("telegram", 7), "o1", &telegram_payment(), key)
+            .await
+            .unwrap();
+        assert_eq!(paid.status, services::OrderStatus::Paid);
+        assert_eq!(paid.payment.map(|p| p.charge_id).as_deref(), Some("tg-charge-1"));
+        assert_eq!(hits.load(Ordering::SeqCst), 2);
+    }
+
+    #[tokio::test]
+    async fn the_new_refusals_come_back_as_their_kind() {
+        for (code, expected) in [
+            ("ORDER_NOT_PAYABLE", ServiceError::NotPayable { message: "m".into() }),
+            ("PAYMENT_MISMATCH", ServiceError::PaymentMismatch { message: "m".into() }),
+            ("TOO_MANY_OPEN_ORDERS", ServiceError::TooManyOpenOrders { message: "m".into() }),
+        ] {
+            let server = stub_server(Router::new().fallback(any(move || async move {
+                (StatusCode::CONFLICT, axum::Json(json!({"error": {"code": code, "message": "m"}})))
+            })))
+            .await;
+            let error = client_for(&server, PATIENT, 2)
+                .pay_order(&Shopper::new("telegram", 1), "o1", &telegram_payment(), None)
+                .await
+                .unwrap_err();
+            assert_eq!(error, expected);
+        }
+    }
 }
 
 mod server_http {
@@ -286,9 +399,11 @@ mod server_http {
     use std::sync::Arc;
 
     use serde_json::{Value, json};
-    use services::EmbeddedMall;
+    use services::{
+        AddCartItem, CreateOrder, EmbeddedMall, MallApi, OrderStatus, ProductQuery, RecordPayment, Shopper,
+    };
 
-    use crate::common::{API_KEY, Running, mall_server};
+    use crate::common::{API_KEY, Running, STAFF_KEY, mall_server, mall_server_with_staff};
 
     async fn server() -> Running {
         mall_server(Arc::new(EmbeddedMall::in_memory())).await
@@ -379,6 +494,131 @@ mod server_http {
         assert_eq!((status, code.as_str(), field.as_deref()), (400, "INVALID_ARGUMENT", Some("limit")));
     }
 
+    /// A shopper's paid order on `mall`, placed directly.
+    async fn paid_order(mall: &EmbeddedMall) -> services::Order {
+        let who = Shopper::new("telegram", 77);
+        let query = ProductQuery { keyword: Some("Nike".into()), ..Default::default() };
+        let first = mall.search_products(&query).await.unwrap().items.remove(0);
+        let product = mall.get_product(&first.id).await.unwrap();
+        let sku_id = product.skus.iter().find(|s| s.stock > 0).map(|s| s.sku_id.clone());
+        let item = AddCartItem { product_id: product.brief.id.clone(), sku_id, quantity: 1 };
+        let cart = mall.add_cart_item(&who, &item, None).await.unwrap();
+        let request = CreateOrder { cart_id: cart.cart_id, expected_total_cents: None };
+        let order = mall.create_order(&who, &request, None).await.unwrap();
+        let payment = RecordPayment {
+            provider: "telegram".into(),
+            amount_cents: order.total_cents,
+            currency: order.currency.clone(),
+            charge_id: "ch-staff".into(),
+        };
+        mall.pay_order(&who, &order.order_id, &payment, None).await.unwrap()
+    }
+
+    #[tokio::test]
+    async fn staff_endpoints_take_the_staff_key_and_nothing_else() {
+        let mall = EmbeddedMall::in_memory();
+        let order = paid_order(&mall).await;
+        let server = mall_server(Arc::new(mall.clone())).await;
+        let client = reqwest::Client::new();
+        let url = server.url(&format!("/api/staff/orders/{}/ready", order.order_id));
+        let missing = client.post(&url).send().await.unwrap();
+        let (status, code, message, _) = refusal(missing).await;
+        assert_eq!((status, code.as_str()), (401, "UNAUTHORIZED"));
+        assert_eq!(message, "an Authorization: Bearer <staff key> header is required");
+        let bots = client.post(&url).bearer_auth(API_KEY).send().await.unwrap();
+        let (status, _, message, _) = refusal(bots).await;
+        assert_eq!(
+            (status, message.as_str()),
+            (401, "the staff key is wrong"),
+            "the bot's key is not the staff's"
+        );
+        assert_eq!(
+            mall.get_order(&Shopper::new("telegram", 77), &order.order_id).await.unwrap().status,
+            OrderStatus::Paid,
+            "refused calls changed nothing"
+        );
+        let staff = client.post(&url).bearer_auth(STAFF_KEY).send().await.unwrap();
+        assert_eq!(staff.status().as_u16(), 200);
+        assert_eq!(staff.json::<Value>().await.unwrap()["status"], "READY");
+    }
+
+    #[tokio::test]
+    async fn a_server_without_a_staff_key_keeps_the_staff_endpoints_closed() {
+        let mall = EmbeddedMall::in_memory();
+        let order = paid_order(&mall).await;
+        for staff_key in [None, Some("")] {
+            let server = mall_server_with_staff(Arc::new(mall.clone()), staff_key).await;
+            let url = server.url(&format!("/api/staff/orders/{}/ready", order.order_id));
+            for bearer in ["", API_KEY, STAFF_KEY] {
+                let response = reqwest::Client::new().post(&url).bearer_auth(bearer).send().await.unwrap();
+                let (status, code, message, _) = refusal(response).await;
+                assert_eq!((status, code.as_str()), (403, "UNAUTHORIZED"), "{staff_key:?} {bearer:?}");
+                assert!(message.contains("no staff key"), "{message}");
+            }
+        }
+        let status = mall.get_order(&Shopper::new("telegram", 77), &order.order_id).await.unwrap().status;
+        assert_eq!(status, OrderStatus::Paid);
+    }
+
+    #[tokio::test]
+    async fn the_event_feed_needs_the_bot_key_but_no_shopper() {
+        let mall = EmbeddedMall::in_memory();
+        paid_order(&mall).await;
+        let server = mall_server(Arc::new(mall)).await;
+        let client = reqwest::Client::new();
+        let (status, ..) = refusal(client.get(server.url("/api/events")).send().await.unwrap()).await;
+        assert_eq!(status, 401);
+        let (status, ..) =
+            refusal(client.get(server.url("/api/events")).bearer_auth(STAFF_KEY).send().await.unwrap()).await;
+        assert_eq!(status, 401, "the staff key does not read the feed");
+        let page: Value = client
+            .get(server.url("/api/events?limit=5"))
+            .bearer_auth(API_KEY)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(page["items"][0]["status"], "PAID");
+        assert_eq!(page["items"][0]["user"], "telegram:77");
+        assert_eq!(page["next"], page["items"][0]["event_id"]);
+        let response =
+            client.get(server.url("/api/events?after=soon")).bearer_auth(API_KEY).send().await.unwrap();
+        let (status, code, _, field) = refusal(response).await;
+        assert_eq!((status, code.as_str(), field.as_deref()), (400, "INVALID_ARGUMENT", Some("after")));
+    }
+
+    #[tokio::test]
+    async fn a_payment_body_missing_a_field_is_400_naming_it() {
+        let server = server().await;
+        for (body, field) in [
+            (json!({"amount_cents": 100, "currency": "CNY", "charge_id": "c"}), "provider"),
+            (json!({"provider": "telegram", "currency": "CNY", "charge_id": "c"}), "amount_cents"),
+            (json!({"provider": "telegram", "amount_cents": 100, "charge_id": "c"}), "currency"),
+            (json!({"provider": "telegram", "amount_cents": 100, "currency": "CNY"}), "charge_id"),
+            (
+                json!({"provider": "telegram", "amount_cents": "lots", "currency": "CNY", "charge_id": "c"}),
+                "amount_cents",
+            ),
+        ] {
+            let response = reqwest::Client::new()
+                .post(server.url("/api/orders/o-1/payments"))
+                .bearer_auth(API_KEY)
+                .header("X-Mall-User", "telegram:5")
+                .json(&body)
+                .send()
+                .await
+                .unwrap();
+            let (status, code, _, named) = refusal(response).await;
+            assert_eq!(
+                (status, code.as_str(), named.as_deref()),
+                (400, "INVALID_ARGUMENT", Some(field)),
+                "{body}"
+            );
+        }
+    }
+
     #[tokio::test]
     async fn an_unknown_route_is_404_with_the_contract_body() {
         let server = server().await;
@@ -445,6 +685,44 @@ contract_suite!(
     the_same_key_adds_an_item_once,
 );
 
+/// Stamps out every case of [`suite`] that also needs the embedded mall behind the API (to move
+/// its clock or set its policy): directly, and through `HttpMall` (with the staff key) → the
+/// reference server → that embedded mall.
+macro_rules! lifecycle_suite {
+    ($($case:ident),* $(,)?) => {
+        mod lifecycle_embedded {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $case() {
+                    let mall = services::EmbeddedMall::in_memory();
+                    super::suite::$case(std::sync::Arc::new(mall.clone()), mall).await;
+                }
+            )*
+        }
+
+        mod lifecycle_over_http {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $case() {
+                    let (api, mall, _server) = super::suite::over_http_with_staff().await;
+                    super::suite::$case(api, mall).await;
+                }
+            )*
+        }
+    };
+}
+
+lifecycle_suite!(
+    a_payment_makes_the_order_paid_once_per_charge,
+    a_payment_of_another_amount_or_currency_is_a_mismatch,
+    a_cancelled_or_late_order_is_not_payable,
+    cancelling_a_paid_order_answers_a_pending_refund,
+    an_expired_order_returns_its_stock,
+    the_fourth_open_order_is_refused,
+    events_come_oldest_first_and_resume_after_the_cursor,
+    staff_mark_a_paid_order_ready_then_picked_up,
+);
+
 mod suite {
     //! The contract's cases, each written once against `Arc<dyn MallApi>`.
 
@@ -452,11 +730,12 @@ mod suite {
     use std::time::Duration;
 
     use services::{
-        AddCartItem, Cart, CreateOrder, EmbeddedMall, IdempotencyKey, MallApi, OrderStatus, PageRequest,
-        Product, ProductBrief, ProductQuery, ServiceError, Shopper, Sku, StoreQuery,
+        AddCartItem, Cart, CreateOrder, EmbeddedMall, IdempotencyKey, MallApi, Order, OrderPolicy,
+        OrderStatus, PageRequest, Product, ProductBrief, ProductQuery, RecordPayment, Refund, RefundStatus,
+        ServiceError, Shopper, Sku, StoreQuery,
     };
 
-    use crate::common::{Running, client_for, mall_server};
+    use crate::common::{Running, STAFF_KEY, client_for, mall_server};
 
     type Mall = Arc<dyn MallApi>;
 
@@ -470,6 +749,15 @@ mod suite {
         let server = mall_server(embedded()).await;
         let mall: Mall = Arc::new(client_for(&server, Duration::from_secs(10), 2));
         (mall, server)
+    }
+
+    /// `HttpMall` with the staff key talking to the reference server over an embedded mall,
+    /// and that embedded mall (to move its clock).
+    pub async fn over_http_with_staff() -> (Mall, EmbeddedMall, Running) {
+        let embedded = EmbeddedMall::in_memory();
+        let server = mall_server(Arc::new(embedded.clone())).await;
+        let client = client_for(&server, Duration::from_secs(10), 2).with_staff_key(STAFF_KEY).unwrap();
+        (Arc::new(client), embedded, server)
     }
 
     fn shopper(id: u32) -> Shopper {
@@ -920,5 +1208,156 @@ mod suite {
         assert_eq!(again, first);
         let cart = mall.get_cart(&who).await.unwrap();
         assert_eq!(cart.items.iter().map(|i| i.quantity).sum::<u32>(), 1);
+    }
+
+    // ------------------------------------------------------------ lifecycle
+
+    const MINUTE: Duration = Duration::from_secs(60);
+
+    fn paying(order: &Order, charge_id: &str) -> RecordPayment {
+        RecordPayment {
+            provider: "telegram".into(),
+            amount_cents: order.total_cents,
+            currency: order.currency.clone(),
+            charge_id: charge_id.into(),
+        }
+    }
+
+    /// `who` orders one of a stocked SKU.
+    async fn one_order(mall: &Mall, who: &Shopper) -> (Order, Product, Sku) {
+        let (product, sku) = one_stocked(mall).await;
+        add(mall, who, &product, &sku, 1).await;
+        (order_cart(mall, who, None).await, product, sku)
+    }
+
+    pub async fn a_payment_makes_the_order_paid_once_per_charge(mall: Mall, _: EmbeddedMall) {
+        let who = shopper(50);
+        let (order, product, sku) = one_order(&mall, &who).await;
+        assert_eq!(order.currency, "CNY");
+        assert!(order.expires_at.is_some(), "an unpaid order says when it expires");
+        let paid =
+            mall.pay_order(&who, &order.order_id, &paying(&order, "ch-50"), key("ch-50")).await.unwrap();
+        assert_eq!((paid.status, paid.expires_at.as_deref()), (OrderStatus::Paid, None));
+        let payment = paid.payment.clone().unwrap();
+        assert_eq!((payment.amount_cents, payment.charge_id.as_str()), (order.total_cents, "ch-50"));
+
+        let twice = mall.pay_order(&who, &order.order_id, &paying(&order, "ch-50"), None).await.unwrap();
+        assert_eq!(twice, paid, "the same charge is one payment");
+        assert_eq!(mall.get_order(&who, &order.order_id).await.unwrap(), paid);
+        let events = mall.events(None, 50).await.unwrap().items;
+        let paid_events = events.iter().filter(|e| e.order_id == order.order_id).count();
+        assert_eq!(paid_events, 1, "{events:?}");
+        assert_eq!(stock_of(&mall, &product, &sku).await, sku.stock - 1);
+    }
+
+    pub async fn a_payment_of_another_amount_or_currency_is_a_mismatch(mall: Mall, _: EmbeddedMall) {
+        let who = shopper(51);
+        let (order, ..) = one_order(&mall, &who).await;
+        for wrong in [
+            RecordPayment { amount_cents: order.total_cents + 100, ..paying(&order, "ch-51") },
+            RecordPayment { currency: "USD".into(), ..paying(&order, "ch-51") },
+        ] {
+            let error = mall.pay_order(&who, &order.order_id, &wrong, None).await.unwrap_err();
+            assert!(matches!(error, ServiceError::PaymentMismatch { .. }), "{error:?}");
+        }
+        let now = mall.get_order(&who, &order.order_id).await.unwrap();
+        assert_eq!((now.status, now.payment), (OrderStatus::PendingPayment, None));
+    }
+
+    pub async fn a_cancelled_or_late_order_is_not_payable(mall: Mall, embedded: EmbeddedMall) {
+        let who = shopper(52);
+        let (cancelled, ..) = one_order(&mall, &who).await;
+        mall.cancel_order(&who, &cancelled.order_id, None).await.unwrap();
+        let error =
+            mall.pay_order(&who, &cancelled.order_id, &paying(&cancelled, "ch-52"), None).await.unwrap_err();
+        assert!(matches!(error, ServiceError::NotPayable { .. }), "{error:?}");
+
+        let (late, ..) = one_order(&mall, &who).await;
+        embedded.advance_clock(46 * MINUTE);
+        let error = mall.pay_order(&who, &late.order_id, &paying(&late, "ch-53"), None).await.unwrap_err();
+        assert!(matches!(error, ServiceError::NotPayable { .. }), "expired 16 minutes ago: {error:?}");
+        assert_eq!(mall.get_order(&who, &late.order_id).await.unwrap().status, OrderStatus::Expired);
+    }
+
+    pub async fn cancelling_a_paid_order_answers_a_pending_refund(mall: Mall, _: EmbeddedMall) {
+        let who = shopper(53);
+        let (order, product, sku) = one_order(&mall, &who).await;
+        mall.pay_order(&who, &order.order_id, &paying(&order, "ch-54"), None).await.unwrap();
+        let cancelled = mall.cancel_order(&who, &order.order_id, key("cancel-54")).await.unwrap();
+        assert_eq!(cancelled.status, OrderStatus::Cancelled);
+        assert_eq!(
+            cancelled.refund,
+            Some(Refund { status: RefundStatus::Pending, amount_cents: order.total_cents })
+        );
+        assert_eq!(stock_of(&mall, &product, &sku).await, sku.stock, "the stock is back");
+        let replay = mall.cancel_order(&who, &order.order_id, key("cancel-54")).await.unwrap();
+        assert_eq!(replay, cancelled);
+    }
+
+    pub async fn an_expired_order_returns_its_stock(mall: Mall, embedded: EmbeddedMall) {
+        let who = shopper(54);
+        let (order, product, sku) = one_order(&mall, &who).await;
+        assert_eq!(stock_of(&mall, &product, &sku).await, sku.stock - 1);
+        embedded.advance_clock(29 * MINUTE);
+        assert_eq!(mall.get_order(&who, &order.order_id).await.unwrap().status, OrderStatus::PendingPayment);
+        embedded.advance_clock(2 * MINUTE);
+        assert_eq!(stock_of(&mall, &product, &sku).await, sku.stock, "the stock is back");
+        let expired = mall.get_order(&who, &order.order_id).await.unwrap();
+        assert_eq!((expired.status, expired.expires_at), (OrderStatus::Expired, None));
+        let events = mall.events(None, 50).await.unwrap().items;
+        let statuses: Vec<_> =
+            events.iter().filter(|e| e.order_id == order.order_id).map(|e| e.status).collect();
+        assert_eq!(statuses, [OrderStatus::Expired]);
+    }
+
+    pub async fn the_fourth_open_order_is_refused(mall: Mall, embedded: EmbeddedMall) {
+        embedded.set_policy(OrderPolicy { max_open: 3, ..OrderPolicy::default() });
+        let who = shopper(55);
+        let (product, sku) = one_stocked(&mall).await;
+        for _ in 0..3 {
+            add(&mall, &who, &product, &sku, 1).await;
+            order_cart(&mall, &who, None).await;
+        }
+        let cart = add(&mall, &who, &product, &sku, 1).await;
+        let fourth =
+            CreateOrder { cart_id: cart.cart_id.clone(), expected_total_cents: Some(cart.total_cents) };
+        let error = mall.create_order(&who, &fourth, None).await.unwrap_err();
+        assert!(matches!(error, ServiceError::TooManyOpenOrders { .. }), "{error:?}");
+        assert_eq!(mall.list_orders(&who, PageRequest::default()).await.unwrap().total, 3);
+        assert_eq!(mall.get_cart(&who).await.unwrap(), cart, "the cart is kept");
+    }
+
+    pub async fn events_come_oldest_first_and_resume_after_the_cursor(mall: Mall, _: EmbeddedMall) {
+        let who = shopper(56);
+        let start = mall.events(None, 50).await.unwrap();
+        assert!(start.items.is_empty());
+        let (order, ..) = one_order(&mall, &who).await;
+        mall.pay_order(&who, &order.order_id, &paying(&order, "ch-56"), None).await.unwrap();
+        mall.mark_ready(&order.order_id).await.unwrap();
+        mall.mark_picked_up(&order.order_id).await.unwrap();
+
+        let first = mall.events(None, 2).await.unwrap();
+        let statuses: Vec<_> = first.items.iter().map(|e| e.status).collect();
+        assert_eq!(statuses, [OrderStatus::Paid, OrderStatus::Ready]);
+        assert!(first.items.iter().all(|e| e.order_id == order.order_id && e.user == "telegram:56"));
+        assert_eq!(first.next.as_ref(), Some(&first.items[1].event_id));
+        let rest = mall.events(first.next.clone(), 2).await.unwrap();
+        let statuses: Vec<_> = rest.items.iter().map(|e| e.status).collect();
+        assert_eq!(statuses, [OrderStatus::Completed]);
+        let end = mall.events(rest.next.clone(), 2).await.unwrap();
+        assert_eq!((end.items.len(), end.next), (0, rest.next), "nothing new: the same cursor");
+    }
+
+    pub async fn staff_mark_a_paid_order_ready_then_picked_up(mall: Mall, _: EmbeddedMall) {
+        let who = shopper(57);
+        let (order, ..) = one_order(&mall, &who).await;
+        let error = mall.mark_ready(&order.order_id).await.unwrap_err();
+        assert!(matches!(error, ServiceError::Conflict { .. }), "unpaid: {error:?}");
+        mall.pay_order(&who, &order.order_id, &paying(&order, "ch-57"), None).await.unwrap();
+        assert!(matches!(mall.mark_picked_up(&order.order_id).await, Err(ServiceError::Conflict { .. })));
+        assert_eq!(mall.mark_ready(&order.order_id).await.unwrap().status, OrderStatus::Ready);
+        assert_eq!(mall.mark_picked_up(&order.order_id).await.unwrap().status, OrderStatus::Completed);
+        assert_eq!(mall.get_order(&who, &order.order_id).await.unwrap().status, OrderStatus::Completed);
+        assert!(matches!(mall.mark_ready("o-none").await, Err(ServiceError::NotFound { .. })));
     }
 }

@@ -51,6 +51,16 @@ fn add(product: &Product, sku: Option<&Sku>, quantity: u32) -> AddCartItem {
     AddCartItem { product_id: product.brief.id.clone(), sku_id: sku.map(|s| s.sku_id.clone()), quantity }
 }
 
+/// Telegram's payment of the whole of `order`, as charge `charge_id`.
+fn payment(order: &Order, charge_id: &str) -> RecordPayment {
+    RecordPayment {
+        provider: "telegram".into(),
+        amount_cents: order.total_cents,
+        currency: order.currency.clone(),
+        charge_id: charge_id.into(),
+    }
+}
+
 async fn sku_stock(mall: &EmbeddedMall, product_id: &str, sku_id: &str) -> u32 {
     let product = mall.get_product(product_id).await.unwrap();
     product.skus.iter().find(|s| s.sku_id == sku_id).unwrap().stock
@@ -658,7 +668,7 @@ async fn stock_sold_elsewhere_fails_the_order_and_leaves_cart_and_stock_as_they_
 }
 
 #[tokio::test]
-async fn cancelling_returns_the_stock_once_and_only_for_pending_orders() {
+async fn cancelling_returns_the_stock_once_and_only_for_unpaid_or_paid_orders() {
     let mall = EmbeddedMall::in_memory();
     let (shoe, sku) = nike_shoe_42(&mall).await;
     let buyer = shopper(1);
@@ -689,11 +699,13 @@ async fn cancelling_returns_the_stock_once_and_only_for_pending_orders() {
     );
     assert_eq!(sku_stock(&mall, &shoe.brief.id, &sku.sku_id).await, sku.stock, "stock returned once");
 
-    let paid = place(1).await;
-    mall.set_order_status(&paid.order_id, OrderStatus::Paid).unwrap();
-    let err = mall.cancel_order(&buyer, &paid.order_id, None).await.unwrap_err();
+    let ready = place(1).await;
+    mall.pay_order(&buyer, &ready.order_id, &payment(&ready, "ch-ready"), None).await.unwrap();
+    mall.mark_ready(&ready.order_id).await.unwrap();
+    let err = mall.cancel_order(&buyer, &ready.order_id, None).await.unwrap_err();
     assert_eq!(err.code(), "ORDER_NOT_CANCELLABLE");
-    assert_eq!(mall.get_order(&buyer, &paid.order_id).await.unwrap().status, OrderStatus::Paid);
+    assert!(err.to_string().contains("READY"), "{err}");
+    assert_eq!(mall.get_order(&buyer, &ready.order_id).await.unwrap().status, OrderStatus::Ready);
     assert_eq!(mall.cancel_order(&buyer, "o-unknown", None).await.unwrap_err().code(), "NOT_FOUND");
 }
 
@@ -821,4 +833,349 @@ async fn carts_orders_stock_prices_and_keys_survive_a_restart() {
     let mall = EmbeddedMall::open(&db.0).unwrap();
     assert_eq!(sku_stock(&mall, &shoe.brief.id, &sku.sku_id).await, sku.stock, "the returned stock holds");
     assert_eq!(mall.get_order(&buyer, &order.order_id).await.unwrap().status, OrderStatus::Cancelled);
+}
+
+// ---------------------------------------------------------------- lifecycle
+
+const MINUTE: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// A mall whose unpaid orders live ten minutes, three at a time per shopper.
+fn ten_minute_mall() -> EmbeddedMall {
+    EmbeddedMall::in_memory().with_policy(OrderPolicy { ttl: 10 * MINUTE, max_open: 3 })
+}
+
+/// Puts `quantity` of the SKU in `buyer`'s cart and orders it.
+async fn order_of(mall: &EmbeddedMall, buyer: &Shopper, shoe: &Product, sku: &Sku, quantity: u32) -> Order {
+    let cart = mall.add_cart_item(buyer, &add(shoe, Some(sku), quantity), None).await.unwrap();
+    let request = CreateOrder { cart_id: cart.cart_id, expected_total_cents: Some(cart.total_cents) };
+    mall.create_order(buyer, &request, None).await.unwrap()
+}
+
+/// `(order_id, status, refund)` of every event of the feed, oldest first.
+async fn feed(mall: &EmbeddedMall) -> Vec<(String, OrderStatus, Option<RefundStatus>)> {
+    let page = mall.events(None, 50).await.unwrap();
+    page.items.into_iter().map(|e| (e.order_id, e.status, e.refund)).collect()
+}
+
+#[tokio::test]
+async fn an_unpaid_order_expires_at_its_ttl_and_returns_its_stock_once() {
+    let mall = ten_minute_mall();
+    let (shoe, sku) = nike_shoe_42(&mall).await;
+    let buyer = shopper(30);
+    let order = order_of(&mall, &buyer, &shoe, &sku, 2).await;
+    let expires_at = order.expires_at.clone().expect("an unpaid order says when it expires");
+    assert!(expires_at > order.created_at, "{expires_at} after {}", order.created_at);
+    assert_eq!(order.currency, "CNY");
+
+    mall.advance_clock(9 * MINUTE);
+    assert_eq!(mall.get_order(&buyer, &order.order_id).await.unwrap().status, OrderStatus::PendingPayment);
+    assert_eq!(sku_stock(&mall, &shoe.brief.id, &sku.sku_id).await, sku.stock - 2);
+
+    mall.advance_clock(2 * MINUTE);
+    let expired = mall.get_order(&buyer, &order.order_id).await.unwrap();
+    assert_eq!((expired.status, expired.expires_at.as_deref()), (OrderStatus::Expired, None));
+    assert_eq!(sku_stock(&mall, &shoe.brief.id, &sku.sku_id).await, sku.stock, "the stock is back");
+    assert_eq!(mall.sweep_expired().unwrap(), 0, "expired once");
+    assert_eq!(sku_stock(&mall, &shoe.brief.id, &sku.sku_id).await, sku.stock, "returned once");
+
+    let events = mall.events(None, 10).await.unwrap().items;
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(
+        (events[0].order_id.as_str(), events[0].user.as_str(), events[0].status, events[0].at.as_str()),
+        (order.order_id.as_str(), "telegram:30", OrderStatus::Expired, expires_at.as_str())
+    );
+    let err = mall.cancel_order(&buyer, &order.order_id, None).await.unwrap_err();
+    assert_eq!(err.code(), "ORDER_NOT_CANCELLABLE");
+}
+
+#[tokio::test]
+async fn the_sweep_expires_due_orders_without_any_order_request() {
+    let mall = ten_minute_mall();
+    let (shoe, sku) = nike_shoe_42(&mall).await;
+    order_of(&mall, &shopper(31), &shoe, &sku, 1).await;
+    order_of(&mall, &shopper(32), &shoe, &sku, 1).await;
+    assert_eq!(mall.sweep_expired().unwrap(), 0);
+    mall.advance_clock(10 * MINUTE);
+    assert_eq!(mall.sweep_expired().unwrap(), 2);
+    let product = mall.get_product(&shoe.brief.id).await.unwrap();
+    assert_eq!(product.skus.iter().find(|s| s.sku_id == sku.sku_id).unwrap().stock, sku.stock);
+    assert_eq!(mall.sweep_expired().unwrap(), 0);
+}
+
+#[tokio::test]
+async fn a_shopper_holds_at_most_max_open_unpaid_orders() {
+    let mall = ten_minute_mall();
+    let (shoe, sku) = nike_shoe_42(&mall).await;
+    let buyer = shopper(33);
+    let mut orders = Vec::new();
+    for _ in 0..3 {
+        orders.push(order_of(&mall, &buyer, &shoe, &sku, 1).await);
+    }
+    let cart = mall.add_cart_item(&buyer, &add(&shoe, Some(&sku), 1), None).await.unwrap();
+    let request = CreateOrder { cart_id: cart.cart_id.clone(), expected_total_cents: None };
+    let err = mall.create_order(&buyer, &request, None).await.unwrap_err();
+    assert!(matches!(&err, ServiceError::TooManyOpenOrders { message } if message.contains('3')), "{err:?}");
+    assert_eq!(mall.get_cart(&buyer).await.unwrap(), cart, "the cart is kept");
+    assert_eq!(sku_stock(&mall, &shoe.brief.id, &sku.sku_id).await, sku.stock - 3, "nothing more reserved");
+    order_of(&mall, &shopper(34), &shoe, &sku, 1).await;
+
+    mall.pay_order(&buyer, &orders[0].order_id, &payment(&orders[0], "ch-33"), None).await.unwrap();
+    let fourth = mall.create_order(&buyer, &request, None).await.unwrap();
+    assert_eq!(fourth.status, OrderStatus::PendingPayment, "a paid order no longer counts");
+}
+
+#[tokio::test]
+async fn a_payment_is_recorded_once_per_charge_and_must_match_the_order() {
+    let mall = ten_minute_mall();
+    let (shoe, sku) = nike_shoe_42(&mall).await;
+    let buyer = shopper(35);
+    let order = order_of(&mall, &buyer, &shoe, &sku, 1).await;
+
+    let short = RecordPayment { amount_cents: order.total_cents - 1, ..payment(&order, "ch-1") };
+    let err = mall.pay_order(&buyer, &order.order_id, &short, None).await.unwrap_err();
+    assert_eq!(err.code(), "PAYMENT_MISMATCH", "{err:?}");
+    let dollars = RecordPayment { currency: "USD".into(), ..payment(&order, "ch-1") };
+    let err = mall.pay_order(&buyer, &order.order_id, &dollars, None).await.unwrap_err();
+    assert_eq!(err.code(), "PAYMENT_MISMATCH", "{err:?}");
+    assert_eq!(mall.get_order(&buyer, &order.order_id).await.unwrap().status, OrderStatus::PendingPayment);
+    let err =
+        mall.pay_order(&shopper(36), &order.order_id, &payment(&order, "ch-1"), None).await.unwrap_err();
+    assert_eq!(err.code(), "NOT_FOUND", "another shopper's order");
+
+    let paid = mall.pay_order(&buyer, &order.order_id, &payment(&order, "ch-1"), key("pay-1")).await.unwrap();
+    assert_eq!((paid.status, paid.expires_at.as_deref()), (OrderStatus::Paid, None));
+    let recorded = paid.payment.clone().expect("the payment is on the order");
+    assert_eq!(
+        (
+            recorded.provider.as_str(),
+            recorded.amount_cents,
+            recorded.currency.as_str(),
+            recorded.charge_id.as_str()
+        ),
+        ("telegram", order.total_cents, "CNY", "ch-1")
+    );
+    assert!(!recorded.paid_at.is_empty());
+
+    mall.advance_clock(MINUTE);
+    let again = mall.pay_order(&buyer, &order.order_id, &payment(&order, "ch-1"), None).await.unwrap();
+    assert_eq!(again, paid, "the same charge answers as the first time");
+    let err = mall.pay_order(&buyer, &order.order_id, &payment(&order, "ch-2"), None).await.unwrap_err();
+    assert!(matches!(&err, ServiceError::NotPayable { message } if message.contains("ch-1")), "{err:?}");
+    let reused = RecordPayment { provider: "other".into(), ..payment(&order, "ch-1") };
+    let err = mall.pay_order(&buyer, &order.order_id, &reused, key("pay-1")).await.unwrap_err();
+    assert_eq!(err.code(), "CONFLICT", "the key was used for another body");
+    assert_eq!(mall.get_order(&buyer, &order.order_id).await.unwrap(), paid);
+    assert_eq!(
+        feed(&mall).await,
+        [(order.order_id.clone(), OrderStatus::Paid, None)],
+        "one payment, one event"
+    );
+    assert_eq!(
+        sku_stock(&mall, &shoe.brief.id, &sku.sku_id).await,
+        sku.stock - 1,
+        "a paid order keeps its stock"
+    );
+
+    mall.advance_clock(60 * MINUTE);
+    assert_eq!(
+        mall.get_order(&buyer, &order.order_id).await.unwrap().status,
+        OrderStatus::Paid,
+        "paid never expires"
+    );
+}
+
+#[tokio::test]
+async fn a_payment_within_15_minutes_of_expiry_revives_the_order_and_its_stock() {
+    let mall = ten_minute_mall();
+    let (shoe, sku) = nike_shoe_42(&mall).await;
+    let buyer = shopper(37);
+    let order = order_of(&mall, &buyer, &shoe, &sku, 2).await;
+    mall.advance_clock(24 * MINUTE);
+    assert_eq!(sku_stock(&mall, &shoe.brief.id, &sku.sku_id).await, sku.stock, "expired: stock back");
+
+    let paid = mall.pay_order(&buyer, &order.order_id, &payment(&order, "ch-late"), None).await.unwrap();
+    assert_eq!(paid.status, OrderStatus::Paid);
+    assert_eq!(sku_stock(&mall, &shoe.brief.id, &sku.sku_id).await, sku.stock - 2, "taken again");
+    let statuses: Vec<_> = feed(&mall).await.into_iter().map(|(_, status, _)| status).collect();
+    assert_eq!(statuses, [OrderStatus::Expired, OrderStatus::Paid]);
+}
+
+#[tokio::test]
+async fn a_payment_later_than_15_minutes_after_expiry_or_for_a_cancelled_order_is_refused() {
+    let mall = ten_minute_mall();
+    let (shoe, sku) = nike_shoe_42(&mall).await;
+    let buyer = shopper(38);
+    let late = order_of(&mall, &buyer, &shoe, &sku, 1).await;
+    let cancelled = order_of(&mall, &buyer, &shoe, &sku, 1).await;
+    mall.cancel_order(&buyer, &cancelled.order_id, None).await.unwrap();
+    let err =
+        mall.pay_order(&buyer, &cancelled.order_id, &payment(&cancelled, "ch-c"), None).await.unwrap_err();
+    assert!(matches!(&err, ServiceError::NotPayable { message } if message.contains("CANCELLED")), "{err:?}");
+
+    mall.advance_clock(25 * MINUTE);
+    let err = mall.pay_order(&buyer, &late.order_id, &payment(&late, "ch-l"), None).await.unwrap_err();
+    assert!(matches!(&err, ServiceError::NotPayable { message } if message.contains("expired")), "{err:?}");
+    assert_eq!(mall.get_order(&buyer, &late.order_id).await.unwrap().status, OrderStatus::Expired);
+    assert_eq!(sku_stock(&mall, &shoe.brief.id, &sku.sku_id).await, sku.stock);
+}
+
+#[tokio::test]
+async fn a_late_payment_whose_stock_has_gone_is_refused_and_records_nothing() {
+    let mall = ten_minute_mall();
+    let (shoe, sku) = nike_shoe_42(&mall).await;
+    let buyer = shopper(39);
+    let order = order_of(&mall, &buyer, &shoe, &sku, 2).await;
+    mall.advance_clock(11 * MINUTE);
+    mall.sweep_expired().unwrap();
+    mall.set_stock(&sku.sku_id, 1).unwrap();
+
+    let err = mall.pay_order(&buyer, &order.order_id, &payment(&order, "ch-gone"), None).await.unwrap_err();
+    assert!(matches!(&err, ServiceError::NotPayable { message } if message.contains("stock")), "{err:?}");
+    let now = mall.get_order(&buyer, &order.order_id).await.unwrap();
+    assert_eq!((now.status, now.payment), (OrderStatus::Expired, None));
+    assert_eq!(sku_stock(&mall, &shoe.brief.id, &sku.sku_id).await, 1, "the stock left is untouched");
+    let statuses: Vec<_> = feed(&mall).await.into_iter().map(|(_, status, _)| status).collect();
+    assert_eq!(statuses, [OrderStatus::Expired]);
+}
+
+#[tokio::test]
+async fn cancelling_a_paid_order_owes_a_refund_until_refunds_are_completed() {
+    let mall = ten_minute_mall();
+    let (shoe, sku) = nike_shoe_42(&mall).await;
+    let buyer = shopper(40);
+    let order = order_of(&mall, &buyer, &shoe, &sku, 2).await;
+    mall.pay_order(&buyer, &order.order_id, &payment(&order, "ch-r"), None).await.unwrap();
+
+    let cancelled = mall.cancel_order(&buyer, &order.order_id, None).await.unwrap();
+    assert_eq!(cancelled.status, OrderStatus::Cancelled);
+    assert_eq!(
+        cancelled.refund,
+        Some(Refund { status: RefundStatus::Pending, amount_cents: order.total_cents })
+    );
+    assert_eq!(sku_stock(&mall, &shoe.brief.id, &sku.sku_id).await, sku.stock, "the stock is back");
+    assert_eq!(mall.get_order(&buyer, &order.order_id).await.unwrap(), cancelled);
+
+    assert_eq!(mall.complete_refunds().unwrap(), 1);
+    let refunded = mall.get_order(&buyer, &order.order_id).await.unwrap();
+    assert_eq!(refunded.refund.map(|r| r.status), Some(RefundStatus::Done));
+    assert_eq!(mall.complete_refunds().unwrap(), 0);
+    let id = order.order_id.clone();
+    assert_eq!(
+        feed(&mall).await,
+        [
+            (id.clone(), OrderStatus::Paid, None),
+            (id.clone(), OrderStatus::Cancelled, None),
+            (id, OrderStatus::Cancelled, Some(RefundStatus::Done)),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn staff_move_a_paid_order_to_ready_then_completed_and_refuse_other_moves() {
+    let mall = ten_minute_mall();
+    let (shoe, sku) = nike_shoe_42(&mall).await;
+    let buyer = shopper(41);
+    let order = order_of(&mall, &buyer, &shoe, &sku, 1).await;
+    let err = mall.mark_ready(&order.order_id).await.unwrap_err();
+    assert!(
+        matches!(&err, ServiceError::Conflict { message } if message.contains("PENDING_PAYMENT")),
+        "{err:?}"
+    );
+    mall.pay_order(&buyer, &order.order_id, &payment(&order, "ch-s"), None).await.unwrap();
+    assert_eq!(mall.mark_picked_up(&order.order_id).await.unwrap_err().code(), "CONFLICT");
+
+    assert_eq!(mall.mark_ready(&order.order_id).await.unwrap().status, OrderStatus::Ready);
+    assert_eq!(mall.mark_ready(&order.order_id).await.unwrap_err().code(), "CONFLICT");
+    let done = mall.mark_picked_up(&order.order_id).await.unwrap();
+    assert_eq!(done.status, OrderStatus::Completed);
+    assert_eq!(mall.get_order(&buyer, &order.order_id).await.unwrap(), done);
+    assert_eq!(mall.mark_ready("o-unknown").await.unwrap_err().code(), "NOT_FOUND");
+    assert_eq!(sku_stock(&mall, &shoe.brief.id, &sku.sku_id).await, sku.stock - 1, "sold");
+    let statuses: Vec<_> = feed(&mall).await.into_iter().map(|(_, status, _)| status).collect();
+    assert_eq!(statuses, [OrderStatus::Paid, OrderStatus::Ready, OrderStatus::Completed]);
+}
+
+#[tokio::test]
+async fn events_page_oldest_first_and_resume_after_the_cursor() {
+    let mall = ten_minute_mall();
+    let (shoe, sku) = nike_shoe_42(&mall).await;
+    let empty = mall.events(None, 10).await.unwrap();
+    assert_eq!((empty.items.len(), empty.next), (0, None));
+    let buyer = shopper(42);
+    let order = order_of(&mall, &buyer, &shoe, &sku, 1).await;
+    mall.pay_order(&buyer, &order.order_id, &payment(&order, "ch-e"), None).await.unwrap();
+    mall.mark_ready(&order.order_id).await.unwrap();
+    mall.mark_picked_up(&order.order_id).await.unwrap();
+    let other = order_of(&mall, &buyer, &shoe, &sku, 1).await;
+    mall.cancel_order(&buyer, &other.order_id, None).await.unwrap();
+
+    let first = mall.events(None, 2).await.unwrap();
+    assert_eq!(first.items.len(), 2);
+    assert_eq!(first.next.as_deref(), Some(first.items[1].event_id.as_str()));
+    let rest = mall.events(first.next.clone(), 10).await.unwrap();
+    let all: Vec<_> = first.items.iter().chain(&rest.items).collect();
+    let statuses: Vec<_> = all.iter().map(|e| e.status).collect();
+    assert_eq!(
+        statuses,
+        [OrderStatus::Paid, OrderStatus::Ready, OrderStatus::Completed, OrderStatus::Cancelled]
+    );
+    let ids: Vec<i64> = all.iter().map(|e| e.event_id.parse().unwrap()).collect();
+    assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
+    let end = mall.events(rest.next.clone(), 10).await.unwrap();
+    assert_eq!((end.items.len(), end.next), (0, rest.next), "an empty page keeps the cursor");
+    let err = mall.events(Some("yesterday".into()), 10).await.unwrap_err();
+    assert_eq!(
+        err,
+        ServiceError::InvalidArgument {
+            field: Some("after".into()),
+            message: "`after` must be an event_id from this feed, not \"yesterday\"".into()
+        }
+    );
+}
+
+#[tokio::test]
+async fn payments_and_events_survive_a_restart() {
+    let db = TempDb::new("events");
+    let buyer = shopper(43);
+    let (order, paid, events) = {
+        let mall = EmbeddedMall::open(&db.0).unwrap();
+        let (shoe, sku) = nike_shoe_42(&mall).await;
+        let order = order_of(&mall, &buyer, &shoe, &sku, 1).await;
+        let paid = mall.pay_order(&buyer, &order.order_id, &payment(&order, "ch-keep"), None).await.unwrap();
+        (order, paid, mall.events(None, 10).await.unwrap())
+    };
+    let mall = EmbeddedMall::open(&db.0).unwrap();
+    assert_eq!(mall.events(None, 10).await.unwrap(), events);
+    let again = mall.pay_order(&buyer, &order.order_id, &payment(&order, "ch-keep"), None).await.unwrap();
+    assert_eq!(again, paid, "the charge is remembered");
+    mall.mark_ready(&order.order_id).await.unwrap();
+    let newer = mall.events(events.next.clone(), 10).await.unwrap();
+    assert_eq!(newer.items.iter().map(|e| e.status).collect::<Vec<_>>(), [OrderStatus::Ready]);
+}
+
+#[tokio::test]
+async fn a_database_of_the_earlier_schema_gains_expiry_for_its_unpaid_orders() {
+    let db = TempDb::new("old-schema");
+    {
+        let conn = rusqlite::Connection::open(&db.0).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE orders (
+                seq INTEGER PRIMARY KEY AUTOINCREMENT, order_id TEXT NOT NULL UNIQUE,
+                shopper TEXT NOT NULL, status TEXT NOT NULL, items TEXT NOT NULL,
+                total_cents INTEGER NOT NULL, created_at TEXT NOT NULL, pickup_store_id TEXT NOT NULL);
+             INSERT INTO orders (order_id, shopper, status, items, total_cents, created_at, pickup_store_id)
+             VALUES ('o-old', 'telegram:44', 'PENDING_PAYMENT', '[]', 1000, '2026-01-01T00:00:00Z', 's1'),
+                    ('o-paid', 'telegram:44', 'PAID', '[]', 2000, '2026-01-01T00:00:00Z', 's1');",
+        )
+        .unwrap();
+    }
+    let mall = EmbeddedMall::open(&db.0).unwrap();
+    let buyer = shopper(44);
+    let old = mall.get_order(&buyer, "o-old").await.unwrap();
+    assert_eq!((old.status, old.currency.as_str()), (OrderStatus::PendingPayment, "CNY"));
+    assert!(old.expires_at.is_some(), "an old unpaid order now expires");
+    assert_eq!(mall.get_order(&buyer, "o-paid").await.unwrap().status, OrderStatus::Paid);
+    mall.advance_clock(31 * MINUTE);
+    assert_eq!(mall.get_order(&buyer, "o-old").await.unwrap().status, OrderStatus::Expired);
+    assert_eq!(mall.get_order(&buyer, "o-paid").await.unwrap().status, OrderStatus::Paid);
 }

@@ -192,9 +192,8 @@ impl AdaptiveLimit {
             return;
         }
         // Past just below a knee refused lately, the limit only probes.
-        let probing = state
-            .knee
-            .is_some_and(|(knee, at)| state.limit + 1.0 >= knee && at.elapsed() < KNEE_MEMORY);
+        let probing =
+            state.knee.is_some_and(|(knee, at)| state.limit + 1.0 >= knee && at.elapsed() < KNEE_MEMORY);
         let step = if state.slow_start {
             1.0
         } else if probing {

@@ -267,10 +267,27 @@ impl FunctionCallRouter {
             _ => "failed",
         };
         metrics::counter!(crate::ops::CONFIRMATIONS, "event" => event).increment(1);
-        if event == "approved" && entry.tool == "create_order" {
+        let placed = (event == "approved" && entry.tool == "create_order")
+            .then(|| placed_order(&result_text))
+            .flatten();
+        if placed.is_some() {
             metrics::counter!(crate::ops::ORDERS).increment(1);
         }
-        self.resume(scope, action, result_text, progress).await
+        let lang = action.lang;
+        let mut reply = self.resume(scope, action, result_text, progress).await;
+        if let Some(order_id) = placed {
+            // How the order is paid, as the bot is set up, whatever the model wrote.
+            let pay = &lang.texts().pay;
+            let how = if self.settings.payments_online {
+                (pay.pay_in_chat)(self.settings.order_ttl_mins)
+            } else {
+                pay.pay_at_store.to_owned()
+            };
+            reply.text = format!("{}\n\n{how}", reply.text.trim_end());
+            reply.invoice = Some(order_id);
+            reply.payable.clear();
+        }
+        reply
     }
 
     /// Continues the loop of `action` with the waiting call answered.
@@ -449,6 +466,12 @@ impl FunctionCallRouter {
     pub async fn pending_count(&self) -> Result<u64, crate::state::StateError> {
         self.state.count_pending().await
     }
+}
+
+/// The id of the unpaid order a `create_order` result names.
+fn placed_order(result_text: &str) -> Option<String> {
+    let value: Value = serde_json::from_str(result_text).ok()?;
+    crate::reply::payable_orders(&value).into_iter().next()
 }
 
 /// A call approved by the person it acts for, ready to run.

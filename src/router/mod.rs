@@ -76,6 +76,10 @@ pub struct RouterSettings {
     /// How long a turn holds its conversation's lock before renewing it (a
     /// crashed instance's lock frees itself after this).
     pub lock_ttl: Duration,
+    /// Orders are paid in chat (`payments.provider_token` is set); else at the store.
+    pub payments_online: bool,
+    /// Minutes an unpaid order lasts (`payments.order_ttl_mins`).
+    pub order_ttl_mins: u64,
 }
 
 impl Default for RouterSettings {
@@ -95,6 +99,8 @@ impl Default for RouterSettings {
             allowed_users: Vec::new(),
             allowed_chats: Vec::new(),
             lock_ttl: Duration::from_secs(120),
+            payments_online: false,
+            order_ttl_mins: 30,
         }
     }
 }

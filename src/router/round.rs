@@ -58,7 +58,7 @@ enum RoundEnd {
     /// Every call answered; `all_failed` when none of them succeeded.
     Continue { all_failed: bool },
     /// The turn ends here.
-    Stop(TurnEnd),
+    Stop(Box<TurnEnd>),
 }
 
 impl FunctionCallRouter {
@@ -81,7 +81,7 @@ impl FunctionCallRouter {
             }
             turn.messages.push(message.clone());
             match self.play_round(&mut turn, message, &tools, progress).await {
-                RoundEnd::Stop(end) => return (turn, end),
+                RoundEnd::Stop(end) => return (turn, *end),
                 RoundEnd::Continue { all_failed } => {
                     failed_rounds = if all_failed { failed_rounds + 1 } else { 0 };
                     if failed_rounds >= FAILED_ROUNDS_LIMIT {
@@ -155,7 +155,7 @@ impl FunctionCallRouter {
         progress: &Progress,
     ) -> RoundEnd {
         let planned = match self.plan(turn, &assistant, offered) {
-            RoundPlan::HandOff => return RoundEnd::Stop(self.hand_off(turn)),
+            RoundPlan::HandOff => return RoundEnd::Stop(Box::new(self.hand_off(turn))),
             RoundPlan::Calls(planned) => planned,
         };
         let working: Vec<String> = planned
@@ -204,7 +204,7 @@ impl FunctionCallRouter {
             match self.preview(&tool, &turn.scope, &args).await {
                 Ok(preview) => {
                     let question = Question { assistant, results, index, args, level };
-                    return RoundEnd::Stop(self.ask(turn, question, preview).await);
+                    return RoundEnd::Stop(Box::new(self.ask(turn, question, preview).await));
                 }
                 Err(e) => {
                     results[index] = Some(e.model_message());
@@ -322,5 +322,9 @@ fn keep_extras(turn: &mut Turn, out: &ToolOutput) {
     }
     if !out.pictures.is_empty() {
         turn.pictures = out.pictures.clone();
+    }
+    let payable = crate::reply::payable_orders(&out.data);
+    if !payable.is_empty() {
+        turn.payable = payable;
     }
 }

@@ -24,7 +24,10 @@ impl FunctionCallRouter {
     pub async fn show_orders(&self, ctx: &MessageContext) -> Reply {
         let lang = self.lang_for(ctx).await;
         match self.run_direct(ctx, lang, "list_orders").await {
-            Ok(data) => Reply::text(offline::orders_text(&data, lang)),
+            Ok(data) => Reply {
+                payable: crate::reply::payable_orders(&data),
+                ..Reply::text(offline::orders_text(&data, lang))
+            },
             Err(text) => Reply::text(text),
         }
     }

@@ -19,7 +19,7 @@ pub enum Access {
     /// Go ahead.
     Allowed,
     /// Not admitted: this polite refusal, the first time.
-    Refused(Reply),
+    Refused(Box<Reply>),
     /// Not admitted, and told so before: no answer at all.
     Ignored,
 }
@@ -43,7 +43,7 @@ impl FunctionCallRouter {
                     tracing::warn!(error = %e, "could not remember a refusal");
                 }
                 tracing::info!(user = user_id, chat = chat_id, "not an allowed user or chat; refused");
-                Access::Refused(Reply::text(lang.texts().turn.refused))
+                Access::Refused(Box::new(Reply::text(lang.texts().turn.refused)))
             }
         }
     }
@@ -87,6 +87,22 @@ impl FunctionCallRouter {
         let _ =
             writeln!(out, "{top_tools}: {}", if top.is_empty() { "—".to_owned() } else { top.join(", ") });
         let _ = write!(out, "{errors}: {}", get("errors"));
+        let ledger =
+            crate::payments::Ledger::new(self.state.clone(), self.mall.clone(), Duration::from_secs(5));
+        let refused = ledger.refused().await;
+        if !refused.is_empty() {
+            let orders: Vec<String> = refused
+                .iter()
+                .map(|r| {
+                    format!("{} {}", r.order_id, crate::payments::amount_text(r.amount_cents, &r.currency))
+                })
+                .collect();
+            let _ = write!(
+                out,
+                "\n{}",
+                (lang.texts().pay.stats_refunds)(refused.len(), &orders.join(lang.texts().format.list_sep))
+            );
+        }
         out
     }
 }

@@ -84,6 +84,8 @@ pub(super) struct Turn {
     pub(super) image: Option<String>,
     /// The pictures a tool drew (floor plans), in order.
     pub(super) pictures: Vec<handlers::Picture>,
+    /// Unpaid orders a tool showed (offered a pay button).
+    pub(super) payable: Vec<String>,
     pub(super) tools_ran: bool,
     /// The shopper spent today's token budget: the offline planner answers.
     pub(super) over_budget: bool,
@@ -116,6 +118,7 @@ impl Turn {
             suggestions: Vec::new(),
             image: None,
             pictures: Vec::new(),
+            payable: Vec::new(),
             tools_ran: false,
             over_budget: false,
             tell_over_budget: false,
@@ -354,6 +357,7 @@ impl FunctionCallRouter {
             suggestions,
             image: turn.image.take(),
             pictures: std::mem::take(&mut turn.pictures),
+            payable: std::mem::take(&mut turn.payable),
             ..Default::default()
         }
     }

@@ -1,5 +1,6 @@
 //! The `callback_data` of the bot's buttons: `c:<token>:y` / `c:<token>:n` for
-//! Confirm / Cancel, `s:<index>` for a suggestion. Always within Telegram's 64 bytes.
+//! Confirm / Cancel, `s:<index>` for a suggestion, `p:<order>` for an unpaid
+//! order's pay button, `r:<store>` for the way to a store. Always within Telegram's 64 bytes.
 
 /// What a button press asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -8,6 +9,10 @@ pub enum ButtonData {
     Confirmation { token: String, approve: bool },
     /// The suggestion at this index of the message's buttons.
     Suggestion(usize),
+    /// Pay this unpaid order: a new invoice for it.
+    Pay(String),
+    /// The way to this store (by id).
+    Route(String),
 }
 
 /// Telegram's limit on `callback_data`.
@@ -21,6 +26,8 @@ impl ButtonData {
                 format!("c:{token}:{}", if *approve { "y" } else { "n" })
             }
             ButtonData::Suggestion(index) => format!("s:{index}"),
+            ButtonData::Pay(order_id) => format!("p:{order_id}"),
+            ButtonData::Route(store_id) => format!("r:{store_id}"),
         }
     }
 
@@ -38,6 +45,12 @@ impl ButtonData {
             }
             return Some(ButtonData::Confirmation { token: token.to_owned(), approve });
         }
+        if let Some(order_id) = data.strip_prefix("p:").filter(|o| !o.is_empty()) {
+            return Some(ButtonData::Pay(order_id.to_owned()));
+        }
+        if let Some(store_id) = data.strip_prefix("r:").filter(|s| !s.is_empty()) {
+            return Some(ButtonData::Route(store_id.to_owned()));
+        }
         let index = data.strip_prefix("s:")?.parse().ok()?;
         Some(ButtonData::Suggestion(index))
     }
@@ -53,6 +66,8 @@ mod tests {
             ButtonData::Confirmation { token: "aB3xY7kLm2Qp".into(), approve: true },
             ButtonData::Confirmation { token: "aB3xY7kLm2Qp".into(), approve: false },
             ButtonData::Suggestion(3),
+            ButtonData::Pay("o-1a2b3c4d".into()),
+            ButtonData::Route("s-nike".into()),
         ] {
             let encoded = data.encode();
             assert!(encoded.len() <= CALLBACK_DATA_LIMIT);
@@ -63,7 +78,7 @@ mod tests {
 
     #[test]
     fn rejects_other_data() {
-        for data in ["", "c:", "c::y", "c:tok:maybe", "s:", "s:x", "x:1", "下单"] {
+        for data in ["", "c:", "c::y", "c:tok:maybe", "s:", "s:x", "p:", "r:", "x:1", "下单"] {
             assert_eq!(ButtonData::decode(data), None, "{data}");
         }
     }

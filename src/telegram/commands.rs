@@ -1,5 +1,6 @@
 //! Commands on Telegram: what is Telegram's own — `/start` with the deep link
-//! of a group hand-off, `/health` for the admins — and the shared answers of
+//! of a group hand-off, `/health`, `/stats`, `/ready` and `/pickedup` for the
+//! admins — and the shared answers of
 //! [`crate::commands`] for the rest, delivered with the typing indicator.
 
 use handlers::Lang;
@@ -35,6 +36,14 @@ impl Transport {
             Command::Stats if self.is_admin(ctx.user_id) && !ctx.is_group => {
                 let stats = self.app.router.day_stats(lang).await;
                 self.say(bot, target, &stats).await
+            }
+            Command::Ready(order) if self.is_admin(ctx.user_id) && !ctx.is_group => {
+                let text = self.staff_command(order.as_deref(), true, lang).await;
+                self.say(bot, target, &text).await
+            }
+            Command::PickedUp(order) if self.is_admin(ctx.user_id) && !ctx.is_group => {
+                let text = self.staff_command(order.as_deref(), false, lang).await;
+                self.say(bot, target, &text).await
             }
             Command::Health if self.is_admin(ctx.user_id) => {
                 self.say(bot, target, lang.texts().commands.health_private_only).await

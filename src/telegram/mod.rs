@@ -38,6 +38,7 @@ pub mod links;
 pub mod live;
 pub mod markdown;
 pub mod outbox;
+pub mod pay;
 pub mod photos;
 pub mod send;
 pub mod texts;
@@ -98,6 +99,8 @@ pub struct Transport {
     pub outbox: outbox::Outbox,
     /// The chats whose updates are being handled, one lane each.
     pub lanes: lanes::Lanes,
+    /// Payments kept until the mall recorded them.
+    pub ledger: crate::payments::Ledger,
 }
 
 impl Transport {
@@ -105,7 +108,9 @@ impl Transport {
     pub fn new(app: App) -> Self {
         let handoffs = links::HandoffLinks::new(app.state.clone());
         let outbox = outbox::Outbox::new(app.state.clone(), outbox_max_age(&app.config.telegram));
+        let ledger = pay::ledger(&app);
         Transport {
+            ledger,
             app,
             handoffs,
             outbox,
@@ -151,12 +156,14 @@ impl Transport {
     }
 }
 
-/// The update tree: messages and button presses. Everything else (edited
+/// The update tree: messages (a `successful_payment` among them), button
+/// presses and pre-checkout queries. Everything else (edited
 /// messages, channel posts…) is not asked for and ignored if it arrives.
 pub fn schema() -> UpdateHandler<TelegramError> {
     dptree::entry()
         .branch(Update::filter_message().endpoint(update::on_message))
         .branch(Update::filter_callback_query().endpoint(update::on_button))
+        .branch(Update::filter_pre_checkout_query().endpoint(pay::on_pre_checkout))
 }
 
 /// A dispatcher for `bot` around `app`: the update tree, its dependencies,
@@ -267,13 +274,19 @@ pub async fn run(app: App) -> anyhow::Result<()> {
     register_commands(&bot, app.config.bot.language).await;
     let purging = spawn_purging(app.state.clone(), PURGE_EVERY);
     let outbox = Arc::new(outbox::Outbox::new(app.state.clone(), outbox_max_age(&config)));
-    let flushing = outbox.spawn(bot.clone(), outbox::FLUSH_EVERY);
+    let flushing = outbox.clone().spawn(bot.clone(), outbox::FLUSH_EVERY);
+    let settling = pay::spawn_settling(bot.clone(), app.clone(), outbox.clone(), pay::SETTLE_EVERY);
+    let events = pay::spawn_events(bot.clone(), app.clone(), outbox.clone());
     let stopped = match config.mode {
         TelegramMode::Polling => poll(bot, app, stop).await,
         TelegramMode::Webhook => webhook::serve(bot, app, stop).await,
     };
     purging.abort();
     flushing.abort();
+    settling.abort();
+    if let Some(events) = events {
+        events.abort();
+    }
     drop(ops_stop);
     if let Some(ops) = ops {
         let _ = tokio::time::timeout(Duration::from_secs(2), ops).await;

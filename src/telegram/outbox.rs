@@ -88,6 +88,17 @@ impl Outbox {
         self.deliver_outgoing(bot, Outgoing::text(target, text)).await
     }
 
+    /// Like [`Outbox::deliver_text`], with buttons of the transport's own.
+    pub async fn deliver_with_markup(
+        &self,
+        bot: &Bot,
+        target: &Target,
+        text: &str,
+        markup: Option<teloxide::types::InlineKeyboardMarkup>,
+    ) -> Result<Delivery, RequestError> {
+        self.deliver_outgoing(bot, Outgoing { markup, ..Outgoing::text(target, text) }).await
+    }
+
     async fn deliver_outgoing(&self, bot: &Bot, mut out: Outgoing) -> Result<Delivery, RequestError> {
         let now = unix_now_ms();
         let mut entry = OutboxEntry {

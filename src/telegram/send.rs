@@ -532,6 +532,15 @@ pub fn keyboard(reply: &Reply, buttons: &ButtonContext<'_>) -> Option<InlineKeyb
             InlineKeyboardButton::callback(no, data(false)),
         ]);
     }
+    for order_id in reply.payable.iter().take(3) {
+        let data = ButtonData::Pay(order_id.clone()).encode();
+        if data.len() > super::callback::CALLBACK_DATA_LIMIT {
+            continue;
+        }
+        let label = texts::pay_label(buttons.lang);
+        let label = if reply.payable.len() > 1 { format!("{label} {order_id}") } else { label.to_owned() };
+        rows.push(vec![InlineKeyboardButton::callback(label, data)]);
+    }
     rows.extend(suggestion_rows(&reply.suggestions));
     if reply.open_private.is_some()
         && let Some(url) = private_chat_url(buttons.bot_username, buttons.handoff_payload.as_deref())

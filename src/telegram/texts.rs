@@ -95,6 +95,11 @@ pub fn open_private_label(lang: Lang) -> &'static str {
     lang.texts().commands.open_private
 }
 
+/// The label of an unpaid order's pay button.
+pub fn pay_label(lang: Lang) -> &'static str {
+    lang.texts().pay.button
+}
+
 /// Shown in place of the buttons when a typed code is needed.
 pub fn code_needed(lang: Lang) -> &'static str {
     lang.texts().commands.code_needed

@@ -117,6 +117,16 @@ async fn message_update(bot: Bot, msg: Message, me: Me, tg: Arc<Transport>) {
         return;
     }
     let target = Target::answering(&msg);
+    if let Some(payment) = msg.successful_payment() {
+        match tg.on_successful_payment(&bot, &msg, &from, payment).await {
+            Ok(outcome) => crate::ops::count_update("payment", outcome),
+            Err(e) => {
+                crate::ops::count_update("payment", "failed");
+                tracing::error!(error = %e, "could not answer a payment");
+            }
+        }
+        return;
+    }
     match tg.handle_message(&bot, &msg, &me, &from, &target).await {
         Ok(outcome) => crate::ops::count_update(kind, outcome),
         Err(e) => {
@@ -155,6 +165,10 @@ async fn button_update(bot: Bot, query: CallbackQuery, me: Me, tg: Arc<Transport
         }
         Some(ButtonData::Suggestion(index)) => {
             tg.on_suggestion(&bot, &query, &message, &me, &target, index).await
+        }
+        Some(ButtonData::Pay(order_id)) => tg.on_pay_button(&bot, &query, &target, &order_id).await,
+        Some(ButtonData::Route(store_id)) => {
+            tg.on_route_button(&bot, &query, &me, &target, &store_id, is_group).await
         }
         None => {
             send::answer_press(&bot, &query, None, false).await;
@@ -529,8 +543,21 @@ impl Transport {
         reply: &Reply,
         replace: Option<MessageId>,
     ) -> Result<(), RequestError> {
+        let paying = self.payments_on() && target.reply_to.is_none();
+        let stripped;
+        let reply = if reply.payable.is_empty() || paying {
+            reply
+        } else {
+            // Paid at the store: no pay buttons.
+            stripped = Reply { payable: Vec::new(), ..reply.clone() };
+            &stripped
+        };
         let buttons = self.buttons(me, lang, user_id, reply).await;
-        self.outbox.deliver(bot, target, reply, &buttons, replace).await.map(drop)
+        self.outbox.deliver(bot, target, reply, &buttons, replace).await?;
+        if let (true, Some(order_id)) = (paying, reply.invoice.as_deref()) {
+            self.send_invoice(bot, target, user_id, lang, order_id).await?;
+        }
+        Ok(())
     }
 
     /// Sends the transport's own text (no buttons); counts it as a handled message.

@@ -105,8 +105,11 @@ pub async fn serve_on_until(
         tracing::info!("webhook listener closed");
     });
 
-    let mut request =
-        bot.set_webhook(url.clone()).allowed_updates([AllowedUpdate::Message, AllowedUpdate::CallbackQuery]);
+    let mut request = bot.set_webhook(url.clone()).allowed_updates([
+        AllowedUpdate::Message,
+        AllowedUpdate::CallbackQuery,
+        AllowedUpdate::PreCheckoutQuery,
+    ]);
     if !config.webhook_secret.is_empty() {
         request = request.secret_token(config.webhook_secret.expose().to_owned());
     }

@@ -407,6 +407,56 @@ pub fn press(user: Shopper, message: &Value, data: &str) -> Value {
     }})
 }
 
+/// A `pre_checkout_query` from `user` for an invoice with this payload, amount and currency.
+pub fn pre_checkout(user: Shopper, payload: &str, amount: i64, currency: &str) -> Value {
+    static NEXT_CHECKOUT: AtomicI64 = AtomicI64::new(1);
+    json!({"pre_checkout_query": {
+        "id": format!("pc{}", NEXT_CHECKOUT.fetch_add(1, Ordering::SeqCst)),
+        "from": user_json(user),
+        "currency": currency,
+        "total_amount": amount,
+        "invoice_payload": payload,
+    }})
+}
+
+/// The `successful_payment` service message in `user`'s private chat for an
+/// invoice with this payload, amount and currency, charged as `charge_id`.
+pub fn successful_payment(
+    user: Shopper,
+    payload: &str,
+    amount: i64,
+    currency: &str,
+    charge_id: &str,
+) -> Value {
+    json!({"message": {
+        "message_id": NEXT_INCOMING_ID.fetch_add(1, Ordering::SeqCst),
+        "date": 1_700_000_000,
+        "chat": chat_json(user.id),
+        "from": user_json(user),
+        "successful_payment": {
+            "currency": currency,
+            "total_amount": amount,
+            "invoice_payload": payload,
+            "telegram_payment_charge_id": charge_id,
+            "provider_payment_charge_id": format!("provider-{charge_id}"),
+        },
+    }})
+}
+
+/// The answers to pre-checkout queries so far: (query id, ok, error message).
+pub fn checkout_answers(api: &FakeBotApi) -> Vec<(String, bool, String)> {
+    api.calls("answerPreCheckoutQuery")
+        .iter()
+        .map(|b| {
+            (
+                b["pre_checkout_query_id"].as_str().unwrap_or_default().to_owned(),
+                b["ok"].as_bool().unwrap_or(false),
+                b["error_message"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}
+
 /// `update` (`{"message": …}` or `{"callback_query": …}`) numbered `id`, as
 /// Telegram posts it to a webhook.
 pub fn numbered(mut update: Value, id: i64) -> Value {
@@ -531,6 +581,7 @@ async fn handle(
             json!(inner.messages.lock().expect("lock").remove(&key).is_some())
         }
         "sendPhoto" => photo_message(&inner, &body, &body["caption"]),
+        "sendInvoice" => invoice_message(&inner, &body),
         "sendMediaGroup" => {
             let media = body["media"].as_array().cloned().unwrap_or_default();
             Value::Array(media.iter().map(|m| photo_message(&inner, &body, &m["caption"])).collect())
@@ -649,6 +700,24 @@ fn edit_message(inner: &Inner, body: &Value, text_too: bool) -> Value {
         map.remove("reply_markup");
     }
     message.clone()
+}
+
+/// A sent invoice message, as Telegram shows it (title, description,
+/// currency and the total of its prices).
+fn invoice_message(inner: &Inner, body: &Value) -> Value {
+    let id = inner.next_message_id.fetch_add(1, Ordering::SeqCst);
+    let total: i64 =
+        body["prices"].as_array().into_iter().flatten().filter_map(|p| p["amount"].as_i64()).sum();
+    let chat = chat_id_of(body);
+    let message = json!({
+        "message_id": id, "date": 1_700_000_000, "chat": chat_json(chat), "from": bot_user_json(),
+        "invoice": {
+            "title": body["title"], "description": body["description"], "start_parameter": "",
+            "currency": body["currency"], "total_amount": total,
+        },
+    });
+    inner.messages.lock().expect("lock").insert((chat, id), message.clone());
+    message
 }
 
 /// A sent photo message whose largest size has file id `photo-<message id>`.

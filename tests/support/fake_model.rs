@@ -279,7 +279,8 @@ async fn complete(inner: Arc<Inner>, body: Bytes) -> Response {
         let arrival = Arrival { at: std::time::Instant::now(), refused, in_flight: *in_flight };
         inner.arrivals.lock().expect("lock").push(arrival);
         if refused {
-            let error = json!({"error": {"message": "Too many concurrent requests", "type": "rate_limit_error"}});
+            let error =
+                json!({"error": {"message": "Too many concurrent requests", "type": "rate_limit_error"}});
             let retry_after = inner.behaviour.retry_after_secs.to_string();
             return (StatusCode::TOO_MANY_REQUESTS, [(header::RETRY_AFTER, retry_after)], axum::Json(error))
                 .into_response();

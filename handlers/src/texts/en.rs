@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use services::OrderStatus;
 
-use super::{Answers, Commands, Confirm, Format, Media, SmallTalk, Texts, Tools, Turn};
+use super::{Answers, Commands, Confirm, Format, Media, Pay, SmallTalk, Texts, Tools, Turn};
 use crate::context::Lang;
 
 pub(crate) static TEXTS: Texts = Texts {
@@ -190,6 +190,8 @@ pub(crate) static TEXTS: Texts = Texts {
             OrderStatus::Paid => "paid",
             OrderStatus::Cancelled => "cancelled",
             OrderStatus::Completed => "completed",
+            OrderStatus::Ready => "ready for pickup",
+            OrderStatus::Expired => "expired",
         },
         pickup: |name, at| format!(" Pick up at {name}{at}."),
         order_created: |id, status, total, pickup| {
@@ -260,5 +262,67 @@ pub(crate) static TEXTS: Texts = Texts {
         send_it_instead: "Just send me the voice message or photo itself; no command needed.",
         console_usage: "Usage: /voice FILE (ogg, mp3, m4a, wav…) or /photo FILE [caption] (jpg, png)",
         console_unreadable: |path, why| format!("Cannot read {path}: {why}"),
+    },
+    pay: Pay {
+        button: "💳 Pay",
+        directions_button: "🧭 How to get there",
+        directions_request: |store| format!("Take me to {store}"),
+        invoice_title: |store| format!("Order at {store}"),
+        invoice_description: |id, mins| {
+            format!("Order {id}, for pickup in store. Please pay within {mins} minutes.")
+        },
+        pay_in_chat: |mins| {
+            format!(
+                "💳 Please pay with the invoice below (valid {mins} minutes; then the order is cancelled and the stock released)."
+            )
+        },
+        pay_at_store: "Please pay at the pickup store when you collect it.",
+        invoice_failed: |id| {
+            format!(
+                "The invoice could not be sent just now; press 💳 Pay under your orders later (order {id})."
+            )
+        },
+        not_payable: |id, status| format!("Order {id} is {status} now and cannot be paid."),
+        refuse_forged: "This invoice cannot be verified; press 💳 Pay under your orders again",
+        refuse_not_yours: "This is not your order",
+        refuse_cancelled: "This order was cancelled",
+        refuse_expired: "The order has expired; please order again",
+        refuse_paid: "This order is paid already",
+        refuse_mismatch: "The order's amount changed; press 💳 Pay under your orders again",
+        refuse_unavailable: "The mall's system is unavailable; please try again later",
+        paid: |id, total, store, place| {
+            format!(
+                "✅ Paid! Order {id}, {total}.\nPick it up at {store}{place}. I will tell you when it is ready."
+            )
+        },
+        paid_pending: |id| {
+            format!(
+                "✅ Your payment arrived (order {id}). The mall is recording it; I will tell you when it has, and you are not charged twice."
+            )
+        },
+        refund_due: |id| {
+            format!(
+                "Your payment arrived, but the order is no longer valid; it will be refunded in full (order {id})."
+            )
+        },
+        event_paid: |id| format!("✅ Order {id} is paid."),
+        event_ready: |id, store, place| format!("🛍️ Order {id} is ready for pickup at {store}{place}."),
+        event_completed: |id| format!("📦 Order {id} was picked up. Thank you!"),
+        event_expired: |id| {
+            format!(
+                "⌛ Order {id} was not paid in time and has been cancelled; the stock is released. You can order again."
+            )
+        },
+        event_cancelled: |id| format!("Order {id} was cancelled."),
+        event_refunded: |id| format!("💰 The refund of order {id} is done."),
+        staff_usage: "Usage: /ready ORDER or /pickedup ORDER",
+        staff_done: |id, status| format!("Order {id} is now {status}; the shopper is told."),
+        staff_failed: |id, why| format!("Order {id} was not updated: {why}"),
+        stats_refunds: |n, orders| format!("⚠️ To refund (payments the mall refused): {n} ({orders})"),
+        console_invoice: |id, total| {
+            format!("🧾 Invoice: order {id}, {total} (test: type /pay to make a test payment)")
+        },
+        console_no_invoice: "No invoice yet: place an order first.",
+        console_test_paid: "🧪 Test payment (no real money)",
     },
 };

@@ -52,6 +52,8 @@ pub struct Texts {
     pub map: maps::MapWords,
     /// Voice messages and photos.
     pub media: Media,
+    /// Paying for orders, hearing back about them, and the staff's commands.
+    pub pay: Pay,
 }
 
 /// How prices, floors, places and cart lines read.
@@ -420,4 +422,74 @@ pub struct Tools {
     pub pickup: &'static str,
     /// Before the order about to be cancelled: (id).
     pub cancel_preview: fn(&str) -> String,
+}
+
+/// Paying for orders in chat, what the shopper hears about them later, and
+/// the admins' order commands.
+#[derive(Debug)]
+pub struct Pay {
+    /// The button that sends an unpaid order's invoice.
+    pub button: &'static str,
+    /// The button that asks the way to the pickup store.
+    pub directions_button: &'static str,
+    /// What the directions button sends: (store).
+    pub directions_request: fn(&str) -> String,
+    /// The invoice's title: (store).
+    pub invoice_title: fn(&str) -> String,
+    /// The invoice's description: (order id, minutes to pay).
+    pub invoice_description: fn(&str, u64) -> String,
+    /// After an order placed with payments on: (minutes to pay).
+    pub pay_in_chat: fn(u64) -> String,
+    /// After an order placed with payments off.
+    pub pay_at_store: &'static str,
+    /// The invoice could not be sent: (order id).
+    pub invoice_failed: fn(&str) -> String,
+    /// The pay button of an order that can no longer be paid: (order id, status).
+    pub not_payable: fn(&str, &str) -> String,
+    /// Pre-checkout refusals: a payload that is not the bot's.
+    pub refuse_forged: &'static str,
+    /// Pre-checkout: the order is someone else's.
+    pub refuse_not_yours: &'static str,
+    /// Pre-checkout: the order was cancelled.
+    pub refuse_cancelled: &'static str,
+    /// Pre-checkout: expired, or about to.
+    pub refuse_expired: &'static str,
+    /// Pre-checkout: paid already.
+    pub refuse_paid: &'static str,
+    /// Pre-checkout: the amount or currency is not the order's.
+    pub refuse_mismatch: &'static str,
+    /// Pre-checkout: the mall does not answer.
+    pub refuse_unavailable: &'static str,
+    /// The payment is recorded: (order id, total, store, place).
+    pub paid: fn(&str, &str, &str, &str) -> String,
+    /// The money arrived but the mall could not be told yet: (order id).
+    pub paid_pending: fn(&str) -> String,
+    /// The money arrived for an order the mall no longer takes: (order id).
+    pub refund_due: fn(&str) -> String,
+    /// Event: the order was paid (elsewhere): (order id).
+    pub event_paid: fn(&str) -> String,
+    /// Event: ready for pickup: (order id, store, place).
+    pub event_ready: fn(&str, &str, &str) -> String,
+    /// Event: picked up: (order id).
+    pub event_completed: fn(&str) -> String,
+    /// Event: expired unpaid: (order id).
+    pub event_expired: fn(&str) -> String,
+    /// Event: cancelled by the mall or the store: (order id).
+    pub event_cancelled: fn(&str) -> String,
+    /// Event: the refund was paid out: (order id).
+    pub event_refunded: fn(&str) -> String,
+    /// `/ready` or `/pickedup` without an order id.
+    pub staff_usage: &'static str,
+    /// `/ready` or `/pickedup` done: (order id, new status).
+    pub staff_done: fn(&str, &str) -> String,
+    /// `/ready` or `/pickedup` refused by the mall: (order id, why).
+    pub staff_failed: fn(&str, &str) -> String,
+    /// `/stats`: payments the mall refused, to refund: (how many, the orders).
+    pub stats_refunds: fn(usize, &str) -> String,
+    /// The terminal's invoice line: (order id, total).
+    pub console_invoice: fn(&str, &str) -> String,
+    /// The terminal's `/pay` with no invoice shown.
+    pub console_no_invoice: &'static str,
+    /// The terminal's `/pay`: a test payment was made.
+    pub console_test_paid: &'static str,
 }

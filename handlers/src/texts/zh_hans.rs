@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use services::OrderStatus;
 
-use super::{Answers, Commands, Confirm, Format, Media, SmallTalk, Texts, Tools, Turn};
+use super::{Answers, Commands, Confirm, Format, Media, Pay, SmallTalk, Texts, Tools, Turn};
 use crate::context::Lang;
 
 pub(crate) static TEXTS: Texts = Texts {
@@ -165,6 +165,8 @@ pub(crate) static TEXTS: Texts = Texts {
             OrderStatus::Paid => "已支付",
             OrderStatus::Cancelled => "已取消",
             OrderStatus::Completed => "已完成",
+            OrderStatus::Ready => "待取货",
+            OrderStatus::Expired => "已过期",
         },
         pickup: |name, at| format!("取货门店：{name}{at}。"),
         order_created: |id, status, total, pickup| {
@@ -228,5 +230,47 @@ pub(crate) static TEXTS: Texts = Texts {
         send_it_instead: "直接发语音或照片给我就行，不需要命令。",
         console_usage: "用法：/voice 文件（ogg、mp3、m4a、wav…）或 /photo 文件 [说明]（jpg、png）",
         console_unreadable: |path, why| format!("读不了文件 {path}：{why}"),
+    },
+    pay: Pay {
+        button: "💳 支付",
+        directions_button: "🧭 怎么走",
+        directions_request: |store| format!("带我去{store}"),
+        invoice_title: |store| format!("{store} 订单"),
+        invoice_description: |id, mins| format!("订单 {id}，到店取货。请在 {mins} 分钟内支付。"),
+        pay_in_chat: |mins| {
+            format!("💳 请在下方的账单里支付（{mins} 分钟内有效，过时订单自动取消、库存释放）。")
+        },
+        pay_at_store: "请到取货门店付款取货。",
+        invoice_failed: |id| format!("账单暂时发不出来，请稍后在「我的订单」里点 💳 支付（订单 {id}）。"),
+        not_payable: |id, status| format!("订单 {id} 现在是「{status}」，不能再支付。"),
+        refuse_forged: "这张账单无法核对，请在「我的订单」里重新点 💳 支付",
+        refuse_not_yours: "这不是您的订单，无法支付",
+        refuse_cancelled: "这笔订单已取消",
+        refuse_expired: "订单已过期，请重新下单",
+        refuse_paid: "这笔订单已经支付过了",
+        refuse_mismatch: "订单金额有变化，请在「我的订单」里重新点 💳 支付",
+        refuse_unavailable: "商场系统暂时不可用，请稍后再试",
+        paid: |id, total, store, place| {
+            format!("✅ 支付成功！订单 {id}，已付 {total}。\n取货：{store}{place}。备好后我会通知您。")
+        },
+        paid_pending: |id| {
+            format!("✅ 已收到您的付款（订单 {id}）。商场系统正在登记，登记好后我会告诉您，不会重复扣款。")
+        },
+        refund_due: |id| format!("已收到付款，订单已失效，将全额退款（订单 {id}）。"),
+        event_paid: |id| format!("✅ 订单 {id} 已支付。"),
+        event_ready: |id, store, place| format!("🛍️ 订单 {id} 已备好，可以到{store}{place}取货了。"),
+        event_completed: |id| format!("📦 订单 {id} 已取货，谢谢光临！"),
+        event_expired: |id| {
+            format!("⌛ 订单 {id} 未在时限内支付，已自动取消，库存已释放。需要的话可以重新下单。")
+        },
+        event_cancelled: |id| format!("订单 {id} 已取消。"),
+        event_refunded: |id| format!("💰 订单 {id} 的退款已完成。"),
+        staff_usage: "用法：/ready 订单号 或 /pickedup 订单号",
+        staff_done: |id, status| format!("订单 {id} 现在是「{status}」，已通知顾客。"),
+        staff_failed: |id, why| format!("订单 {id} 未能更新：{why}"),
+        stats_refunds: |n, orders| format!("⚠️ 待退款（商场未接受的付款）：{n}（{orders}）"),
+        console_invoice: |id, total| format!("🧾 账单：订单 {id}，{total}（测试：输入 /pay 完成测试支付）"),
+        console_no_invoice: "还没有账单：先下单。",
+        console_test_paid: "🧪 测试支付（不是真实付款）",
     },
 };

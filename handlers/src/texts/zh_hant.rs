@@ -9,7 +9,7 @@ use maps::words::chinese_arrival;
 use maps::{MapWords, UnitKind};
 use services::OrderStatus;
 
-use super::{Answers, Commands, Confirm, Format, Media, SmallTalk, Texts, Tools, Turn};
+use super::{Answers, Commands, Confirm, Format, Media, Pay, SmallTalk, Texts, Tools, Turn};
 use crate::context::Lang;
 
 pub(crate) static TEXTS: Texts = Texts {
@@ -170,6 +170,8 @@ pub(crate) static TEXTS: Texts = Texts {
             OrderStatus::Paid => "已付款",
             OrderStatus::Cancelled => "已取消",
             OrderStatus::Completed => "已完成",
+            OrderStatus::Ready => "待取貨",
+            OrderStatus::Expired => "已過期",
         },
         pickup: |name, at| format!("取貨門市：{name}{at}。"),
         order_created: |id, status, total, pickup| {
@@ -266,6 +268,48 @@ pub(crate) static TEXTS: Texts = Texts {
         send_it_instead: "直接傳語音或照片給我就行，不需要指令。",
         console_usage: "用法：/voice 檔案（ogg、mp3、m4a、wav…）或 /photo 檔案 [說明]（jpg、png）",
         console_unreadable: |path, why| format!("讀不了檔案 {path}：{why}"),
+    },
+    pay: Pay {
+        button: "💳 付款",
+        directions_button: "🧭 怎麼走",
+        directions_request: |store| format!("帶我去{store}"),
+        invoice_title: |store| format!("{store} 訂單"),
+        invoice_description: |id, mins| format!("訂單 {id}，到店取貨。請在 {mins} 分鐘內付款。"),
+        pay_in_chat: |mins| {
+            format!("💳 請在下方的帳單裡付款（{mins} 分鐘內有效，逾時訂單自動取消、庫存釋放）。")
+        },
+        pay_at_store: "請到取貨門市付款取貨。",
+        invoice_failed: |id| format!("帳單暫時發不出來，請稍後在「我的訂單」裡點 💳 付款（訂單 {id}）。"),
+        not_payable: |id, status| format!("訂單 {id} 現在是「{status}」，不能再付款。"),
+        refuse_forged: "這張帳單無法核對，請在「我的訂單」裡重新點 💳 付款",
+        refuse_not_yours: "這不是您的訂單，無法付款",
+        refuse_cancelled: "這筆訂單已取消",
+        refuse_expired: "訂單已過期，請重新下單",
+        refuse_paid: "這筆訂單已經付過款了",
+        refuse_mismatch: "訂單金額有變化，請在「我的訂單」裡重新點 💳 付款",
+        refuse_unavailable: "商場系統暫時無法使用，請稍後再試",
+        paid: |id, total, store, place| {
+            format!("✅ 付款成功！訂單 {id}，已付 {total}。\n取貨：{store}{place}。備好後我會通知您。")
+        },
+        paid_pending: |id| {
+            format!("✅ 已收到您的付款（訂單 {id}）。商場系統正在登記，登記好後我會告訴您，不會重複扣款。")
+        },
+        refund_due: |id| format!("已收到付款，訂單已失效，將全額退款（訂單 {id}）。"),
+        event_paid: |id| format!("✅ 訂單 {id} 已付款。"),
+        event_ready: |id, store, place| format!("🛍️ 訂單 {id} 已備好，可以到{store}{place}取貨了。"),
+        event_completed: |id| format!("📦 訂單 {id} 已取貨，謝謝光臨！"),
+        event_expired: |id| {
+            format!("⌛ 訂單 {id} 未在時限內付款，已自動取消，庫存已釋放。需要的話可以重新下單。")
+        },
+        event_cancelled: |id| format!("訂單 {id} 已取消。"),
+        event_refunded: |id| format!("💰 訂單 {id} 的退款已完成。"),
+        staff_usage: "用法：/ready 訂單號 或 /pickedup 訂單號",
+        staff_done: |id, status| format!("訂單 {id} 現在是「{status}」，已通知顧客。"),
+        staff_failed: |id, why| format!("訂單 {id} 未能更新：{why}"),
+        stats_refunds: |n, orders| format!("⚠️ 待退款（商場未接受的付款）：{n}（{orders}）"),
+        console_invoice: |id, total| format!("🧾 帳單：訂單 {id}，{total}（測試：輸入 /pay 完成測試付款）"),
+        console_no_invoice: "還沒有帳單：先下單。",
+        console_test_paid: "🧪 測試付款（不是真實付款）",
     },
 };
 

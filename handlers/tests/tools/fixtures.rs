@@ -137,8 +137,12 @@ pub fn order(status: OrderStatus) -> Order {
         status,
         items: cart.items,
         total_cents: cart.total_cents,
+        currency: "CNY".into(),
         created_at: "2025-05-01T10:30:00Z".into(),
+        expires_at: (status == OrderStatus::PendingPayment).then(|| "2025-05-01T11:00:00Z".into()),
         pickup_store_id: "s-nike".into(),
+        payment: None,
+        refund: None,
     }
 }
 

@@ -11,11 +11,6 @@ pub(crate) fn unix_now() -> i64 {
     }
 }
 
-/// Now as RFC 3339 in UTC, to the second: `2026-11-21T09:30:00Z`.
-pub(crate) fn rfc3339_now() -> String {
-    rfc3339(unix_now())
-}
-
 /// Unix seconds as RFC 3339 in UTC.
 pub fn rfc3339(unix: i64) -> String {
     let days = unix.div_euclid(86_400);

@@ -47,9 +47,31 @@ CREATE TABLE IF NOT EXISTS orders (
     items           TEXT NOT NULL,  -- JSON array of the contract's CartItem, at the prices paid
     total_cents     INTEGER NOT NULL,
     created_at      TEXT NOT NULL,
-    pickup_store_id TEXT NOT NULL
+    pickup_store_id TEXT NOT NULL,
+    currency        TEXT NOT NULL DEFAULT 'CNY',
+    expires_at      INTEGER,        -- Unix seconds; when an unpaid order expires
+    payment         TEXT,           -- JSON of the contract's Payment, once paid
+    refund_status   TEXT,           -- PENDING or DONE, for a cancelled paid order
+    refund_cents    INTEGER
 );
 CREATE INDEX IF NOT EXISTS orders_by_shopper ON orders (shopper, seq);
+
+-- Every status change after an order's creation, in the order they happened.
+CREATE TABLE IF NOT EXISTS events (
+    event_id INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused, so a cursor stays valid
+    order_id TEXT NOT NULL,
+    shopper  TEXT NOT NULL,
+    status   TEXT NOT NULL,
+    refund   TEXT,                                -- DONE on a refund's event
+    at       TEXT NOT NULL
+);
+
+-- One payment per provider charge: the answer its first recording gave.
+CREATE TABLE IF NOT EXISTS payments (
+    charge_id TEXT PRIMARY KEY,
+    order_id  TEXT NOT NULL,
+    response  TEXT NOT NULL
+) WITHOUT ROWID;
 
 CREATE TABLE IF NOT EXISTS idempotency (
     shopper     TEXT NOT NULL,
@@ -62,6 +84,53 @@ CREATE TABLE IF NOT EXISTS idempotency (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS idempotency_by_age ON idempotency (created_at);
 ";
+
+/// Indexes over columns that [`migrate`] may have just added.
+const INDEXES: &str = "
+CREATE INDEX IF NOT EXISTS orders_due ON orders (status, expires_at);
+CREATE INDEX IF NOT EXISTS orders_refunds ON orders (refund_status);
+";
+
+/// Columns added to `orders` after its first version, with their definitions.
+const ORDER_COLUMNS_ADDED: &[(&str, &str)] = &[
+    ("currency", "TEXT NOT NULL DEFAULT 'CNY'"),
+    ("expires_at", "INTEGER"),
+    ("payment", "TEXT"),
+    ("refund_status", "TEXT"),
+    ("refund_cents", "INTEGER"),
+];
+
+/// How long unpaid orders of a database from before expiry get, from its first open on.
+const LEGACY_ORDER_TTL_SECS: i64 = 30 * 60;
+
+/// Brings a database written by an earlier version up to the schema: adds the missing order
+/// columns, and gives its unpaid orders an expiry (from now) so they stop holding stock.
+fn migrate(conn: &Connection) -> Result<(), rusqlite::Error> {
+    let mut existing = Vec::new();
+    {
+        let mut stmt = conn.prepare("SELECT name FROM pragma_table_info('orders')")?;
+        let mut rows = stmt.query([])?;
+        while let Some(row) = rows.next()? {
+            existing.push(row.get::<_, String>(0)?);
+        }
+    }
+    let mut added_expiry = false;
+    for (column, definition) in ORDER_COLUMNS_ADDED {
+        if !existing.iter().any(|c| c == column) {
+            conn.execute_batch(&format!("ALTER TABLE orders ADD COLUMN {column} {definition}"))?;
+            tracing::info!(column, "embedded mall: added a column to orders");
+            added_expiry |= *column == "expires_at";
+        }
+    }
+    if added_expiry {
+        let given = conn.execute(
+            "UPDATE orders SET expires_at = ?1 WHERE status = 'PENDING_PAYMENT' AND expires_at IS NULL",
+            [unix_now() + LEGACY_ORDER_TTL_SECS],
+        )?;
+        tracing::info!(orders = given, "embedded mall: unpaid orders of an older database now expire");
+    }
+    conn.execute_batch(INDEXES)
+}
 
 /// What can fail inside a mall operation: an answer for the shopper, or the storage.
 #[derive(Debug, thiserror::Error)]
@@ -104,6 +173,7 @@ pub(crate) fn open(path: Option<&Path>) -> Result<Connection, rusqlite::Error> {
     conn.busy_timeout(std::time::Duration::from_secs(5))?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
     conn.execute_batch(SCHEMA)?;
+    migrate(&conn)?;
     Ok(conn)
 }
 

@@ -1,7 +1,7 @@
 //! [`EmbeddedMall`]: the demo mall in process, behind [`MallApi`]. The
 //! [`Catalog`] (kept in the repository as data) answers search, stores,
-//! areas and routes; carts, orders, stock and idempotency records live in
-//! SQLite and survive a restart.
+//! areas and routes; carts, orders, payments, order events, stock and
+//! idempotency records live in SQLite and survive a restart.
 
 mod catalog;
 mod clock;
@@ -29,6 +29,7 @@ pub use clock::rfc3339;
 pub use data::Floor;
 
 use shopping::MallState;
+pub use shopping::OrderPolicy;
 
 /// The demo mall: search over its [`Catalog`], and carts and orders in SQLite.
 ///
@@ -99,9 +100,46 @@ impl EmbeddedMall {
         self.state.set_stock(sku_id, stock)
     }
 
-    /// Moves an order to another status, as a payment or a pickup would.
+    /// Moves an order to another status by decree, appending its event; stock is not moved
+    /// (the lifecycle's own calls — payments, cancels, staff calls — do that).
     pub fn set_order_status(&self, order_id: &str, status: OrderStatus) -> Result<(), ServiceError> {
         self.state.set_order_status(order_id, status)
+    }
+
+    /// The same mall with `policy` for unpaid orders (their time to live and how many one
+    /// shopper may hold). Clones share the policy.
+    pub fn with_policy(self, policy: OrderPolicy) -> EmbeddedMall {
+        self.state.set_policy(policy);
+        self
+    }
+
+    /// Sets the policy for unpaid orders; orders placed from now on get its time to live.
+    pub fn set_policy(&self, policy: OrderPolicy) {
+        self.state.set_policy(policy);
+    }
+
+    /// The policy for unpaid orders.
+    pub fn policy(&self) -> OrderPolicy {
+        self.state.policy()
+    }
+
+    /// Moves the mall's clock forward by `by` (for tests: expiry without sleeping). The clock
+    /// stamps orders, payments and events, and decides which orders are due.
+    pub fn advance_clock(&self, by: std::time::Duration) {
+        self.state.advance_clock(by);
+    }
+
+    /// Expires the unpaid orders that are due (stock back, one `EXPIRED` event each) and
+    /// answers how many. Every order read or write does this too; a server calls it now and
+    /// then so that stock comes back without one.
+    pub fn sweep_expired(&self) -> Result<usize, ServiceError> {
+        self.state.sweep_expired()
+    }
+
+    /// Settles every pending refund (the money went back): refund `DONE`, one event each with
+    /// `refund: DONE`. Answers how many.
+    pub fn complete_refunds(&self) -> Result<usize, ServiceError> {
+        self.state.complete_refunds()
     }
 
     /// Runs database work off the async runtime's threads.
@@ -114,6 +152,15 @@ impl EmbeddedMall {
             tracing::error!(error = %e, "embedded mall task failed");
             ServiceError::Unavailable { message: format!("the mall's storage task failed: {e}") }
         })?
+    }
+
+    /// Expires the unpaid orders that are due before stock is read, so that their stock shows
+    /// as back; costs one atomic read when none is due.
+    async fn expire_if_due(&self) -> MallResult<()> {
+        if self.state.expiry_due() {
+            self.blocking(|state| state.sweep_expired().map(|_| ())).await?;
+        }
+        Ok(())
     }
 
     fn store_or_404(&self, id: &str) -> MallResult<&Store> {
@@ -129,10 +176,12 @@ impl MallApi for EmbeddedMall {
     }
 
     async fn search_products(&self, query: &ProductQuery) -> MallResult<Page<ProductBrief>> {
+        self.expire_if_due().await?;
         Ok(self.state.catalog.search_products_at(query, &self.state.inventory))
     }
 
     async fn get_product(&self, id: &str) -> MallResult<Product> {
+        self.expire_if_due().await?;
         let catalog = &self.state.catalog;
         let product = catalog
             .product_index_of(id)
@@ -236,5 +285,30 @@ impl MallApi for EmbeddedMall {
     ) -> MallResult<Order> {
         let (shopper, order_id) = (shopper.clone(), order_id.to_owned());
         self.blocking(move |state| state.cancel_order(&shopper, &order_id, key.as_ref())).await
+    }
+
+    async fn pay_order(
+        &self,
+        shopper: &Shopper,
+        order_id: &str,
+        payment: &RecordPayment,
+        key: Option<IdempotencyKey>,
+    ) -> MallResult<Order> {
+        let (shopper, order_id, payment) = (shopper.clone(), order_id.to_owned(), payment.clone());
+        self.blocking(move |state| state.pay_order(&shopper, &order_id, &payment, key.as_ref())).await
+    }
+
+    async fn events(&self, after: Option<String>, limit: u32) -> MallResult<EventPage> {
+        self.blocking(move |state| state.events(after.as_deref(), limit)).await
+    }
+
+    async fn mark_ready(&self, order_id: &str) -> MallResult<Order> {
+        let order_id = order_id.to_owned();
+        self.blocking(move |state| state.mark_ready(&order_id)).await
+    }
+
+    async fn mark_picked_up(&self, order_id: &str) -> MallResult<Order> {
+        let order_id = order_id.to_owned();
+        self.blocking(move |state| state.mark_picked_up(&order_id)).await
     }
 }

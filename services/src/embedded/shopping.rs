@@ -1,9 +1,13 @@
 //! The embedded mall's state and its cart, order and operator operations:
 //! each one SQLite transaction under the connection lock, so a failed
-//! request leaves carts, orders and stock as they were.
+//! request leaves carts, orders and stock as they were. Every transaction
+//! first expires the unpaid orders that are due (stock back, an `EXPIRED`
+//! event), so nothing reads an order that should have expired.
 
 use std::path::Path;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
+use std::time::Duration;
 
 use rusqlite::{Connection, OptionalExtension, Row, Transaction, TransactionBehavior, params};
 use serde::Serialize;
@@ -12,11 +16,12 @@ use serde::de::DeserializeOwned;
 use crate::api::{IdempotencyKey, Shopper};
 use crate::error::ServiceError;
 use crate::models::{
-    AddCartItem, Cart, CartItem, CreateOrder, Order, OrderStatus, Page, PageRequest, format_yuan,
+    AddCartItem, Cart, CartItem, CreateOrder, DEFAULT_CURRENCY, Event, EventPage, Order, OrderStatus, Page,
+    PageRequest, Payment, RecordPayment, Refund, RefundStatus, format_yuan,
 };
 
 use super::catalog::{Catalog, Levels};
-use super::clock::rfc3339_now;
+use super::clock::{rfc3339, unix_now};
 use super::db::{self, Idempotent, OpError, new_id};
 use super::inventory::Inventory;
 
@@ -30,11 +35,36 @@ pub(crate) struct Changes {
     price: Vec<(u32, i64)>,
 }
 
+/// How long an expired order still takes a payment (the contract's 15 minutes).
+const PAYMENT_GRACE_SECS: i64 = 15 * 60;
+
+/// How unpaid orders are held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OrderPolicy {
+    /// How long an unpaid order holds its stock before it expires.
+    pub ttl: Duration,
+    /// Unpaid orders one shopper may hold at once (0 = no limit).
+    pub max_open: u32,
+}
+
+impl Default for OrderPolicy {
+    /// 30 minutes, 3 unpaid orders.
+    fn default() -> Self {
+        OrderPolicy { ttl: Duration::from_secs(30 * 60), max_open: 3 }
+    }
+}
+
 /// The catalog, the current stock and prices, and the database.
 pub(crate) struct MallState {
     pub catalog: Arc<Catalog>,
     pub inventory: Inventory,
     conn: Mutex<Connection>,
+    policy: RwLock<OrderPolicy>,
+    /// Seconds added to the wall clock (moved by tests).
+    clock_offset: AtomicI64,
+    /// The earliest `expires_at` of an unpaid order (`i64::MAX`: none), so that stock reads
+    /// can tell cheaply whether an expiry is due. Never later than the truth.
+    next_due: AtomicI64,
 }
 
 fn not_found(message: String) -> OpError {
@@ -46,7 +76,40 @@ impl MallState {
     pub fn open(catalog: Arc<Catalog>, path: Option<&Path>) -> Result<Self, ServiceError> {
         let mut conn = db::open(path).map_err(OpError::from)?;
         let inventory = db::prepare(&mut conn, &catalog).map_err(OpError::from)?;
-        Ok(MallState { catalog, inventory, conn: Mutex::new(conn) })
+        Ok(MallState {
+            catalog,
+            inventory,
+            conn: Mutex::new(conn),
+            policy: RwLock::new(OrderPolicy::default()),
+            clock_offset: AtomicI64::new(0),
+            next_due: AtomicI64::new(i64::MIN),
+        })
+    }
+
+    /// Whether an unpaid order may be due to expire (a stock read then sweeps first).
+    pub fn expiry_due(&self) -> bool {
+        self.now() >= self.next_due.load(Ordering::Relaxed)
+    }
+
+    /// The policy of unpaid orders.
+    pub fn policy(&self) -> OrderPolicy {
+        *self.policy.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Sets the policy of unpaid orders (orders placed from now on get its TTL).
+    pub fn set_policy(&self, policy: OrderPolicy) {
+        *self.policy.write().unwrap_or_else(PoisonError::into_inner) = policy;
+    }
+
+    /// The mall's time, in Unix seconds.
+    pub fn now(&self) -> i64 {
+        unix_now() + self.clock_offset.load(Ordering::Relaxed)
+    }
+
+    /// Moves the mall's clock forward by `by`.
+    pub fn advance_clock(&self, by: Duration) {
+        let seconds = i64::try_from(by.as_secs()).unwrap_or(i64::MAX);
+        self.clock_offset.fetch_add(seconds, Ordering::Relaxed);
     }
 
     /// The connection. A panic elsewhere rolled its transaction back, so a
@@ -60,9 +123,21 @@ impl MallState {
         Ok(op(&self.lock())?)
     }
 
+    /// Runs `op` in one immediate transaction after expiring the orders that are due; when it
+    /// succeeds, commits and mirrors its stock and price changes.
+    fn write<T>(
+        &self,
+        op: impl FnOnce(&Transaction, &mut Changes) -> Result<T, OpError>,
+    ) -> Result<T, ServiceError> {
+        self.transaction(|tx, changes| {
+            self.expire_due(tx, changes)?;
+            op(tx, changes)
+        })
+    }
+
     /// Runs `op` in one immediate transaction; when it succeeds, commits and
     /// mirrors its stock and price changes.
-    fn write<T>(
+    fn transaction<T>(
         &self,
         op: impl FnOnce(&Transaction, &mut Changes) -> Result<T, OpError>,
     ) -> Result<T, ServiceError> {
@@ -326,6 +401,20 @@ impl MallState {
         let Some(first) = cart.items.first() else {
             return Err(ServiceError::CartEmpty.into());
         };
+        let policy = self.policy();
+        let open: u32 = tx.query_row(
+            "SELECT COUNT(*) FROM orders WHERE shopper = ?1 AND status = 'PENDING_PAYMENT'",
+            [shopper.as_str()],
+            |row| row.get(0),
+        )?;
+        if policy.max_open > 0 && open >= policy.max_open {
+            return Err(ServiceError::TooManyOpenOrders {
+                message: format!(
+                    "{open} unpaid orders are open, the most one shopper may hold; pay or cancel one first"
+                ),
+            }
+            .into());
+        }
         if let Some(expected) = request.expected_total_cents
             && expected != cart.total_cents
         {
@@ -346,17 +435,24 @@ impl MallState {
             self.catalog.product_index_of(&first.product_id).map(|p| &self.catalog.products[p as usize]);
         let pickup_store_id =
             first_product.map(|p| self.catalog.stores[p.store as usize].store.id.clone()).unwrap_or_default();
+        let now = self.now();
+        let expires_at = now.saturating_add(i64::try_from(policy.ttl.as_secs()).unwrap_or(i64::MAX));
         let order = Order {
             order_id: new_id("o"),
             status: OrderStatus::PendingPayment,
             items: cart.items,
             total_cents: cart.total_cents,
-            created_at: rfc3339_now(),
+            currency: DEFAULT_CURRENCY.to_owned(),
+            created_at: rfc3339(now),
+            expires_at: Some(rfc3339(expires_at)),
             pickup_store_id,
+            payment: None,
+            refund: None,
         };
         tx.execute(
-            "INSERT INTO orders (order_id, shopper, status, items, total_cents, created_at, pickup_store_id)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            "INSERT INTO orders (order_id, shopper, status, items, total_cents, created_at, pickup_store_id,
+                                 currency, expires_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             params![
                 order.order_id,
                 shopper.as_str(),
@@ -364,10 +460,13 @@ impl MallState {
                 serde_json::to_string(&order.items)?,
                 order.total_cents,
                 order.created_at,
-                order.pickup_store_id
+                order.pickup_store_id,
+                order.currency,
+                expires_at
             ],
         )?;
         tx.execute("DELETE FROM cart_items WHERE cart_id = ?1", [&request.cart_id])?;
+        self.next_due.fetch_min(expires_at, Ordering::Relaxed);
         tracing::info!(order_id = order.order_id, shopper = %shopper, total_cents = order.total_cents, "order placed");
         Ok(order)
     }
@@ -400,7 +499,26 @@ impl MallState {
         }
     }
 
-    /// Cancels a `PENDING_PAYMENT` order and returns its stock.
+    /// Puts the order lines' quantities back in stock.
+    fn release(&self, tx: &Transaction, changes: &mut Changes, items: &[CartItem]) -> Result<(), OpError> {
+        for item in items {
+            let key = item.sku_id.as_deref().unwrap_or(&item.product_id);
+            let left: Option<u32> = tx
+                .query_row(
+                    "UPDATE inventory SET stock = stock + ?1 WHERE slot = ?2 RETURNING stock",
+                    params![item.quantity, key],
+                    |row| row.get(0),
+                )
+                .optional()?;
+            if let (Some(left), Some(slot)) = (left, self.catalog.slot_index_of(key)) {
+                changes.stock.push((slot, left));
+            }
+        }
+        Ok(())
+    }
+
+    /// Cancels a `PENDING_PAYMENT` or `PAID` order and returns its stock; a paid one gets a
+    /// pending refund of what was paid.
     pub fn cancel_order(
         &self,
         shopper: &Shopper,
@@ -408,58 +526,321 @@ impl MallState {
         key: Option<&IdempotencyKey>,
     ) -> Result<Order, ServiceError> {
         self.idempotent(shopper, key, "cancel_order", &order_id, |tx, changes| {
-            let mut order = find_order(tx, shopper, order_id)?;
-            if order.status != OrderStatus::PendingPayment {
-                return Err(ServiceError::NotCancellable {
-                    message: format!(
-                        "order {order_id} is {}; only PENDING_PAYMENT orders can be cancelled",
-                        order.status.as_str()
-                    ),
+            let mut order = find_order(tx, shopper, order_id)?.order;
+            let refund = match order.status {
+                OrderStatus::PendingPayment => None,
+                OrderStatus::Paid => Some(Refund {
+                    status: RefundStatus::Pending,
+                    amount_cents: order.payment.as_ref().map_or(order.total_cents, |p| p.amount_cents),
+                }),
+                other => {
+                    return Err(ServiceError::NotCancellable {
+                        message: format!(
+                            "order {order_id} is {}; only PENDING_PAYMENT and PAID orders can be cancelled",
+                            other.as_str()
+                        ),
+                    }
+                    .into());
                 }
-                .into());
-            }
+            };
             order.status = OrderStatus::Cancelled;
+            order.expires_at = None;
             tx.execute(
-                "UPDATE orders SET status = ?1 WHERE order_id = ?2",
-                params![order.status.as_str(), order_id],
+                "UPDATE orders SET status = ?1, refund_status = ?2, refund_cents = ?3 WHERE order_id = ?4",
+                params![
+                    order.status.as_str(),
+                    refund.as_ref().map(|r| r.status.as_str()),
+                    refund.as_ref().map(|r| r.amount_cents),
+                    order_id
+                ],
             )?;
-            for item in &order.items {
-                let key = item.sku_id.as_deref().unwrap_or(&item.product_id);
-                let left: Option<u32> = tx
-                    .query_row(
-                        "UPDATE inventory SET stock = stock + ?1 WHERE slot = ?2 RETURNING stock",
-                        params![item.quantity, key],
-                        |row| row.get(0),
-                    )
-                    .optional()?;
-                if let (Some(left), Some(slot)) = (left, self.catalog.slot_index_of(key)) {
-                    changes.stock.push((slot, left));
-                }
-            }
-            tracing::info!(order_id, shopper = %shopper, "order cancelled");
+            order.refund = refund;
+            self.release(tx, changes, &order.items)?;
+            append_event(tx, order_id, shopper.as_str(), order.status, None, &rfc3339(self.now()))?;
+            tracing::info!(order_id, shopper = %shopper, refund = order.refund.is_some(), "order cancelled");
             Ok(order)
         })
     }
 
+    /// Records a payment of the shopper's order, once per charge: the same `charge_id` again
+    /// answers what its first recording answered.
+    ///
+    /// A `PENDING_PAYMENT` order takes it, and so does an order that expired less than 15
+    /// minutes ago, whose stock is then taken again. When that stock has gone meanwhile the
+    /// payment is refused (`ORDER_NOT_PAYABLE`, nothing recorded): the money is then the
+    /// payer's to refund, as for any payment the mall refuses.
+    pub fn pay_order(
+        &self,
+        shopper: &Shopper,
+        order_id: &str,
+        payment: &RecordPayment,
+        key: Option<&IdempotencyKey>,
+    ) -> Result<Order, ServiceError> {
+        self.idempotent(shopper, key, "pay_order", &(order_id, payment), |tx, changes| {
+            self.record_payment(tx, changes, shopper, order_id, payment)
+        })
+    }
+
+    fn record_payment(
+        &self,
+        tx: &Transaction,
+        changes: &mut Changes,
+        shopper: &Shopper,
+        order_id: &str,
+        payment: &RecordPayment,
+    ) -> Result<Order, OpError> {
+        for (field, value) in [("provider", &payment.provider), ("charge_id", &payment.charge_id)] {
+            if value.trim().is_empty() {
+                return Err(ServiceError::invalid(field, format!("{field} is required")).into());
+            }
+        }
+        let stored = find_order(tx, shopper, order_id)?;
+        let recorded: Option<(String, String)> = tx
+            .query_row(
+                "SELECT order_id, response FROM payments WHERE charge_id = ?1",
+                [&payment.charge_id],
+                |row| Ok((row.get(0)?, row.get(1)?)),
+            )
+            .optional()?;
+        if let Some((paid_order, response)) = recorded {
+            if paid_order != order_id {
+                return Err(ServiceError::Conflict {
+                    message: format!("charge {} was recorded for another order", payment.charge_id),
+                }
+                .into());
+            }
+            tracing::debug!(order_id, charge_id = payment.charge_id, "payment already recorded");
+            return Ok(serde_json::from_str(&response)?);
+        }
+        let mut order = stored.order;
+        let now = self.now();
+        let expired_at = stored.expires_at.unwrap_or(now);
+        let within_grace = order.status == OrderStatus::Expired && now < expired_at + PAYMENT_GRACE_SECS;
+        if order.status != OrderStatus::PendingPayment && !within_grace {
+            let why = match (&order.payment, order.status) {
+                (Some(paid), _) => format!("order {order_id} was already paid (charge {})", paid.charge_id),
+                (None, OrderStatus::Expired) => {
+                    format!("order {order_id} expired at {}, more than 15 minutes ago", rfc3339(expired_at))
+                }
+                (None, status) => format!("order {order_id} is {}", status.as_str()),
+            };
+            return Err(ServiceError::NotPayable {
+                message: format!(
+                    "{why}; only unpaid orders (or ones expired less than 15 minutes ago) take a payment"
+                ),
+            }
+            .into());
+        }
+        if payment.amount_cents != order.total_cents
+            || !payment.currency.eq_ignore_ascii_case(&order.currency)
+        {
+            return Err(ServiceError::PaymentMismatch {
+                message: format!(
+                    "the payment is {} {}, the order costs {} {}",
+                    format_yuan(payment.amount_cents),
+                    payment.currency,
+                    format_yuan(order.total_cents),
+                    order.currency
+                ),
+            }
+            .into());
+        }
+        if order.status == OrderStatus::Expired {
+            for item in &order.items {
+                self.reserve(tx, changes, item).map_err(|error| match error {
+                    OpError::Service(ServiceError::OutOfStock { message }) => ServiceError::NotPayable {
+                        message: format!(
+                            "order {order_id} expired and its stock is gone ({message}); the payment was not recorded"
+                        ),
+                    }
+                    .into(),
+                    other => other,
+                })?;
+            }
+        }
+        order.status = OrderStatus::Paid;
+        order.expires_at = None;
+        order.payment = Some(Payment {
+            provider: payment.provider.clone(),
+            amount_cents: payment.amount_cents,
+            currency: order.currency.clone(),
+            charge_id: payment.charge_id.clone(),
+            paid_at: rfc3339(now),
+        });
+        tx.execute(
+            "UPDATE orders SET status = ?1, payment = ?2 WHERE order_id = ?3",
+            params![order.status.as_str(), serde_json::to_string(&order.payment)?, order_id],
+        )?;
+        tx.execute(
+            "INSERT INTO payments (charge_id, order_id, response) VALUES (?1, ?2, ?3)",
+            params![payment.charge_id, order_id, serde_json::to_string(&order)?],
+        )?;
+        append_event(tx, order_id, shopper.as_str(), order.status, None, &rfc3339(now))?;
+        tracing::info!(order_id, shopper = %shopper, charge_id = payment.charge_id, "order paid");
+        Ok(order)
+    }
+
     /// One of the shopper's orders.
     pub fn get_order(&self, shopper: &Shopper, order_id: &str) -> Result<Order, ServiceError> {
-        self.read(|conn| find_order(conn, shopper, order_id))
+        self.write(|tx, _| Ok(find_order(tx, shopper, order_id)?.order))
     }
 
     /// The shopper's orders, newest first.
     pub fn list_orders(&self, shopper: &Shopper, page: PageRequest) -> Result<Page<Order>, ServiceError> {
-        self.read(|conn| {
-            let total: i64 = conn.query_row(
-                "SELECT COUNT(*) FROM orders WHERE shopper = ?1",
-                [shopper.as_str()],
-                |row| row.get(0),
-            )?;
-            let mut stmt = conn.prepare_cached(&format!(
+        self.write(|tx, _| {
+            let total: i64 =
+                tx.query_row("SELECT COUNT(*) FROM orders WHERE shopper = ?1", [shopper.as_str()], |row| {
+                    row.get(0)
+                })?;
+            let mut stmt = tx.prepare_cached(&format!(
                 "SELECT {ORDER_COLUMNS} FROM orders WHERE shopper = ?1 ORDER BY seq DESC LIMIT ?2 OFFSET ?3"
             ))?;
             let rows = stmt.query_map(params![shopper.as_str(), page.limit(), page.offset()], order_row)?;
-            let items = rows.map(|row| row?.into_order()).collect::<Result<_, OpError>>()?;
+            let items = rows.map(|row| Ok(row?.into_stored()?.order)).collect::<Result<_, OpError>>()?;
             Ok(Page { items, total: total.unsigned_abs() })
+        })
+    }
+
+    // ---------------------------------------------------------------- staff
+
+    /// A store's staff say a paid order is ready: `PAID` → `READY`.
+    pub fn mark_ready(&self, order_id: &str) -> Result<Order, ServiceError> {
+        self.advance(order_id, OrderStatus::Paid, OrderStatus::Ready)
+    }
+
+    /// A store's staff hand a ready order over: `READY` → `COMPLETED`.
+    pub fn mark_picked_up(&self, order_id: &str) -> Result<Order, ServiceError> {
+        self.advance(order_id, OrderStatus::Ready, OrderStatus::Completed)
+    }
+
+    /// Moves an order from `from` to `to`, or says why not (`CONFLICT`).
+    fn advance(&self, order_id: &str, from: OrderStatus, to: OrderStatus) -> Result<Order, ServiceError> {
+        self.write(|tx, _| {
+            let Stored { mut order, shopper, .. } = find_any_order(tx, order_id)?;
+            if order.status != from {
+                return Err(ServiceError::Conflict {
+                    message: format!(
+                        "order {order_id} is {}; only {} orders can become {}",
+                        order.status.as_str(),
+                        from.as_str(),
+                        to.as_str()
+                    ),
+                }
+                .into());
+            }
+            order.status = to;
+            tx.execute("UPDATE orders SET status = ?1 WHERE order_id = ?2", params![to.as_str(), order_id])?;
+            append_event(tx, order_id, &shopper, to, None, &rfc3339(self.now()))?;
+            tracing::info!(order_id, status = to.as_str(), "order moved by staff");
+            Ok(order)
+        })
+    }
+
+    // ------------------------------------------------------ events, expiry
+
+    /// Order events after the event `after` (from the first when `None`), oldest first, at most
+    /// `limit` (0 = the contract's default of 10, at most 50).
+    pub fn events(&self, after: Option<&str>, limit: u32) -> Result<EventPage, ServiceError> {
+        let from = match after.map(str::trim).filter(|a| !a.is_empty()) {
+            None => 0,
+            Some(text) => text.parse::<i64>().ok().filter(|id| *id >= 0).ok_or_else(|| {
+                ServiceError::invalid(
+                    "after",
+                    format!("`after` must be an event_id from this feed, not {text:?}"),
+                )
+            })?,
+        };
+        let limit = match limit {
+            0 => PageRequest::DEFAULT_LIMIT,
+            n => n.min(PageRequest::MAX_LIMIT),
+        };
+        self.write(|tx, _| {
+            let mut stmt = tx.prepare_cached(
+                "SELECT event_id, order_id, shopper, status, refund, at FROM events
+                 WHERE event_id > ?1 ORDER BY event_id LIMIT ?2",
+            )?;
+            let rows = stmt.query_map(params![from, limit], |row| {
+                Ok((
+                    row.get::<_, i64>(0)?,
+                    row.get::<_, String>(1)?,
+                    row.get::<_, String>(2)?,
+                    row.get::<_, String>(3)?,
+                    row.get::<_, Option<String>>(4)?,
+                    row.get::<_, String>(5)?,
+                ))
+            })?;
+            let mut items = Vec::new();
+            for row in rows {
+                let (event_id, order_id, user, status, refund, at) = row?;
+                items.push(Event {
+                    event_id: event_id.to_string(),
+                    order_id,
+                    user,
+                    status: parse_status(&status)?,
+                    at,
+                    refund: refund.as_deref().map(parse_refund).transpose()?,
+                });
+            }
+            let next = items.last().map(|e| e.event_id.clone()).or_else(|| after.map(str::to_owned));
+            Ok(EventPage { items, next })
+        })
+    }
+
+    /// Expires the unpaid orders that are due; how many expired.
+    pub fn sweep_expired(&self) -> Result<usize, ServiceError> {
+        self.transaction(|tx, changes| self.expire_due(tx, changes))
+    }
+
+    /// Expires every `PENDING_PAYMENT` order whose `expires_at` has passed: status `EXPIRED`,
+    /// its stock back, one `EXPIRED` event (at the moment it expired).
+    fn expire_due(&self, tx: &Transaction, changes: &mut Changes) -> Result<usize, OpError> {
+        let due: Vec<(String, String, String, i64)> = {
+            let mut stmt = tx.prepare_cached(
+                "SELECT order_id, shopper, items, expires_at FROM orders
+                 WHERE status = 'PENDING_PAYMENT' AND expires_at <= ?1 ORDER BY expires_at, seq",
+            )?;
+            let rows =
+                stmt.query_map([self.now()], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)))?;
+            rows.collect::<Result<_, _>>()?
+        };
+        for (order_id, shopper, items, expires_at) in &due {
+            let items: Vec<CartItem> = serde_json::from_str(items)?;
+            tx.execute(
+                "UPDATE orders SET status = ?1 WHERE order_id = ?2",
+                params![OrderStatus::Expired.as_str(), order_id],
+            )?;
+            self.release(tx, changes, &items)?;
+            append_event(tx, order_id, shopper, OrderStatus::Expired, None, &rfc3339(*expires_at))?;
+            tracing::info!(order_id, shopper, "unpaid order expired; stock returned");
+        }
+        let next: Option<i64> =
+            tx.query_row("SELECT MIN(expires_at) FROM orders WHERE status = 'PENDING_PAYMENT'", [], |row| {
+                row.get(0)
+            })?;
+        self.next_due.store(next.unwrap_or(i64::MAX), Ordering::Relaxed);
+        Ok(due.len())
+    }
+
+    /// Marks every pending refund done (the money went back), one event each; how many.
+    pub fn complete_refunds(&self) -> Result<usize, ServiceError> {
+        self.write(|tx, _| {
+            let pending: Vec<(String, String, String)> = {
+                let mut stmt = tx.prepare_cached(
+                    "SELECT order_id, shopper, status FROM orders WHERE refund_status = 'PENDING' ORDER BY seq",
+                )?;
+                let rows = stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?;
+                rows.collect::<Result<_, _>>()?
+            };
+            let at = rfc3339(self.now());
+            for (order_id, shopper, status) in &pending {
+                tx.execute(
+                    "UPDATE orders SET refund_status = ?1 WHERE order_id = ?2",
+                    params![RefundStatus::Done.as_str(), order_id],
+                )?;
+                append_event(tx, order_id, shopper, parse_status(status)?, Some(RefundStatus::Done), &at)?;
+                tracing::info!(order_id, shopper, "refund done");
+            }
+            Ok(pending.len())
         })
     }
 
@@ -496,16 +877,18 @@ impl MallState {
         })
     }
 
-    /// Moves an order to another status (as a payment or pickup would).
+    /// Moves an order to another status by decree (stock is not moved), with its event.
     pub fn set_order_status(&self, order_id: &str, status: OrderStatus) -> Result<(), ServiceError> {
         self.write(|tx, _| {
-            let changed = tx.execute(
+            let stored = find_any_order(tx, order_id)?;
+            if stored.order.status == status {
+                return Ok(());
+            }
+            tx.execute(
                 "UPDATE orders SET status = ?1 WHERE order_id = ?2",
                 params![status.as_str(), order_id],
             )?;
-            if changed == 0 {
-                return Err(not_found(format!("order {order_id} not found")));
-            }
+            append_event(tx, order_id, &stored.shopper, status, None, &rfc3339(self.now()))?;
             Ok(())
         })
     }
@@ -528,7 +911,32 @@ fn stock_of(conn: &Connection, slot_key: &str) -> Result<u32, OpError> {
     Ok(conn.query_row("SELECT stock FROM inventory WHERE slot = ?1", [slot_key], |row| row.get(0))?)
 }
 
-const ORDER_COLUMNS: &str = "order_id, status, items, total_cents, created_at, pickup_store_id";
+/// Appends one order event.
+fn append_event(
+    tx: &Transaction,
+    order_id: &str,
+    shopper: &str,
+    status: OrderStatus,
+    refund: Option<RefundStatus>,
+    at: &str,
+) -> Result<(), OpError> {
+    tx.execute(
+        "INSERT INTO events (order_id, shopper, status, refund, at) VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![order_id, shopper, status.as_str(), refund.map(RefundStatus::as_str), at],
+    )?;
+    Ok(())
+}
+
+fn parse_status(text: &str) -> Result<OrderStatus, OpError> {
+    Ok(serde_json::from_value(serde_json::Value::String(text.to_owned()))?)
+}
+
+fn parse_refund(text: &str) -> Result<RefundStatus, OpError> {
+    Ok(serde_json::from_value(serde_json::Value::String(text.to_owned()))?)
+}
+
+const ORDER_COLUMNS: &str = "order_id, status, items, total_cents, created_at, pickup_store_id, \
+                             currency, expires_at, payment, refund_status, refund_cents, shopper";
 
 /// An order row before its JSON and status are parsed.
 struct OrderRow {
@@ -538,6 +946,12 @@ struct OrderRow {
     total_cents: i64,
     created_at: String,
     pickup_store_id: String,
+    currency: String,
+    expires_at: Option<i64>,
+    payment: Option<String>,
+    refund_status: Option<String>,
+    refund_cents: Option<i64>,
+    shopper: String,
 }
 
 fn order_row(row: &Row) -> rusqlite::Result<OrderRow> {
@@ -548,23 +962,54 @@ fn order_row(row: &Row) -> rusqlite::Result<OrderRow> {
         total_cents: row.get(3)?,
         created_at: row.get(4)?,
         pickup_store_id: row.get(5)?,
+        currency: row.get(6)?,
+        expires_at: row.get(7)?,
+        payment: row.get(8)?,
+        refund_status: row.get(9)?,
+        refund_cents: row.get(10)?,
+        shopper: row.get(11)?,
     })
 }
 
+/// An order as stored: the contract's view, its shopper and its expiry in Unix seconds.
+struct Stored {
+    order: Order,
+    shopper: String,
+    expires_at: Option<i64>,
+}
+
 impl OrderRow {
-    fn into_order(self) -> Result<Order, OpError> {
-        Ok(Order {
-            order_id: self.order_id,
-            status: serde_json::from_value(serde_json::Value::String(self.status))?,
-            items: serde_json::from_str(&self.items)?,
-            total_cents: self.total_cents,
-            created_at: self.created_at,
-            pickup_store_id: self.pickup_store_id,
+    fn into_stored(self) -> Result<Stored, OpError> {
+        let status = parse_status(&self.status)?;
+        let refund = match (self.refund_status, self.refund_cents) {
+            (Some(status), Some(amount_cents)) => {
+                Some(Refund { status: parse_refund(&status)?, amount_cents })
+            }
+            _ => None,
+        };
+        let payment: Option<Payment> =
+            self.payment.as_deref().map(serde_json::from_str).transpose()?.flatten();
+        Ok(Stored {
+            order: Order {
+                order_id: self.order_id,
+                status,
+                items: serde_json::from_str(&self.items)?,
+                total_cents: self.total_cents,
+                currency: self.currency,
+                created_at: self.created_at,
+                expires_at: self.expires_at.filter(|_| status == OrderStatus::PendingPayment).map(rfc3339),
+                pickup_store_id: self.pickup_store_id,
+                payment,
+                refund,
+            },
+            shopper: self.shopper,
+            expires_at: self.expires_at,
         })
     }
 }
 
-fn find_order(conn: &Connection, shopper: &Shopper, order_id: &str) -> Result<Order, OpError> {
+/// One of the shopper's orders; another shopper's is not found.
+fn find_order(conn: &Connection, shopper: &Shopper, order_id: &str) -> Result<Stored, OpError> {
     conn.query_row(
         &format!("SELECT {ORDER_COLUMNS} FROM orders WHERE order_id = ?1 AND shopper = ?2"),
         params![order_id, shopper.as_str()],
@@ -572,5 +1017,13 @@ fn find_order(conn: &Connection, shopper: &Shopper, order_id: &str) -> Result<Or
     )
     .optional()?
     .ok_or_else(|| not_found(format!("order {order_id} not found")))?
-    .into_order()
+    .into_stored()
+}
+
+/// Any shopper's order, for the store's staff.
+fn find_any_order(conn: &Connection, order_id: &str) -> Result<Stored, OpError> {
+    conn.query_row(&format!("SELECT {ORDER_COLUMNS} FROM orders WHERE order_id = ?1"), [order_id], order_row)
+        .optional()?
+        .ok_or_else(|| not_found(format!("order {order_id} not found")))?
+        .into_stored()
 }

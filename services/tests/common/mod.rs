@@ -11,6 +11,8 @@ use tokio::sync::oneshot;
 
 /// The API key the test mall servers require.
 pub const API_KEY: &str = "test-key-9f2c";
+/// The staff key of the test mall servers' staff endpoints.
+pub const STAFF_KEY: &str = "staff-key-51d0";
 
 /// A server running on `127.0.0.1:<random port>`; it shuts down when dropped.
 pub struct Running {
@@ -38,12 +40,18 @@ fn stop_signal() -> (oneshot::Sender<()>, impl Future<Output = ()> + Send + 'sta
     })
 }
 
-/// `mallbot mall-server` over `mall`, requiring [`API_KEY`].
+/// `mallbot mall-server` over `mall`, requiring [`API_KEY`], its staff endpoints [`STAFF_KEY`].
 pub async fn mall_server(mall: Arc<dyn MallApi>) -> Running {
+    mall_server_with_staff(mall, Some(STAFF_KEY)).await
+}
+
+/// `mallbot mall-server` over `mall`, requiring [`API_KEY`], with `staff_key` (or none).
+pub async fn mall_server_with_staff(mall: Arc<dyn MallApi>, staff_key: Option<&str>) -> Running {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind loopback");
     let address = listener.local_addr().expect("local address");
     let (stop, shutdown) = stop_signal();
-    tokio::spawn(server::serve(listener, mall, Some(API_KEY.to_owned()), shutdown));
+    let staff_key = staff_key.map(str::to_owned);
+    tokio::spawn(server::serve(listener, mall, Some(API_KEY.to_owned()), staff_key, shutdown));
     Running { address, _stop: stop }
 }
 
