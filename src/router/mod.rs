@@ -130,7 +130,7 @@ pub enum Admission {
     /// Within the limit: go on.
     Admitted,
     /// The first message over the limit in this window: answer with this notice.
-    SlowDown(Reply),
+    SlowDown(Box<Reply>),
     /// Over the limit again in the same window: say nothing.
     Dropped,
 }
@@ -271,7 +271,7 @@ impl FunctionCallRouter {
     pub async fn admit(&self, ctx: &MessageContext) -> Option<Reply> {
         match self.admission(ctx).await {
             Admission::Admitted => None,
-            Admission::SlowDown(notice) => Some(notice),
+            Admission::SlowDown(notice) => Some(*notice),
             Admission::Dropped => Some(Reply::default()),
         }
     }
@@ -325,7 +325,7 @@ impl FunctionCallRouter {
         if !admitted {
             match self.rate_limited(&ctx).await {
                 Admission::Admitted => {}
-                Admission::SlowDown(reply) => return reply,
+                Admission::SlowDown(reply) => return *reply,
                 Admission::Dropped => return Reply::default(),
             }
         }
@@ -354,7 +354,7 @@ impl FunctionCallRouter {
                 tracing::info!(count, limit, "rate limited");
                 metrics::counter!(crate::ops::LIMITED, "reason" => "rate_limited").increment(1);
                 if count == limit + 1 {
-                    Admission::SlowDown(Reply::text(ctx.lang.texts().turn.rate_limited))
+                    Admission::SlowDown(Box::new(Reply::text(ctx.lang.texts().turn.rate_limited)))
                 } else {
                     Admission::Dropped
                 }
