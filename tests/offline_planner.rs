@@ -279,24 +279,37 @@ async fn errors_from_tools_become_short_explanations() {
 }
 
 #[tokio::test]
-async fn cancel_my_last_order_cancels_the_newest_unpaid_one() {
+async fn cancel_my_last_order_cancels_the_newest_one_that_can_be_and_tells_the_refund() {
     let mut chat = Chat::new(false);
     chat.say("cancel my last order").await.call("list_orders");
-    let orders = json!({"total": 3, "orders": [
-        {"order_id": "o-3", "status": "PAID", "total_yuan": 99.0, "created_at": "2025-05-03T10:00:00Z", "item_count": 1},
+    let orders = json!({"total": 4, "orders": [
+        {"order_id": "o-4", "status": "READY", "total_yuan": 99.0, "created_at": "2025-05-04T10:00:00Z", "item_count": 1},
         {"order_id": "o-2", "status": "PENDING_PAYMENT", "total_yuan": 499.0, "created_at": "2025-05-02T10:00:00Z", "item_count": 1},
         {"order_id": "o-1", "status": "PENDING_PAYMENT", "total_yuan": 59.0, "created_at": "2025-05-01T10:00:00Z", "item_count": 2},
     ]});
     let args = chat.data(orders).await.call("cancel_order");
-    assert_eq!(args, json!({"order_id": "o-2"}));
+    assert_eq!(args, json!({"order_id": "o-2"}), "an order ready for pickup is passed over");
     let answer = chat.data(order("o-2", "CANCELLED")).await.text();
     assert_eq!(answer, "Order o-2 (¥499) has been cancelled.");
 
+    // A paid order is cancelled too; the answer tells the refund as the mall gave it.
     let mut chat = Chat::new(false);
     chat.say("取消订单").await.call("list_orders");
-    let paid = json!({"total": 1, "orders": [{"order_id": "o-3", "status": "PAID", "total_yuan": 99.0,
+    let paid = json!({"total": 1, "orders": [{"order_id": "o-3", "status": "PAID", "total_yuan": 499.0,
                       "created_at": "2025-05-03T10:00:00Z", "item_count": 1}]});
-    assert!(chat.data(paid).await.text().starts_with("您没有待支付的订单"));
+    assert_eq!(chat.data(paid).await.call("cancel_order"), json!({"order_id": "o-3"}));
+    let mut cancelled = order("o-3", "CANCELLED");
+    cancelled["order"]["refund"] = json!({"status": "PENDING", "amount_yuan": 499.0});
+    assert_eq!(
+        chat.data(cancelled).await.text(),
+        "订单 o-3 已取消（¥499），商品已退回库存。已付的 ¥499 将退回：商场正在办理退款，完成后会通知您。"
+    );
+
+    let mut chat = Chat::new(false);
+    chat.say("取消订单").await.call("list_orders");
+    let done = json!({"total": 1, "orders": [{"order_id": "o-4", "status": "COMPLETED", "total_yuan": 99.0,
+                      "created_at": "2025-05-03T10:00:00Z", "item_count": 1}]});
+    assert!(chat.data(done).await.text().starts_with("您没有可以取消的订单"));
 }
 
 #[tokio::test]

@@ -107,6 +107,18 @@ async fn order_in_chat(bot: &Running) -> Vec<String> {
     bot.api.wait_for_texts(chat, 5).await
 }
 
+/// The event feed of `app`, read by hand in these tests (`events.poll_secs = 0`).
+fn event_feed(app: &App) -> mallbot::payments::EventFeed {
+    mallbot::telegram::pay::event_feed(app, Duration::from_secs(5))
+}
+
+/// What tells the feed's events to shoppers through `api`.
+fn teller(api: &FakeBotApi, app: &App) -> mallbot::telegram::pay::TelegramTeller {
+    let outbox =
+        Arc::new(mallbot::telegram::outbox::Outbox::new(app.state.clone(), Duration::from_secs(600)));
+    mallbot::telegram::pay::TelegramTeller { bot: api.bot(), app: app.clone(), outbox }
+}
+
 /// An unpaid order of `shopper` for one pair of Nike running shoes, placed in the mall directly.
 async fn order_directly(mall: &dyn MallApi, shopper: Shopper) -> services::Order {
     let who = services::Shopper::new("telegram", shopper.id);
@@ -299,6 +311,77 @@ async fn the_pay_button_of_an_unpaid_order_sends_a_new_invoice_for_the_same_orde
 }
 
 #[tokio::test]
+async fn basic_mode_shows_the_unpaid_order_asked_to_pay_with_its_pay_button() {
+    let bot = start(pay_config()).await;
+    bot.api.push_update(private_text(ALICE, "我要支付订单"));
+    let texts = bot.api.wait_for_texts(ALICE.id, 1).await;
+    assert!(texts[0].contains("还没有订单"), "nothing to pay yet: {}", texts[0]);
+
+    let order = order_directly(bot.app.mall.as_ref(), ALICE).await;
+    bot.api.push_update(private_text(ALICE, "我要支付订单"));
+    let texts = bot.api.wait_for_texts(ALICE.id, 2).await;
+    assert!(texts[1].contains(&order.order_id) && texts[1].contains("待支付"), "{}", texts[1]);
+    bot.press(ALICE.id, ALICE, "💳 支付");
+    bot.api.wait_until("the invoice", |api| !api.calls("sendInvoice").is_empty()).await;
+    let invoice = bot.api.calls("sendInvoice").remove(0);
+    let (order_id, payer) = PayloadKey::derive(BOT_TOKEN).open(invoice["payload"].as_str().unwrap()).unwrap();
+    assert_eq!((order_id.as_str(), payer), (order.order_id.as_str(), ALICE.id));
+
+    // Paid: nothing is left to pay, and the answer says so.
+    let payload = invoice["payload"].as_str().unwrap().to_owned();
+    bot.api.push_update(successful_payment(ALICE, &payload, order.total_cents, "CNY", "tg-basic-1"));
+    bot.api.wait_for_texts(ALICE.id, 3).await;
+    bot.api.push_update(private_text(ALICE, "pay my order"));
+    let texts = bot.api.wait_for_texts(ALICE.id, 4).await;
+    assert!(texts[3].contains("no order waiting for payment"), "{}", texts[3]);
+    bot.stop().await;
+}
+
+#[tokio::test]
+async fn a_paid_order_cancelled_in_chat_is_refunded_as_the_mall_answers_and_the_refund_told_once() {
+    let bot = start(pay_config()).await;
+    let order = order_directly(bot.app.mall.as_ref(), ALICE).await;
+    let payload = PayloadKey::derive(BOT_TOKEN).sign(&order.order_id, ALICE.id);
+    bot.api.push_update(successful_payment(ALICE, &payload, order.total_cents, "CNY", "tg-cancel-1"));
+    bot.api.wait_for_texts(ALICE.id, 1).await;
+    let paid = handlers::format::money(order.total_cents);
+
+    // Critical: the whole order and what happens to the money, before anything is done.
+    bot.api.push_update(private_text(ALICE, "取消我的订单"));
+    let texts = bot.api.wait_for_texts(ALICE.id, 2).await;
+    for part in [order.order_id.as_str(), "已付款", paid.as_str(), "退款"] {
+        assert!(texts[1].contains(part), "the confirmation says {part}: {}", texts[1]);
+    }
+    assert_eq!(bot.order(ALICE, &order.order_id).await.status, OrderStatus::Paid, "nothing before the press");
+    // Bob cannot press Alice's button.
+    bot.press(ALICE.id, BOB, CONFIRM);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(bot.order(ALICE, &order.order_id).await.status, OrderStatus::Paid, "only Alice confirms");
+
+    bot.press(ALICE.id, ALICE, CONFIRM);
+    let texts = bot.api.wait_for_texts(ALICE.id, 3).await;
+    let answer = texts.last().unwrap();
+    for part in ["已取消", "商场正在办理退款", paid.as_str()] {
+        assert!(answer.contains(part), "the answer says {part}: {answer}");
+    }
+    let cancelled = bot.order(ALICE, &order.order_id).await;
+    assert_eq!(cancelled.status, OrderStatus::Cancelled);
+    let refund = cancelled.refund.expect("the mall owes the money back");
+    assert_eq!((refund.status, refund.amount_cents), (services::RefundStatus::Pending, order.total_cents));
+
+    // The mall pays it back: Alice hears it once (her own cancel is not told again).
+    let told = texts.len();
+    assert_eq!(bot.mall.complete_refunds().unwrap(), 1);
+    let (feed, teller) = (event_feed(&bot.app), teller(&bot.api, &bot.app));
+    assert_eq!(feed.poll(&teller).await.unwrap().told, 1, "the refund, and not the cancel Alice made");
+    let texts = bot.api.texts_to(ALICE.id);
+    assert_eq!(texts.len(), told + 1);
+    assert!(texts[told].contains("退款已完成") && texts[told].contains(&order.order_id), "{}", texts[told]);
+    assert_eq!(feed.poll(&teller).await.unwrap().told, 0, "told once");
+    bot.stop().await;
+}
+
+#[tokio::test]
 async fn a_payment_for_an_order_that_expired_meanwhile_is_kept_to_refund_and_shown_to_admins() {
     let bot = start(pay_config()).await;
     let order = order_directly(bot.app.mall.as_ref(), ALICE).await;
@@ -333,10 +416,7 @@ async fn staff_mark_an_order_ready_and_picked_up_and_the_shopper_hears_each_once
     bot.api.wait_for_texts(BOB.id, 1).await;
     assert_eq!(bot.order(ALICE, &order.order_id).await.status, OrderStatus::Ready);
 
-    let outbox =
-        Arc::new(mallbot::telegram::outbox::Outbox::new(bot.app.state.clone(), Duration::from_secs(600)));
-    let teller = mallbot::telegram::pay::TelegramTeller { bot: bot.api.bot(), app: bot.app.clone(), outbox };
-    let feed = mallbot::telegram::pay::event_feed(&bot.app, Duration::from_secs(5));
+    let (feed, teller) = (event_feed(&bot.app), teller(&bot.api, &bot.app));
     let report = feed.poll(&teller).await.unwrap();
     assert_eq!(report.told, 1, "ready (the payment made here was told with the receipt): {report:?}");
     let texts = bot.api.texts_to(ALICE.id);
@@ -362,12 +442,8 @@ async fn an_order_that_expires_unpaid_is_told_once_even_after_a_restart() {
     bot.mall.advance_clock(Duration::from_secs(31 * 60));
     assert_eq!(bot.mall.sweep_expired().unwrap(), 1, "the order expired and its stock returned");
 
-    let told = |app: &App| {
-        let outbox =
-            Arc::new(mallbot::telegram::outbox::Outbox::new(app.state.clone(), Duration::from_secs(600)));
-        mallbot::telegram::pay::TelegramTeller { bot: bot.api.bot(), app: app.clone(), outbox }
-    };
-    let feed = mallbot::telegram::pay::event_feed(&bot.app, Duration::from_secs(5));
+    let told = |app: &App| teller(&bot.api, app);
+    let feed = event_feed(&bot.app);
     assert_eq!(feed.poll(&told(&bot.app)).await.unwrap().told, 1);
     let texts = bot.api.texts_to(ALICE.id);
     assert!(texts[0].contains("已自动取消") && texts[0].contains(&order.order_id), "{}", texts[0]);
@@ -407,10 +483,8 @@ async fn two_instances_on_one_redis_tell_each_event_once() {
     let instance = || async {
         let state = mallbot::state::open(&url).await.unwrap();
         let app = App::with_parts(pay_config(), bot.app.mall.clone(), state).unwrap();
-        let outbox =
-            Arc::new(mallbot::telegram::outbox::Outbox::new(app.state.clone(), Duration::from_secs(600)));
-        let teller = mallbot::telegram::pay::TelegramTeller { bot: bot.api.bot(), app: app.clone(), outbox };
-        (mallbot::telegram::pay::event_feed(&app, Duration::from_secs(5)), teller, app)
+        let teller = teller(&bot.api, &app);
+        (event_feed(&app), teller, app)
     };
     let (feed_a, teller_a, app_a) = instance().await;
     let (feed_b, teller_b, _app_b) = instance().await;

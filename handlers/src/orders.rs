@@ -99,27 +99,38 @@ fn order_progress(lang: Lang, args: &OrderIdArgs) -> String {
     }
 }
 
-/// Cancel an unpaid order.
+/// Cancel an order that is unpaid, or paid and not yet ready (the mall refunds a paid one).
 #[tool_function(level = "critical", scope = "private", preview = preview_cancel_order, progress = order_progress, help = HELP_ORDERS)]
 pub async fn cancel_order(ctx: &ToolContext, args: OrderIdArgs) -> ToolResult<OrderResult> {
     let order = ctx.mall.cancel_order(&ctx.shopper, args.order_id.trim(), idempotency_key(ctx)).await?;
     single_order_output(ctx, &order).await
 }
 
-/// The order's lines and total. An order past payment cannot be cancelled:
-/// `ORDER_NOT_CANCELLABLE`, as the mall would answer.
+/// Whether the mall takes a cancel of an order in `status`: unpaid, or paid
+/// and not yet ready (a paid one is refunded).
+pub fn cancellable(status: OrderStatus) -> bool {
+    matches!(status, OrderStatus::PendingPayment | OrderStatus::Paid)
+}
+
+/// The order's lines and total, and for a paid order that the mall will
+/// refund it. Any other order cannot be cancelled: `ORDER_NOT_CANCELLABLE`,
+/// as the mall would answer.
 pub async fn preview_cancel_order(ctx: &ToolContext, args: OrderIdArgs) -> Result<Preview, ToolError> {
     let order = ctx.mall.get_order(&ctx.shopper, args.order_id.trim()).await?;
-    if order.status != OrderStatus::PendingPayment {
+    if !cancellable(order.status) {
         let message = format!("order {} is {}", order.order_id, order.status.as_str());
         return Err(ServiceError::NotCancellable { message }.into());
     }
     let lang = ctx.lang;
-    let summary = format!(
+    let mut summary = format!(
         "{}\n{}",
         (lang.texts().tools.cancel_preview)(&order.order_id),
         items_and_total(lang, &order.items, order.total_cents)
     );
+    if order.status == OrderStatus::Paid {
+        summary.push('\n');
+        summary += &(lang.texts().tools.cancel_refund)(&crate::format::money(order.total_cents));
+    }
     Ok(Preview {
         summary,
         fingerprint: json!({

@@ -4,7 +4,7 @@
 //! same types the tools return.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use services::{Cart, CartItem, Order, OrderStatus, Store};
+use services::{Cart, CartItem, Order, OrderStatus, RefundStatus, Store};
 
 use crate::Lang;
 
@@ -185,6 +185,16 @@ pub struct OrderCard {
     pub created_at: String,
     #[serde(default)]
     pub pickup_store: StoreRef,
+    /// The refund of a paid order that was cancelled, as the mall answered it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refund: Option<RefundCard>,
+}
+
+/// The refund of a cancelled paid order: where it stands and how much.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RefundCard {
+    pub status: RefundStatus,
+    pub amount_yuan: Yuan,
 }
 
 /// What every single-order tool returns: `{"order": {...}}`.
@@ -209,6 +219,10 @@ impl OrderResult {
                 total_yuan: Yuan(order.total_cents),
                 created_at: order.created_at.clone(),
                 pickup_store,
+                refund: order
+                    .refund
+                    .as_ref()
+                    .map(|r| RefundCard { status: r.status, amount_yuan: Yuan(r.amount_cents) }),
             },
         }
     }

@@ -201,16 +201,23 @@ pub(crate) static TEXTS: Texts = Texts {
             format!("Order {id}: {status}, total {total}, placed on {created}.{pickup}")
         },
         order_cancelled: |id, total| format!("Order {id} ({total}) has been cancelled."),
+        refund_pending: |amount| {
+            format!(
+                "The {amount} you paid will be refunded: the mall is processing it, and you will hear when it is done."
+            )
+        },
+        refund_done: |amount| format!("The {amount} you paid has been refunded."),
         orders_title: "Your orders:",
         order_line: |i, id, status, total, count, created| {
             format!("{i}. {id} — {status}, {total}, {count} items, {created}")
         },
         no_orders: "You have no orders yet.",
-        no_pending_orders: "You have no order pending payment, so there is nothing to cancel (only unpaid orders can be cancelled).",
+        no_pending_orders: "You have no order that can be cancelled (only unpaid orders, and paid ones not yet ready, can be).",
+        no_unpaid_orders: "You have no order waiting for payment: every order is paid or closed.",
         declined: "OK, cancelled — nothing was changed.",
         private_only: "The cart and orders are only available in a private chat — please message me directly.",
         cannot_here: "Sorry, I can't do that here.",
-        not_cancellable: "That order can no longer be cancelled: only orders pending payment can be.",
+        not_cancellable: "That order can no longer be cancelled: only unpaid orders, and paid ones not yet ready, can be.",
         price_changed: "Prices have changed, so no order was placed. Please check your cart's new total and order again.",
         invalid: "Sorry, I couldn't handle that request. Could you rephrase it?",
         mall_down: "Sorry, the mall's system isn't responding right now. Please try again in a minute.",
@@ -235,6 +242,11 @@ pub(crate) static TEXTS: Texts = Texts {
         order_preview: "Place this order:",
         pickup: "Pickup: ",
         cancel_preview: |id| format!("Cancel order {id}:"),
+        cancel_refund: |amount| {
+            format!("💰 This order is paid ({amount}): cancelling asks the mall to refund it.")
+        },
+        map_button: "🗺 See on the map",
+        menu_button: "🛍 Mall",
     },
     map: maps::MapWords::ENGLISH,
     media: Media {

@@ -357,14 +357,21 @@ pub struct Answers {
     pub order_status: fn(&str, &str, &str, &str, &str) -> String,
     /// After `cancel_order`: (id, total).
     pub order_cancelled: fn(&str, &str) -> String,
+    /// After cancelling a paid order, as the mall answered: the refund is
+    /// under way: (amount).
+    pub refund_pending: fn(&str) -> String,
+    /// After cancelling a paid order: the money is back already: (amount).
+    pub refund_done: fn(&str) -> String,
     /// Before the list of orders.
     pub orders_title: &'static str,
     /// One order in the list: (number, id, status, total, items, date).
     pub order_line: fn(usize, &str, &str, &str, u32, &str) -> String,
     /// No orders at all.
     pub no_orders: &'static str,
-    /// No unpaid order to cancel.
+    /// No order that can be cancelled (unpaid, or paid and not ready).
     pub no_pending_orders: &'static str,
+    /// No order waits for payment.
+    pub no_unpaid_orders: &'static str,
     /// The shopper pressed Cancel.
     pub declined: &'static str,
     /// A tool only for private chats, asked in a group.
@@ -422,6 +429,12 @@ pub struct Tools {
     pub pickup: &'static str,
     /// Before the order about to be cancelled: (id).
     pub cancel_preview: fn(&str) -> String,
+    /// Under a paid order about to be cancelled: (amount paid).
+    pub cancel_refund: fn(&str) -> String,
+    /// The button under directions and store answers that opens the Mini App's map.
+    pub map_button: &'static str,
+    /// The chat's menu button that opens the Mini App.
+    pub menu_button: &'static str,
 }
 
 /// Paying for orders in chat, what the shopper hears about them later, and

@@ -176,16 +176,19 @@ pub(crate) static TEXTS: Texts = Texts {
             format!("订单 {id}：{status}，合计 {total}，下单日期 {created}。{pickup}")
         },
         order_cancelled: |id, total| format!("订单 {id} 已取消（{total}），商品已退回库存。"),
+        refund_pending: |amount| format!("已付的 {amount} 将退回：商场正在办理退款，完成后会通知您。"),
+        refund_done: |amount| format!("已付的 {amount} 已退回。"),
         orders_title: "您的订单：",
         order_line: |i, id, status, total, count, created| {
             format!("{i}. {id} — {status}，{total}，{count} 件，{created}")
         },
         no_orders: "您还没有订单。",
-        no_pending_orders: "您没有待支付的订单，没有可以取消的订单（只有待支付的订单可以取消）。",
+        no_pending_orders: "您没有可以取消的订单（只有待支付或已付款、尚未备好的订单可以取消）。",
+        no_unpaid_orders: "您没有待支付的订单，所有订单都已付款或已结束。",
         declined: "好的，已取消，没有做任何更改。",
         private_only: "购物车和订单只能在私聊中使用，请私聊我继续。",
         cannot_here: "抱歉，这里暂时不能做这件事。",
-        not_cancellable: "这个订单已经不能取消了：只有待支付的订单可以取消。",
+        not_cancellable: "这个订单已经不能取消了：只有待支付或已付款、尚未备好的订单可以取消。",
         price_changed: "商品价格有变动，订单没有创建。请先看看购物车里的最新价格再下单。",
         invalid: "抱歉，我没能处理这个请求，换个说法试试？",
         mall_down: "抱歉，商场系统暂时没有响应，请稍后再试。",
@@ -210,6 +213,9 @@ pub(crate) static TEXTS: Texts = Texts {
         order_preview: "确认下单：",
         pickup: "取货：",
         cancel_preview: |id| format!("取消订单 {id}："),
+        cancel_refund: |amount| format!("💰 此订单已付款 {amount}：取消后由商场办理退款。"),
+        map_button: "🗺 在地图上看",
+        menu_button: "🛍 商场",
     },
     map: maps::MapWords::CHINESE,
     media: Media {

@@ -181,16 +181,19 @@ pub(crate) static TEXTS: Texts = Texts {
             format!("訂單 {id}：{status}，合計 {total}，下單日期 {created}。{pickup}")
         },
         order_cancelled: |id, total| format!("訂單 {id} 已取消（{total}），商品已退回庫存。"),
+        refund_pending: |amount| format!("已付的 {amount} 將退回：商場正在辦理退款，完成後會通知您。"),
+        refund_done: |amount| format!("已付的 {amount} 已退回。"),
         orders_title: "您的訂單：",
         order_line: |i, id, status, total, count, created| {
             format!("{i}. {id} — {status}，{total}，{count} 件，{created}")
         },
         no_orders: "您還沒有訂單。",
-        no_pending_orders: "您沒有待付款的訂單，沒有可以取消的訂單（只有待付款的訂單可以取消）。",
+        no_pending_orders: "您沒有可以取消的訂單（只有待付款或已付款、尚未備好的訂單可以取消）。",
+        no_unpaid_orders: "您沒有待付款的訂單，所有訂單都已付款或已結束。",
         declined: "好的，已取消，沒有做任何更改。",
         private_only: "購物車和訂單只能在私訊中使用，請私訊我繼續。",
         cannot_here: "抱歉，這裡暫時不能做這件事。",
-        not_cancellable: "這個訂單已經不能取消了：只有待付款的訂單可以取消。",
+        not_cancellable: "這個訂單已經不能取消了：只有待付款或已付款、尚未備好的訂單可以取消。",
         price_changed: "商品價格有變動，訂單沒有建立。請先看看購物車裡的最新價格再下單。",
         invalid: "抱歉，我沒能處理這個請求，換個說法試試？",
         mall_down: "抱歉，商場系統暫時沒有回應，請稍後再試。",
@@ -215,6 +218,9 @@ pub(crate) static TEXTS: Texts = Texts {
         order_preview: "確認下單：",
         pickup: "取貨：",
         cancel_preview: |id| format!("取消訂單 {id}："),
+        cancel_refund: |amount| format!("💰 此訂單已付款 {amount}：取消後由商場辦理退款。"),
+        map_button: "🗺 在地圖上看",
+        menu_button: "🛍 商場",
     },
     map: MapWords {
         name: |labels| &labels.zh,

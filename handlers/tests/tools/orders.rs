@@ -160,16 +160,37 @@ async fn the_cancel_preview_shows_the_orders_items_and_total() {
 }
 
 #[tokio::test]
-async fn a_paid_order_cannot_be_cancelled_and_the_preview_says_so() {
-    let err = preview(
+async fn a_paid_order_can_be_cancelled_and_the_preview_says_the_mall_refunds_it() {
+    let zh = preview(
         ctx(mall_with_order(OrderStatus::Paid), Lang::Zh),
         "cancel_order",
         json!({"order_id": "o-1001"}),
     )
     .await
-    .unwrap_err();
-    assert_eq!(refused_code(&err), Some("ORDER_NOT_CANCELLABLE"));
-    assert!(err.to_string().contains("PAID"), "{err}");
+    .unwrap();
+    assert!(zh.summary.starts_with("取消订单 o-1001：\n1. Nike Pegasus 41 跑鞋"), "{}", zh.summary);
+    assert!(zh.summary.ends_with("\n💰 此订单已付款 ¥738.98：取消后由商场办理退款。"), "{}", zh.summary);
+    assert_eq!(zh.fingerprint["status"], "PAID", "a payment in between makes a new confirmation");
+    let en = preview(
+        ctx(mall_with_order(OrderStatus::Paid), Lang::En),
+        "cancel_order",
+        json!({"order_id": "o-1001"}),
+    )
+    .await
+    .unwrap();
+    assert!(en.summary.ends_with("cancelling asks the mall to refund it."), "{}", en.summary);
+}
+
+#[tokio::test]
+async fn an_order_ready_for_pickup_cannot_be_cancelled_and_the_preview_says_so() {
+    for status in [OrderStatus::Ready, OrderStatus::Completed, OrderStatus::Cancelled, OrderStatus::Expired] {
+        let err =
+            preview(ctx(mall_with_order(status), Lang::Zh), "cancel_order", json!({"order_id": "o-1001"}))
+                .await
+                .unwrap_err();
+        assert_eq!(refused_code(&err), Some("ORDER_NOT_CANCELLABLE"), "{status:?}");
+        assert!(err.to_string().contains(status.as_str()), "{err}");
+    }
 }
 
 #[tokio::test]
@@ -186,6 +207,23 @@ async fn a_confirmed_cancel_carries_the_key_and_returns_the_cancelled_order() {
     let output: ToolOutput<OrderResult> =
         call(ctx, "cancel_order", json!({"order_id": " o-1001 "})).await.unwrap();
     assert_eq!(output.data.order.status, OrderStatus::Cancelled);
+}
+
+#[tokio::test]
+async fn a_cancelled_paid_order_tells_the_model_the_refund_as_the_mall_answered_it() {
+    let mut mall = MockMallApi::new();
+    mall.expect_cancel_order().times(1).returning(|_, _, _| {
+        let mut cancelled = order(OrderStatus::Cancelled);
+        cancelled.refund =
+            Some(services::Refund { status: services::RefundStatus::Pending, amount_cents: 73898 });
+        Ok(cancelled)
+    });
+    mall.expect_get_store().returning(|_| Ok(nike()));
+    let ctx = approved(mall, "pa-cancel-paid", json!({"order_id": "o-1001"}));
+    let output: ToolOutput<OrderResult> =
+        call(ctx, "cancel_order", json!({"order_id": "o-1001"})).await.unwrap();
+    let seen = serde_json::to_value(&output.data).unwrap();
+    assert_eq!(seen["order"]["refund"], json!({"status": "PENDING", "amount_yuan": 738.98}), "{seen}");
 }
 
 #[tokio::test]

@@ -75,11 +75,14 @@ fn first_step(intent: &Intent, conv: &Conversation) -> Step {
         Intent::SearchStores { keyword } => call("search_stores", json!({ "keyword": keyword })),
         Intent::ViewCart | Intent::RemoveFromCart(_) | Intent::Checkout => call("view_cart", json!({})),
         Intent::ClearCart => call("clear_cart", json!({})),
-        Intent::OrderStatus { order_id: Some(id) } => call("get_order_status", json!({ "order_id": id })),
-        Intent::CancelOrder { order_id: Some(id) } => call("cancel_order", json!({ "order_id": id })),
-        Intent::ListOrders | Intent::OrderStatus { .. } | Intent::CancelOrder { .. } => {
-            call("list_orders", json!({}))
+        Intent::OrderStatus { order_id: Some(id) } | Intent::PayOrder { order_id: Some(id) } => {
+            call("get_order_status", json!({ "order_id": id }))
         }
+        Intent::CancelOrder { order_id: Some(id) } => call("cancel_order", json!({ "order_id": id })),
+        Intent::ListOrders
+        | Intent::OrderStatus { .. }
+        | Intent::CancelOrder { .. }
+        | Intent::PayOrder { .. } => call("list_orders", json!({})),
         Intent::Declared { tool, arguments } => call(tool, arguments.clone()),
         Intent::Affirm | Intent::None => Step::Answer(String::new()),
     }
@@ -109,10 +112,18 @@ fn follow_up(intent: &Intent, last: &CallRecord, data: &Value, conv: &Conversati
                 None => Step::Answer(compose::no_orders(lang)),
             })
         }
+        (Intent::PayOrder { .. }, "list_orders") => {
+            let orders = read::<ListOrdersResult>(data)?.orders;
+            let unpaid = orders.iter().find(|o| o.status == OrderStatus::PendingPayment);
+            Some(match unpaid {
+                Some(order) => call("get_order_status", json!({ "order_id": order.order_id })),
+                None => Step::Answer(compose::no_unpaid_orders(!orders.is_empty(), lang)),
+            })
+        }
         (Intent::CancelOrder { .. }, "list_orders") => {
             let orders = read::<ListOrdersResult>(data)?.orders;
-            let pending = orders.iter().find(|o| o.status == OrderStatus::PendingPayment);
-            Some(match pending {
+            let newest = orders.iter().find(|o| handlers::orders::cancellable(o.status));
+            Some(match newest {
                 Some(order) => call("cancel_order", json!({ "order_id": order.order_id })),
                 None => Step::Answer(compose::no_pending_orders(!orders.is_empty(), lang)),
             })

@@ -97,8 +97,13 @@ pub enum Intent {
     OrderStatus {
         order_id: Option<String>,
     },
-    /// Cancel an order (the newest unpaid one when no id is given).
+    /// Cancel an order (the newest one that can be cancelled when no id is given).
     CancelOrder {
+        order_id: Option<String>,
+    },
+    /// Pay an order: shows it with its pay button (the newest unpaid one
+    /// when no id is given).
+    PayOrder {
         order_id: Option<String>,
     },
     /// A tool that declares how basic mode recognises it
@@ -145,6 +150,7 @@ fn declared_intent(s: &Scratch, _lexicon: &Lexicon) -> Option<Intent> {
 
 const ORDER: &[&str] = &["订单", "order", "orders"];
 const CANCEL: &[&str] = &["取消", "撤销", "cancel"];
+const PAY: &[&str] = &["支付", "付款", "付钱", "pay"];
 #[rustfmt::skip]
 const CHECKOUT: &[&str] = &[
     "下单", "结账", "结算", "买单", "去支付", "去付款", "提交订单", "checkout", "check out",
@@ -161,6 +167,9 @@ fn order_intent(s: &Scratch, _lexicon: &Lexicon) -> Option<Intent> {
     let order_id = if has_order || cancel { extract::find_order_id(s.orig()) } else { None };
     if cancel && (has_order || order_id.is_some()) {
         return Some(Intent::CancelOrder { order_id });
+    }
+    if has_order && s.contains_any(PAY) {
+        return Some(Intent::PayOrder { order_id });
     }
     if s.contains_any(CHECKOUT) {
         return Some(Intent::Checkout);

@@ -194,6 +194,9 @@ fn parses_cart_and_order_requests() {
         ("cancel my last order", Intent::CancelOrder { order_id: None }),
         ("cancel o-5", Intent::CancelOrder { order_id: Some("o-5".to_owned()) }),
         ("cancel order ORD-2024-0007", Intent::CancelOrder { order_id: Some("ORD-2024-0007".to_owned()) }),
+        ("我要支付订单", Intent::PayOrder { order_id: None }),
+        ("pay for order o-7", Intent::PayOrder { order_id: Some("o-7".to_owned()) }),
+        ("去付款", Intent::Checkout),
     ];
     for (text, expected) in cases {
         assert_eq!(parse_intent(text, demo()), expected, "{text}");

@@ -20,7 +20,8 @@ use super::conversation::{CallRecord, Conversation};
 use super::intent::Intent;
 
 pub(crate) use orders::{
-    cart_empty, declined, failure, no_orders, no_pending_orders, unavailable, which_cart_item, which_product,
+    cart_empty, declined, failure, no_orders, no_pending_orders, no_unpaid_orders, unavailable,
+    which_cart_item, which_product,
 };
 pub(crate) use shop::{
     ask_size, ask_what_to_search, no_such_item, nothing_listed, product_detail, size_unavailable,

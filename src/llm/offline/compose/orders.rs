@@ -7,7 +7,7 @@ use handlers::info::ProductDetail;
 use handlers::orders::ListOrdersResult;
 use handlers::records::{CartResult, ItemLine, OrderCard, OrderResult};
 use serde_json::Value;
-use services::OrderStatus;
+use services::{OrderStatus, RefundStatus};
 
 use super::super::conversation::{CallRecord, Conversation};
 use super::date;
@@ -119,11 +119,21 @@ pub(crate) fn order_status(result: &OrderResult, lang: Lang) -> String {
     (lang.texts().answers.order_status)(id, &status, &total, &created, &pickup)
 }
 
-/// After `cancel_order`.
+/// After `cancel_order`: and for a paid order, the refund as the mall
+/// answered it.
 pub(crate) fn order_cancelled(result: &OrderResult, lang: Lang) -> String {
     let order = &result.order;
+    let answers = &lang.texts().answers;
     let (id, total) = (&order.order_id, order.total_yuan.money());
-    (lang.texts().answers.order_cancelled)(id, &total)
+    let mut answer = (answers.order_cancelled)(id, &total);
+    if let Some(refund) = &order.refund {
+        let amount = refund.amount_yuan.money();
+        answer += &match refund.status {
+            RefundStatus::Pending => (answers.refund_pending)(&amount),
+            RefundStatus::Done => (answers.refund_done)(&amount),
+        };
+    }
+    answer
 }
 
 /// The shopper's orders, newest first.
@@ -150,12 +160,20 @@ pub(crate) fn no_orders(lang: Lang) -> String {
     lang.texts().answers.no_orders.to_owned()
 }
 
-/// Nothing to cancel: only unpaid orders can be cancelled.
+/// Nothing to cancel: only unpaid orders and paid ones not yet ready can be.
 pub(crate) fn no_pending_orders(had_orders: bool, lang: Lang) -> String {
     if !had_orders {
         return no_orders(lang);
     }
     lang.texts().answers.no_pending_orders.to_owned()
+}
+
+/// Nothing to pay: no order waits for payment.
+pub(crate) fn no_unpaid_orders(had_orders: bool, lang: Lang) -> String {
+    if !had_orders {
+        return no_orders(lang);
+    }
+    lang.texts().answers.no_unpaid_orders.to_owned()
 }
 
 /// The shopper pressed Cancel on a confirmation.
