@@ -59,6 +59,8 @@ const FIRST_SHOPPER: i64 = 50_000;
 struct Query {
     update_id: i64,
     answered: Option<(Instant, bool)>,
+    /// Why it was refused, when it was.
+    refusal: String,
 }
 
 /// The shoppers paying: their queries, and the next one to send.
@@ -88,7 +90,7 @@ impl Payers {
         // Recorded before the update can be handed out and answered.
         let mut queries = self.queries.lock().unwrap();
         let update_id = self.api.push_update(update);
-        queries.insert(id, Query { update_id, answered: None });
+        queries.insert(id, Query { update_id, ..Query::default() });
     }
 
     fn observe(&self, request: &Recorded) {
@@ -102,6 +104,7 @@ impl Payers {
             match queries.get_mut(id) {
                 Some(query) if query.answered.is_none() => {
                     query.answered = Some((request.at, ok));
+                    query.refusal = request.body["error_message"].as_str().unwrap_or_default().to_owned();
                     true
                 }
                 _ => false,
@@ -219,6 +222,7 @@ async fn main() -> anyhow::Result<()> {
     let env = [
         ("MALLBOT_TELEGRAM__TOKEN", BOT_TOKEN.to_owned()),
         ("MALLBOT_TELEGRAM__API_URL", api.url.to_string()),
+        ("MALLBOT_MALL__BACKEND", "http".to_owned()),
         ("MALLBOT_MALL__BASE_URL", mall_url),
         ("MALLBOT_MALL__API_KEY", MALL_KEY.to_owned()),
         ("MALLBOT_PAYMENTS__PROVIDER_TOKEN", "284685063:TEST:checkout".to_owned()),
@@ -278,6 +282,13 @@ async fn main() -> anyhow::Result<()> {
         if finished { "" } else { " (timed out)" }
     );
     println!("accepted (ok = true)  {accepted}");
+    let mut refusals: Vec<&str> =
+        queries.iter().filter(|q| !q.refusal.is_empty()).map(|q| q.refusal.as_str()).collect();
+    refusals.sort_unstable();
+    refusals.dedup();
+    for refusal in refusals {
+        println!("  refused: {refusal}");
+    }
     println!("wall time             {:.2} s", wall.as_secs_f64());
     println!(
         "bot CPU               {:.0} ms in all, {:.3} ms per query",
