@@ -27,6 +27,7 @@ pub struct Config {
     pub mcp: McpConfig,
     pub payments: PaymentsConfig,
     pub events: EventsConfig,
+    pub webapp: WebappConfig,
     /// Per-tool overrides: `[tools.add_to_cart] level = "safe"`.
     pub tools: BTreeMap<String, ToolOverride>,
     /// What loading noticed but did not refuse (unknown `MALLBOT_*`
@@ -325,6 +326,26 @@ pub struct OpsConfig {
     pub listen: String,
     /// Bearer token `/metrics` requires (empty = none).
     pub token: Secret,
+}
+
+/// `[webapp]`: the Mini App (a map to touch, the directory, the cart).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WebappConfig {
+    /// Address `mallbot run` serves the Mini App on (empty = off).
+    pub listen: String,
+    /// The https URL Telegram opens (the Mini App behind the operator's TLS
+    /// proxy); with it set the bot sets its menu button and offers
+    /// "🗺 在地图上看" under directions and store answers.
+    pub public_url: String,
+    /// Oldest Telegram `initData` taken, in seconds.
+    pub init_data_max_age_secs: u64,
+}
+
+impl Default for WebappConfig {
+    fn default() -> Self {
+        WebappConfig { listen: String::new(), public_url: String::new(), init_data_max_age_secs: 86_400 }
+    }
 }
 
 /// `[payments]`: Telegram Bot Payments. An empty `provider_token` means
@@ -636,6 +657,23 @@ impl Config {
                 ));
             }
         }
+        let webapp = self.webapp.listen.trim();
+        if !webapp.is_empty() && webapp.parse::<std::net::SocketAddr>().is_err() {
+            return Err(invalid(
+                "webapp.listen",
+                format!("`{webapp}` is not an address like 127.0.0.1:8090"),
+            ));
+        }
+        let public = self.webapp.public_url.trim();
+        if !public.is_empty() {
+            if !public.starts_with("https://") {
+                return Err(invalid("webapp.public_url", "Telegram opens Mini Apps over https:// only"));
+            }
+            check_url("webapp.public_url", public)?;
+        }
+        if self.webapp.init_data_max_age_secs == 0 {
+            return Err(invalid("webapp.init_data_max_age_secs", "must be at least 1"));
+        }
         let currency = self.payments.currency.trim();
         if currency.len() != 3 || !currency.chars().all(|c| c.is_ascii_uppercase()) {
             return Err(invalid(
@@ -761,6 +799,12 @@ impl Config {
             ttl: Duration::from_secs(self.payments.order_ttl_mins * 60),
             max_open: self.payments.max_open_orders,
         }
+    }
+
+    /// The Mini App's public URL, when `webapp.public_url` is set.
+    pub fn webapp_url(&self) -> Option<reqwest::Url> {
+        let url = self.webapp.public_url.trim();
+        (!url.is_empty()).then(|| reqwest::Url::parse(url).ok()).flatten()
     }
 
     /// `llm.tool_timeout_secs` as a duration.
@@ -1039,6 +1083,27 @@ mod tests {
         assert!(e.contains("ops.listen") && e.contains("127.0.0.1:9464"), "{e}");
         let e = load("[log]\nformat = \"xml\"\n", &[]).unwrap_err().to_string();
         assert!(e.contains("xml"), "{e}");
+    }
+
+    #[test]
+    fn webapp_keys_are_checked_and_named() {
+        let c = load("", &[]).unwrap();
+        assert_eq!((c.webapp.listen.as_str(), c.webapp.init_data_max_age_secs), ("", 86_400));
+        let c = load(
+            "[webapp]\nlisten = \"127.0.0.1:8090\"\n",
+            &[("MALLBOT_WEBAPP__PUBLIC_URL", "https://m.example/webapp/")],
+        )
+        .unwrap();
+        assert_eq!(
+            (c.webapp.listen.as_str(), c.webapp.public_url.as_str()),
+            ("127.0.0.1:8090", "https://m.example/webapp/")
+        );
+        let e = load("[webapp]\nlisten = \"8090\"\n", &[]).unwrap_err().to_string();
+        assert!(e.contains("webapp.listen"), "{e}");
+        let e = load("[webapp]\npublic_url = \"http://m.example/\"\n", &[]).unwrap_err().to_string();
+        assert!(e.contains("webapp.public_url") && e.contains("https"), "{e}");
+        let e = load("[webapp]\ninit_data_max_age_secs = 0\n", &[]).unwrap_err().to_string();
+        assert!(e.contains("webapp.init_data_max_age_secs"), "{e}");
     }
 
     #[test]

@@ -27,3 +27,4 @@ pub mod stats;
 pub mod stt;
 pub mod telegram;
 pub mod tools;
+pub mod webapp;

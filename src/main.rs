@@ -40,6 +40,12 @@ enum Command {
         #[arg(long)]
         listen: Option<SocketAddr>,
     },
+    /// Serve the Mini App alone, for trying it in a browser (`run` serves it when webapp.listen is set).
+    Webapp {
+        /// Address to listen on (default: webapp.listen, else 127.0.0.1:8090).
+        #[arg(long)]
+        listen: Option<SocketAddr>,
+    },
     /// Serve the mall REST API from the embedded mall (a dev/test backend).
     MallServer {
         /// Address to listen on.
@@ -133,6 +139,21 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             mallbot::mcp::server::serve_http(app, listener, shutdown).await?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Webapp { listen } => {
+            let configured = app_listen(&config.webapp.listen);
+            let listen = listen.or(configured).unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 8090)));
+            let app = App::build(config).await?;
+            let listener = tokio::net::TcpListener::bind(listen)
+                .await
+                .with_context(|| format!("cannot listen on {listen}"))?;
+            eprintln!("The Mini App: open http://{listen}/webapp/ in a browser (Ctrl-C stops).");
+            let shutdown = async {
+                let signal = mallbot::telegram::stop_signal().await;
+                tracing::info!(signal, "Mini App stopping");
+            };
+            mallbot::webapp::serve(mallbot::webapp::WebApp::new(app, None), listener, shutdown).await?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::MallServer { listen } => {
             let shutdown = async {
                 let signal = mallbot::telegram::stop_signal().await;
@@ -142,6 +163,11 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// `webapp.listen` as an address, when set.
+fn app_listen(listen: &str) -> Option<SocketAddr> {
+    listen.trim().parse().ok()
 }
 
 fn init_logging(default_level: &str, format: mallbot::config::LogFormat) {

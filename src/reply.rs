@@ -24,6 +24,9 @@ pub struct Reply {
     /// Unpaid orders the answer shows: transports that take payments offer
     /// a pay button for each (a new invoice for the same order).
     pub payable: Vec<String>,
+    /// The store an answer shows the way to or describes: transports with
+    /// the Mini App offer its map ("🗺 在地图上看").
+    pub map_store: Option<String>,
 }
 
 impl Reply {
@@ -46,6 +49,13 @@ pub fn payable_orders(data: &serde_json::Value) -> Vec<String> {
         ids.extend(orders.iter().filter_map(unpaid));
     }
     ids
+}
+
+/// The store a tool's result shows on the map: directions to it
+/// (`navigate_to_store`) or its details (`get_store_info`).
+pub fn map_store(data: &serde_json::Value) -> Option<String> {
+    let shows_store = data.get("steps").is_some() || data["info_type"].as_str() == Some("basic");
+    shows_store.then(|| data["store"]["store_id"].as_str().map(str::to_owned)).flatten()
 }
 
 /// A pending confirm/critical action shown to the shopper.

@@ -910,6 +910,8 @@ async fn a_status_message_becomes_the_answer_with_its_buttons() {
         lang: handlers::Lang::Zh,
         bot_username: BOT_USERNAME,
         handoff_payload: None,
+        webapp: None,
+        in_group: false,
     };
     let delivery = outbox
         .deliver(&api.bot(), &target, &reply_with_button("有 41–44 码，要哪个？"), &buttons, Some(status))
@@ -944,6 +946,8 @@ async fn a_long_answer_edits_the_status_message_into_its_first_part_and_sends_th
         lang: handlers::Lang::Zh,
         bot_username: BOT_USERNAME,
         handoff_payload: None,
+        webapp: None,
+        in_group: false,
     };
     outbox.deliver(&api.bot(), &target, &reply_with_button(&answer), &buttons, Some(status)).await.unwrap();
 
@@ -978,6 +982,8 @@ async fn when_the_status_message_is_gone_the_answer_is_sent_as_a_new_message() {
         lang: handlers::Lang::Zh,
         bot_username: BOT_USERNAME,
         handoff_payload: None,
+        webapp: None,
+        in_group: false,
     };
     outbox
         .deliver(&api.bot(), &target, &reply_with_button("Nike 在三楼。"), &buttons, Some(status))

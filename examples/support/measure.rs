@@ -35,7 +35,8 @@ pub fn clock_ticks() -> f64 {
 /// first: `cargo build --release`).
 pub fn bot_binary(given: Option<&Path>) -> anyhow::Result<PathBuf> {
     if let Some(bot) = given {
-        return Ok(bot.to_owned());
+        // Absolute: the bot is started in a directory of its own.
+        return bot.canonicalize().map_err(|e| anyhow::anyhow!("{}: {e}", bot.display()));
     }
     let exe = std::env::current_exe()?;
     // target/release/examples/<example> → target/release/mallbot

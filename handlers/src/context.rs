@@ -130,6 +130,9 @@ pub struct ToolContext {
     pub approval: Option<Approval>,
     /// The mall's indoor map, when it has one: routes and floor plans.
     pub map: Option<Arc<maps::Router>>,
+    /// Whether floor plans are drawn as pictures for the shopper (off for
+    /// the Mini App, which draws the map itself).
+    pub pictures: bool,
 }
 
 impl std::fmt::Debug for ToolContext {
@@ -140,6 +143,7 @@ impl std::fmt::Debug for ToolContext {
             .field("is_group", &self.is_group)
             .field("approval", &self.approval)
             .field("map", &self.map.is_some())
+            .field("pictures", &self.pictures)
             .finish_non_exhaustive()
     }
 }
@@ -147,12 +151,18 @@ impl std::fmt::Debug for ToolContext {
 impl ToolContext {
     /// A context for `shopper` in a private chat, answered in `lang`.
     pub fn new(mall: Arc<dyn MallApi>, shopper: Shopper, lang: Lang) -> Self {
-        ToolContext { mall, shopper, lang, is_group: false, approval: None, map: None }
+        ToolContext { mall, shopper, lang, is_group: false, approval: None, map: None, pictures: true }
     }
 
     /// The same context with the mall's indoor map.
     pub fn with_map(mut self, map: Option<Arc<maps::Router>>) -> Self {
         self.map = map;
+        self
+    }
+
+    /// The same context without pictures: routes and areas come as data only.
+    pub fn without_pictures(mut self) -> Self {
+        self.pictures = false;
         self
     }
 }

@@ -81,10 +81,16 @@ pub fn directions_to_store(
         Ok(route) => route,
         Err(e) => return Some(Err(ToolError::NotFound(e.to_string()))),
     };
-    Some(Ok(describe(router, &route, avoid_stairs, ctx.lang)))
+    Some(Ok(describe(router, &route, avoid_stairs, ctx.lang, ctx.pictures)))
 }
 
-fn describe(router: &Arc<Router>, route: &Route, avoid_stairs: bool, lang: Lang) -> MapDirections {
+fn describe(
+    router: &Arc<Router>,
+    route: &Route,
+    avoid_stairs: bool,
+    lang: Lang,
+    draw: bool,
+) -> MapDirections {
     let map = router.map();
     let l = &lang.texts().map;
     let steps = directions::steps(map, route, l);
@@ -106,20 +112,24 @@ fn describe(router: &Arc<Router>, route: &Route, avoid_stairs: bool, lang: Lang)
         if avoid_stairs { "step-free" } else { "any" },
         lang.as_str()
     );
-    let pictures = pictures_for(&key, || {
-        let drawn = render::route_pictures(map, route, l)?;
-        let count = drawn.len();
-        Ok(drawn
-            .into_iter()
-            .enumerate()
-            .map(|(i, p)| Picture {
-                png: Arc::from(p.png),
-                // The steps go under the first picture; each other floor is named.
-                caption: if i == 0 { format!("{}\n{display}", p.title) } else { p.title },
-                cache_key: format!("{key}|{}/{count}", i + 1),
-            })
-            .collect())
-    });
+    let pictures = if !draw {
+        Vec::new()
+    } else {
+        pictures_for(&key, || {
+            let drawn = render::route_pictures(map, route, l)?;
+            let count = drawn.len();
+            Ok(drawn
+                .into_iter()
+                .enumerate()
+                .map(|(i, p)| Picture {
+                    png: Arc::from(p.png),
+                    // The steps go under the first picture; each other floor is named.
+                    caption: if i == 0 { format!("{}\n{display}", p.title) } else { p.title },
+                    cache_key: format!("{key}|{}/{count}", i + 1),
+                })
+                .collect())
+        })
+    };
     let data = json!({
         "from": route.from.id,
         "from_name": l.name(&route.from.name),
@@ -137,7 +147,7 @@ fn describe(router: &Arc<Router>, route: &Route, avoid_stairs: bool, lang: Lang)
 /// A floor plan of `area` with it and its stores highlighted; `None` when
 /// there is no map or the area is not on it.
 pub fn area_picture(ctx: &ToolContext, area: &Area) -> Option<Picture> {
-    let router = ctx.map.as_ref()?;
+    let router = ctx.map.as_ref().filter(|_| ctx.pictures)?;
     let map = router.map();
     let section =
         map.sections.iter().position(|s| s.id == area.id).or_else(|| {

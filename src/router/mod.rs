@@ -388,7 +388,13 @@ impl FunctionCallRouter {
             is_group: scope.is_group,
             approval,
             map: self.map.clone(),
+            pictures: true,
         }
+    }
+
+    /// The mall's indoor map, when it has one.
+    pub fn map(&self) -> Option<&Arc<maps::Router>> {
+        self.map.as_ref()
     }
 
     /// Tokens a conversation has used so far.

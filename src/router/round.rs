@@ -327,4 +327,7 @@ fn keep_extras(turn: &mut Turn, out: &ToolOutput) {
     if !payable.is_empty() {
         turn.payable = payable;
     }
+    if let Some(store) = crate::reply::map_store(&out.data) {
+        turn.map_store = Some(store);
+    }
 }

@@ -86,6 +86,8 @@ pub(super) struct Turn {
     pub(super) pictures: Vec<handlers::Picture>,
     /// Unpaid orders a tool showed (offered a pay button).
     pub(super) payable: Vec<String>,
+    /// The store a tool showed the way to or described.
+    pub(super) map_store: Option<String>,
     pub(super) tools_ran: bool,
     /// The shopper spent today's token budget: the offline planner answers.
     pub(super) over_budget: bool,
@@ -119,6 +121,7 @@ impl Turn {
             image: None,
             pictures: Vec::new(),
             payable: Vec::new(),
+            map_store: None,
             tools_ran: false,
             over_budget: false,
             tell_over_budget: false,
@@ -358,6 +361,7 @@ impl FunctionCallRouter {
             image: turn.image.take(),
             pictures: std::mem::take(&mut turn.pictures),
             payable: std::mem::take(&mut turn.payable),
+            map_store: turn.map_store.take(),
             ..Default::default()
         }
     }

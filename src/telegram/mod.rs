@@ -241,6 +241,41 @@ pub async fn register_commands(bot: &Bot, default: Lang) {
     }
 }
 
+/// With `webapp.public_url` set, the chat's menu button opens the Mini App.
+async fn set_menu_button(bot: &Bot, app: &App) {
+    let Some(url) = app.config.webapp_url() else { return };
+    let button = teloxide::types::MenuButton::WebApp {
+        text: app.config.bot.language.texts().tools.menu_button.to_owned(),
+        web_app: teloxide::types::WebAppInfo { url },
+    };
+    let payload = teloxide::payloads::SetChatMenuButton::new().menu_button(button);
+    match send::call(bot, &payload).await {
+        Ok(_) => tracing::info!("the menu button opens the Mini App"),
+        Err(e) => tracing::warn!(error = %e, "could not set the Mini App menu button"),
+    }
+}
+
+/// The Mini App on `webapp.listen`, when set, until `stop`.
+async fn spawn_webapp(
+    app: &App,
+    bot: &Bot,
+    stop: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<Option<tokio::task::JoinHandle<()>>> {
+    let listen = app.config.webapp.listen.trim();
+    if listen.is_empty() {
+        return Ok(None);
+    }
+    let listener = tokio::net::TcpListener::bind(listen)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot listen on webapp.listen = {listen}: {e}"))?;
+    let web = crate::webapp::WebApp::new(app.clone(), Some(bot.clone()));
+    Ok(Some(tokio::spawn(async move {
+        if let Err(e) = crate::webapp::serve(web, listener, stop).await {
+            tracing::error!(error = %e, "the Mini App stopped");
+        }
+    })))
+}
+
 /// Runs the bot on Telegram until Ctrl-C or SIGTERM: checks the token, sets
 /// the command menu, purges expired state in the background, then long-polls
 /// (or serves the webhook, `telegram.mode = "webhook"`). On a stop it takes
@@ -272,6 +307,12 @@ pub async fn run(app: App) -> anyhow::Result<()> {
         );
     }
     register_commands(&bot, app.config.bot.language).await;
+    set_menu_button(&bot, &app).await;
+    let (webapp_stop, webapp_stopped) = tokio::sync::oneshot::channel::<()>();
+    let webapp = spawn_webapp(&app, &bot, async move {
+        let _ = webapp_stopped.await;
+    })
+    .await?;
     let purging = spawn_purging(app.state.clone(), PURGE_EVERY);
     let outbox = Arc::new(outbox::Outbox::new(app.state.clone(), outbox_max_age(&config)));
     let flushing = outbox.clone().spawn(bot.clone(), outbox::FLUSH_EVERY);
@@ -288,8 +329,9 @@ pub async fn run(app: App) -> anyhow::Result<()> {
         events.abort();
     }
     drop(ops_stop);
-    if let Some(ops) = ops {
-        let _ = tokio::time::timeout(Duration::from_secs(2), ops).await;
+    drop(webapp_stop);
+    for server in [ops, webapp].into_iter().flatten() {
+        let _ = tokio::time::timeout(Duration::from_secs(2), server).await;
     }
     stopped?;
     tracing::info!("telegram transport stopped");

@@ -518,6 +518,10 @@ pub struct ButtonContext<'a> {
     pub bot_username: &'a str,
     /// The deep-link payload carrying a group request to the private chat.
     pub handoff_payload: Option<String>,
+    /// The Mini App's public URL (`webapp.public_url`), when it is served.
+    pub webapp: Option<reqwest::Url>,
+    /// Whether the reply goes to a group (a `t.me` link there, not a web-app button).
+    pub in_group: bool,
 }
 
 /// The inline keyboard of a reply: Confirm / Cancel, the suggestions, the
@@ -542,12 +546,39 @@ pub fn keyboard(reply: &Reply, buttons: &ButtonContext<'_>) -> Option<InlineKeyb
         rows.push(vec![InlineKeyboardButton::callback(label, data)]);
     }
     rows.extend(suggestion_rows(&reply.suggestions));
+    if let Some(button) = map_button(reply, buttons) {
+        rows.push(vec![button]);
+    }
     if reply.open_private.is_some()
         && let Some(url) = private_chat_url(buttons.bot_username, buttons.handoff_payload.as_deref())
     {
         rows.push(vec![InlineKeyboardButton::url(texts::open_private_label(buttons.lang), url)]);
     }
     (!rows.is_empty()).then(|| InlineKeyboardMarkup::new(rows))
+}
+
+/// "🗺 在地图上看" under an answer about a store, when the Mini App is served:
+/// a web-app button opening the route in a private chat; in a group (where
+/// web-app buttons are not allowed) a `t.me/<bot>?startapp=` link.
+fn map_button(reply: &Reply, buttons: &ButtonContext<'_>) -> Option<InlineKeyboardButton> {
+    let store = reply.map_store.as_deref()?;
+    let mut url = buttons.webapp.clone()?;
+    let start = format!("route-{store}");
+    let fits = start.len() <= 64 && start.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if !fits {
+        return None;
+    }
+    let label = buttons.lang.texts().tools.map_button;
+    if buttons.in_group {
+        if buttons.bot_username.is_empty() {
+            return None;
+        }
+        let link =
+            reqwest::Url::parse(&format!("https://t.me/{}?startapp={start}", buttons.bot_username)).ok()?;
+        return Some(InlineKeyboardButton::url(label, link));
+    }
+    url.query_pairs_mut().append_pair("startapp", &start);
+    Some(InlineKeyboardButton::web_app(label, teloxide::types::WebAppInfo { url }))
 }
 
 /// Suggestion buttons: two to a row when both are short, else one. The
@@ -764,7 +795,13 @@ mod tests {
             }),
             ..Default::default()
         };
-        let buttons = ButtonContext { lang: Lang::Zh, bot_username: "MallGuideBot", handoff_payload: None };
+        let buttons = ButtonContext {
+            lang: Lang::Zh,
+            bot_username: "MallGuideBot",
+            handoff_payload: None,
+            webapp: None,
+            in_group: false,
+        };
         let markup = keyboard(&reply, &buttons).expect("buttons");
         assert_eq!(
             labels_and_data(&markup),
@@ -779,7 +816,13 @@ mod tests {
             suggestions: vec!["41码".into(), "42码".into(), long.clone(), "43码".into()],
             ..Reply::text("要什么尺码？")
         };
-        let buttons = ButtonContext { lang: Lang::Zh, bot_username: "b", handoff_payload: None };
+        let buttons = ButtonContext {
+            lang: Lang::Zh,
+            bot_username: "b",
+            handoff_payload: None,
+            webapp: None,
+            in_group: false,
+        };
         let markup = keyboard(&reply, &buttons).expect("buttons");
         assert_eq!(
             labels_and_data(&markup),
@@ -792,12 +835,46 @@ mod tests {
     }
 
     #[test]
+    fn an_answer_about_a_store_opens_its_route_in_the_mini_app_or_links_to_it_in_a_group() {
+        let reply = Reply { map_store: Some("s-nike".into()), ..Reply::text("Nike 在 3F") };
+        let webapp = reqwest::Url::parse("https://mall.example/webapp/").ok();
+        let private = ButtonContext {
+            lang: Lang::Zh,
+            bot_username: "MallGuideBot",
+            handoff_payload: None,
+            webapp: webapp.clone(),
+            in_group: false,
+        };
+        let markup = keyboard(&reply, &private).expect("a map button");
+        let button = &markup.inline_keyboard[0][0];
+        assert_eq!(button.text, "🗺 在地图上看");
+        match &button.kind {
+            teloxide::types::InlineKeyboardButtonKind::WebApp(app) => {
+                assert_eq!(app.url.as_str(), "https://mall.example/webapp/?startapp=route-s-nike");
+            }
+            other => panic!("a web-app button, not {other:?}"),
+        }
+        let group = ButtonContext { in_group: true, ..private };
+        let markup = keyboard(&reply, &group).expect("a map link");
+        match &markup.inline_keyboard[0][0].kind {
+            teloxide::types::InlineKeyboardButtonKind::Url(url) => {
+                assert_eq!(url.as_str(), "https://t.me/MallGuideBot?startapp=route-s-nike");
+            }
+            other => panic!("a t.me link in a group, not {other:?}"),
+        }
+        let off = ButtonContext { webapp: None, ..group };
+        assert!(keyboard(&reply, &off).is_none(), "no Mini App, no button");
+    }
+
+    #[test]
     fn a_group_hand_off_is_a_link_to_the_private_chat_with_the_payload() {
         let reply = Reply { open_private: Some("看看购物车".into()), ..Reply::text("请私聊") };
         let buttons = ButtonContext {
             lang: Lang::En,
             bot_username: "MallGuideBot",
             handoff_payload: Some("hAbc123".into()),
+            webapp: None,
+            in_group: true,
         };
         let markup = keyboard(&reply, &buttons).expect("buttons");
         assert_eq!(
@@ -855,7 +932,13 @@ mod tests {
             reply_to: Some(MessageId(12)),
         };
         let reply = Reply { suggestions: vec!["42码".into()], ..Reply::text("**要哪个尺码？**") };
-        let buttons = ButtonContext { lang: Lang::Zh, bot_username: "b", handoff_payload: None };
+        let buttons = ButtonContext {
+            lang: Lang::Zh,
+            bot_username: "b",
+            handoff_payload: None,
+            webapp: None,
+            in_group: false,
+        };
         let out = Outgoing { parts_sent: 1, ..Outgoing::new(&target, &reply, &buttons, Some(MessageId(99))) };
         let json = serde_json::to_string(&out).expect("encoded");
         let back: Outgoing = serde_json::from_str(&json).expect("decoded");
@@ -864,7 +947,13 @@ mod tests {
 
     #[test]
     fn a_plain_reply_has_no_keyboard() {
-        let buttons = ButtonContext { lang: Lang::Zh, bot_username: "b", handoff_payload: None };
+        let buttons = ButtonContext {
+            lang: Lang::Zh,
+            bot_username: "b",
+            handoff_payload: None,
+            webapp: None,
+            in_group: false,
+        };
         assert_eq!(keyboard(&Reply::text("你好"), &buttons), None);
     }
 

@@ -520,13 +520,21 @@ impl Transport {
     }
 
     /// What the buttons of `reply` need; a group hand-off gets its deep link for `user_id`.
-    async fn buttons<'m>(&self, me: &'m Me, lang: Lang, user_id: i64, reply: &Reply) -> ButtonContext<'m> {
+    async fn buttons<'m>(
+        &self,
+        me: &'m Me,
+        target: &Target,
+        lang: Lang,
+        user_id: i64,
+        reply: &Reply,
+    ) -> ButtonContext<'m> {
         let handoff_payload = match reply.open_private.as_deref().filter(|r| !r.trim().is_empty()) {
             Some(request) => self.handoffs.put(user_id, request).await,
             None => None,
         };
         let username = me.user.username.as_deref().unwrap_or_default();
-        ButtonContext { lang, bot_username: username, handoff_payload }
+        let webapp = self.app.config.webapp_url();
+        ButtonContext { lang, bot_username: username, handoff_payload, webapp, in_group: target.chat.0 < 0 }
     }
 
     /// Sends a router reply through the outbox, its first part replacing the
@@ -552,7 +560,7 @@ impl Transport {
             stripped = Reply { payable: Vec::new(), ..reply.clone() };
             &stripped
         };
-        let buttons = self.buttons(me, lang, user_id, reply).await;
+        let buttons = self.buttons(me, target, lang, user_id, reply).await;
         self.outbox.deliver(bot, target, reply, &buttons, replace).await?;
         if let (true, Some(order_id)) = (paying, reply.invoice.as_deref()) {
             self.send_invoice(bot, target, user_id, lang, order_id).await?;

@@ -1,0 +1,675 @@
+//! The Mini App: the mall as Telegram shows it in a web view — a map to
+//! touch, the directory, the shopper's cart and orders.
+//!
+//! Static HTML, CSS and JavaScript compiled into the binary (`assets/`), and
+//! a JSON API under `/webapp/api/` that runs the same tools and the same
+//! `MallApi` as the chat (their typed results), never a second copy of the
+//! mall logic. The shopper is the `user.id` of Telegram's `initData`
+//! (`Authorization: tma …`, checked in `auth.rs`); the map and directory
+//! work without it. Cart and order changes keep their levels: a confirm or
+//! critical tool answers with what it will do and a one-time token, and
+//! acts only when the page sends the token back.
+
+pub mod auth;
+pub mod floors;
+mod texts;
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use axum::Json;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use bytes::Bytes;
+use handlers::{Approval, Lang, Level, Preview, ToolContext, ToolError};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::app::App;
+pub use auth::{InitDataCheck, InitDataError, WebUser};
+use floors::MapViews;
+
+/// The tools the page may run for a shopper: the cart and orders.
+const ACTIONS: &[&str] = &["add_to_cart", "remove_from_cart", "clear_cart", "create_order", "cancel_order"];
+
+/// The Mini App's shared state.
+#[derive(Clone)]
+pub struct WebApp {
+    app: App,
+    /// Checks `initData`; absent without a bot token (the cart then says
+    /// to open the page in Telegram).
+    check: Option<InitDataCheck>,
+    views: Option<Arc<MapViews>>,
+    /// The Bot API, for invoice links (`mallbot run` with payments on).
+    bot: Option<teloxide::Bot>,
+}
+
+impl WebApp {
+    /// The Mini App of `app`; `bot` makes invoices when payments are on.
+    pub fn new(app: App, bot: Option<teloxide::Bot>) -> WebApp {
+        let token = app.config.telegram.token.expose();
+        let check =
+            (!token.is_empty()).then(|| InitDataCheck::new(token, app.config.webapp.init_data_max_age_secs));
+        let views = app.router.map().map(|router| Arc::new(MapViews::new(router.clone())));
+        WebApp { app, check, views, bot }
+    }
+}
+
+/// The routes: the page under `/webapp/`, the API under `/webapp/api/`.
+pub fn router(web: WebApp) -> axum::Router {
+    axum::Router::new()
+        .route("/", get(|| async { axum::response::Redirect::temporary("/webapp/") }))
+        .route("/webapp", get(|| async { axum::response::Redirect::permanent("/webapp/") }))
+        .route("/webapp/", get(page))
+        .route("/webapp/app.js", get(script))
+        .route("/webapp/app.css", get(style))
+        .route("/webapp/api/texts", get(ui_texts))
+        .route("/webapp/api/floors", get(floor_list))
+        .route("/webapp/api/floors/{floor}/svg", get(floor_svg))
+        .route("/webapp/api/route", get(route))
+        .route("/webapp/api/stores", get(directory))
+        .route("/webapp/api/stores/{id}", get(store_card))
+        .route("/webapp/api/me", get(me))
+        .route("/webapp/api/cart", get(cart))
+        .route("/webapp/api/orders", get(orders))
+        .route("/webapp/api/actions", post(start_action))
+        .route("/webapp/api/actions/{token}", post(confirm_action))
+        .route("/webapp/api/orders/{id}/invoice", post(invoice_link))
+        .with_state(web)
+}
+
+/// Serves the Mini App on `listener` until `shutdown` completes.
+pub async fn serve(
+    web: WebApp,
+    listener: tokio::net::TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let address = listener.local_addr()?;
+    tracing::info!(%address, "Mini App listening");
+    axum::serve(listener, router(web)).with_graceful_shutdown(shutdown).await
+}
+
+// ---------------------------------------------------------------------------------------------
+// The page
+
+static PAGE: &str = include_str!("assets/index.html");
+static SCRIPT: &str = include_str!("assets/app.js");
+static STYLE: &str = include_str!("assets/app.css");
+
+/// An asset, gzip-compressed once and sent compressed when the browser takes it.
+struct Asset {
+    plain: Bytes,
+    gzip: Bytes,
+    content_type: &'static str,
+}
+
+fn asset(which: &'static str) -> &'static Asset {
+    static ASSETS: std::sync::OnceLock<[Asset; 3]> = std::sync::OnceLock::new();
+    let all = ASSETS.get_or_init(|| {
+        let make = |text: &'static str, content_type| Asset {
+            plain: Bytes::from_static(text.as_bytes()),
+            gzip: floors::gzip(text.as_bytes()),
+            content_type,
+        };
+        [
+            make(PAGE, "text/html; charset=utf-8"),
+            make(SCRIPT, "text/javascript; charset=utf-8"),
+            make(STYLE, "text/css; charset=utf-8"),
+        ]
+    });
+    match which {
+        "js" => &all[1],
+        "css" => &all[2],
+        _ => &all[0],
+    }
+}
+
+fn takes_gzip(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::ACCEPT_ENCODING)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(',').any(|e| e.trim().starts_with("gzip")))
+}
+
+/// `plain` or `gzip` as the browser takes it, with its type and caching.
+fn send_bytes(headers: &HeaderMap, plain: &Bytes, gzip: &Bytes, content_type: &str, cache: &str) -> Response {
+    let mut response = if takes_gzip(headers) {
+        let mut r = gzip.clone().into_response();
+        r.headers_mut().insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+        r
+    } else {
+        plain.clone().into_response()
+    };
+    let h = response.headers_mut();
+    h.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+    if let Ok(v) = HeaderValue::from_str(content_type) {
+        h.insert(header::CONTENT_TYPE, v);
+    }
+    if let Ok(v) = HeaderValue::from_str(cache) {
+        h.insert(header::CACHE_CONTROL, v);
+    }
+    response
+}
+
+async fn page(headers: HeaderMap) -> Response {
+    let a = asset("html");
+    let mut response = send_bytes(&headers, &a.plain, &a.gzip, a.content_type, "no-cache");
+    // Everything the page loads is its own: no third-party script can run.
+    response.headers_mut().insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(
+            "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors https://web.telegram.org https://*.telegram.org 'self'",
+        ),
+    );
+    response
+}
+
+async fn script(headers: HeaderMap) -> Response {
+    let a = asset("js");
+    send_bytes(&headers, &a.plain, &a.gzip, a.content_type, "no-cache")
+}
+
+async fn style(headers: HeaderMap) -> Response {
+    let a = asset("css");
+    send_bytes(&headers, &a.plain, &a.gzip, a.content_type, "no-cache")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Who is asking, in which language
+
+/// `?lang=` of a request.
+#[derive(Debug, Default, Deserialize)]
+struct LangQuery {
+    lang: Option<String>,
+}
+
+/// An API error: its status and `{"error": …}` in the shopper's words.
+#[derive(Debug)]
+struct ApiError {
+    status: StatusCode,
+    message: String,
+    detail: Value,
+}
+
+impl ApiError {
+    fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
+        ApiError { status, message: message.into(), detail: Value::Null }
+    }
+
+    fn tool(e: &ToolError, lang: Lang) -> ApiError {
+        let texts = texts::of(lang);
+        let (status, message) = match e {
+            ToolError::InvalidArguments { .. } => (StatusCode::BAD_REQUEST, texts.invalid),
+            ToolError::NotFound(_) => (StatusCode::NOT_FOUND, texts.not_found),
+            ToolError::Refused { .. } => (StatusCode::CONFLICT, texts.refused),
+            ToolError::NotAllowed(_) => (StatusCode::FORBIDDEN, texts.refused),
+            ToolError::Upstream(_) | ToolError::Timeout(_) | ToolError::Service { .. } => {
+                (StatusCode::SERVICE_UNAVAILABLE, texts.mall_down)
+            }
+        };
+        ApiError { status, message: message.to_owned(), detail: json!(e.to_string()) }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut body = json!({"error": self.message});
+        if !self.detail.is_null() {
+            body["detail"] = self.detail;
+        }
+        (self.status, Json(body)).into_response()
+    }
+}
+
+type ApiResult<T = Json<Value>> = Result<T, ApiError>;
+
+fn now_secs() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+}
+
+impl WebApp {
+    /// The shopper of the request's `initData`: `401` when it is missing,
+    /// forged, altered or expired.
+    fn shopper(&self, headers: &HeaderMap) -> ApiResult<WebUser> {
+        let refuse = |e: InitDataError| ApiError::new(StatusCode::UNAUTHORIZED, e.to_string());
+        let check = self.check.as_ref().ok_or_else(|| refuse(InitDataError::Missing))?;
+        let data = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("tma "))
+            .ok_or_else(|| refuse(InitDataError::Missing))?;
+        check.verify(data, now_secs()).map_err(|e| {
+            tracing::info!(error = %e, "Mini App request refused");
+            refuse(e)
+        })
+    }
+
+    /// `?lang=` when given, else the shopper's Telegram language, else the bot's.
+    fn lang(&self, query: &LangQuery, user: Option<&WebUser>) -> Lang {
+        query
+            .lang
+            .as_deref()
+            .and_then(Lang::parse)
+            .or_else(|| user.and_then(|u| u.language_code.as_deref()).and_then(Lang::parse))
+            .unwrap_or(self.app.config.bot.language)
+    }
+
+    /// The user of an `initData` the request may carry (read-only pages
+    /// work without one).
+    fn maybe_shopper(&self, headers: &HeaderMap) -> Option<WebUser> {
+        headers.contains_key(header::AUTHORIZATION).then(|| self.shopper(headers).ok()).flatten()
+    }
+
+    fn context(&self, user: Option<&WebUser>, lang: Lang) -> ToolContext {
+        let id = user.map(|u| u.id).unwrap_or(0);
+        ToolContext::new(self.app.mall.clone(), services::Shopper::new("telegram", id), lang)
+            .with_map(self.app.router.map().cloned())
+            .without_pictures()
+    }
+
+    /// Runs tool `name`; its typed result as JSON.
+    async fn run(&self, ctx: ToolContext, name: &str, args: Value) -> ApiResult<Value> {
+        let lang = ctx.lang;
+        let spec =
+            handlers::find(name).ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, name.to_owned()))?;
+        let timeout = self.app.config.tool_timeout();
+        match tokio::time::timeout(timeout, spec.invoke(ctx, args)).await {
+            Ok(Ok(output)) => Ok(output.data),
+            Ok(Err(e)) => Err(ApiError::tool(&e, lang)),
+            Err(_) => Err(ApiError::tool(&ToolError::Timeout(timeout.as_secs()), lang)),
+        }
+    }
+
+    fn views(&self, lang: Lang) -> ApiResult<&Arc<MapViews>> {
+        self.views.as_ref().ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, texts::of(lang).no_map))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Map and directory: no shopper needed
+
+async fn ui_texts(State(web): State<WebApp>, headers: HeaderMap, Query(q): Query<LangQuery>) -> Json<Value> {
+    let user = web.maybe_shopper(&headers);
+    let lang = web.lang(&q, user.as_ref());
+    Json(json!({
+        "lang": lang.as_str(),
+        "texts": texts::of(lang),
+        "payments": !web.app.config.payments.provider_token.is_empty() && web.bot.is_some(),
+        "signed_in": web.check.is_some(),
+    }))
+}
+
+async fn floor_list(State(web): State<WebApp>, headers: HeaderMap, Query(q): Query<LangQuery>) -> ApiResult {
+    let lang = web.lang(&q, web.maybe_shopper(&headers).as_ref());
+    let views = web.views(lang)?;
+    let floors: Vec<Value> = views
+        .floors(lang)
+        .floors
+        .iter()
+        .map(|f| {
+            json!({"floor": f.floor, "label": f.label, "width": f.width, "height": f.height, "stores": f.stores})
+        })
+        .collect();
+    Ok(Json(json!({"floors": floors, "entrances": views.entrances(lang)})))
+}
+
+async fn floor_svg(
+    State(web): State<WebApp>,
+    headers: HeaderMap,
+    Path(floor): Path<i32>,
+    Query(q): Query<LangQuery>,
+) -> ApiResult<Response> {
+    let lang = web.lang(&q, None);
+    let views = web.views(lang)?;
+    let drawn = views
+        .floors(lang)
+        .floors
+        .iter()
+        .find(|f| f.floor == floor)
+        .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, texts::of(lang).not_found))?;
+    Ok(send_bytes(&headers, &drawn.svg, &drawn.svg_gzip, "image/svg+xml", "public, max-age=300"))
+}
+
+/// `?to=STORE&from=PLACE&avoid_stairs=true`
+#[derive(Debug, Deserialize)]
+struct RouteQuery {
+    to: String,
+    from: Option<String>,
+    #[serde(default)]
+    avoid_stairs: bool,
+    lang: Option<String>,
+}
+
+/// The way to a store from the `navigate_to_store` tool, its waypoints as
+/// points on each floor's drawing.
+async fn route(State(web): State<WebApp>, headers: HeaderMap, Query(q): Query<RouteQuery>) -> ApiResult {
+    let lang = web.lang(&LangQuery { lang: q.lang.clone() }, web.maybe_shopper(&headers).as_ref());
+    let views = web.views(lang)?.clone();
+    let mut args = json!({"store_name": q.to, "avoid_stairs": q.avoid_stairs});
+    if let Some(from) = q.from.as_deref().filter(|f| !f.trim().is_empty()) {
+        args["from"] = json!(from);
+    }
+    let mut data = web.run(web.context(None, lang), "navigate_to_store", args).await?;
+    if data.get("not_found").is_some() {
+        return Err(ApiError {
+            detail: data,
+            ..ApiError::new(StatusCode::NOT_FOUND, texts::of(lang).not_found)
+        });
+    }
+    // Consecutive waypoints on one floor are one leg.
+    let mut legs: Vec<(i32, Vec<(f64, f64)>)> = Vec::new();
+    for point in data.get("waypoints").and_then(Value::as_array).into_iter().flatten() {
+        let floor = point["floor"].as_i64().unwrap_or(1) as i32;
+        let xy = (point["x_m"].as_f64().unwrap_or(0.0), point["y_m"].as_f64().unwrap_or(0.0));
+        match legs.last_mut() {
+            Some((f, points)) if *f == floor => points.push(xy),
+            _ => legs.push((floor, vec![xy])),
+        }
+    }
+    let legs: Vec<Value> = legs
+        .into_iter()
+        .map(|(floor, points)| json!({"floor": floor, "points": views.to_pixels(lang, floor, &points)}))
+        .collect();
+    if let Some(map) = data.as_object_mut() {
+        map.remove("waypoints");
+        map.remove("floor_plans_sent");
+        map.insert("legs".into(), Value::Array(legs));
+    }
+    Ok(Json(data))
+}
+
+/// `?q=&floor=&category=`
+#[derive(Debug, Deserialize)]
+struct DirectoryQuery {
+    q: Option<String>,
+    floor: Option<i32>,
+    category: Option<String>,
+    lang: Option<String>,
+}
+
+/// Stores by floor and category; with `q`, the `search_stores` tool.
+async fn directory(
+    State(web): State<WebApp>,
+    headers: HeaderMap,
+    Query(q): Query<DirectoryQuery>,
+) -> ApiResult {
+    let lang = web.lang(&LangQuery { lang: q.lang.clone() }, web.maybe_shopper(&headers).as_ref());
+    let category = q.category.clone().filter(|c| !c.trim().is_empty());
+    let keyword = q.q.as_deref().map(str::trim).filter(|k| !k.is_empty());
+    let mut stores: Vec<Value> = match keyword {
+        Some(keyword) => {
+            let mut args = json!({"keyword": keyword});
+            if let Some(category) = &category {
+                args["category"] = json!(category);
+            }
+            let found = web.run(web.context(None, lang), "search_stores", args).await?;
+            found.get("stores").and_then(Value::as_array).cloned().unwrap_or_default()
+        }
+        None => all_stores(&web, lang, category.as_deref()).await?,
+    };
+    if let Some(floor) = q.floor {
+        stores.retain(|s| s["floor"].as_i64() == Some(i64::from(floor)));
+    }
+    let mut categories: Vec<String> =
+        stores.iter().filter_map(|s| s["category"].as_str().map(str::to_owned)).collect();
+    categories.sort();
+    categories.dedup();
+    Ok(Json(json!({"stores": stores, "categories": categories})))
+}
+
+/// Every store of the mall (of `category`), as the tools show a store.
+async fn all_stores(web: &WebApp, lang: Lang, category: Option<&str>) -> ApiResult<Vec<Value>> {
+    let mut stores = Vec::new();
+    let mut offset = 0u32;
+    loop {
+        let query = services::StoreQuery {
+            category: category.map(str::to_owned),
+            page: services::PageRequest { limit: Some(50), offset: Some(offset) },
+            ..Default::default()
+        };
+        let page = web
+            .app
+            .mall
+            .search_stores(&query)
+            .await
+            .map_err(|e| ApiError::tool(&ToolError::from(e), lang))?;
+        offset += page.items.len() as u32;
+        stores.extend(page.items.iter().map(|s| json!(handlers::records::StoreCard::new(s, lang))));
+        if page.items.is_empty() || u64::from(offset) >= page.total {
+            break;
+        }
+    }
+    stores.sort_by(|a, b| {
+        (a["floor"].as_i64(), a["name"].as_str()).cmp(&(b["floor"].as_i64(), b["name"].as_str()))
+    });
+    Ok(stores)
+}
+
+/// A store's card: basics, promotions and reviews (`get_store_info` three times).
+async fn store_card(
+    State(web): State<WebApp>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    Query(q): Query<LangQuery>,
+) -> ApiResult {
+    let lang = web.lang(&q, web.maybe_shopper(&headers).as_ref());
+    let info = |kind: &'static str| {
+        web.run(web.context(None, lang), "get_store_info", json!({"store_id": id, "info_type": kind}))
+    };
+    let (basic, promotions, reviews) = tokio::join!(info("basic"), info("promotions"), info("reviews"));
+    Ok(Json(json!({"basic": basic?, "promotions": promotions.ok(), "reviews": reviews.ok()})))
+}
+
+// ---------------------------------------------------------------------------------------------
+// The shopper's own: cart, orders, changes
+
+async fn me(State(web): State<WebApp>, headers: HeaderMap) -> ApiResult {
+    let user = web.shopper(&headers)?;
+    Ok(Json(json!({"id": user.id, "first_name": user.first_name})))
+}
+
+async fn cart(State(web): State<WebApp>, headers: HeaderMap, Query(q): Query<LangQuery>) -> ApiResult {
+    let user = web.shopper(&headers)?;
+    let lang = web.lang(&q, Some(&user));
+    Ok(Json(web.run(web.context(Some(&user), lang), "view_cart", json!({})).await?))
+}
+
+async fn orders(State(web): State<WebApp>, headers: HeaderMap, Query(q): Query<LangQuery>) -> ApiResult {
+    let user = web.shopper(&headers)?;
+    let lang = web.lang(&q, Some(&user));
+    Ok(Json(web.run(web.context(Some(&user), lang), "list_orders", json!({})).await?))
+}
+
+/// `{"tool": "remove_from_cart", "args": {...}}`
+#[derive(Debug, Deserialize)]
+struct ActionRequest {
+    tool: String,
+    #[serde(default)]
+    args: Value,
+    lang: Option<String>,
+}
+
+/// A change the page asked for, waiting for the shopper to confirm it.
+#[derive(Debug, Serialize, Deserialize)]
+struct WebPending {
+    user: i64,
+    tool: String,
+    args: Value,
+    lang: Lang,
+    preview: Option<PreviewRecord>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct PreviewRecord {
+    summary: String,
+    fingerprint: Value,
+}
+
+fn pending_key(token: &str) -> String {
+    format!("webapp:pending:{token}")
+}
+
+/// Starts a cart or order change: a safe tool runs; a confirm or critical
+/// one answers `{"confirm": {token, summary, level}}` and waits.
+async fn start_action(
+    State(web): State<WebApp>,
+    headers: HeaderMap,
+    Json(req): Json<ActionRequest>,
+) -> ApiResult {
+    let user = web.shopper(&headers)?;
+    let lang = web.lang(&LangQuery { lang: req.lang.clone() }, Some(&user));
+    if !ACTIONS.contains(&req.tool.as_str()) {
+        return Err(ApiError::new(StatusCode::BAD_REQUEST, texts::of(lang).invalid));
+    }
+    let args = if req.args.is_null() { json!({}) } else { req.args };
+    let level = level_of(&web, &req.tool);
+    if level == Level::Safe {
+        let data = web.run(web.context(Some(&user), lang), &req.tool, args).await?;
+        return Ok(Json(json!({"done": data})));
+    }
+    ask(&web, &user, lang, &req.tool, args, level).await
+}
+
+fn level_of(web: &WebApp, name: &str) -> Level {
+    web.app.router.find_tool(name).map(|t| web.app.router.level_of(&t)).unwrap_or(Level::Critical)
+}
+
+/// Keeps the change as pending and answers what the shopper is asked.
+async fn ask(web: &WebApp, user: &WebUser, lang: Lang, tool: &str, args: Value, level: Level) -> ApiResult {
+    let preview = preview(web, user, lang, tool, &args).await?;
+    let token = crate::pending::new_token();
+    let summary = preview
+        .as_ref()
+        .map(|p| p.summary.clone())
+        .unwrap_or_else(|| handlers::find(tool).map(|s| s.progress_line(lang, &args)).unwrap_or_default());
+    let record = WebPending { user: user.id, tool: tool.to_owned(), args, lang, preview };
+    let ttl = Duration::from_secs(web.app.config.safety.confirm_ttl_secs);
+    let text = serde_json::to_string(&record)
+        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+    web.app
+        .state
+        .put_value(&pending_key(&token), &text, ttl)
+        .await
+        .map_err(|_| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, texts::of(lang).mall_down))?;
+    Ok(Json(json!({"confirm": {"token": token, "summary": summary, "level": level.as_str()}})))
+}
+
+async fn preview(
+    web: &WebApp,
+    user: &WebUser,
+    lang: Lang,
+    tool: &str,
+    args: &Value,
+) -> ApiResult<Option<PreviewRecord>> {
+    let Some(describe) = handlers::find(tool).and_then(|s| s.preview) else { return Ok(None) };
+    match describe(web.context(Some(user), lang), args.clone()).await {
+        Ok(Preview { summary, fingerprint }) => Ok(Some(PreviewRecord { summary, fingerprint })),
+        Err(e) => Err(ApiError::tool(&e, lang)),
+    }
+}
+
+/// The shopper confirmed: the change runs once, by its owner, before it
+/// expires; a critical one is checked again first (changed figures are a
+/// new confirmation, `409`).
+async fn confirm_action(
+    State(web): State<WebApp>,
+    headers: HeaderMap,
+    Path(token): Path<String>,
+) -> ApiResult<Response> {
+    let user = web.shopper(&headers)?;
+    let lang = web.lang(&LangQuery::default(), Some(&user));
+    let taken = web.app.state.take_value(&pending_key(&token)).await.ok().flatten();
+    let Some(record) = taken.and_then(|t| serde_json::from_str::<WebPending>(&t).ok()) else {
+        return Err(ApiError::new(StatusCode::GONE, texts::of(lang).expired));
+    };
+    let lang = record.lang;
+    if record.user != user.id {
+        tracing::warn!(owner = record.user, "a Mini App confirmation pressed by someone else");
+        return Err(ApiError::new(StatusCode::FORBIDDEN, texts::of(lang).not_yours));
+    }
+    let level = level_of(&web, &record.tool);
+    if level == Level::Critical {
+        let now = preview(&web, &user, lang, &record.tool, &record.args).await?;
+        let then = record.preview.as_ref().map(|p| &p.fingerprint);
+        if now.as_ref().map(|p| &p.fingerprint) != then {
+            let Json(asked) = ask(&web, &user, lang, &record.tool, record.args, level).await?;
+            return Ok((
+                StatusCode::CONFLICT,
+                Json(json!({"changed": texts::of(lang).changed, "confirm": asked["confirm"]})),
+            )
+                .into_response());
+        }
+    }
+    let mut ctx = web.context(Some(&user), lang);
+    ctx.approval = record.preview.map(|p| Approval {
+        idempotency_key: crate::pending::PendingAction::idempotency_key(&token),
+        preview: Preview { summary: p.summary, fingerprint: p.fingerprint },
+    });
+    if ctx.approval.is_none() {
+        ctx.approval = Some(Approval {
+            idempotency_key: crate::pending::PendingAction::idempotency_key(&token),
+            preview: Preview { summary: String::new(), fingerprint: Value::Null },
+        });
+    }
+    let data = web.run(ctx, &record.tool, record.args).await?;
+    tracing::info!(tool = %record.tool, "Mini App change confirmed and done");
+    Ok(Json(json!({"done": data})).into_response())
+}
+
+/// An invoice link for the shopper's unpaid order (`openInvoice`).
+async fn invoice_link(
+    State(web): State<WebApp>,
+    headers: HeaderMap,
+    Path(order_id): Path<String>,
+) -> ApiResult {
+    let user = web.shopper(&headers)?;
+    let lang = web.lang(&LangQuery::default(), Some(&user));
+    let config = &web.app.config.payments;
+    let Some(bot) = web.bot.as_ref().filter(|_| !config.provider_token.is_empty()) else {
+        return Err(ApiError::new(StatusCode::CONFLICT, texts::of(lang).pay_at_store));
+    };
+    let shopper = services::Shopper::new("telegram", user.id);
+    let order = web
+        .app
+        .mall
+        .get_order(&shopper, &order_id)
+        .await
+        .map_err(|e| ApiError::tool(&ToolError::from(e), lang))?;
+    if order.status != services::OrderStatus::PendingPayment {
+        return Err(ApiError::new(StatusCode::CONFLICT, texts::of(lang).not_payable));
+    }
+    let store = web.app.mall.get_store(&order.pickup_store_id).await.ok();
+    let key = crate::payments::PayloadKey::derive(bot.token());
+    let draft = crate::payments::invoice_for(
+        &order,
+        store.as_ref(),
+        lang,
+        &config.currency,
+        &key,
+        user.id,
+        config.order_ttl_mins,
+    );
+    let prices: Vec<teloxide::types::LabeledPrice> = draft
+        .lines
+        .iter()
+        .map(|l| teloxide::types::LabeledPrice::new(l.label.clone(), l.amount.max(0) as u32))
+        .collect();
+    use teloxide::payloads::CreateInvoiceLinkSetters as _;
+    let request = teloxide::payloads::CreateInvoiceLink::new(
+        draft.title,
+        draft.description,
+        draft.payload,
+        draft.currency,
+        prices,
+    )
+    .provider_token(config.provider_token.expose().to_owned());
+    match crate::telegram::send::call(bot, &request).await {
+        Ok(url) => Ok(Json(json!({"url": url}))),
+        Err(e) => {
+            tracing::warn!(error = %e, order = %order_id, "could not make an invoice link");
+            Err(ApiError::new(StatusCode::SERVICE_UNAVAILABLE, texts::of(lang).mall_down))
+        }
+    }
+}

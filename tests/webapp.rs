@@ -1,0 +1,466 @@
+//! The Mini App against the real binary (`mallbot webapp` on the embedded
+//! demo mall): its API as a shopper's page calls it, and its pages in
+//! headless Chromium driven over WebDriver (Debian's `chromium` and
+//! `chromium-driver`; without them, outside CI, the browser tests say so
+//! loudly and skip; in CI their absence is a failure). Screenshots of each
+//! page go to `target/webapp-screenshots/`.
+
+#![allow(clippy::unwrap_used)]
+
+#[path = "support/browser.rs"]
+mod browser;
+#[path = "support/fake_bot_api.rs"]
+mod fake_bot_api;
+#[path = "support/process.rs"]
+mod process;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use fantoccini::{Client, Locator};
+use mallbot::webapp::InitDataCheck;
+use process::{Process, TempDir, free_addr, wait_for_listener};
+use serde_json::{Value, json};
+
+const TOKEN: &str = "123:WEBAPP";
+const ALICE: i64 = 7001;
+const BOB: i64 = 7002;
+
+/// `mallbot webapp` on the demo mall, with a bot token to check `initData` against.
+struct Served {
+    addr: SocketAddr,
+    _process: Process,
+    _dir: TempDir,
+    http: reqwest::Client,
+}
+
+impl Served {
+    async fn start(case: &str) -> Served {
+        let dir = TempDir::new(case);
+        let addr = free_addr();
+        let env = [
+            ("MALLBOT_TELEGRAM__TOKEN", TOKEN.to_owned()),
+            ("MALLBOT_STATE__URL", "memory://".to_owned()),
+            ("MALLBOT_MALL__EMBEDDED_DB", dir.file("mall.db")),
+        ];
+        let process = Process::spawn(case, &["webapp", "--listen", &addr.to_string()], &env, dir.path());
+        wait_for_listener(addr, &process).await;
+        Served { addr, _process: process, _dir: dir, http: reqwest::Client::new() }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://{}/webapp/{path}", self.addr)
+    }
+
+    /// `GET api/<path>` as `user` (none: no `initData`), status and body.
+    async fn get(&self, path: &str, user: Option<&str>) -> (u16, Value) {
+        let mut request = self.http.get(self.url(&format!("api/{path}")));
+        if let Some(init_data) = user {
+            request = request.header("Authorization", format!("tma {init_data}"));
+        }
+        let response = request.send().await.unwrap();
+        let status = response.status().as_u16();
+        (status, response.json().await.unwrap_or(Value::Null))
+    }
+
+    async fn post(&self, path: &str, user: &str, body: Value) -> (u16, Value) {
+        let response = self
+            .http
+            .post(self.url(&format!("api/{path}")))
+            .header("Authorization", format!("tma {user}"))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        let status = response.status().as_u16();
+        (status, response.json().await.unwrap_or(Value::Null))
+    }
+}
+
+fn now() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs()
+}
+
+/// The `initData` Telegram hands the page of `user`, signed with `token`, `age` seconds old.
+fn init_data(token: &str, user: i64, language: &str, age: u64) -> String {
+    let auth_date = (now() - age).to_string();
+    let user = json!({"id": user, "first_name": "Shopper", "language_code": language}).to_string();
+    InitDataCheck::new(token, 86_400).sign(&[("auth_date", &auth_date), ("user", &user), ("query_id", "AAq")])
+}
+
+fn alice() -> String {
+    init_data(TOKEN, ALICE, "zh-hans", 5)
+}
+
+fn bob() -> String {
+    init_data(TOKEN, BOB, "en", 5)
+}
+
+/// A Nike running shoe with a size in stock, from the demo mall.
+async fn a_nike_shoe() -> (String, String) {
+    let mall = services::EmbeddedMall::in_memory();
+    use services::MallApi;
+    let query = services::ProductQuery { keyword: Some("Nike 跑鞋".into()), ..Default::default() };
+    let hit = mall.search_products(&query).await.unwrap().items.into_iter().find(|p| p.in_stock).unwrap();
+    let product = mall.get_product(&hit.id).await.unwrap();
+    let sku = product.skus.iter().find(|s| s.stock > 0).unwrap();
+    (hit.id, sku.sku_id.clone())
+}
+
+/// Adds one of `product` to the cart of `user` through the page's two steps.
+async fn add_to_cart(served: &Served, user: &str, product: &str, sku: &str) -> Value {
+    let args = json!({"product_id": product, "sku_id": sku, "quantity": 1});
+    let (status, asked) = served.post("actions", user, json!({"tool": "add_to_cart", "args": args})).await;
+    assert_eq!(status, 200, "{asked}");
+    let token = asked["confirm"]["token"].as_str().expect("a cart change is confirmed first").to_owned();
+    let (status, done) = served.post(&format!("actions/{token}"), user, json!({})).await;
+    assert_eq!(status, 200, "{done}");
+    done
+}
+
+#[tokio::test]
+async fn forged_altered_expired_or_missing_init_data_gets_401_and_no_data() {
+    let served = Served::start("webapp-401").await;
+    let forged = init_data("123:SOMEONE-ELSE", ALICE, "zh", 5);
+    let altered = alice().replace(&ALICE.to_string(), &BOB.to_string());
+    let expired = init_data(TOKEN, ALICE, "zh", 2 * 86_400);
+    for (what, user) in [
+        ("forged", Some(forged.as_str())),
+        ("altered", Some(&altered)),
+        ("expired", Some(&expired)),
+        ("missing", None),
+    ] {
+        for path in ["cart", "orders", "me"] {
+            let (status, body) = served.get(path, user).await;
+            assert_eq!(status, 401, "{what} initData on {path}: {body}");
+            assert!(body.get("items").is_none() && body.get("orders").is_none(), "no data: {body}");
+        }
+    }
+    let (status, _) = served.post("actions", &forged, json!({"tool": "clear_cart", "args": {}})).await;
+    assert_eq!(status, 401);
+    // The shopper is the signed user.id, never a parameter.
+    let (status, me) = served.get("me?user_id=7002", Some(&alice())).await;
+    assert_eq!((status, me["id"].as_i64()), (200, Some(ALICE)));
+    // The map and the directory need no initData.
+    assert_eq!(served.get("floors", None).await.0, 200);
+    assert_eq!(served.get("stores", None).await.0, 200);
+}
+
+#[tokio::test]
+async fn the_cart_shows_this_shoppers_lines_and_an_order_asks_once_more_with_the_full_order() {
+    let served = Served::start("webapp-cart").await;
+    let (product, sku) = a_nike_shoe().await;
+    add_to_cart(&served, &alice(), &product, &sku).await;
+
+    let (_, cart) = served.get("cart", Some(&alice())).await;
+    assert_eq!(cart["items"].as_array().unwrap().len(), 1, "{cart}");
+    assert_eq!(cart["items"][0]["product_id"], product.as_str());
+    let (_, bobs) = served.get("cart", Some(&bob())).await;
+    assert_eq!(bobs["items"].as_array().unwrap().len(), 0, "Bob sees none of Alice's cart: {bobs}");
+
+    // Ordering is critical: the page gets the whole order to show, nothing is ordered yet.
+    let cart_id = cart["cart_id"].as_str().unwrap();
+    let (status, asked) =
+        served.post("actions", &alice(), json!({"tool": "create_order", "args": {"cart_id": cart_id}})).await;
+    assert_eq!(status, 200, "{asked}");
+    assert_eq!(asked["confirm"]["level"], "critical");
+    let summary = asked["confirm"]["summary"].as_str().unwrap();
+    assert!(
+        summary.contains("确认下单") && summary.contains("合计") && summary.contains("取货"),
+        "{summary}"
+    );
+    assert_eq!(served.get("orders", Some(&alice())).await.1["orders"].as_array().unwrap().len(), 0);
+
+    // Bob cannot confirm Alice's order; a token is used once.
+    let token = asked["confirm"]["token"].as_str().unwrap();
+    let (status, _) = served.post(&format!("actions/{token}"), &bob(), json!({})).await;
+    assert_eq!(status, 403);
+    let (status, asked) =
+        served.post("actions", &alice(), json!({"tool": "create_order", "args": {"cart_id": cart_id}})).await;
+    assert_eq!(status, 200);
+    let token = asked["confirm"]["token"].as_str().unwrap();
+    let (status, done) = served.post(&format!("actions/{token}"), &alice(), json!({})).await;
+    assert_eq!(status, 200, "{done}");
+    assert_eq!(done["done"]["order"]["status"], "PENDING_PAYMENT");
+    let (status, _) = served.post(&format!("actions/{token}"), &alice(), json!({})).await;
+    assert_eq!(status, 410, "a second press does nothing");
+    let (_, orders) = served.get("orders", Some(&alice())).await;
+    assert_eq!(orders["orders"].as_array().unwrap().len(), 1, "one order: {orders}");
+    assert_eq!(served.get("orders", Some(&bob())).await.1["orders"].as_array().unwrap().len(), 0);
+    // Without payments the page is told to pay at the store.
+    let order_id = orders["orders"][0]["order_id"].as_str().unwrap();
+    let (status, body) = served.post(&format!("orders/{order_id}/invoice"), &alice(), json!({})).await;
+    assert_eq!(status, 409);
+    assert!(body["error"].as_str().unwrap().contains("取货门店"), "{body}");
+}
+
+#[tokio::test]
+async fn the_route_api_follows_the_tools_route_across_floors() {
+    let served = Served::start("webapp-route").await;
+    let (status, route) = served.get("route?to=s-nike", None).await;
+    assert_eq!(status, 200, "{route}");
+    let ctx = handlers::ToolContext::new(
+        std::sync::Arc::new(services::EmbeddedMall::in_memory()),
+        services::Shopper::new("telegram", 1),
+        handlers::Lang::Zh,
+    )
+    .with_map(Some(maps::demo::router()))
+    .without_pictures();
+    let tool = handlers::find("navigate_to_store").unwrap();
+    let by_tool = tool.invoke(ctx, json!({"store_name": "s-nike"})).await.unwrap().data;
+    assert_eq!(route["floors"], by_tool["floors"], "the page's floors are the tool's");
+    let legs: Vec<i64> =
+        route["legs"].as_array().unwrap().iter().map(|l| l["floor"].as_i64().unwrap()).collect();
+    assert_eq!(json!(legs), by_tool["floors"]);
+    assert!(route["legs"][0]["points"].as_array().unwrap().len() >= 2);
+    assert_eq!(route["steps"], by_tool["steps"]);
+    let (status, body) = served.get("route?to=no-such-store", None).await;
+    assert_eq!(status, 404, "{body}");
+    let (status, stairs) =
+        served.get("route?to=s-nike&avoid_stairs=true&from=north_gate&lang=en", None).await;
+    assert_eq!(status, 200, "{stairs}");
+    assert_eq!(stairs["from"], "north_gate");
+    assert!(stairs["steps"][0].as_str().unwrap().contains("North"), "{stairs}");
+}
+
+#[tokio::test]
+async fn run_serves_the_mini_app_sets_the_menu_button_and_offers_the_map_under_directions() {
+    let api = fake_bot_api::FakeBotApi::start().await;
+    let dir = TempDir::new("webapp-run");
+    let listen = free_addr();
+    let mut env = process::bot_env(&api);
+    env.extend([
+        ("MALLBOT_STATE__URL", "memory://".to_owned()),
+        ("MALLBOT_MALL__EMBEDDED_DB", dir.file("mall.db")),
+        ("MALLBOT_WEBAPP__LISTEN", listen.to_string()),
+        ("MALLBOT_WEBAPP__PUBLIC_URL", "https://mall.example.test/webapp/".to_owned()),
+    ]);
+    let bot = Process::spawn("bot", &["run"], &env, dir.path());
+    wait_for_listener(listen, &bot).await;
+    let page = reqwest::get(format!("http://{listen}/webapp/")).await.unwrap();
+    assert_eq!(page.status().as_u16(), 200);
+    assert!(page.text().await.unwrap().contains("app.js"));
+
+    api.wait_until("the menu button", |api| !api.calls("setChatMenuButton").is_empty()).await;
+    let menu = api.calls("setChatMenuButton").remove(0);
+    assert_eq!(menu["menu_button"]["type"], "web_app", "{menu}");
+    assert_eq!(menu["menu_button"]["web_app"]["url"], "https://mall.example.test/webapp/");
+
+    let shopper = fake_bot_api::Shopper { id: 4101, name: "Mei" };
+    api.push_update(fake_bot_api::private_text(shopper, "Nike 店怎么走？"));
+    api.wait_until("the directions", |api| {
+        api.sent_to(shopper.id).iter().any(|m| m["reply_markup"]["inline_keyboard"].is_array())
+    })
+    .await;
+    let answer = api
+        .sent_to(shopper.id)
+        .into_iter()
+        .find(|m| m["reply_markup"]["inline_keyboard"].is_array())
+        .unwrap();
+    let buttons: Vec<Value> = answer["reply_markup"]["inline_keyboard"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r.as_array().unwrap().clone())
+        .collect();
+    let map = buttons
+        .iter()
+        .find(|b| b["text"] == "🗺 在地图上看")
+        .unwrap_or_else(|| panic!("a map button: {answer}"));
+    assert_eq!(map["web_app"]["url"], "https://mall.example.test/webapp/?startapp=route-s-nike", "{map}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// In the browser
+
+/// chromedriver on a free port, and a headless Chromium session of phone size.
+struct Browser {
+    client: Client,
+    _driver: tokio::process::Child,
+}
+
+impl Browser {
+    /// `None` (after a loud SKIPPED line) when Chromium is not installed outside CI.
+    async fn start(case: &str, dir: &TempDir) -> Option<Browser> {
+        let Some(driver) = browser::installed_driver() else {
+            if std::env::var("CI").as_deref() == Ok("true") {
+                panic!("chromium and chromium-driver must be installed in CI (.ci/run installs them)");
+            }
+            let line = format!("SKIPPED: chromium/chromedriver not installed — {case} did not run\n");
+            let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
+            return None;
+        };
+        let (driver, client) = browser::session(driver, dir.path())
+            .await
+            .unwrap_or_else(|e| panic!("a Chromium session: {e:#}"));
+        Some(Browser { client, _driver: driver })
+    }
+
+    /// Waits (bounded) until the page says it is ready.
+    async fn open(&self, url: &str) {
+        // A URL that differs only in its fragment would not load the page again.
+        self.client.goto("about:blank").await.unwrap();
+        self.client.goto(url).await.unwrap();
+        self.wait_for("body[data-ready='1']").await;
+    }
+
+    async fn wait_for(&self, css: &str) {
+        self.client
+            .wait()
+            .at_most(Duration::from_secs(20))
+            .for_element(Locator::Css(css))
+            .await
+            .unwrap_or_else(|e| panic!("waited for {css}: {e}"));
+    }
+
+    async fn text(&self, css: &str) -> String {
+        self.client.find(Locator::Css(css)).await.unwrap().text().await.unwrap()
+    }
+
+    async fn screenshot(&self, name: &str) {
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/webapp-screenshots");
+        std::fs::create_dir_all(&dir).unwrap();
+        let png = self.client.screenshot().await.unwrap();
+        std::fs::write(dir.join(format!("{name}.png")), png).unwrap();
+    }
+
+    async fn close(self) {
+        let _ = self.client.close().await;
+    }
+}
+
+/// The launch URL Telegram opens: `initData` and the rest in the fragment.
+fn telegram_url(served: &Served, query: &str, init_data: &str) -> String {
+    let mut fragment = url_encode_form(&[
+        ("tgWebAppData", init_data),
+        ("tgWebAppVersion", "8.0"),
+        ("tgWebAppPlatform", "tdesktop"),
+    ]);
+    fragment.push_str("&tgWebAppThemeParams=");
+    fragment
+        .push_str(&url_encode(r##"{"bg_color":"#ffffff","button_color":"#2ea6ff","text_color":"#000000"}"##));
+    format!("{}{query}#{fragment}", served.url(""))
+}
+
+fn url_encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+fn url_encode_form(pairs: &[(&str, &str)]) -> String {
+    pairs.iter().map(|(k, v)| format!("{k}={}", url_encode(v))).collect::<Vec<_>>().join("&")
+}
+
+#[tokio::test]
+async fn in_chromium_the_directory_lists_the_stores_and_a_tapped_store_gets_the_tools_route() {
+    let served = Served::start("webapp-browser-map").await;
+    let dir = TempDir::new("webapp-browser-map-chromium");
+    let Some(browser) = Browser::start("the Mini App map and directory in Chromium", &dir).await else {
+        return;
+    };
+
+    // The map, in a plain browser: floors, pins; tap Nike, then "route here".
+    browser.open(&served.url("?lang=zh")).await;
+    browser.wait_for("#plan circle").await;
+    browser.screenshot("map-zh").await;
+    browser.client.find(Locator::Css("#floors button[data-floor='3']")).await.unwrap().click().await.unwrap();
+    browser.wait_for("#plan circle[data-store='s-nike']").await;
+    browser
+        .client
+        .find(Locator::Css("#plan circle[data-store='s-nike']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    browser.wait_for("#route-go").await;
+    assert!(browser.text("#sheet-body h2").await.contains("耐克"));
+    browser.screenshot("store-card-zh").await;
+    browser.client.find(Locator::Css("#route-go")).await.unwrap().click().await.unwrap();
+    browser.wait_for("body[data-route-floors]").await;
+    let floors = browser.client.execute("return document.body.dataset.routeFloors", vec![]).await.unwrap();
+    let (_, route) = served.get("route?to=s-nike", None).await;
+    let expected: Vec<String> = route["floors"].as_array().unwrap().iter().map(|f| f.to_string()).collect();
+    assert_eq!(floors.as_str(), Some(expected.join(",").as_str()), "the drawn floors are the tool's route");
+    let lines = browser.client.find_all(Locator::Css("#plan .route polyline")).await.unwrap();
+    assert!(!lines.is_empty(), "the route is drawn on the floor shown");
+    browser.screenshot("route-zh").await;
+
+    // The directory in English: every demo store is listed, search as you type.
+    browser.open(&served.url("?lang=en&startapp=directory")).await;
+    browser.wait_for("#stores li[data-store='s-starbucks']").await;
+    let listed = browser.client.find_all(Locator::Css("#stores li[data-store]")).await.unwrap().len();
+    let (_, all) = served.get("stores", None).await;
+    assert_eq!(listed, all["stores"].as_array().unwrap().len(), "every store is listed");
+    assert!(browser.text("#tab-directory").await.contains("Stores"));
+    browser.screenshot("directory-en").await;
+    browser.client.find(Locator::Css("#search")).await.unwrap().send_keys("coffee").await.unwrap();
+    browser
+        .client
+        .wait()
+        .at_most(Duration::from_secs(10))
+        .for_element(Locator::XPath("//ul[@id='stores'][count(li[@data-store]) < 6]"))
+        .await
+        .unwrap();
+    assert!(browser.text("#stores").await.contains("Starbucks"), "{}", browser.text("#stores").await);
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn in_chromium_the_cart_shows_this_shoppers_lines_in_traditional_chinese_and_asks_before_ordering() {
+    let served = Served::start("webapp-browser-cart").await;
+    let (product, sku) = a_nike_shoe().await;
+    add_to_cart(&served, &alice(), &product, &sku).await;
+    let dir = TempDir::new("webapp-browser-cart-chromium");
+    let Some(browser) = Browser::start("the Mini App cart in Chromium", &dir).await else { return };
+
+    // Bob, in Traditional Chinese from his Telegram language: his cart is empty.
+    let bob_hant = init_data(TOKEN, BOB, "zh-hant", 5);
+    browser.open(&telegram_url(&served, "?startapp=cart", &bob_hant)).await;
+    browser.wait_for("#cart p").await;
+    assert_eq!(browser.text("#cart p").await, "購物車是空的。");
+    assert!(browser.text("#tab-cart").await.contains("購物車"));
+    browser.screenshot("cart-bob-zh-hant").await;
+
+    // Alice sees her line; ordering shows the whole order first.
+    browser.open(&telegram_url(&served, "?startapp=cart", &alice())).await;
+    browser.wait_for("#cart li[data-item]").await;
+    assert_eq!(browser.client.find_all(Locator::Css("#cart li[data-item]")).await.unwrap().len(), 1);
+    browser.screenshot("cart-alice-zh").await;
+    browser.client.find(Locator::Css("#order-go")).await.unwrap().click().await.unwrap();
+    browser.wait_for("#confirm-summary").await;
+    let summary = browser.text("#confirm-summary").await;
+    assert!(summary.contains("合计") && summary.contains("取货"), "{summary}");
+    assert_eq!(
+        served.get("orders", Some(&alice())).await.1["orders"].as_array().unwrap().len(),
+        0,
+        "not yet"
+    );
+    browser.screenshot("order-confirm-zh").await;
+    browser.client.find(Locator::Css("#confirm-yes")).await.unwrap().click().await.unwrap();
+    browser
+        .client
+        .wait()
+        .at_most(Duration::from_secs(20))
+        .for_element(Locator::XPath("//ul[@id='orders']/li[contains(., 'PENDING_PAYMENT')]"))
+        .await
+        .unwrap();
+    assert_eq!(served.get("orders", Some(&alice())).await.1["orders"].as_array().unwrap().len(), 1);
+
+    // A forged initData: the page gets nothing and says so.
+    let forged = init_data("123:SOMEONE-ELSE", ALICE, "zh", 5);
+    browser.open(&telegram_url(&served, "?startapp=cart", &forged)).await;
+    browser.wait_for("#toast:not([hidden])").await;
+    assert!(browser.client.find_all(Locator::Css("#cart li[data-item]")).await.unwrap().is_empty());
+
+    // Outside Telegram the cart says to open it there.
+    browser.open(&served.url("?startapp=cart&lang=en")).await;
+    browser.wait_for("#open-in-telegram").await;
+    assert!(browser.text("#open-in-telegram").await.contains("Open this page in Telegram"));
+    browser.close().await;
+}
