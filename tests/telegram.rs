@@ -906,13 +906,7 @@ async fn a_status_message_becomes_the_answer_with_its_buttons() {
     let status = status_message(&api, &target).await;
     let outbox =
         mallbot::telegram::outbox::Outbox::new(Arc::new(MemoryStore::new()), Duration::from_secs(600));
-    let buttons = mallbot::telegram::send::ButtonContext {
-        lang: handlers::Lang::Zh,
-        bot_username: BOT_USERNAME,
-        handoff_payload: None,
-        webapp: None,
-        in_group: false,
-    };
+    let buttons = mallbot::telegram::send::ButtonContext::private(handlers::Lang::Zh, BOT_USERNAME);
     let delivery = outbox
         .deliver(&api.bot(), &target, &reply_with_button("有 41–44 码，要哪个？"), &buttons, Some(status))
         .await
@@ -942,13 +936,7 @@ async fn a_long_answer_edits_the_status_message_into_its_first_part_and_sends_th
     let answer: String = paragraph.repeat(5000 / paragraph.chars().count() + 1);
     let outbox =
         mallbot::telegram::outbox::Outbox::new(Arc::new(MemoryStore::new()), Duration::from_secs(600));
-    let buttons = mallbot::telegram::send::ButtonContext {
-        lang: handlers::Lang::Zh,
-        bot_username: BOT_USERNAME,
-        handoff_payload: None,
-        webapp: None,
-        in_group: false,
-    };
+    let buttons = mallbot::telegram::send::ButtonContext::private(handlers::Lang::Zh, BOT_USERNAME);
     outbox.deliver(&api.bot(), &target, &reply_with_button(&answer), &buttons, Some(status)).await.unwrap();
 
     let messages = api.sent_to(ALICE.id);
@@ -978,13 +966,7 @@ async fn when_the_status_message_is_gone_the_answer_is_sent_as_a_new_message() {
     );
     let outbox =
         mallbot::telegram::outbox::Outbox::new(Arc::new(MemoryStore::new()), Duration::from_secs(600));
-    let buttons = mallbot::telegram::send::ButtonContext {
-        lang: handlers::Lang::Zh,
-        bot_username: BOT_USERNAME,
-        handoff_payload: None,
-        webapp: None,
-        in_group: false,
-    };
+    let buttons = mallbot::telegram::send::ButtonContext::private(handlers::Lang::Zh, BOT_USERNAME);
     outbox
         .deliver(&api.bot(), &target, &reply_with_button("Nike 在三楼。"), &buttons, Some(status))
         .await

@@ -81,20 +81,8 @@ impl Transport {
             let status = (lang.texts().answers.status)(order.status);
             return self.say(bot, target, &(lang.texts().pay.not_payable)(order_id, status)).await;
         }
-        let store = self.app.mall.get_store(&order.pickup_store_id).await.ok();
         let config = &self.app.config.payments;
-        let key = PayloadKey::derive(bot.token());
-        let draft = payments::invoice_for(
-            &order,
-            store.as_ref(),
-            lang,
-            &config.currency,
-            &key,
-            user_id,
-            config.order_ttl_mins,
-        );
-        let prices: Vec<LabeledPrice> =
-            draft.lines.iter().map(|l| LabeledPrice::new(l.label.clone(), l.amount.max(0) as u32)).collect();
+        let (draft, prices) = invoice(&self.app, bot, &order, lang, user_id).await;
         let mut payload = teloxide::payloads::SendInvoice::new(
             target.chat,
             draft.title,
@@ -400,4 +388,31 @@ pub fn spawn_events(bot: Bot, app: App, outbox: Arc<Outbox>) -> Option<tokio::ta
 /// The event feed reader of `app`, polling every `every`.
 pub fn event_feed(app: &App, every: Duration) -> EventFeed {
     EventFeed::new(app.mall.clone(), app.state.clone(), ledger(app), every)
+}
+
+/// The invoice of the shopper `user_id`'s `order` (its pickup store looked
+/// up), and its lines as Telegram's prices, for `sendInvoice` and for the
+/// Mini App's `createInvoiceLink`.
+pub async fn invoice(
+    app: &App,
+    bot: &Bot,
+    order: &services::Order,
+    lang: Lang,
+    user_id: i64,
+) -> (payments::InvoiceDraft, Vec<LabeledPrice>) {
+    let store = app.mall.get_store(&order.pickup_store_id).await.ok();
+    let config = &app.config.payments;
+    let key = PayloadKey::derive(bot.token());
+    let draft = payments::invoice_for(
+        order,
+        store.as_ref(),
+        lang,
+        &config.currency,
+        &key,
+        user_id,
+        config.order_ttl_mins,
+    );
+    let prices =
+        draft.lines.iter().map(|l| LabeledPrice::new(l.label.clone(), l.amount.max(0) as u32)).collect();
+    (draft, prices)
 }

@@ -524,6 +524,13 @@ pub struct ButtonContext<'a> {
     pub in_group: bool,
 }
 
+impl<'a> ButtonContext<'a> {
+    /// A private chat's buttons, without a hand-off link or the Mini App.
+    pub fn private(lang: Lang, bot_username: &'a str) -> ButtonContext<'a> {
+        ButtonContext { lang, bot_username, handoff_payload: None, webapp: None, in_group: false }
+    }
+}
+
 /// The inline keyboard of a reply: Confirm / Cancel, the suggestions, the
 /// private-chat link. `None` when there is nothing to press.
 pub fn keyboard(reply: &Reply, buttons: &ButtonContext<'_>) -> Option<InlineKeyboardMarkup> {
@@ -795,13 +802,7 @@ mod tests {
             }),
             ..Default::default()
         };
-        let buttons = ButtonContext {
-            lang: Lang::Zh,
-            bot_username: "MallGuideBot",
-            handoff_payload: None,
-            webapp: None,
-            in_group: false,
-        };
+        let buttons = ButtonContext::private(Lang::Zh, "MallGuideBot");
         let markup = keyboard(&reply, &buttons).expect("buttons");
         assert_eq!(
             labels_and_data(&markup),
@@ -816,13 +817,7 @@ mod tests {
             suggestions: vec!["41码".into(), "42码".into(), long.clone(), "43码".into()],
             ..Reply::text("要什么尺码？")
         };
-        let buttons = ButtonContext {
-            lang: Lang::Zh,
-            bot_username: "b",
-            handoff_payload: None,
-            webapp: None,
-            in_group: false,
-        };
+        let buttons = ButtonContext::private(Lang::Zh, "b");
         let markup = keyboard(&reply, &buttons).expect("buttons");
         assert_eq!(
             labels_and_data(&markup),
@@ -932,13 +927,7 @@ mod tests {
             reply_to: Some(MessageId(12)),
         };
         let reply = Reply { suggestions: vec!["42码".into()], ..Reply::text("**要哪个尺码？**") };
-        let buttons = ButtonContext {
-            lang: Lang::Zh,
-            bot_username: "b",
-            handoff_payload: None,
-            webapp: None,
-            in_group: false,
-        };
+        let buttons = ButtonContext::private(Lang::Zh, "b");
         let out = Outgoing { parts_sent: 1, ..Outgoing::new(&target, &reply, &buttons, Some(MessageId(99))) };
         let json = serde_json::to_string(&out).expect("encoded");
         let back: Outgoing = serde_json::from_str(&json).expect("decoded");
@@ -947,13 +936,7 @@ mod tests {
 
     #[test]
     fn a_plain_reply_has_no_keyboard() {
-        let buttons = ButtonContext {
-            lang: Lang::Zh,
-            bot_username: "b",
-            handoff_payload: None,
-            webapp: None,
-            in_group: false,
-        };
+        let buttons = ButtonContext::private(Lang::Zh, "b");
         assert_eq!(keyboard(&Reply::text("你好"), &buttons), None);
     }
 

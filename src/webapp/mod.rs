@@ -640,22 +640,7 @@ async fn invoice_link(
     if order.status != services::OrderStatus::PendingPayment {
         return Err(ApiError::new(StatusCode::CONFLICT, texts::of(lang).not_payable));
     }
-    let store = web.app.mall.get_store(&order.pickup_store_id).await.ok();
-    let key = crate::payments::PayloadKey::derive(bot.token());
-    let draft = crate::payments::invoice_for(
-        &order,
-        store.as_ref(),
-        lang,
-        &config.currency,
-        &key,
-        user.id,
-        config.order_ttl_mins,
-    );
-    let prices: Vec<teloxide::types::LabeledPrice> = draft
-        .lines
-        .iter()
-        .map(|l| teloxide::types::LabeledPrice::new(l.label.clone(), l.amount.max(0) as u32))
-        .collect();
+    let (draft, prices) = crate::telegram::pay::invoice(&web.app, bot, &order, lang, user.id).await;
     use teloxide::payloads::CreateInvoiceLinkSetters as _;
     let request = teloxide::payloads::CreateInvoiceLink::new(
         draft.title,
