@@ -24,6 +24,9 @@ pub struct Reply {
     /// Unpaid orders the answer shows: transports that take payments offer
     /// a pay button for each (a new invoice for the same order).
     pub payable: Vec<String>,
+    /// The W3C `traceparent` of the turn that answered, when traced: the
+    /// transport's sends of this reply join that trace.
+    pub trace: Option<String>,
 }
 
 impl Reply {
