@@ -204,11 +204,11 @@ tokio::task_local! {
 /// Runs `work` as part of the trace `traceparent` (a turn's): what it asks
 /// for [`current_traceparent`] and the client spans it opens with
 /// [`client_span_in_trace`] belong to that trace.
-pub async fn in_trace<F: std::future::Future>(traceparent: Option<String>, work: F) -> F::Output {
-    match traceparent {
-        Some(traceparent) if is_on() => TRACE.scope(Some(traceparent), work).await,
-        _ => work.await,
-    }
+pub fn in_trace<F: std::future::Future>(
+    traceparent: Option<String>,
+    work: F,
+) -> tokio::task::futures::TaskLocalFuture<Option<String>, F> {
+    TRACE.scope(traceparent.filter(|_| is_on()), work)
 }
 
 /// The `traceparent` of the turn this task works for, when traced.
