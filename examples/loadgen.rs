@@ -80,6 +80,10 @@ struct Options {
     /// The `Retry-After` of those refusals, in seconds.
     #[arg(long, default_value_t = 1)]
     model_retry_after_secs: u64,
+    /// Traces (`[otel]`): `off`; `on`, sent to a loopback collector that
+    /// takes and discards them; `down`, sent to a closed port.
+    #[arg(long, default_value = "off", value_parser = ["off", "on", "down"])]
+    otel: String,
 }
 
 /// What happened to one shopper message.
@@ -340,6 +344,12 @@ async fn main() -> anyhow::Result<()> {
             pair.split_once('=').ok_or_else(|| anyhow::anyhow!("--env {pair}: not KEY=VALUE"))?;
         env.push((key.to_owned(), value.to_owned()));
     }
+    let otel_exports = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    match options.otel.as_str() {
+        "on" => env.push(("MALLBOT_OTEL__ENDPOINT".to_owned(), otel_sink(Arc::clone(&otel_exports)).await?)),
+        "down" => env.push(("MALLBOT_OTEL__ENDPOINT".to_owned(), format!("http://{}", closed_port()?))),
+        _ => {}
+    }
 
     let mut command = tokio::process::Command::new(&binary);
     command.arg("run").current_dir(&dir).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
@@ -466,6 +476,8 @@ async fn main() -> anyhow::Result<()> {
         rss.map(|k| format!("{:.1} MiB", k as f64 / 1024.0)).unwrap_or("—".into())
     );
     println!("model calls           {}", model.calls());
+    let exports = otel_exports.load(std::sync::atomic::Ordering::Relaxed);
+    println!("otel                  {} ({exports} OTLP exports received)", options.otel);
     if options.model_capacity > 0 {
         capacity_report(&model.arrivals(), started, options.model_capacity);
         let cuts = limit_cuts.lock().unwrap();
@@ -511,4 +523,25 @@ async fn main() -> anyhow::Result<()> {
         std::process::exit(1);
     }
     Ok(())
+}
+
+/// A loopback OTLP/HTTP collector that takes every export and discards it;
+/// its base URL.
+async fn otel_sink(exports: Arc<std::sync::atomic::AtomicUsize>) -> anyhow::Result<String> {
+    let routes = axum::Router::new().route(
+        "/v1/traces",
+        axum::routing::post(move |_body: axum::body::Bytes| {
+            exports.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            async { "" }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let url = format!("http://{}", listener.local_addr()?);
+    tokio::spawn(async move { axum::serve(listener, routes).await });
+    Ok(url)
+}
+
+/// A loopback address nothing listens on.
+fn closed_port() -> anyhow::Result<std::net::SocketAddr> {
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?)
 }

@@ -28,6 +28,7 @@ pub struct Config {
     pub payments: PaymentsConfig,
     pub events: EventsConfig,
     pub webapp: WebappConfig,
+    pub otel: OtelConfig,
     /// Per-tool overrides: `[tools.add_to_cart] level = "safe"`.
     pub tools: BTreeMap<String, ToolOverride>,
     /// What loading noticed but did not refuse (unknown `MALLBOT_*`
@@ -396,6 +397,49 @@ impl Default for EventsConfig {
     }
 }
 
+/// `[otel]`: OpenTelemetry traces over OTLP/HTTP; off while `endpoint` is
+/// empty (and no `OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT` is set).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct OtelConfig {
+    /// The collector's OTLP/HTTP base URL, e.g. `http://127.0.0.1:4318`
+    /// (`/v1/traces` is appended unless already there).
+    pub endpoint: String,
+    /// `http/protobuf` or `http/json`.
+    pub protocol: OtelProtocol,
+    /// `service.name` of the spans.
+    pub service_name: String,
+    /// Share of new traces kept, 0.0 to 1.0 (a trace continued from a caller
+    /// follows the caller's decision).
+    pub sample_ratio: f64,
+    /// Prompts, messages, answers and tool arguments and results in the spans.
+    pub capture_content: bool,
+}
+
+impl Default for OtelConfig {
+    fn default() -> Self {
+        OtelConfig {
+            endpoint: String::new(),
+            protocol: OtelProtocol::default(),
+            service_name: "mallbot".into(),
+            sample_ratio: 1.0,
+            capture_content: false,
+        }
+    }
+}
+
+/// The OTLP encoding over HTTP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum OtelProtocol {
+    /// Protobuf (`application/x-protobuf`).
+    #[default]
+    #[serde(rename = "http/protobuf")]
+    HttpProtobuf,
+    /// JSON (`application/json`).
+    #[serde(rename = "http/json")]
+    HttpJson,
+}
+
 /// `[log]`
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -723,6 +767,18 @@ impl Config {
         if self.mcp.tokens.keys().any(|token| token.is_empty()) {
             return Err(invalid("mcp.tokens", "a token cannot be empty"));
         }
+        if !self.otel.endpoint.trim().is_empty() {
+            check_url("otel.endpoint", self.otel.endpoint.trim())?;
+        }
+        if !(0.0..=1.0).contains(&self.otel.sample_ratio) {
+            return Err(invalid(
+                "otel.sample_ratio",
+                format!("must be between 0.0 and 1.0, got {}", self.otel.sample_ratio),
+            ));
+        }
+        if self.otel.service_name.trim().is_empty() {
+            return Err(invalid("otel.service_name", "cannot be empty (e.g. \"mallbot\")"));
+        }
         for name in self.tools.keys() {
             let lent = name
                 .split_once("__")
@@ -857,6 +913,9 @@ fn apply_env(table: &mut toml::Table, var: &str, rest: &str, value: &str) -> Res
         Some(toml::Value::String(_)) => toml::Value::String(value.to_owned()),
         Some(toml::Value::Integer(_)) => toml::Value::Integer(
             value.trim().parse().map_err(|_| env_err(format!("expected a whole number, got `{value}`")))?,
+        ),
+        Some(toml::Value::Float(_)) => toml::Value::Float(
+            value.trim().parse().map_err(|_| env_err(format!("expected a number, got `{value}`")))?,
         ),
         Some(toml::Value::Boolean(_)) => toml::Value::Boolean(
             value.trim().parse().map_err(|_| env_err(format!("expected true or false, got `{value}`")))?,
@@ -998,6 +1057,28 @@ mod tests {
         assert_eq!(c.telegram.admins, vec![1, 2]);
         assert!(c.safety.critical_code);
         assert_eq!(c.tools["add_to_cart"].level, Level::Safe);
+    }
+
+    #[test]
+    fn otel_is_off_by_default_and_its_keys_are_typed_and_checked() {
+        let c = load("", &[]).unwrap();
+        assert_eq!(c.otel, OtelConfig::default());
+        assert!(c.otel.endpoint.is_empty() && !c.otel.capture_content);
+        let c = load(
+            "[otel]\nendpoint = \"http://127.0.0.1:4318\"\nprotocol = \"http/json\"\n",
+            &[("MALLBOT_OTEL__SAMPLE_RATIO", "0.25"), ("MALLBOT_OTEL__CAPTURE_CONTENT", "true")],
+        )
+        .unwrap();
+        assert_eq!(c.otel.protocol, OtelProtocol::HttpJson);
+        assert_eq!((c.otel.sample_ratio, c.otel.capture_content), (0.25, true));
+        let c = load("", &[("MALLBOT_OTEL__SAMPLE_RATIO", "1")]).unwrap();
+        assert_eq!(c.otel.sample_ratio, 1.0, "a whole number is a ratio too");
+        let e = load("[otel]\nsample_ratio = 1.5\n", &[]).unwrap_err().to_string();
+        assert!(e.contains("otel.sample_ratio"), "{e}");
+        let e = load("[otel]\nendpoint = \"grpc://collector:4317\"\n", &[]).unwrap_err().to_string();
+        assert!(e.contains("otel.endpoint"), "{e}");
+        let e = load("[otel]\nprotocol = \"grpc\"\n", &[]).unwrap_err().to_string();
+        assert!(e.contains("protocol"), "{e}");
     }
 
     #[test]

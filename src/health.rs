@@ -159,6 +159,33 @@ async fn events_check(app: &App) -> Check {
     Check { name: "events", ok: true, detail, latency_ms: None }
 }
 
+/// Where traces go (`[otel]`), and how many exports failed; never failing:
+/// a collector that is down does not stop the bot.
+fn traces_check(app: &App) -> Check {
+    let otel = &app.config.otel;
+    let detail = if !crate::otel::wanted(otel) {
+        "off (set otel.endpoint, e.g. http://127.0.0.1:4318)".to_owned()
+    } else {
+        let to = if otel.endpoint.trim().is_empty() {
+            "OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT".to_owned()
+        } else {
+            crate::redact::shown_url(&crate::otel::traces_url(&otel.endpoint))
+        };
+        let content = if otel.capture_content { "content recorded" } else { "no content" };
+        let failed = crate::otel::failed_exports();
+        let failed = if failed > 0 { format!("; ⚠️ {failed} exports failed") } else { String::new() };
+        let protocol = match otel.protocol {
+            crate::config::OtelProtocol::HttpProtobuf => "http/protobuf",
+            crate::config::OtelProtocol::HttpJson => "http/json",
+        };
+        format!(
+            "to {to} ({protocol}, service {}, sample {}, {content}){failed}",
+            otel.service_name, otel.sample_ratio
+        )
+    };
+    Check { name: "traces", ok: true, detail, latency_ms: None }
+}
+
 /// Checks every component of `app`.
 pub async fn collect(app: &App) -> HealthReport {
     let registry = registry_check();
@@ -186,7 +213,7 @@ pub async fn collect(app: &App) -> HealthReport {
         version: env!("CARGO_PKG_VERSION"),
         uptime: app.started.elapsed(),
         tools: handlers::all().len(),
-        checks: [config, registry, model, mall, state, payments, events]
+        checks: [config, registry, model, mall, state, payments, events, traces_check(app)]
             .into_iter()
             .chain(stt)
             .chain(mcp_checks(app))

@@ -15,6 +15,7 @@ pub mod mall_server;
 pub mod mcp;
 pub mod media;
 pub mod ops;
+pub mod otel;
 pub mod payments;
 pub mod pending;
 pub mod progress;

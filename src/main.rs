@@ -64,7 +64,10 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(run(cli)) {
+    let outcome = runtime.block_on(run(cli));
+    // The spans still queued go out on the runtime, before it is dropped.
+    mallbot::otel::shutdown();
+    match outcome {
         Ok(code) => code,
         Err(e) => {
             eprintln!("mallbot: {}", mallbot::redact::scrub(&format!("{e:#}")));
@@ -88,7 +91,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
     });
     let quiet = matches!(command, Command::Chat { .. } | Command::Check | Command::Mcp { listen: None });
-    init_logging(if quiet { "warn" } else { "info" }, config.log.format);
+    init_logging(if quiet { "warn" } else { "info" }, &config)?;
     for warning in &config.warnings {
         tracing::warn!("{warning}");
     }
@@ -170,22 +173,50 @@ fn app_listen(listen: &str) -> Option<SocketAddr> {
     listen.trim().parse().ok()
 }
 
-fn init_logging(default_level: &str, format: mallbot::config::LogFormat) {
+fn init_logging(default_level: &str, config: &Config) -> anyhow::Result<()> {
+    use tracing_subscriber::Layer as _;
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
+    type Layers = Vec<Box<dyn tracing_subscriber::Layer<tracing_subscriber::Registry> + Send + Sync>>;
+
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level));
+    // The trace's own spans (target `otel`) are not log lines.
+    let filter = match format!("{}=off", mallbot::otel::TARGET).parse() {
+        Ok(directive) => filter.add_directive(directive),
+        Err(_) => filter,
+    };
     // Every line passes through the scrubber: no secret of the config reaches the log.
     let writer = mallbot::redact::ScrubbingWriter(std::io::stderr);
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_writer(writer);
-    match format {
+    let mut layers: Layers = Vec::new();
+    match config.log.format {
         // One JSON object per line, with the current span's fields and the
         // spans around it, for a log collector.
-        mallbot::config::LogFormat::Json => {
-            let _ = builder.json().with_current_span(true).with_span_list(true).try_init();
-        }
+        mallbot::config::LogFormat::Json => layers.push(
+            tracing_subscriber::fmt::layer()
+                .with_writer(writer)
+                .json()
+                .with_current_span(true)
+                .with_span_list(true)
+                .with_filter(filter)
+                .boxed(),
+        ),
         mallbot::config::LogFormat::Text => {
             // Colour only for a person at a terminal: never into files or collectors.
             let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-            let _ = builder.with_ansi(colour).try_init();
+            layers.push(
+                tracing_subscriber::fmt::layer()
+                    .with_writer(writer)
+                    .with_ansi(colour)
+                    .with_filter(filter)
+                    .boxed(),
+            );
         }
     }
+    // Traces: a layer of its own, only when `[otel]` (or OTEL_*) asks for it.
+    if let Some(otel) = mallbot::otel::layer(config)? {
+        layers.push(otel);
+    }
+    let _ = tracing_subscriber::registry().with(layers).try_init();
+    Ok(())
 }

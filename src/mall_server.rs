@@ -101,10 +101,41 @@ pub async fn serve(
         }
     });
     let routes = services::server::router(Arc::new(mall), key, staff_key)
-        .layer(middleware::from_fn_with_state(Arc::new(allowed), check_host));
+        .layer(middleware::from_fn_with_state(Arc::new(allowed), check_host))
+        .layer(middleware::from_fn(trace_request));
     axum::serve(listener, routes).with_graceful_shutdown(shutdown).await?;
     tracing::info!(%listen, "mall server stopped");
     Ok(())
+}
+
+/// The trace's server span of one request (`GET /api/products/{id}`),
+/// a child of the caller's `traceparent` when it sent one: the bot's mall
+/// calls and the mall's answers in one trace.
+async fn trace_request(request: Request, next: Next) -> Response {
+    if !crate::otel::is_on() {
+        return next.run(request).await;
+    }
+    let route = services::http::route_template(request.uri().path());
+    let span = tracing::info_span!(
+        target: "otel",
+        "mall_request",
+        otel.name = %format!("{} {route}", request.method()),
+        otel.kind = "server",
+        http.request.method = %request.method(),
+        http.route = %route,
+        http.response.status_code = tracing::field::Empty,
+        otel.status_code = tracing::field::Empty,
+    );
+    {
+        let header = |name: &str| request.headers().get(name).and_then(|v| v.to_str().ok());
+        crate::otel::continue_from(&span, header("traceparent"), header("tracestate"));
+    }
+    let response = tracing::Instrument::instrument(next.run(request), span.clone()).await;
+    span.record("http.response.status_code", response.status().as_u16());
+    if response.status().is_server_error() {
+        span.record("otel.status_code", "error");
+    }
+    response
 }
 
 #[cfg(test)]

@@ -61,6 +61,15 @@ pub const CHECKOUTS: &str = "mallbot_pre_checkouts_total";
 /// Order events told to shoppers, by `status`.
 pub const EVENTS_TOLD: &str = "mallbot_order_events_told_total";
 
+/// Failed OTLP exports of spans (`[otel]`): each one a batch dropped.
+pub const OTEL_EXPORT_FAILURES: &str = "mallbot_otel_export_failures_total";
+/// GenAI semantic conventions' `gen_ai.client.token.usage` (histogram of
+/// tokens per model call, by `gen_ai_token_type` = `input` / `output`).
+pub const GEN_AI_TOKEN_USAGE: &str = "gen_ai_client_token_usage";
+/// GenAI semantic conventions' `gen_ai.client.operation.duration` (seconds of
+/// one model call, `error_type` set when it failed).
+pub const GEN_AI_OPERATION_DURATION: &str = "gen_ai_client_operation_duration";
+
 /// Every metric name above, for the dashboard check.
 pub const ALL: &[&str] = &[
     UPDATES,
@@ -84,7 +93,14 @@ pub const ALL: &[&str] = &[
     PAYMENTS,
     CHECKOUTS,
     EVENTS_TOLD,
+    OTEL_EXPORT_FAILURES,
+    GEN_AI_TOKEN_USAGE,
+    GEN_AI_OPERATION_DURATION,
 ];
+
+/// Token buckets of [`GEN_AI_TOKEN_USAGE`], as the GenAI conventions advise.
+const TOKEN_BUCKETS: &[f64] =
+    &[1.0, 4.0, 16.0, 64.0, 256.0, 1024.0, 4096.0, 16384.0, 65536.0, 262144.0, 1048576.0, 4194304.0];
 
 /// Histogram buckets in seconds: from a fast state-store call to a slow answer.
 const BUCKETS: &[f64] = &[0.001, 0.005, 0.025, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0];
@@ -95,6 +111,12 @@ pub fn recorder() -> &'static PrometheusHandle {
     HANDLE.get_or_init(|| {
         let recorder = PrometheusBuilder::new()
             .set_buckets(BUCKETS)
+            .and_then(|b| {
+                b.set_buckets_for_metric(
+                    metrics_exporter_prometheus::Matcher::Full(GEN_AI_TOKEN_USAGE.to_owned()),
+                    TOKEN_BUCKETS,
+                )
+            })
             .map(|b| b.build_recorder())
             .unwrap_or_else(|_| PrometheusBuilder::new().build_recorder());
         let handle = recorder.handle();

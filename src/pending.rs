@@ -39,6 +39,10 @@ pub struct PendingAction {
     /// ("订单 O123…"), so a later press of the same button can say so.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outcome: Option<String>,
+    /// The W3C `traceparent` of the turn that asked, when traced: the turn
+    /// the press resumes continues that trace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<String>,
 }
 
 impl PendingAction {

@@ -107,12 +107,17 @@ impl SpeechToText {
     pub async fn transcribe(&self, recording: Recording, language: Option<Lang>) -> Result<String, SttError> {
         let started = Instant::now();
         let size = recording.bytes.len();
-        let result = self.request(recording, language).await;
+        // The trace's client span (the transcript itself is never recorded).
+        let span = crate::otel::client_span(&format!("transcribe {}", self.model), "stt");
+        let result = tracing::Instrument::instrument(self.request(recording, language), span.clone()).await;
         let outcome = match &result {
             Ok(text) if text.is_empty() => "empty",
             Ok(_) => "ok",
             Err(e) => e.kind(),
         };
+        if let Err(e) = &result {
+            crate::otel::record_error(&span, e.kind());
+        }
         metrics::counter!(crate::ops::TRANSCRIPTIONS, "outcome" => outcome).increment(1);
         metrics::histogram!(crate::ops::TRANSCRIPTION_SECONDS).record(started.elapsed().as_secs_f64());
         match &result {

@@ -211,13 +211,48 @@ impl HttpMall {
         }
     }
 
-    /// One round trip.
+    /// One round trip, in a client span of the trace (target `otel`) whose
+    /// `traceparent` goes with the request.
     async fn attempt<T: DeserializeOwned>(&self, call: &Call) -> Outcome<T> {
+        let span = tracing::info_span!(
+            target: "otel",
+            "mall_call",
+            otel.name = %format!("{} {}", call.method, route_of(&call.url)),
+            otel.kind = "client",
+            http.request.method = %call.method,
+            http.route = %route_of(&call.url),
+            server.address = call.url.host_str().unwrap_or(""),
+            server.port = call.url.port_or_known_default().unwrap_or(0),
+            http.response.status_code = tracing::field::Empty,
+            error.type = tracing::field::Empty,
+            otel.status_code = tracing::field::Empty,
+        );
+        let outcome = tracing::Instrument::instrument(self.attempt_in(call, &span), span.clone()).await;
+        match &outcome {
+            Outcome::Done(Ok(_)) => {}
+            Outcome::Done(Err(e)) => {
+                span.record("error.type", e.code());
+                span.record("otel.status_code", "error");
+            }
+            Outcome::Transient { .. } => {
+                span.record("error.type", "transient");
+                span.record("otel.status_code", "error");
+            }
+        }
+        outcome
+    }
+
+    async fn attempt_in<T: DeserializeOwned>(&self, call: &Call, span: &tracing::Span) -> Outcome<T> {
         let started = std::time::Instant::now();
-        let response = match self.build(call).send().await {
+        let mut request = self.build(call);
+        if let Some(traceparent) = TRACE_CONTEXT.get().and_then(|of| of(span)) {
+            request = request.header("traceparent", traceparent);
+        }
+        let response = match request.send().await {
             Ok(response) => response,
             Err(e) => return Outcome::transient(self.describe_failure(&e)),
         };
+        span.record("http.response.status_code", response.status().as_u16());
         let status = response.status();
         let retry_after = retry_after(response.headers());
         let body = match response.bytes().await {
@@ -413,6 +448,53 @@ impl MallApi for HttpMall {
     async fn mark_picked_up(&self, order_id: &str) -> MallResult<Order> {
         self.send(self.staff_call(&["api", "staff", "orders", order_id, "picked-up"])?).await
     }
+}
+
+/// How the `traceparent` of a span is found: set once by the process that
+/// traces (the bot's `otel` module); without it no header is sent.
+static TRACE_CONTEXT: std::sync::OnceLock<fn(&tracing::Span) -> Option<String>> = std::sync::OnceLock::new();
+
+/// Has every mall call carry the W3C `traceparent` that `of` gives for its
+/// client span, so the mall's spans join the bot's trace. The first call wins.
+pub fn set_trace_context(of: fn(&tracing::Span) -> Option<String>) {
+    let _ = TRACE_CONTEXT.set(of);
+}
+
+/// The path's fixed words, kept in a span's name; other segments are ids.
+const ROUTE_WORDS: &[&str] = &[
+    "api",
+    "products",
+    "stores",
+    "promotions",
+    "reviews",
+    "areas",
+    "route",
+    "cart",
+    "items",
+    "orders",
+    "cancel",
+    "payments",
+    "events",
+    "staff",
+    "ready",
+    "picked-up",
+    "health",
+    "search",
+];
+
+/// The route of a path with its ids as `{id}`: `/api/orders/{id}/payments`
+/// (a span's name: few distinct values, no shopper's data).
+pub fn route_template(path: &str) -> String {
+    let mut route = String::new();
+    for segment in path.split('/').filter(|s| !s.is_empty()) {
+        route.push('/');
+        route.push_str(if ROUTE_WORDS.contains(&segment) { segment } else { "{id}" });
+    }
+    route
+}
+
+fn route_of(url: &Url) -> String {
+    route_template(url.path())
 }
 
 /// One endpoint call, rebuilt into a fresh request for every attempt.

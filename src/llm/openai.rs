@@ -96,6 +96,8 @@ pub struct OpenAiClient {
     endpoint: Url,
     settings: OpenAiSettings,
     limit: AdaptiveLimit,
+    /// `gen_ai.provider.name` of the base URL.
+    provider: &'static str,
 }
 
 /// Why one attempt failed.
@@ -126,7 +128,65 @@ impl OpenAiClient {
             .build()
             .map_err(|e| config_error(format!("cannot build the HTTP client: {}", error_chain(&e))))?;
         let limit = AdaptiveLimit::new(settings.max_concurrent);
-        Ok(OpenAiClient { http, endpoint, settings, limit })
+        let provider = crate::otel::provider_name(&settings.base_url);
+        Ok(OpenAiClient { http, endpoint, settings, limit, provider })
+    }
+
+    /// The GenAI measurements of one call: its span's usage, finish reasons
+    /// and error, and the conventions' metrics (`gen_ai_client_token_usage`,
+    /// `gen_ai_client_operation_duration`).
+    fn record_genai(&self, chat: &tracing::Span, started: Instant, result: &Result<ChatResponse, LlmError>) {
+        let model = self.settings.model.clone();
+        let seconds = started.elapsed().as_secs_f64();
+        match result {
+            Ok(response) => {
+                let usage = response.usage;
+                chat.record("gen_ai.usage.input_tokens", usage.prompt_tokens);
+                chat.record("gen_ai.usage.output_tokens", usage.completion_tokens);
+                chat.record("gen_ai.usage.cache_read.input_tokens", usage.cached_tokens);
+                chat.record("mallbot.tool_calls", response.message.tool_calls.len());
+                if let Some(reason) = response.finish_reason.as_deref() {
+                    crate::otel::record_finish_reasons(chat, &[reason]);
+                }
+                if crate::otel::capture_content() && !chat.is_disabled() {
+                    let answer = serde_json::to_string(&response.message).unwrap_or_default();
+                    chat.record("gen_ai.output.messages", answer.as_str());
+                }
+                for (kind, tokens) in [("input", usage.prompt_tokens), ("output", usage.completion_tokens)] {
+                    metrics::histogram!(
+                        crate::ops::GEN_AI_TOKEN_USAGE,
+                        "gen_ai_operation_name" => "chat",
+                        "gen_ai_provider_name" => self.provider,
+                        "gen_ai_request_model" => model.clone(),
+                        "gen_ai_token_type" => kind,
+                    )
+                    .record(tokens as f64);
+                }
+                metrics::histogram!(
+                    crate::ops::GEN_AI_OPERATION_DURATION,
+                    "gen_ai_operation_name" => "chat",
+                    "gen_ai_provider_name" => self.provider,
+                    "gen_ai_request_model" => model,
+                )
+                .record(seconds);
+            }
+            Err(error) => {
+                let kind = match error {
+                    LlmError::Unavailable { .. } => "unavailable",
+                    LlmError::Refused { .. } => "refused",
+                    LlmError::InvalidResponse { .. } => "invalid_response",
+                };
+                crate::otel::record_error(chat, kind);
+                metrics::histogram!(
+                    crate::ops::GEN_AI_OPERATION_DURATION,
+                    "gen_ai_operation_name" => "chat",
+                    "gen_ai_provider_name" => self.provider,
+                    "gen_ai_request_model" => model,
+                    "error_type" => kind,
+                )
+                .record(seconds);
+            }
+        }
     }
 
     /// The URL requests go to.
@@ -134,16 +194,28 @@ impl OpenAiClient {
         self.endpoint.as_str()
     }
 
-    /// One completion with retries; the span records tokens and latency.
-    async fn call(&self, request: ChatRequest<'_>) -> Result<ChatResponse, LlmError> {
+    /// One completion with retries; the spans record tokens and latency.
+    async fn call(&self, request: ChatRequest<'_>, chat: &tracing::Span) -> Result<ChatResponse, LlmError> {
         let started = Instant::now();
         let body = wire::request_body(&self.settings, request);
         let tools_offered = !request.tools.is_empty();
         let silent = Progress::none();
         let watched = request.progress.filter(|p| self.settings.stream && p.is_watched());
         let mut forwarder = TextForwarder::new(watched.unwrap_or(&silent), tools_offered);
-        let result =
-            self.with_retries(&body, &mut forwarder).await.map(|draft| draft.finalize(tools_offered));
+        if crate::otel::capture_content() && !chat.is_disabled() {
+            chat.record("gen_ai.input.messages", String::from_utf8_lossy(&body).as_ref());
+        }
+        let result = self.with_retries(&body, &mut forwarder).await.map(|draft| {
+            if let Some(model) = &draft.model {
+                chat.record("gen_ai.response.model", model.as_str());
+            }
+            if let Some(first) = draft.first_chunk {
+                let seconds = first.saturating_duration_since(started).as_secs_f64();
+                chat.record("gen_ai.response.time_to_first_chunk", seconds);
+            }
+            draft.finalize(tools_offered)
+        });
+        self.record_genai(chat, started, &result);
         let span = tracing::Span::current();
         span.record("latency_ms", millis(started.elapsed()));
         match &result {
@@ -338,6 +410,9 @@ impl ChatModel for OpenAiClient {
     }
 
     async fn complete(&self, request: ChatRequest<'_>) -> Result<ChatResponse, LlmError> {
+        // The trace's span of the call (GenAI `chat {model}`); the log's is `llm_call`.
+        let chat =
+            crate::otel::chat_span(&self.settings.model, self.provider, &self.endpoint, self.settings.stream);
         let span = tracing::info_span!(
             "llm_call",
             model = %self.settings.model,
@@ -346,7 +421,7 @@ impl ChatModel for OpenAiClient {
             tokens_out = tracing::field::Empty,
             latency_ms = tracing::field::Empty,
         );
-        self.call(request).instrument(span).await
+        self.call(request, &chat).instrument(span).instrument(chat.clone()).await
     }
 
     fn load(&self) -> Option<LimitReport> {

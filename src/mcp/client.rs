@@ -153,7 +153,25 @@ impl RemoteCaller for Connection {
         if let Value::Object(arguments) = args {
             params.arguments = Some(arguments);
         }
-        match self.peer.call_tool(params).await {
+        // The server's spans join the bot's trace: W3C trace context in `_meta`.
+        let span = crate::otel::mcp_span(tool, false);
+        if let Some(traceparent) = crate::otel::traceparent_of(&span) {
+            let mut meta = rmcp::model::RequestMetaObject::default();
+            meta.set_traceparent(traceparent);
+            params.meta = Some(meta);
+        }
+        let called = tracing::Instrument::instrument(self.peer.call_tool(params), span.clone()).await;
+        if let Err(e) = &called {
+            crate::otel::record_error(
+                &span,
+                if matches!(e, rmcp::ServiceError::Timeout { .. }) { "timeout" } else { "unreachable" },
+            );
+        } else if let Ok(result) = &called
+            && result.is_error == Some(true)
+        {
+            crate::otel::record_error(&span, "tool_error");
+        }
+        match called {
             Ok(result) if result.is_error == Some(true) => {
                 Err(ToolError::Service { service: self.server.clone(), message: text_of(&result) })
             }

@@ -313,9 +313,15 @@ impl ServerHandler for MallServer {
                 None,
             ));
         }
+        // A caller's trace goes on here (W3C trace context in `_meta`).
+        let span = crate::otel::mcp_span(spec.name, true);
+        let meta = request.meta.as_ref().unwrap_or(&context.meta);
+        let traceparent = meta.get_traceparent().or_else(|| context.meta.get_traceparent());
+        crate::otel::continue_from(&span, traceparent, meta.get_tracestate());
         let args = Value::Object(request.arguments.unwrap_or_default());
         let user = self.shopper(&context);
-        Ok(self.call(spec, args, &context.peer, user).await.into())
+        let calling = self.call(spec, args, &context.peer, user);
+        Ok(tracing::Instrument::instrument(calling, span).await.into())
     }
 }
 

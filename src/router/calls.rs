@@ -67,12 +67,20 @@ pub fn result_text(result: &Result<ToolOutput, ToolError>) -> String {
 pub async fn run_tool(
     tool: &Tool,
     call: &ToolCall,
+    level: handlers::Level,
     ctx: ToolContext,
     args: Value,
     limit: Duration,
 ) -> Result<ToolOutput, ToolError> {
     let name = tool.name();
     let span = tracing::info_span!("tool", name, call_id = %call.id);
+    // The trace's span of the call: arguments and result only with capture_content.
+    let traced = crate::otel::tool_span(name, &call.id, level.as_str());
+    let capture = crate::otel::capture_content() && !traced.is_disabled();
+    if capture {
+        traced.record("gen_ai.tool.call.arguments", args.to_string().as_str());
+    }
+    let outcome_of = traced.clone();
     async move {
         let started = Instant::now();
         let result = match tokio::time::timeout(limit, tool.invoke(ctx, args)).await {
@@ -85,6 +93,14 @@ pub async fn run_tool(
             Err(ToolError::Upstream(_) | ToolError::Timeout(_) | ToolError::Service { .. }) => "failed",
             Err(_) => "error",
         };
+        outcome_of.record("mallbot.tool.outcome", outcome);
+        match &result {
+            Ok(out) if capture => {
+                outcome_of.record("gen_ai.tool.call.result", out.data.to_string().as_str());
+            }
+            Ok(_) => {}
+            Err(e) => crate::otel::record_error(&outcome_of, error_type(e)),
+        }
         metrics::counter!(crate::ops::TOOL_CALLS, "tool" => name, "outcome" => outcome).increment(1);
         metrics::histogram!(crate::ops::TOOL_SECONDS, "tool" => name).record(started.elapsed().as_secs_f64());
         match &result {
@@ -97,7 +113,21 @@ pub async fn run_tool(
         result
     }
     .instrument(span)
+    .instrument(traced)
     .await
+}
+
+/// `error.type` of a failed tool call in the trace.
+fn error_type(error: &ToolError) -> &'static str {
+    match error {
+        ToolError::InvalidArguments { .. } => "invalid_arguments",
+        ToolError::NotFound(_) => "not_found",
+        ToolError::Refused { code, .. } => code,
+        ToolError::Upstream(_) => "upstream",
+        ToolError::Timeout(_) => "timeout",
+        ToolError::NotAllowed(_) => "not_allowed",
+        ToolError::Service { .. } => "service",
+    }
 }
 
 #[cfg(test)]

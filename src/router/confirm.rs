@@ -67,6 +67,7 @@ impl FunctionCallRouter {
             rounds_used: turn.rounds_used,
             basic_mode: turn.basic_mode,
             outcome: None,
+            trace: crate::otel::current_traceparent(),
         };
         let text = confirmation_text(lang, level, &preview.summary);
         // The assistant turn waits in the pending action; the history keeps the
@@ -79,6 +80,15 @@ impl FunctionCallRouter {
             return TurnEnd::Unsaved(Reply::text(lang.texts().confirm.cannot_hold));
         }
         tracing::info!(token = %token, tool = %action.call.name, level = level.as_str(), "confirmation asked");
+        // In the trace: the turn waits for a press from here on.
+        tracing::event!(
+            target: "otel",
+            tracing::Level::INFO,
+            gen_ai.tool.name = %action.call.name,
+            gen_ai.tool.call.id = %action.call.id,
+            mallbot.tool.level = level.as_str(),
+            "mallbot.confirmation.asked"
+        );
         metrics::counter!(crate::ops::CONFIRMATIONS, "event" => "shown").increment(1);
         TurnEnd::Stopped(Reply {
             text,
@@ -214,8 +224,34 @@ impl FunctionCallRouter {
             approve = claim.approve
         );
         let conversation = claim.action.conversation_key();
-        let finishing = self.locked(&conversation, self.finish_claim(claim, progress)).instrument(span);
-        crate::stats::TURN.scope(turn, finishing).await
+        // The trace of the turn that asked goes on with the press.
+        let agent = crate::otel::resumed_turn_span(
+            &claim.action.platform,
+            claim.action.chat_id,
+            &turn,
+            claim.action.trace.as_deref(),
+        );
+        agent.in_scope(|| {
+            tracing::event!(
+                target: "otel",
+                tracing::Level::INFO,
+                gen_ai.tool.name = %claim.action.call.name,
+                gen_ai.tool.call.id = %claim.action.call.id,
+                mallbot.confirmation.approved = claim.approve,
+                "mallbot.confirmation.pressed"
+            )
+        });
+        let answered = agent.clone();
+        let trace = crate::otel::traceparent_of(&agent);
+        let reply_trace = trace.clone();
+        let finishing = async move {
+            let reply = self.locked(&conversation, self.finish_claim(claim, progress)).await;
+            crate::otel::record_answer(&answered, &reply.text);
+            Reply { trace: reply_trace, ..reply }
+        }
+        .instrument(span)
+        .instrument(agent);
+        crate::stats::TURN.scope(turn, crate::otel::in_trace(trace, finishing)).await
     }
 
     async fn finish_claim(&self, claim: Box<Claim>, progress: &Progress) -> Reply {
@@ -363,7 +399,7 @@ impl FunctionCallRouter {
         let approval =
             Approval { idempotency_key: PendingAction::idempotency_key(token), preview: preview.clone() };
         let ctx = self.tool_context(scope, Some(approval));
-        let result = calls::run_tool(tool, call, ctx, args.clone(), self.settings.tool_timeout).await;
+        let result = calls::run_tool(tool, call, level, ctx, args.clone(), self.settings.tool_timeout).await;
         if let Err(ToolError::Refused { code: "PRICE_CHANGED", .. }) = &result
             && let Ok(fresh) = self.preview(tool, scope, args).await
         {

@@ -305,15 +305,22 @@ impl FunctionCallRouter {
             chat = ctx.chat_id,
             group = ctx.is_group
         );
+        // The trace's own span of the turn (the log's, above, names the shopper).
+        let agent = crate::otel::turn_span(ctx.platform, ctx.chat_id, &turn, &ctx.text);
+        let answered = agent.clone();
+        let trace = crate::otel::traceparent_of(&agent);
+        let reply_trace = trace.clone();
         let answering = async move {
             let started = Instant::now();
             self.stats.count_message();
             let reply = self.pipeline(ctx, progress, admitted).await;
             tracing::info!(duration_ms = started.elapsed().as_millis() as u64, "answered");
-            reply
+            crate::otel::record_answer(&answered, &reply.text);
+            Reply { trace: reply_trace, ..reply }
         }
-        .instrument(span);
-        crate::stats::TURN.scope(turn, answering).await
+        .instrument(span)
+        .instrument(agent);
+        crate::stats::TURN.scope(turn, crate::otel::in_trace(trace, answering)).await
     }
 
     /// The stages of a message, in order; each may end it with a reply.
@@ -377,7 +384,7 @@ impl FunctionCallRouter {
         args: serde_json::Value,
     ) -> Result<handlers::ToolOutput, handlers::ToolError> {
         let ctx = self.tool_context(scope, None);
-        calls::run_tool(tool, call, ctx, args, self.settings.tool_timeout).await
+        calls::run_tool(tool, call, self.level_of(tool), ctx, args, self.settings.tool_timeout).await
     }
 
     fn tool_context(&self, scope: &TurnScope, approval: Option<handlers::Approval>) -> ToolContext {

@@ -273,11 +273,13 @@ impl FunctionCallRouter {
                 if let Some(hit) = key.as_deref().and_then(|key| self.tool_cache.get(key)) {
                     self.stats.tool_cache_hits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     tracing::info!(name = tool.name(), call_id = %call.id, outcome = "cached", "tool call");
+                    crate::otel::tool_span(tool.name(), &call.id, Level::Safe.as_str())
+                        .record("mallbot.tool.outcome", "cached");
                     metrics::counter!(crate::ops::TOOL_CALLS, "tool" => tool.name(), "outcome" => "cached")
                         .increment(1);
                     return Some(Ok(hit));
                 }
-                let result = calls::run_tool(tool, call, ctx, args.clone(), limit).await;
+                let result = calls::run_tool(tool, call, Level::Safe, ctx, args.clone(), limit).await;
                 if let (Some(key), Ok(output)) = (key, &result) {
                     self.tool_cache.put(key, output);
                 }

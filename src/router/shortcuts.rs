@@ -48,9 +48,11 @@ impl FunctionCallRouter {
         scope.lang = lang;
         let call = ToolCall { id: "direct".into(), name: tool.into(), arguments: "{}".into() };
         let ctx = self.tool_context(&scope, None);
+        let builtin = crate::tools::Tool::Builtin(spec);
         match calls::run_tool(
-            &crate::tools::Tool::Builtin(spec),
+            &builtin,
             &call,
+            self.level_of(&builtin),
             ctx,
             json!({}),
             self.settings.tool_timeout,

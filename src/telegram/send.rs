@@ -146,10 +146,39 @@ where
         transient: false,
     })?;
     let url = method_url(bot, P::NAME);
+    // A client span when inside a traced turn (never a trace of its own:
+    // the typing loop and polling would flood the collector).
+    let span = crate::otel::client_span_in_trace(|| format!("telegram {}", P::NAME), "telegram");
+    let calling = calling::<P>(bot, &url, &body, &span);
+    tracing::Instrument::instrument(calling, span.clone()).await
+}
+
+async fn calling<P>(
+    bot: &Bot,
+    url: &reqwest::Url,
+    body: &[u8],
+    span: &tracing::Span,
+) -> Result<P::Output, SendFailure>
+where
+    P: Payload + Serialize,
+    P::Output: DeserializeOwned,
+{
+    let result = calling_inner::<P>(bot, url, body).await;
+    if let Err(failure) = &result {
+        crate::otel::record_error(span, if failure.transient { "transient" } else { "final" });
+    }
+    result
+}
+
+async fn calling_inner<P>(bot: &Bot, url: &reqwest::Url, body: &[u8]) -> Result<P::Output, SendFailure>
+where
+    P: Payload + Serialize,
+    P::Output: DeserializeOwned,
+{
     let mut retries = 0;
     let mut floods = 0;
     loop {
-        let verdict = attempt::<P::Output>(bot, &url, &body).await;
+        let verdict = attempt::<P::Output>(bot, url, body).await;
         if let Verdict::Final(error) | Verdict::Again { error, .. } = &verdict {
             crate::ops::telegram_error(error);
         }

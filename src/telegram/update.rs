@@ -560,12 +560,16 @@ impl Transport {
             stripped = Reply { payable: Vec::new(), ..reply.clone() };
             &stripped
         };
-        let buttons = self.buttons(me, target, lang, user_id, reply).await;
-        self.outbox.deliver(bot, target, reply, &buttons, replace).await?;
-        if let (true, Some(order_id)) = (paying, reply.invoice.as_deref()) {
-            self.send_invoice(bot, target, user_id, lang, order_id).await?;
-        }
-        Ok(())
+        // In the turn's trace, when it was traced: the sends of its answer.
+        let delivering = async {
+            let buttons = self.buttons(me, target, lang, user_id, reply).await;
+            self.outbox.deliver(bot, target, reply, &buttons, replace).await?;
+            if let (true, Some(order_id)) = (paying, reply.invoice.as_deref()) {
+                self.send_invoice(bot, target, user_id, lang, order_id).await?;
+            }
+            Ok(())
+        };
+        crate::otel::in_trace(reply.trace.clone(), delivering).await
     }
 
     /// Sends the transport's own text (no buttons); counts it as a handled message.

@@ -15,6 +15,10 @@ pub(super) struct Draft {
     pub calls: Vec<DraftCall>,
     pub finish_reason: Option<String>,
     pub usage: Usage,
+    /// The model that answered, as the provider named it.
+    pub model: Option<String>,
+    /// When a streamed answer's first chunk arrived.
+    pub first_chunk: Option<std::time::Instant>,
 }
 
 /// A tool call as read from the wire; `id` may be empty.

@@ -37,6 +37,8 @@ pub struct StreamAccumulator {
     usage: Option<Usage>,
     chunks: usize,
     done: bool,
+    model: Option<String>,
+    first_chunk: Option<std::time::Instant>,
 }
 
 #[derive(Debug, Default)]
@@ -111,11 +113,19 @@ impl StreamAccumulator {
             calls,
             finish_reason: self.finish_reason,
             usage: self.usage.unwrap_or_default(),
+            model: self.model,
+            first_chunk: self.first_chunk,
         }
     }
 
     fn push(&mut self, mut chunk: WireCompletion) {
         self.chunks += 1;
+        if self.first_chunk.is_none() {
+            self.first_chunk = Some(std::time::Instant::now());
+        }
+        if self.model.is_none() {
+            self.model = chunk.model.take();
+        }
         if let Some(usage) = chunk.take_usage() {
             self.usage = Some(usage);
         }

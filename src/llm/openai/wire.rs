@@ -194,6 +194,9 @@ pub(super) struct WireCompletion {
     pub error: Option<Value>,
     /// Groq's extras; its streams have reported usage only in here.
     pub x_groq: Option<WireGroq>,
+    /// The model that answered (the trace's `gen_ai.response.model`).
+    #[serde(deserialize_with = "text")]
+    pub model: Option<String>,
 }
 
 /// Groq's `x_groq` object.
@@ -308,6 +311,8 @@ impl WireCompletion {
             })
             .collect();
         Some(Draft {
+            model: self.model,
+            first_chunk: None,
             content: message.content.as_ref().and_then(content_text).filter(|t| !t.is_empty()),
             reasoning: message.reasoning_text(),
             calls,
