@@ -224,13 +224,19 @@ fn chat_of(body: &Value) -> i64 {
 
 /// CPU time (user + system) of process `pid`, from `/proc/<pid>/stat`.
 fn cpu_time(pid: u32, ticks_per_sec: f64) -> Option<Duration> {
+    let (user, system) = cpu_times(pid, ticks_per_sec)?;
+    Some(user + system)
+}
+
+/// User and system CPU time of process `pid`, from `/proc/<pid>/stat`.
+fn cpu_times(pid: u32, ticks_per_sec: f64) -> Option<(Duration, Duration)> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // Fields after the command name (which may hold spaces) start at field 3.
     let rest = &stat[stat.rfind(')')? + 2..];
     let fields: Vec<&str> = rest.split_whitespace().collect();
     let utime: f64 = fields.get(11)?.parse().ok()?;
     let stime: f64 = fields.get(12)?.parse().ok()?;
-    Some(Duration::from_secs_f64((utime + stime) / ticks_per_sec))
+    Some((Duration::from_secs_f64(utime / ticks_per_sec), Duration::from_secs_f64(stime / ticks_per_sec)))
 }
 
 /// Peak resident set size of `pid` in KiB (`VmHWM`).
@@ -505,6 +511,7 @@ async fn main() -> anyhow::Result<()> {
     }
     let ticks = clock_ticks();
     let cpu_before = cpu_time(pid, ticks).unwrap_or_default();
+    let (user_before, _) = cpu_times(pid, ticks).unwrap_or_default();
     let mall_cpu_before = mall.as_ref().and_then(|m| cpu_time(m.pid, ticks)).unwrap_or_default();
     let started = Instant::now();
     for i in 0..options.chats {
@@ -530,6 +537,7 @@ async fn main() -> anyhow::Result<()> {
     };
     let wall = started.elapsed();
     let cpu = cpu_time(pid, ticks).unwrap_or_default().saturating_sub(cpu_before);
+    let user = cpu_times(pid, ticks).map(|(u, _)| u.saturating_sub(user_before)).unwrap_or_default();
     let mall_cpu =
         mall.as_ref().and_then(|m| cpu_time(m.pid, ticks)).map(|c| c.saturating_sub(mall_cpu_before));
     let rss = peak_rss_kib(pid);
@@ -584,9 +592,11 @@ async fn main() -> anyhow::Result<()> {
     println!("wall time             {:.2} s (to the last whole answer)", busy.as_secs_f64());
     println!("throughput            {:.1} msg/s", answered as f64 / busy.as_secs_f64().max(1e-9));
     println!(
-        "bot CPU               {:.0} ms in all, {:.3} ms per message",
+        "bot CPU               {:.0} ms in all, {:.3} ms per message ({:.0} ms of it user, {:.0} ms system)",
         cpu.as_secs_f64() * 1000.0,
-        cpu.as_secs_f64() * 1000.0 / answered.max(1) as f64
+        cpu.as_secs_f64() * 1000.0 / answered.max(1) as f64,
+        user.as_secs_f64() * 1000.0,
+        cpu.saturating_sub(user).as_secs_f64() * 1000.0,
     );
     if let Some(mall_cpu) = mall_cpu {
         println!(

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::tools::Tool;
 
+pub mod json;
 pub mod limit;
 pub mod offline;
 pub mod openai;
