@@ -7,7 +7,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::tools::Tool;
 
-pub mod json;
 pub mod limit;
 pub mod offline;
 pub mod openai;

@@ -421,7 +421,8 @@ impl StateStore for RedisStore {
         messages: Vec<ChatMessage>,
         ttl: Duration,
     ) -> Result<(), StateError> {
-        let json = crate::llm::json::history_json(&messages);
+        let json = serde_json::to_string(&messages)
+            .map_err(|e| StateError::Corrupt(format!("history cannot be encoded: {e}")))?;
         let key = self.key("history", conversation);
         self.query(redis::cmd("SET").arg(key).arg(json).arg("PX").arg(ttl_millis(ttl))).await
     }

@@ -453,7 +453,8 @@ impl StateStore for SqliteStore {
         messages: Vec<ChatMessage>,
         ttl: Duration,
     ) -> Result<(), StateError> {
-        let json = crate::llm::json::history_json(&messages);
+        let json = serde_json::to_string(&messages)
+            .map_err(|e| StateError::Corrupt(format!("history cannot be encoded: {e}")))?;
         let conversation = conversation.to_string();
         let expires_ms = unix_now_ms() + ttl_millis(ttl);
         self.run(move |conn| {

@@ -14,7 +14,6 @@ use crate::tools::Tool;
 
 use super::OpenAiSettings;
 use super::draft::{Draft, DraftCall};
-use crate::llm::json::{put_str, role_name};
 use crate::llm::{ChatMessage, ChatRequest, Role, ToolCall, Usage};
 
 /// A tool as the chat-completions API lists it in `tools[]`:
@@ -94,8 +93,14 @@ fn put_message(out: &mut Vec<u8>, m: &ChatMessage) {
         // base64 needs no escaping).
         return put(out, &OutMessage(m));
     }
+    let role: &[u8] = match m.role {
+        Role::System => b"system",
+        Role::User => b"user",
+        Role::Assistant => b"assistant",
+        Role::Tool => b"tool",
+    };
     out.extend_from_slice(b"{\"role\":\"");
-    out.extend_from_slice(role_name(m.role));
+    out.extend_from_slice(role);
     out.extend_from_slice(b"\",\"content\":");
     match m.role {
         Role::Assistant => {
@@ -121,6 +126,66 @@ fn put_message(out: &mut Vec<u8>, m: &ChatMessage) {
         Role::System | Role::User => put_str(out, m.text()),
     }
     out.push(b'}');
+}
+
+/// Appends `text` as a JSON string escaped exactly as `serde_json` escapes
+/// it, skipping eight bytes at a time while none of them needs escaping.
+fn put_str(out: &mut Vec<u8>, text: &str) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    /// Whether any byte of `word` is below 0x20, a quote or a backslash
+    /// (never a false "no"; a rare false "yes" only means a closer look).
+    fn needs_escape(word: u64) -> bool {
+        let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+        let control = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
+        (control | zero(word ^ (ONES * u64::from(b'"'))) | zero(word ^ (ONES * u64::from(b'\\')))) != 0
+    }
+    let bytes = text.as_bytes();
+    out.reserve(bytes.len() + 2);
+    out.push(b'"');
+    let mut copied = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        if let Some(chunk) = bytes.get(i..i + 8) {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            if !needs_escape(u64::from_le_bytes(word)) {
+                i += 8;
+                continue;
+            }
+        }
+        let end = (i + 8).min(bytes.len());
+        while i < end {
+            let byte = bytes[i];
+            let short: &[u8] = match byte {
+                b'"' => b"\\\"",
+                b'\\' => b"\\\\",
+                b'\n' => b"\\n",
+                b'\r' => b"\\r",
+                b'\t' => b"\\t",
+                0x08 => b"\\b",
+                0x0c => b"\\f",
+                0x00..=0x1f => b"",
+                _ => {
+                    i += 1;
+                    continue;
+                }
+            };
+            out.extend_from_slice(&bytes[copied..i]);
+            if short.is_empty() {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                out.extend_from_slice(b"\\u00");
+                out.push(HEX[usize::from(byte >> 4)]);
+                out.push(HEX[usize::from(byte & 0xf)]);
+            } else {
+                out.extend_from_slice(short);
+            }
+            i += 1;
+            copied = i;
+        }
+    }
+    out.extend_from_slice(&bytes[copied..]);
+    out.push(b'"');
 }
 
 /// [`tool_definition`] as JSON text, made once per tool (tools are statics,
