@@ -1,7 +1,10 @@
 //! Load generator: the real `mallbot run` as a child process against a
 //! loopback fake Bot API (N chats × M messages through `getUpdates`), a
 //! scripted OpenAI-compatible model (one `search_products` round, then a text
-//! answer, with set latency and time to first token) and the embedded mall.
+//! answer, with set latency and time to first token) and the embedded mall —
+//! or, with `--mall http`, a `mallbot mall-server` child on loopback that the
+//! bot reaches over HTTP (`--tool navigate_to_store`: the model's round asks
+//! the way to Nike for "Nike 店在哪" instead of searching products).
 //! Prints messages/s, the bot's own CPU time per message and peak RSS, and
 //! p50/p99 of the time from an update being handed out to the first visible
 //! sign, the first answer text and the whole answer; when streamed, also how
@@ -84,6 +87,27 @@ struct Options {
     /// takes and discards them; `down`, sent to a closed port.
     #[arg(long, default_value = "off", value_parser = ["off", "on", "down"])]
     otel: String,
+    /// The mall: `embedded` (in the bot's process) or `http` (a
+    /// `mallbot mall-server` child on loopback, the bot's `mall.backend =
+    /// "http"`).
+    #[arg(long, default_value = "embedded", value_parser = ["embedded", "http"])]
+    mall: String,
+    /// The tool of the model's round: `search_products` (shoppers ask for
+    /// Nike running shoes) or `navigate_to_store` (shoppers ask "Nike 店在哪",
+    /// the model asks the way to the store Nike).
+    #[arg(long, default_value = "search_products", value_parser = ["search_products", "navigate_to_store"])]
+    tool: String,
+    /// Wraps the bot in this command (split at spaces; the bot's path and
+    /// arguments follow), e.g. `--wrap "valgrind --tool=callgrind
+    /// --dump-instr=no --callgrind-out-file=/tmp/cg.%p"`. Stopped with
+    /// SIGTERM at the end so a profiler writes its figures.
+    #[arg(long)]
+    wrap: Option<String>,
+    /// With a callgrind `--wrap`: zero its counters once the bot polls and
+    /// dump them when the last answer is in (`callgrind_control`), so the
+    /// dump holds the messages only, not the start-up.
+    #[arg(long)]
+    callgrind_zero: bool,
 }
 
 /// What happened to one shopper message.
@@ -99,6 +123,8 @@ struct Trace {
 /// The shoppers' side: what each chat sent and what it saw.
 struct Shoppers {
     api: Arc<FakeBotApi>,
+    /// What each shopper asks (the tag follows).
+    ask: &'static str,
     burst: bool,
     messages: usize,
     /// Per chat: the messages sent so far.
@@ -114,7 +140,7 @@ const FIRST_CHAT: i64 = 10_000;
 impl Shoppers {
     fn send(&self, chat: i64, n: usize) {
         let shopper = Shopper { id: chat, name: "Shopper" };
-        let text = format!("有没有 500 元以内的 Nike 跑鞋？ {}", fake_model::tag(chat, n));
+        let text = format!("{} {}", self.ask, fake_model::tag(chat, n));
         let update_id = self.api.push_update(fake_bot_api::private_text(shopper, &text));
         let mut traces = self.traces.lock().unwrap();
         traces.entry(chat).or_default().push(Trace { update_id, ..Trace::default() });
@@ -202,13 +228,19 @@ fn chat_of(body: &Value) -> i64 {
 
 /// CPU time (user + system) of process `pid`, from `/proc/<pid>/stat`.
 fn cpu_time(pid: u32, ticks_per_sec: f64) -> Option<Duration> {
+    let (user, system) = cpu_times(pid, ticks_per_sec)?;
+    Some(user + system)
+}
+
+/// User and system CPU time of process `pid`, from `/proc/<pid>/stat`.
+fn cpu_times(pid: u32, ticks_per_sec: f64) -> Option<(Duration, Duration)> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // Fields after the command name (which may hold spaces) start at field 3.
     let rest = &stat[stat.rfind(')')? + 2..];
     let fields: Vec<&str> = rest.split_whitespace().collect();
     let utime: f64 = fields.get(11)?.parse().ok()?;
     let stime: f64 = fields.get(12)?.parse().ok()?;
-    Some(Duration::from_secs_f64((utime + stime) / ticks_per_sec))
+    Some((Duration::from_secs_f64(utime / ticks_per_sec), Duration::from_secs_f64(stime / ticks_per_sec)))
 }
 
 /// Peak resident set size of `pid` in KiB (`VmHWM`).
@@ -288,6 +320,61 @@ fn capacity_report(arrivals: &[fake_model::Arrival], started: Instant, capacity:
     println!("model calls at once   at most {most}; more than {} after {half}", capacity / 2);
 }
 
+/// The mall's key between the bot and the `mall-server` child.
+const MALL_KEY: &str = "loadgen-mall-key";
+
+/// A `mallbot mall-server` child on a free loopback port (the demo mall in
+/// its own database), stopped when dropped.
+struct MallServer {
+    url: String,
+    pid: u32,
+    _child: tokio::process::Child,
+}
+
+impl MallServer {
+    async fn start(binary: &std::path::Path, dir: &std::path::Path) -> anyhow::Result<MallServer> {
+        let addr = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?;
+        let mut command = tokio::process::Command::new(binary);
+        command
+            .args(["mall-server", "--listen", &addr.to_string()])
+            .current_dir(dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .kill_on_drop(true);
+        for (key, _) in std::env::vars().filter(|(key, _)| key.starts_with("MALLBOT_")) {
+            command.env_remove(key);
+        }
+        command
+            .env("RUST_LOG", "warn")
+            .env("MALLBOT_MALL__EMBEDDED_DB", dir.join("mall-server.db"))
+            .env("MALLBOT_MALL__API_KEY", MALL_KEY);
+        let mut child = command.spawn().map_err(|e| anyhow::anyhow!("cannot start the mall server: {e}"))?;
+        let pid = child.id().ok_or_else(|| anyhow::anyhow!("the mall server exited at once"))?;
+        let ready_by = Instant::now() + Duration::from_secs(30);
+        while tokio::net::TcpStream::connect(addr).await.is_err() {
+            if Instant::now() > ready_by || child.try_wait()?.is_some() {
+                anyhow::bail!("the mall server never listened on {addr}");
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        Ok(MallServer { url: format!("http://{addr}"), pid, _child: child })
+    }
+}
+
+/// `callgrind_control <what> <pid>`, reported on failure.
+fn callgrind_control(what: &str, pid: u32) {
+    let status = std::process::Command::new("callgrind_control").arg(what).arg(pid.to_string()).status();
+    if !status.as_ref().is_ok_and(|s| s.success()) {
+        eprintln!("callgrind_control {what} {pid} failed: {status:?}");
+    }
+}
+
+/// Sends SIGTERM to `pid`.
+fn terminate(pid: u32) {
+    let _ = std::process::Command::new("kill").args(["-TERM", &pid.to_string()]).status();
+}
+
 fn percentile(sorted: &[Duration], p: f64) -> Option<Duration> {
     if sorted.is_empty() {
         return None;
@@ -310,16 +397,27 @@ async fn main() -> anyhow::Result<()> {
     anyhow::ensure!(options.chats > 0 && options.messages > 0, "--chats and --messages must be at least 1");
     let binary = bot_binary(&options)?;
     let api = Arc::new(FakeBotApi::start().await);
+    let (ask, tool) = match options.tool.as_str() {
+        "navigate_to_store" => {
+            ("Nike 店在哪", Some(("navigate_to_store".to_owned(), serde_json::json!({"store_name": "Nike"}))))
+        }
+        _ => ("有没有 500 元以内的 Nike 跑鞋？", None),
+    };
     let model = FakeModel::start(ModelBehaviour {
         latency: Duration::from_millis(options.model_latency_ms),
         ttft: Duration::from_millis(options.ttft_ms),
         capacity: options.model_capacity,
         retry_after_secs: options.model_retry_after_secs,
+        tool,
         ..ModelBehaviour::default()
     })
     .await;
     let dir = std::env::temp_dir().join(format!("mallbot-loadgen-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
+    let mall = match options.mall.as_str() {
+        "http" => Some(MallServer::start(&binary, &dir).await?),
+        _ => None,
+    };
     let state_url = match options.state.as_str() {
         "memory" => "memory://".to_owned(),
         _ => format!("sqlite://{}", dir.join("state.db").display()),
@@ -339,6 +437,13 @@ async fn main() -> anyhow::Result<()> {
     .into_iter()
     .map(|(k, v)| (k.to_owned(), v))
     .collect();
+    if let Some(mall) = &mall {
+        env.extend([
+            ("MALLBOT_MALL__BACKEND".to_owned(), "http".to_owned()),
+            ("MALLBOT_MALL__BASE_URL".to_owned(), mall.url.clone()),
+            ("MALLBOT_MALL__API_KEY".to_owned(), MALL_KEY.to_owned()),
+        ]);
+    }
     for pair in &options.extra_env {
         let (key, value) =
             pair.split_once('=').ok_or_else(|| anyhow::anyhow!("--env {pair}: not KEY=VALUE"))?;
@@ -351,7 +456,15 @@ async fn main() -> anyhow::Result<()> {
         _ => {}
     }
 
-    let mut command = tokio::process::Command::new(&binary);
+    let mut command = match options.wrap.as_deref().map(str::split_whitespace) {
+        Some(mut wrap) => {
+            let mut command =
+                tokio::process::Command::new(wrap.next().ok_or_else(|| anyhow::anyhow!("--wrap is empty"))?);
+            command.args(wrap).arg(&binary);
+            command
+        }
+        None => tokio::process::Command::new(&binary),
+    };
     command.arg("run").current_dir(&dir).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
     command.kill_on_drop(true);
     for (key, _) in std::env::vars().filter(|(key, _)| key.starts_with("MALLBOT_")) {
@@ -380,8 +493,8 @@ async fn main() -> anyhow::Result<()> {
         });
     }
 
-    // Ready when it polls for updates.
-    let ready_by = Instant::now() + Duration::from_secs(30);
+    // Ready when it polls for updates (a profiler's start takes longer).
+    let ready_by = Instant::now() + Duration::from_secs(if options.wrap.is_some() { 300 } else { 30 });
     while api.calls("getUpdates").is_empty() {
         if Instant::now() > ready_by || child.try_wait()?.is_some() {
             eprintln!("{}", log.lock().unwrap().join("\n"));
@@ -392,6 +505,7 @@ async fn main() -> anyhow::Result<()> {
 
     let shoppers = Arc::new(Shoppers {
         api: Arc::clone(&api),
+        ask,
         burst: options.burst,
         messages: options.messages,
         traces: Mutex::new(HashMap::new()),
@@ -402,8 +516,13 @@ async fn main() -> anyhow::Result<()> {
     let observer = Arc::clone(&shoppers);
     api.observe(Arc::new(move |request| observer.observe(request)));
 
+    if options.callgrind_zero {
+        callgrind_control("--zero", pid);
+    }
     let ticks = clock_ticks();
     let cpu_before = cpu_time(pid, ticks).unwrap_or_default();
+    let (user_before, _) = cpu_times(pid, ticks).unwrap_or_default();
+    let mall_cpu_before = mall.as_ref().and_then(|m| cpu_time(m.pid, ticks)).unwrap_or_default();
     let started = Instant::now();
     for i in 0..options.chats {
         let chat = FIRST_CHAT + i as i64;
@@ -428,9 +547,23 @@ async fn main() -> anyhow::Result<()> {
     };
     let wall = started.elapsed();
     let cpu = cpu_time(pid, ticks).unwrap_or_default().saturating_sub(cpu_before);
+    let user = cpu_times(pid, ticks).map(|(u, _)| u.saturating_sub(user_before)).unwrap_or_default();
+    let mall_cpu =
+        mall.as_ref().and_then(|m| cpu_time(m.pid, ticks)).map(|c| c.saturating_sub(mall_cpu_before));
     let rss = peak_rss_kib(pid);
+    if options.callgrind_zero {
+        callgrind_control("--dump=messages", pid);
+    }
+    if options.wrap.is_some() {
+        // SIGTERM: the bot stops and a profiler around it writes its figures.
+        terminate(pid);
+        if tokio::time::timeout(Duration::from_secs(120), child.wait()).await.is_err() {
+            child.start_kill()?;
+        }
+    }
     child.start_kill()?;
     let _ = child.wait().await;
+    drop(mall);
     let _ = std::fs::remove_dir_all(&dir);
 
     let mut traces: Vec<Trace> = shoppers.traces.lock().unwrap().values().flatten().cloned().collect();
@@ -451,7 +584,7 @@ async fn main() -> anyhow::Result<()> {
     let whole = series(|t| t.whole);
 
     println!(
-        "loadgen: {} chats × {} messages{}, model {} ms per answer{}, stream {}, state {}",
+        "loadgen: {} chats × {} messages{}, model {} ms per answer{}, stream {}, state {}, mall {}, tool {}",
         options.chats,
         options.messages,
         if options.burst { " (burst)" } else { "" },
@@ -459,6 +592,8 @@ async fn main() -> anyhow::Result<()> {
         if options.stream { format!(", first token {} ms", options.ttft_ms) } else { String::new() },
         if options.stream { "on" } else { "off" },
         options.state,
+        options.mall,
+        options.tool,
     );
     println!("messages answered     {answered} of {total}{}", if finished { "" } else { " (timed out)" });
     if options.flood {
@@ -467,10 +602,19 @@ async fn main() -> anyhow::Result<()> {
     println!("wall time             {:.2} s (to the last whole answer)", busy.as_secs_f64());
     println!("throughput            {:.1} msg/s", answered as f64 / busy.as_secs_f64().max(1e-9));
     println!(
-        "bot CPU               {:.0} ms in all, {:.3} ms per message",
+        "bot CPU               {:.0} ms in all, {:.3} ms per message ({:.0} ms of it user, {:.0} ms system)",
         cpu.as_secs_f64() * 1000.0,
-        cpu.as_secs_f64() * 1000.0 / answered.max(1) as f64
+        cpu.as_secs_f64() * 1000.0 / answered.max(1) as f64,
+        user.as_secs_f64() * 1000.0,
+        cpu.saturating_sub(user).as_secs_f64() * 1000.0,
     );
+    if let Some(mall_cpu) = mall_cpu {
+        println!(
+            "mall-server CPU       {:.0} ms in all, {:.3} ms per message",
+            mall_cpu.as_secs_f64() * 1000.0,
+            mall_cpu.as_secs_f64() * 1000.0 / answered.max(1) as f64
+        );
+    }
     println!(
         "bot peak RSS          {}",
         rss.map(|k| format!("{:.1} MiB", k as f64 / 1024.0)).unwrap_or("—".into())

@@ -125,6 +125,14 @@ struct Envelope {
     parameters: Option<Parameters>,
 }
 
+/// A taken request's answer, read straight into the method's output (the
+/// usual case: no `Value` tree built and then read a second time).
+#[derive(Deserialize)]
+struct Taken<T> {
+    ok: bool,
+    result: T,
+}
+
 #[derive(Deserialize)]
 struct Parameters {
     #[serde(default)]
@@ -274,6 +282,9 @@ fn redacted(error: RequestError) -> RequestError {
 
 /// What an answer with this status and body means.
 fn judge<T: DeserializeOwned>(status: reqwest::StatusCode, text: &str) -> Verdict<T> {
+    if let Ok(Taken { ok: true, result }) = serde_json::from_str::<Taken<T>>(text) {
+        return Verdict::Done(result);
+    }
     let envelope: Envelope = match serde_json::from_str(text) {
         Ok(envelope) => envelope,
         // Not the Bot API talking (a proxy's error page): it did not take the request.

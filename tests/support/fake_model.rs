@@ -1,7 +1,8 @@
 //! A scripted OpenAI-compatible model on 127.0.0.1 (`POST …/chat/completions`)
 //! for process tests and the load generator. It plays a shopping assistant
 //! that answers every shopper message with one tool round
-//! (`search_products` with a keyword) and then a text answer, as plain JSON
+//! (`search_products` with a keyword, or the tool and arguments of
+//! [`ModelBehaviour::tool`]) and then a text answer, as plain JSON
 //! or, when the request asks `stream: true`, as server-sent events. Each
 //! answer takes a configurable time (the first token after `ttft` when
 //! streamed), and faults can be injected per call ([`ModelFault`]).
@@ -53,6 +54,9 @@ pub struct ModelBehaviour {
     pub ttft: Duration,
     /// The keyword of the `search_products` call.
     pub keyword: String,
+    /// Another tool to call instead of `search_products`: its name and
+    /// arguments (e.g. `navigate_to_store` with `{"store_name": "Nike"}`).
+    pub tool: Option<(String, Value)>,
     /// Calls taken at once (0 = no cap); a call beyond it is refused with
     /// 429 and `Retry-After: retry_after_secs`, as a provider's concurrency
     /// limit does. A call counts until its answer starts.
@@ -66,6 +70,7 @@ impl Default for ModelBehaviour {
             latency: Duration::ZERO,
             ttft: Duration::ZERO,
             keyword: "Nike".into(),
+            tool: None,
             capacity: 0,
             retry_after_secs: 1,
         }
@@ -318,7 +323,7 @@ async fn complete(inner: Arc<Inner>, body: Bytes) -> Response {
         }
     }
     let cut = matches!(fault, Some(ModelFault::CutStream));
-    let reply = reply_to(&request, &behaviour.keyword);
+    let reply = reply_to(&request, behaviour);
     if stream {
         return streamed(reply, behaviour.latency, behaviour.ttft.min(behaviour.latency), cut);
     }
@@ -420,11 +425,11 @@ fn form_parts(body: &[u8], boundary: &str) -> Vec<(String, Vec<u8>)> {
 /// What the assistant says to the request: a tool call after a shopper
 /// message, text after a tool result.
 enum Reply {
-    Call { id: String, arguments: String },
+    Call { id: String, name: String, arguments: String },
     Text(String),
 }
 
-fn reply_to(request: &Value, keyword: &str) -> Reply {
+fn reply_to(request: &Value, behaviour: &ModelBehaviour) -> Reply {
     let messages = request["messages"].as_array().cloned().unwrap_or_default();
     let last_role = messages.last().map(|m| m["role"].as_str().unwrap_or_default().to_owned());
     let shopper_text = messages
@@ -437,7 +442,11 @@ fn reply_to(request: &Value, keyword: &str) -> Reply {
     if last_role.as_deref() == Some("tool") {
         Reply::Text(answer_for(&tag))
     } else {
-        Reply::Call { id: format!("call_{tag}"), arguments: json!({"keyword": keyword}).to_string() }
+        let (name, arguments) = match &behaviour.tool {
+            Some((name, arguments)) => (name.clone(), arguments.to_string()),
+            None => ("search_products".to_owned(), json!({"keyword": behaviour.keyword}).to_string()),
+        };
+        Reply::Call { id: format!("call_{tag}"), name, arguments }
     }
 }
 
@@ -452,10 +461,10 @@ fn content_text(content: &Value) -> String {
 fn completion(reply: &Reply) -> Value {
     let (message, finish) = match reply {
         Reply::Text(text) => (json!({"role": "assistant", "content": text}), "stop"),
-        Reply::Call { id, arguments } => (
+        Reply::Call { id, name, arguments } => (
             json!({"role": "assistant", "content": null, "tool_calls": [{
                 "id": id, "type": "function",
-                "function": {"name": "search_products", "arguments": arguments}}]}),
+                "function": {"name": name, "arguments": arguments}}]}),
             "tool_calls",
         ),
     };
@@ -479,10 +488,10 @@ fn chunk(delta: Value, finish: Option<&str>) -> Bytes {
 fn streamed(reply: Reply, latency: Duration, ttft: Duration, cut: bool) -> Response {
     let mut events: Vec<Bytes> = Vec::new();
     match reply {
-        Reply::Call { id, arguments } => {
+        Reply::Call { id, name, arguments } => {
             events.push(chunk(
                 json!({"role": "assistant", "tool_calls": [{"index": 0, "id": id, "type": "function",
-                        "function": {"name": "search_products", "arguments": ""}}]}),
+                        "function": {"name": name, "arguments": ""}}]}),
                 None,
             ));
             events.push(chunk(

@@ -43,7 +43,7 @@ pub(super) fn request_body(settings: &OpenAiSettings, request: ChatRequest<'_>) 
         if i > 0 {
             body.push(b',');
         }
-        put(&mut body, &OutMessage(message));
+        put_message(&mut body, message);
     }
     body.push(b']');
     if !request.tools.is_empty() {
@@ -82,6 +82,110 @@ fn put<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
     if let Err(e) = serde_json::to_writer(out, value) {
         tracing::error!(error = %e, "could not write a model request");
     }
+}
+
+/// Appends one message as [`OutMessage`] serialises it (the same bytes),
+/// its texts written by [`put_str`]: the conversation's texts are most of a
+/// request, and both rounds of a turn send them again.
+fn put_message(out: &mut Vec<u8>, m: &ChatMessage) {
+    if m.image.is_some() && m.role == Role::User {
+        // A photo: text and `image_url` parts (rare, and the picture's
+        // base64 needs no escaping).
+        return put(out, &OutMessage(m));
+    }
+    let role: &[u8] = match m.role {
+        Role::System => b"system",
+        Role::User => b"user",
+        Role::Assistant => b"assistant",
+        Role::Tool => b"tool",
+    };
+    out.extend_from_slice(b"{\"role\":\"");
+    out.extend_from_slice(role);
+    out.extend_from_slice(b"\",\"content\":");
+    match m.role {
+        Role::Assistant => {
+            match &m.content {
+                Some(text) => put_str(out, text),
+                None if m.tool_calls.is_empty() => out.extend_from_slice(b"\"\""),
+                None => out.extend_from_slice(b"null"),
+            }
+            if !m.tool_calls.is_empty() {
+                out.extend_from_slice(b",\"tool_calls\":");
+                put(out, &OutCalls(&m.tool_calls));
+            }
+            if let Some(reasoning) = &m.reasoning_content {
+                out.extend_from_slice(b",\"reasoning_content\":");
+                put_str(out, reasoning);
+            }
+        }
+        Role::Tool => {
+            put_str(out, m.text());
+            out.extend_from_slice(b",\"tool_call_id\":");
+            put_str(out, m.tool_call_id.as_deref().unwrap_or(""));
+        }
+        Role::System | Role::User => put_str(out, m.text()),
+    }
+    out.push(b'}');
+}
+
+/// Appends `text` as a JSON string escaped exactly as `serde_json` escapes
+/// it, skipping eight bytes at a time while none of them needs escaping.
+fn put_str(out: &mut Vec<u8>, text: &str) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    /// Whether any byte of `word` is below 0x20, a quote or a backslash
+    /// (never a false "no"; a rare false "yes" only means a closer look).
+    fn needs_escape(word: u64) -> bool {
+        let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+        let control = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
+        (control | zero(word ^ (ONES * u64::from(b'"'))) | zero(word ^ (ONES * u64::from(b'\\')))) != 0
+    }
+    let bytes = text.as_bytes();
+    out.reserve(bytes.len() + 2);
+    out.push(b'"');
+    let mut copied = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        if let Some(chunk) = bytes.get(i..i + 8) {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            if !needs_escape(u64::from_le_bytes(word)) {
+                i += 8;
+                continue;
+            }
+        }
+        let end = (i + 8).min(bytes.len());
+        while i < end {
+            let byte = bytes[i];
+            let short: &[u8] = match byte {
+                b'"' => b"\\\"",
+                b'\\' => b"\\\\",
+                b'\n' => b"\\n",
+                b'\r' => b"\\r",
+                b'\t' => b"\\t",
+                0x08 => b"\\b",
+                0x0c => b"\\f",
+                0x00..=0x1f => b"",
+                _ => {
+                    i += 1;
+                    continue;
+                }
+            };
+            out.extend_from_slice(&bytes[copied..i]);
+            if short.is_empty() {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                out.extend_from_slice(b"\\u00");
+                out.push(HEX[usize::from(byte >> 4)]);
+                out.push(HEX[usize::from(byte & 0xf)]);
+            } else {
+                out.extend_from_slice(short);
+            }
+            i += 1;
+            copied = i;
+        }
+    }
+    out.extend_from_slice(&bytes[copied..]);
+    out.push(b'"');
 }
 
 /// [`tool_definition`] as JSON text, made once per tool (tools are statics,
@@ -418,6 +522,44 @@ mod tests {
 
     fn parse(raw: &str) -> Draft {
         serde_json::from_str::<WireCompletion>(raw).unwrap().into_draft().unwrap()
+    }
+
+    #[test]
+    fn messages_are_written_as_serde_writes_them() {
+        let tricky = "引号\"反斜杠\\ 换行\n回车\r制表\t\u{8}\u{c}\u{1}\u{1f}\u{7f} é 👟 {\"a\":[1]} ……end";
+        let call = ToolCall { id: "call_1".into(), name: "navigate_to_store".into(), arguments: "".into() };
+        let mut reasoning = ChatMessage::assistant_calls(vec![call.clone()]);
+        reasoning.reasoning_content = Some(tricky.into());
+        let messages = [
+            ChatMessage::system(tricky),
+            ChatMessage::user(tricky),
+            ChatMessage::user(""),
+            ChatMessage::user("12345678\"1234567"),
+            ChatMessage::assistant(tricky),
+            ChatMessage { content: None, ..ChatMessage::assistant("") },
+            ChatMessage::assistant_calls(vec![call]),
+            reasoning,
+            ChatMessage::tool("call_1", tricky),
+            ChatMessage { tool_call_id: None, ..ChatMessage::tool("", "x") },
+            ChatMessage::user_with_image(tricky, "data:image/png;base64,iVBO".into()),
+        ];
+        for cut in 0..tricky.len() {
+            if let Some(text) = tricky.get(cut..) {
+                let message = ChatMessage::user(text);
+                let mut ours = Vec::new();
+                put_message(&mut ours, &message);
+                assert_eq!(
+                    String::from_utf8(ours).unwrap(),
+                    serde_json::to_string(&OutMessage(&message)).unwrap()
+                );
+            }
+        }
+        for message in &messages {
+            let mut ours = Vec::new();
+            put_message(&mut ours, message);
+            let serde = serde_json::to_string(&OutMessage(message)).unwrap();
+            assert_eq!(String::from_utf8(ours).unwrap(), serde, "{message:?}");
+        }
     }
 
     #[test]
