@@ -18,6 +18,8 @@
 mod fake_bot_api;
 #[path = "../tests/support/fake_model.rs"]
 mod fake_model;
+#[path = "support/measure.rs"]
+mod measure;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -226,74 +228,6 @@ fn chat_of(body: &Value) -> i64 {
     body["chat_id"].as_i64().or_else(|| body["chat_id"].as_str().and_then(|s| s.parse().ok())).unwrap_or(0)
 }
 
-/// CPU time (user + system) of process `pid`, from `/proc/<pid>/stat`.
-fn cpu_time(pid: u32, ticks_per_sec: f64) -> Option<Duration> {
-    let (user, system) = cpu_times(pid, ticks_per_sec)?;
-    Some(user + system)
-}
-
-/// User and system CPU time of process `pid`, from `/proc/<pid>/stat`.
-fn cpu_times(pid: u32, ticks_per_sec: f64) -> Option<(Duration, Duration)> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // Fields after the command name (which may hold spaces) start at field 3.
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let utime: f64 = fields.get(11)?.parse().ok()?;
-    let stime: f64 = fields.get(12)?.parse().ok()?;
-    Some((Duration::from_secs_f64(utime / ticks_per_sec), Duration::from_secs_f64(stime / ticks_per_sec)))
-}
-
-/// Peak resident set size of `pid` in KiB (`VmHWM`).
-fn peak_rss_kib(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
-fn clock_ticks() -> f64 {
-    let out = std::process::Command::new("getconf").arg("CLK_TCK").output().ok();
-    out.and_then(|o| String::from_utf8(o.stdout).ok()).and_then(|s| s.trim().parse().ok()).unwrap_or(100.0)
-}
-
-/// The `mallbot` binary: the one given, or `target/release/mallbot` beside
-/// this example, refused when a source file is newer than it (build it
-/// first: `cargo build --release`).
-fn bot_binary(options: &Options) -> anyhow::Result<PathBuf> {
-    if let Some(bot) = &options.bot {
-        return Ok(bot.clone());
-    }
-    let exe = std::env::current_exe()?;
-    // target/release/examples/loadgen → target/release/mallbot
-    let dir = exe.parent().and_then(|d| d.parent()).ok_or_else(|| anyhow::anyhow!("no target directory"))?;
-    let bot = dir.join("mallbot");
-    let built = std::fs::metadata(&bot)
-        .and_then(|m| m.modified())
-        .map_err(|_| anyhow::anyhow!("{} is missing: run `cargo build --release` first", bot.display()))?;
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let newest = ["src", "handlers", "services"].iter().filter_map(|d| newest_source(&root.join(d))).max();
-    if newest.is_some_and(|newest| newest > built) {
-        anyhow::bail!("{} is older than the sources: run `cargo build --release` first", bot.display());
-    }
-    Ok(bot)
-}
-
-/// When the newest `.rs` file under `dir` was modified.
-fn newest_source(dir: &std::path::Path) -> Option<std::time::SystemTime> {
-    let mut newest = None;
-    for entry in std::fs::read_dir(dir).ok()?.flatten() {
-        let path = entry.path();
-        let time = if path.is_dir() {
-            newest_source(&path)
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            entry.metadata().and_then(|m| m.modified()).ok()
-        } else {
-            None
-        };
-        newest = newest.max(time);
-    }
-    newest
-}
-
 /// How the bot met a model that takes `capacity` calls at once: the share
 /// of refused requests, in all and once the limit had time to find the
 /// capacity (after the first 3 s), and how soon it used the room there is.
@@ -375,18 +309,6 @@ fn terminate(pid: u32) {
     let _ = std::process::Command::new("kill").args(["-TERM", &pid.to_string()]).status();
 }
 
-fn percentile(sorted: &[Duration], p: f64) -> Option<Duration> {
-    if sorted.is_empty() {
-        return None;
-    }
-    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
-    Some(sorted[rank.clamp(1, sorted.len()) - 1])
-}
-
-fn millis(d: Option<Duration>) -> String {
-    d.map(|d| format!("{:.1} ms", d.as_secs_f64() * 1000.0)).unwrap_or_else(|| "—".into())
-}
-
 #[tokio::main(flavor = "multi_thread")]
 async fn main() -> anyhow::Result<()> {
     let mut options = Options::parse();
@@ -395,7 +317,7 @@ async fn main() -> anyhow::Result<()> {
         options.messages = 1;
     }
     anyhow::ensure!(options.chats > 0 && options.messages > 0, "--chats and --messages must be at least 1");
-    let binary = bot_binary(&options)?;
+    let binary = measure::bot_binary(options.bot.as_deref())?;
     let api = Arc::new(FakeBotApi::start().await);
     let (ask, tool) = match options.tool.as_str() {
         "navigate_to_store" => {
@@ -519,10 +441,10 @@ async fn main() -> anyhow::Result<()> {
     if options.callgrind_zero {
         callgrind_control("--zero", pid);
     }
-    let ticks = clock_ticks();
-    let cpu_before = cpu_time(pid, ticks).unwrap_or_default();
-    let (user_before, _) = cpu_times(pid, ticks).unwrap_or_default();
-    let mall_cpu_before = mall.as_ref().and_then(|m| cpu_time(m.pid, ticks)).unwrap_or_default();
+    let ticks = measure::clock_ticks();
+    let cpu_before = measure::cpu_time(pid, ticks).unwrap_or_default();
+    let (user_before, _) = measure::cpu_times(pid, ticks).unwrap_or_default();
+    let mall_cpu_before = mall.as_ref().and_then(|m| measure::cpu_time(m.pid, ticks)).unwrap_or_default();
     let started = Instant::now();
     for i in 0..options.chats {
         let chat = FIRST_CHAT + i as i64;
@@ -546,11 +468,13 @@ async fn main() -> anyhow::Result<()> {
             || shoppers.answered.load(std::sync::atomic::Ordering::SeqCst) == total
     };
     let wall = started.elapsed();
-    let cpu = cpu_time(pid, ticks).unwrap_or_default().saturating_sub(cpu_before);
-    let user = cpu_times(pid, ticks).map(|(u, _)| u.saturating_sub(user_before)).unwrap_or_default();
-    let mall_cpu =
-        mall.as_ref().and_then(|m| cpu_time(m.pid, ticks)).map(|c| c.saturating_sub(mall_cpu_before));
-    let rss = peak_rss_kib(pid);
+    let cpu = measure::cpu_time(pid, ticks).unwrap_or_default().saturating_sub(cpu_before);
+    let user = measure::cpu_times(pid, ticks).map(|(u, _)| u.saturating_sub(user_before)).unwrap_or_default();
+    let mall_cpu = mall
+        .as_ref()
+        .and_then(|m| measure::cpu_time(m.pid, ticks))
+        .map(|c| c.saturating_sub(mall_cpu_before));
+    let rss = measure::peak_rss_kib(pid);
     if options.callgrind_zero {
         callgrind_control("--dump=messages", pid);
     }
@@ -644,7 +568,11 @@ async fn main() -> anyhow::Result<()> {
     for (name, series) in
         [("first visible sign", &sign), ("first answer text", &text), ("whole answer", &whole)]
     {
-        println!("{name:<22}{:<11}{}", millis(percentile(series, 50.0)), millis(percentile(series, 99.0)));
+        println!(
+            "{name:<22}{:<11}{}",
+            measure::millis(measure::percentile(series, 50.0)),
+            measure::millis(measure::percentile(series, 99.0))
+        );
     }
     if options.stream {
         // The answer's first token leaves the model one whole tool round
@@ -654,8 +582,8 @@ async fn main() -> anyhow::Result<()> {
         println!(
             "{:<24}{:<11}{}",
             "  after its first token",
-            millis(percentile(&past, 50.0)),
-            millis(percentile(&past, 99.0))
+            measure::millis(measure::percentile(&past, 50.0)),
+            measure::millis(measure::percentile(&past, 99.0))
         );
     }
     if !finished {

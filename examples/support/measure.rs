@@ -8,13 +8,19 @@ use std::time::{Duration, SystemTime};
 
 /// CPU time (user + system) of process `pid`, from `/proc/<pid>/stat`.
 pub fn cpu_time(pid: u32, ticks_per_sec: f64) -> Option<Duration> {
+    let (user, system) = cpu_times(pid, ticks_per_sec)?;
+    Some(user + system)
+}
+
+/// User and system CPU time of process `pid`, from `/proc/<pid>/stat`.
+pub fn cpu_times(pid: u32, ticks_per_sec: f64) -> Option<(Duration, Duration)> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // Fields after the command name (which may hold spaces) start at field 3.
     let rest = &stat[stat.rfind(')')? + 2..];
     let fields: Vec<&str> = rest.split_whitespace().collect();
     let utime: f64 = fields.get(11)?.parse().ok()?;
     let stime: f64 = fields.get(12)?.parse().ok()?;
-    Some(Duration::from_secs_f64((utime + stime) / ticks_per_sec))
+    Some((Duration::from_secs_f64(utime / ticks_per_sec), Duration::from_secs_f64(stime / ticks_per_sec)))
 }
 
 /// Peak resident set size of `pid` in KiB (`VmHWM`).
