@@ -235,6 +235,7 @@ async fn run_serves_the_mini_app_sets_the_menu_button_and_offers_the_map_under_d
         ("MALLBOT_MALL__EMBEDDED_DB", dir.file("mall.db")),
         ("MALLBOT_WEBAPP__LISTEN", listen.to_string()),
         ("MALLBOT_WEBAPP__PUBLIC_URL", "https://mall.example.test/webapp/".to_owned()),
+        ("MALLBOT_PAYMENTS__PROVIDER_TOKEN", "284685063:TEST:webapp".to_owned()),
     ]);
     let bot = Process::spawn("bot", &["run"], &env, dir.path());
     wait_for_listener(listen, &bot).await;
@@ -269,6 +270,40 @@ async fn run_serves_the_mini_app_sets_the_menu_button_and_offers_the_map_under_d
         .find(|b| b["text"] == "🗺 在地图上看")
         .unwrap_or_else(|| panic!("a map button: {answer}"));
     assert_eq!(map["web_app"]["url"], "https://mall.example.test/webapp/?startapp=route-s-nike", "{map}");
+
+    // Paying from the page: an invoice link of the mall's total for the shopper's own order.
+    let served = Served { addr: listen, _process: bot, _dir: dir, http: reqwest::Client::new() };
+    let user = init_data(process::TEST_TOKEN, shopper.id, "zh", 5);
+    let (product, sku) = a_nike_shoe().await;
+    add_to_cart(&served, &user, &product, &sku).await;
+    let (_, cart) = served.get("cart", Some(&user)).await;
+    let args = json!({"cart_id": cart["cart_id"]});
+    let (_, asked) = served.post("actions", &user, json!({"tool": "create_order", "args": args})).await;
+    let token = asked["confirm"]["token"].as_str().unwrap();
+    let (_, done) = served.post(&format!("actions/{token}"), &user, json!({})).await;
+    let order_id = done["done"]["order"]["order_id"].as_str().unwrap().to_owned();
+    let (status, texts) = served.get("texts", Some(&user)).await;
+    assert_eq!((status, texts["payments"].as_bool()), (200, Some(true)), "the page offers 💳");
+    let (status, link) = served.post(&format!("orders/{order_id}/invoice"), &user, json!({})).await;
+    assert_eq!(status, 200, "{link}");
+    assert!(link["url"].as_str().unwrap().starts_with("https://t.me/$"), "{link}");
+    let request = api.calls("createInvoiceLink").remove(0);
+    let (paid_order, payer) = mallbot::payments::PayloadKey::derive(process::TEST_TOKEN)
+        .open(request["payload"].as_str().unwrap())
+        .unwrap();
+    assert_eq!((paid_order.as_str(), payer), (order_id.as_str(), shopper.id));
+    let total: i64 =
+        request["prices"].as_array().unwrap().iter().map(|p| p["amount"].as_i64().unwrap()).sum();
+    let order = &served.get("orders", Some(&user)).await.1["orders"][0];
+    assert_eq!(total, (order["total_yuan"].as_f64().unwrap() * 100.0).round() as i64, "{request}");
+    // Another shopper cannot get an invoice for it.
+    let (status, _) =
+        served.post(&format!("orders/{order_id}/invoice"), &bob_of(process::TEST_TOKEN), json!({})).await;
+    assert_eq!(status, 404);
+}
+
+fn bob_of(token: &str) -> String {
+    init_data(token, BOB, "en", 5)
 }
 
 // ---------------------------------------------------------------------------------------------

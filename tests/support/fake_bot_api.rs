@@ -582,6 +582,10 @@ async fn handle(
         }
         "sendPhoto" => photo_message(&inner, &body, &body["caption"]),
         "sendInvoice" => invoice_message(&inner, &body),
+        // Telegram answers an invoice link for openInvoice.
+        "createInvoiceLink" => {
+            json!(format!("https://t.me/$inv{}", inner.next_message_id.fetch_add(1, Ordering::SeqCst)))
+        }
         "sendMediaGroup" => {
             let media = body["media"].as_array().cloned().unwrap_or_default();
             Value::Array(media.iter().map(|m| photo_message(&inner, &body, &m["caption"])).collect())

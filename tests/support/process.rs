@@ -154,10 +154,13 @@ pub async fn wait_for_listener(addr: SocketAddr, what: &Process) {
     }
 }
 
+/// The bot token of [`bot_env`].
+pub const TEST_TOKEN: &str = "123:TEST";
+
 /// The variables of a bot on the fake Bot API.
 pub fn bot_env(api: &FakeBotApi) -> Vec<(&'static str, String)> {
     vec![
-        ("MALLBOT_TELEGRAM__TOKEN", "123:TEST".to_owned()),
+        ("MALLBOT_TELEGRAM__TOKEN", TEST_TOKEN.to_owned()),
         ("MALLBOT_TELEGRAM__API_URL", api.url.to_string()),
     ]
 }
