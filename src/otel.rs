@@ -452,11 +452,12 @@ impl HttpClient for OnRuntime {
         let client = self.client.clone();
         let task = self.runtime.spawn(async move {
             let request = reqwest::Request::try_from(request)?;
-            let response = client.execute(request).await?;
+            // The collector's URL may carry credentials: errors show it without them.
+            let response = client.execute(request).await.map_err(crate::redact::reqwest_error)?;
             let mut answer = Response::new(Bytes::new());
             *answer.status_mut() = response.status();
             *answer.headers_mut() = response.headers().clone();
-            *answer.body_mut() = response.bytes().await?;
+            *answer.body_mut() = response.bytes().await.map_err(crate::redact::reqwest_error)?;
             Ok::<_, HttpError>(answer)
         });
         task.await?

@@ -383,8 +383,8 @@ async fn a_collector_that_is_down_costs_a_counter_and_a_warning_and_no_answer_wa
     let model = seed_flow::CountingModel::start().await;
     let ops = free_addr();
     let mut env = bot_env(&api);
-    // A collector nobody listens on.
-    env.extend(otel_env(&format!("http://{}", free_addr()), "mallbot"));
+    // A collector nobody listens on, its URL carrying credentials.
+    env.extend(otel_env(&format!("http://trace-user:trace-pass-91@{}", free_addr()), "mallbot"));
     env.extend([
         ("MALLBOT_STATE__URL", format!("sqlite://{}", dir.file("state.db"))),
         ("MALLBOT_MALL__EMBEDDED_DB", dir.file("mall.db")),
@@ -421,6 +421,7 @@ async fn a_collector_that_is_down_costs_a_counter_and_a_warning_and_no_answer_wa
     assert!(bot.exit_status().await.success());
     assert!(stopping.elapsed() < Duration::from_secs(10), "stopped in {:?}", stopping.elapsed());
     assert_eq!(bot.log().matches("could not send spans").count(), 1, "one warning a minute: {}", bot.log());
+    assert!(!bot.log().contains("trace-pass-91"), "the collector's credentials stay out of the log: {}", bot.log());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
