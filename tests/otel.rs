@@ -421,7 +421,11 @@ async fn a_collector_that_is_down_costs_a_counter_and_a_warning_and_no_answer_wa
     assert!(bot.exit_status().await.success());
     assert!(stopping.elapsed() < Duration::from_secs(10), "stopped in {:?}", stopping.elapsed());
     assert_eq!(bot.log().matches("could not send spans").count(), 1, "one warning a minute: {}", bot.log());
-    assert!(!bot.log().contains("trace-pass-91"), "the collector's credentials stay out of the log: {}", bot.log());
+    assert!(
+        !bot.log().contains("trace-pass-91"),
+        "the collector's credentials stay out of the log: {}",
+        bot.log()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
