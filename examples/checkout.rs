@@ -20,7 +20,6 @@ mod measure;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -231,12 +230,7 @@ async fn main() -> anyhow::Result<()> {
         ("MALLBOT_BOT__RATE_LIMIT_PER_MINUTE", "0".to_owned()),
     ];
     let mut command = tokio::process::Command::new(&binary);
-    command.arg("run").current_dir(&dir).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
-    command.kill_on_drop(true);
-    for (key, _) in std::env::vars().filter(|(key, _)| key.starts_with("MALLBOT_")) {
-        command.env_remove(key);
-    }
-    command.env("RUST_LOG", "warn").env("NO_COLOR", "1").envs(env);
+    measure::bot_command(&mut command, &["run"], &dir, env.iter().map(|(k, v)| (*k, v.as_str())), false);
     let mut child = command.spawn().map_err(|e| anyhow::anyhow!("cannot start {}: {e}", binary.display()))?;
     let pid = child.id().ok_or_else(|| anyhow::anyhow!("the bot exited at once"))?;
     let ready_by = Instant::now() + Duration::from_secs(30);

@@ -387,12 +387,13 @@ async fn main() -> anyhow::Result<()> {
         }
         None => tokio::process::Command::new(&binary),
     };
-    command.arg("run").current_dir(&dir).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
-    command.kill_on_drop(true);
-    for (key, _) in std::env::vars().filter(|(key, _)| key.starts_with("MALLBOT_")) {
-        command.env_remove(key);
-    }
-    command.env("RUST_LOG", "warn").env("NO_COLOR", "1").envs(env);
+    measure::bot_command(
+        &mut command,
+        &["run"],
+        &dir,
+        env.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+        true,
+    );
     let mut child = command.spawn().map_err(|e| anyhow::anyhow!("cannot start {}: {e}", binary.display()))?;
     let pid = child.id().ok_or_else(|| anyhow::anyhow!("the bot exited at once"))?;
     let log = Arc::new(Mutex::new(Vec::<String>::new()));

@@ -17,7 +17,6 @@ mod browser;
 mod measure;
 
 use std::path::PathBuf;
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
@@ -47,20 +46,9 @@ async fn main() -> anyhow::Result<()> {
     std::fs::create_dir_all(&dir)?;
     let addr = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?;
     let mut command = tokio::process::Command::new(&binary);
-    command
-        .args(["webapp", "--listen", &addr.to_string()])
-        .current_dir(&dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .kill_on_drop(true);
-    for (key, _) in std::env::vars().filter(|(key, _)| key.starts_with("MALLBOT_")) {
-        command.env_remove(key);
-    }
-    command
-        .env("RUST_LOG", "warn")
-        .env("MALLBOT_STATE__URL", "memory://")
-        .env("MALLBOT_MALL__EMBEDDED_DB", dir.join("mall.db"));
+    let mall_db = dir.join("mall.db").display().to_string();
+    let env = [("MALLBOT_STATE__URL", "memory://"), ("MALLBOT_MALL__EMBEDDED_DB", mall_db.as_str())];
+    measure::bot_command(&mut command, &["webapp", "--listen", &addr.to_string()], &dir, env, false);
     let _server = command.spawn()?;
     let deadline = Instant::now() + Duration::from_secs(20);
     while tokio::net::TcpStream::connect(addr).await.is_err() {

@@ -89,3 +89,23 @@ pub fn percentile(sorted: &[Duration], p: f64) -> Option<Duration> {
 pub fn millis(d: Option<Duration>) -> String {
     d.map(|d| format!("{:.1} ms", d.as_secs_f64() * 1000.0)).unwrap_or_else(|| "—".into())
 }
+
+/// Readies `command` (the bot, maybe behind a wrapper) to run `args` in `dir`
+/// with exactly the `MALLBOT_*` settings of `env` (none inherited), logging
+/// warnings only, its output discarded but for standard error when `log`,
+/// and killed when dropped.
+pub fn bot_command<'a>(
+    command: &mut tokio::process::Command,
+    args: &[&str],
+    dir: &Path,
+    env: impl IntoIterator<Item = (&'a str, &'a str)>,
+    log: bool,
+) {
+    use std::process::Stdio;
+    command.args(args).current_dir(dir).stdin(Stdio::null()).stdout(Stdio::null());
+    command.stderr(if log { Stdio::piped() } else { Stdio::null() }).kill_on_drop(true);
+    for (key, _) in std::env::vars().filter(|(key, _)| key.starts_with("MALLBOT_")) {
+        command.env_remove(key);
+    }
+    command.env("RUST_LOG", "warn").env("NO_COLOR", "1").envs(env);
+}
