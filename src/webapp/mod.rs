@@ -580,7 +580,13 @@ async fn confirm_action(
 ) -> ApiResult<Response> {
     let user = web.shopper(&headers)?;
     let lang = web.lang(&LangQuery::default(), Some(&user));
-    let taken = web.app.state.take_value(&pending_key(&token)).await.ok().flatten();
+    // A state store that cannot answer is "try later", not "expired".
+    let taken = web
+        .app
+        .state
+        .take_value(&pending_key(&token))
+        .await
+        .map_err(|_| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, texts::of(lang).mall_down))?;
     let Some(record) = taken.and_then(|t| serde_json::from_str::<WebPending>(&t).ok()) else {
         return Err(ApiError::new(StatusCode::GONE, texts::of(lang).expired));
     };
@@ -603,16 +609,11 @@ async fn confirm_action(
         }
     }
     let mut ctx = web.context(Some(&user), lang);
-    ctx.approval = record.preview.map(|p| Approval {
+    let agreed = record.preview.unwrap_or(PreviewRecord { summary: String::new(), fingerprint: Value::Null });
+    ctx.approval = Some(Approval {
         idempotency_key: crate::pending::PendingAction::idempotency_key(&token),
-        preview: Preview { summary: p.summary, fingerprint: p.fingerprint },
+        preview: Preview { summary: agreed.summary, fingerprint: agreed.fingerprint },
     });
-    if ctx.approval.is_none() {
-        ctx.approval = Some(Approval {
-            idempotency_key: crate::pending::PendingAction::idempotency_key(&token),
-            preview: Preview { summary: String::new(), fingerprint: Value::Null },
-        });
-    }
     let data = web.run(ctx, &record.tool, record.args).await?;
     tracing::info!(tool = %record.tool, "Mini App change confirmed and done");
     Ok(Json(json!({"done": data})).into_response())
