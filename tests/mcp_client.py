@@ -48,6 +48,28 @@ async def main(url, token):
         found = await session.call_tool("search_products", {"keyword": "chilean cherries"})
         products = found.structuredContent["products"]
         report["found"] = len(products)
+        report["search_text"] = " ".join(c.text for c in found.content if c.type == "text")
+        # Each call below is checked by the SDK against the tool's outputSchema
+        # (ClientSession raises on structured content that does not match).
+        report["output_schemas"] = {tool.name: tool.outputSchema for tool in listed.tools}
+        detail = await session.call_tool("get_product_detail", {"product_id": products[0]["product_id"]})
+        stores = await session.call_tool("search_stores", {"keyword": "Nike"})
+        store_id = stores.structuredContent["stores"][0]["store_id"]
+        info = await session.call_tool("get_store_info", {"store_id": store_id, "info_type": "promotions"})
+        route = await session.call_tool("navigate_to_store", {"store_name": "Nike"})
+        area = await session.call_tool("navigate_to_area", {"area_name": "Food Court", "show_stores": True})
+        orders = await session.call_tool("list_orders", {})
+        report["validated"] = {}
+        for name, result in [
+            ("get_product_detail", detail),
+            ("search_stores", stores),
+            ("get_store_info", info),
+            ("navigate_to_store", route),
+            ("navigate_to_area", area),
+            ("list_orders", orders),
+        ]:
+            assert not result.isError, (name, result)
+            report["validated"][name] = " ".join(c.text for c in result.content if c.type == "text")
         added = await session.call_tool(
             "add_to_cart", {"product_id": products[0]["product_id"], "quantity": 1}
         )
@@ -58,7 +80,8 @@ async def main(url, token):
 
     async def second(session):
         declined = await session.call_tool("clear_cart", {})
-        report["declined_status"] = declined.structuredContent["status"]
+        report["declined_is_error"] = bool(declined.isError)
+        report["declined_text"] = " ".join(c.text for c in declined.content if c.type == "text")
         report["lines_after_decline"] = await cart_lines(session)
 
     _, asked_no = await run(url, token, "decline", second)

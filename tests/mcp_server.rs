@@ -145,6 +145,9 @@ async fn tools_match_the_registry(client: &RunningService<RoleClient, Person>) {
         let spec = handlers::find(&tool.name).unwrap();
         assert_eq!(tool.description.as_deref(), Some(spec.description), "{}", spec.name);
         assert_eq!(&Value::Object((*tool.input_schema).clone()), spec.parameters(), "{}", spec.name);
+        let output = tool.output_schema.as_ref().map(|schema| Value::Object((**schema).clone()));
+        assert_eq!(output, spec.output_schema.map(|schema| schema()), "{}", spec.name);
+        assert_eq!(output.as_ref().and_then(|o| o["type"].as_str()), Some("object"), "{}", spec.name);
         let hints = tool.annotations.as_ref().unwrap();
         assert_eq!(hints.read_only_hint, Some(spec.level == Level::Safe), "{}", spec.name);
         assert_eq!(hints.destructive_hint, Some(spec.level == Level::Critical), "{}", spec.name);
@@ -186,7 +189,8 @@ async fn a_desktop_client_over_stdio_confirms_declines_or_cannot_ask() {
     let client = stdio_client(&dir, no.clone()).await;
     let declined = call(&client, "clear_cart", json!({})).await;
     assert_eq!(no.asked().len(), 1);
-    assert_eq!(declined.structured_content.as_ref().unwrap()["status"], "declined");
+    assert_eq!(declined.is_error, Some(true), "a declined call did not run");
+    assert!(declined.structured_content.is_none(), "no result of the tool's output schema");
     assert!(text(&declined).contains("nothing was done"), "{}", text(&declined));
     assert_eq!(cart_lines(&client).await, 1, "the declined clear left the line");
     client.cancel().await.unwrap();
@@ -264,7 +268,8 @@ async fn an_assistant_over_streamable_http_with_the_bearer_token() {
     let client = http_client(&url, no.clone()).await;
     let declined = call(&client, "remove_from_cart", json!({"product_id": product})).await;
     assert_eq!(no.asked().len(), 1);
-    assert_eq!(declined.structured_content.as_ref().unwrap()["status"], "declined", "{}", text(&declined));
+    assert_eq!(declined.is_error, Some(true), "{}", text(&declined));
+    assert!(text(&declined).contains("declined"), "{}", text(&declined));
     assert_eq!(cart_lines(&client).await, 1);
     client.cancel().await.unwrap();
 
@@ -350,7 +355,15 @@ async fn the_official_python_client_lists_searches_and_confirms() {
     assert!(report["asked"][0].as_str().unwrap().starts_with("Please confirm:"), "{report}");
     assert_eq!(report["lines_after_accept"], 1, "{report}");
     assert_eq!(report["lines_after_decline"], 1, "{report}");
-    assert_eq!(report["declined_status"], "declined", "{report}");
+    assert_eq!(report["declined_is_error"], true, "a declined call did not run: {report}");
+    assert!(report["declined_text"].as_str().unwrap().contains("nothing was done"), "{report}");
+    // Every tool declares its result's schema, and the SDK checked each
+    // structured result against it (it raises on one that does not match).
+    for name in &registry {
+        let declared = handlers::find(name).unwrap().output_schema.map(|schema| schema());
+        assert_eq!(report["output_schemas"][name], declared.unwrap(), "{name}: {report}");
+    }
+    assert_eq!(report["validated"].as_object().unwrap().len(), 6, "{report}");
     assert_eq!(report["mute_is_error"], true, "{report}");
     assert!(report["mute_text"].as_str().unwrap().contains("elicitation"), "{report}");
     assert_eq!(report["lines_after_mute"], 1, "{report}");

@@ -2,7 +2,8 @@
 //! defined only in this file, declares how basic mode recognises and answers
 //! for it (`offline = RESTROOM_OFFLINE`), and the offline planner calls it and
 //! words its typed result with no change to the planner. The `/help` text and
-//! the tools offered to the model list it too.
+//! the tools offered to the model list it too, and an MCP client gets its
+//! words and its typed result with the schema the result declares.
 #![allow(clippy::unwrap_used)]
 
 use std::sync::Arc;
@@ -17,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 /// Where the nearest restroom is.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, schemars::JsonSchema)]
 struct Restroom {
     floor: i32,
     near: String,
@@ -73,4 +74,34 @@ fn the_registry_and_help_list_it_with_the_others() {
     let help = mallbot::telegram::texts::help(Lang::En, handlers::all(), false);
     assert!(help.contains("\n• Tell the shopper where the nearest restroom is.\n"), "{help}");
     assert!(help.contains("🧭 Directions:"), "declared lines stay: {help}");
+}
+
+#[tokio::test]
+async fn an_mcp_client_gets_its_words_and_its_typed_result() {
+    use rmcp::ServiceExt;
+    use rmcp::model::CallToolRequestParams;
+
+    let mut config = Config::default();
+    config.bot.language = Lang::En;
+    let mall = Arc::new(services::EmbeddedMall::in_memory());
+    let app = App::with_parts(config, mall, Arc::new(MemoryStore::new())).unwrap();
+    let (server_side, client_side) = tokio::io::duplex(64 * 1024);
+    let server = mallbot::mcp::server::MallServer::new(app);
+    tokio::spawn(async move { server.serve(server_side).await.unwrap().waiting().await });
+    let client = ().serve(client_side).await.unwrap();
+
+    let tools = client.peer().list_all_tools().await.unwrap();
+    let tool = tools.iter().find(|tool| tool.name == "find_restroom").expect("listed over MCP");
+    let schema = Value::Object((**tool.output_schema.as_ref().expect("an outputSchema")).clone());
+    assert_eq!(schema["type"], "object", "{schema}");
+    assert_eq!(schema["properties"]["floor"]["type"], "integer", "{schema}");
+    assert_eq!(schema["properties"]["near"]["type"], "string", "{schema}");
+
+    let result = client.peer().call_tool(CallToolRequestParams::new("find_restroom")).await.unwrap();
+    let text: Vec<String> =
+        result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect();
+    assert_eq!(text, ["The nearest restroom is on floor 2, next to the escalators."]);
+    assert_eq!(result.structured_content, Some(json!({"floor": 2, "near": "the escalators"})));
+    assert_ne!(result.is_error, Some(true));
+    client.cancel().await.unwrap();
 }

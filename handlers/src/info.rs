@@ -23,7 +23,7 @@ pub struct GetProductDetailArgs {
 
 /// What `get_product_detail` returns: one product in full, named in the
 /// shopper's language; what is unknown or empty is left out.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct ProductDetail {
     pub product_id: String,
@@ -48,7 +48,7 @@ pub struct ProductDetail {
 }
 
 /// One size of a product; its price only when it differs from the product's.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct SkuLine {
     pub sku_id: String,
@@ -134,7 +134,7 @@ pub struct GetStoreInfoArgs {
 }
 
 /// What `get_store_info` returns, by `info_type`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "info_type", rename_all = "lowercase")]
 pub enum StoreInfoResult {
     /// Floor, unit, opening hours and phone.
@@ -146,7 +146,7 @@ pub enum StoreInfoResult {
 }
 
 /// A store's id and names.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct StoreName {
     pub store_id: String,
@@ -162,7 +162,7 @@ impl StoreName {
 }
 
 /// A current offer.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct PromotionLine {
     pub title: String,
@@ -171,7 +171,7 @@ pub struct PromotionLine {
 }
 
 /// A shopper's review.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct ReviewLine {
     pub rating: f64,

@@ -30,7 +30,7 @@ pub struct NavigateToStoreArgs {
 
 /// What `navigate_to_store` returns: the way there, or, when no store has
 /// the name given, the closest names (never another store's directions).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum NavigateToStoreResult {
     /// No store has that name (first: a route has no required field).
@@ -40,7 +40,7 @@ pub enum NavigateToStoreResult {
 }
 
 /// Walking directions to a store.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct Directions {
     pub store: StoreRef,
@@ -60,7 +60,7 @@ pub struct Directions {
 }
 
 /// No store has the name asked for; these have names close to it.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 pub struct StoreNotFound {
     /// The name as the shopper gave it.
     pub not_found: String,
@@ -147,7 +147,7 @@ pub struct NavigateToAreaArgs {
 }
 
 /// What `navigate_to_area` returns.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct NavigateToAreaResult {
     pub area: AreaCard,
@@ -160,7 +160,7 @@ pub struct NavigateToAreaResult {
 }
 
 /// An area of the mall.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct AreaCard {
     pub area_id: String,
@@ -178,7 +178,7 @@ impl AreaCard {
 }
 
 /// A store in an area.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct AreaStore {
     pub store_id: String,

@@ -149,7 +149,7 @@ pub async fn get_order_status(ctx: &ToolContext, args: OrderIdArgs) -> ToolResul
 }
 
 /// What `list_orders` returns.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct ListOrdersResult {
     pub total: u64,
@@ -157,7 +157,7 @@ pub struct ListOrdersResult {
 }
 
 /// One order in a list.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct OrderSummary {
     pub order_id: String,
     pub status: OrderStatus,

@@ -40,6 +40,20 @@ impl Serialize for Yuan {
     }
 }
 
+impl schemars::JsonSchema for Yuan {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Yuan".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "number", "description": "Yuan (699, 19.99)"})
+    }
+}
+
 impl<'de> Deserialize<'de> for Yuan {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let yuan = f64::deserialize(deserializer)?;
@@ -54,7 +68,7 @@ pub fn rating(value: f32) -> f64 {
 
 /// A store in full, as search results and `get_store_info` show it, named in
 /// the shopper's language.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct StoreCard {
     pub store_id: String,
@@ -87,7 +101,7 @@ impl StoreCard {
 /// A store in short: its id, its name in the shopper's language and where it
 /// is; name and place are left out when it could not be looked up (an order
 /// already placed still shows).
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct StoreRef {
     pub store_id: String,
@@ -122,7 +136,7 @@ impl StoreRef {
 }
 
 /// A cart or order line; `name` is in the shopper's language.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct ItemLine {
     pub item_id: String,
@@ -154,7 +168,7 @@ impl ItemLine {
 }
 
 /// What every cart tool returns.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct CartResult {
     pub cart_id: String,
@@ -174,7 +188,7 @@ impl CartResult {
 }
 
 /// One order with its lines and pickup store.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct OrderCard {
     pub order_id: String,
     pub status: OrderStatus,
@@ -191,14 +205,14 @@ pub struct OrderCard {
 }
 
 /// The refund of a cancelled paid order: where it stands and how much.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RefundCard {
     pub status: RefundStatus,
     pub amount_yuan: Yuan,
 }
 
 /// What every single-order tool returns: `{"order": {...}}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct OrderResult {
     pub order: OrderCard,
 }

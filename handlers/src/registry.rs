@@ -108,6 +108,9 @@ pub struct ToolSpec {
     pub require_at: bool,
     /// The JSON Schema of the arguments (see [`crate::schema::parameters_schema`]).
     pub schema: fn() -> Value,
+    /// The JSON Schema of the typed result (`T` of `ToolResult<T>`), as MCP's
+    /// `outputSchema` declares it; `None` for a tool returning untyped JSON.
+    pub output_schema: Option<fn() -> Value>,
     /// Runs the tool.
     pub call: CallFn,
     /// Describes a pending call for the confirmation message, when the tool has one.

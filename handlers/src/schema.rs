@@ -36,6 +36,46 @@ pub fn parameters_schema<T: JsonSchema>() -> Value {
     schema
 }
 
+/// The JSON Schema of a tool's typed result, as MCP's `outputSchema`: every
+/// subschema inlined, no meta-schema, nullable fields kept nullable (the
+/// result is validated against it, unlike the arguments' schema, which only
+/// guides a model). MCP wants an object at the root: a result that is not
+/// one is sent as `{"result": …}`, and its schema says so.
+pub fn output_schema<T: JsonSchema>() -> Value {
+    let generator = SchemaSettings::draft2020_12()
+        .with(|settings| {
+            settings.inline_subschemas = true;
+            settings.meta_schema = None;
+        })
+        .into_generator();
+    let mut schema = Value::from(generator.into_root_schema_for::<T>());
+    if let Value::Object(root) = &mut schema {
+        root.remove("title");
+    }
+    match &mut schema {
+        Value::Object(root) if describes_objects(root) => {
+            // One of several kinds of object (an enum of structs): MCP still
+            // wants `"type": "object"` said at the root.
+            root.insert("type".to_owned(), Value::from("object"));
+            schema
+        }
+        _ => serde_json::json!({"type": "object", "properties": {"result": schema}, "required": ["result"]}),
+    }
+}
+
+/// Whether every value the schema allows is a JSON object.
+fn describes_objects(schema: &Map<String, Value>) -> bool {
+    if let Some(kind) = schema.get("type") {
+        return kind == "object";
+    }
+    ["anyOf", "oneOf"].iter().any(|key| match schema.get(*key) {
+        Some(Value::Array(members)) => {
+            !members.is_empty() && members.iter().all(|m| m.as_object().is_some_and(describes_objects))
+        }
+        _ => false,
+    })
+}
+
 /// Parses a tool's JSON arguments. A wrong or missing field is named in
 /// [`ToolError::InvalidArguments`]. `null`, `""` and `"null"` count as `{}`
 /// (providers send them for tools without parameters), and a JSON object
@@ -353,5 +393,37 @@ mod tests {
         assert_eq!(args.kind, Kind::Reviews);
         let err = parse_arguments::<NoArgs>(json!("not json")).unwrap_err();
         assert!(matches!(err, ToolError::InvalidArguments { field: None, .. }), "{err:?}");
+    }
+
+    /// A result an MCP client validates: nullable fields stay nullable, an
+    /// enum of structs is an object at the root, anything else is wrapped the
+    /// way the server wraps the value.
+    #[test]
+    fn output_schemas_are_objects_that_match_what_is_sent() {
+        #[derive(serde::Serialize, JsonSchema)]
+        struct Hours {
+            opens: String,
+            closes: Option<String>,
+        }
+        #[derive(serde::Serialize, JsonSchema)]
+        #[serde(untagged)]
+        enum Found {
+            Hours(Hours),
+            Missing { missing: String },
+        }
+
+        let hours = output_schema::<Hours>();
+        assert_eq!(hours["type"], "object");
+        assert_eq!(hours["required"], json!(["opens"]));
+        assert_eq!(hours["properties"]["closes"]["type"], json!(["string", "null"]));
+        assert!(hours.get("$schema").is_none() && hours.get("title").is_none(), "{hours}");
+
+        let found = output_schema::<Found>();
+        assert_eq!(found["type"], "object", "{found}");
+        assert_eq!(found["anyOf"].as_array().map(Vec::len), Some(2), "{found}");
+
+        let list = output_schema::<Vec<String>>();
+        assert_eq!(list["required"], json!(["result"]), "{list}");
+        assert_eq!(list["properties"]["result"]["type"], "array", "{list}");
     }
 }

@@ -39,7 +39,7 @@ pub struct SearchProductsArgs {
 }
 
 /// What `search_products` returns: the number of matches and the best ones.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct SearchProductsResult {
     pub total: u64,
@@ -48,7 +48,7 @@ pub struct SearchProductsResult {
 
 /// One product found: what a recommendation needs and nothing else. Names
 /// are in the shopper's language; what is unknown or empty is left out.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct ProductHit {
     pub product_id: String,
@@ -155,7 +155,7 @@ pub struct SearchStoresArgs {
 }
 
 /// What `search_stores` returns.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(default)]
 pub struct SearchStoresResult {
     pub total: u64,

@@ -170,12 +170,9 @@ impl MallServer {
                         .audit_decision(&scope, spec.name, &args, "declined", crate::router::calls::DECLINED)
                         .await;
                     tracing::info!(tool = spec.name, decision = "declined", "MCP confirmation resolved");
-                    let text = texts::declined(lang);
-                    return structured_result(
-                        json!({"status": "declined", "message": text}),
-                        text.to_owned(),
-                        false,
-                    );
+                    // Nothing ran, so there is no result of the tool's output
+                    // schema to give: the client reads it as a call that did not run.
+                    return error_result(texts::declined(lang));
                 }
                 Err(e) => {
                     tracing::warn!(tool = spec.name, error = %e, "could not ask the MCP client for confirmation");
@@ -220,7 +217,11 @@ pub fn mcp_tool(spec: &'static ToolSpec, level: Level) -> rmcp::model::Tool {
         .destructive(spec.level == Level::Critical || level == Level::Critical)
         .idempotent(read_only)
         .open_world(false);
-    rmcp::model::Tool::new(spec.name, spec.description, Arc::new(schema)).annotate(annotations)
+    let tool = rmcp::model::Tool::new(spec.name, spec.description, Arc::new(schema)).annotate(annotations);
+    match spec.output_schema.map(|schema| schema()) {
+        Some(Value::Object(output)) => tool.with_raw_output_schema(Arc::new(output)),
+        _ => tool,
+    }
 }
 
 /// A finished call as MCP content: the result as structured content plus a

@@ -5,7 +5,9 @@
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Attribute, Expr, ExprLit, FnArg, ItemFn, Lit, Meta, Type};
+use syn::{
+    Attribute, Expr, ExprLit, FnArg, GenericArgument, ItemFn, Lit, Meta, PathArguments, ReturnType, Type,
+};
 
 use crate::attr::ToolAttr;
 
@@ -37,6 +39,22 @@ fn try_expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
     };
     let schema = quote_spanned! {args_ty.span()=>
         ::handlers::schema::parameters_schema::<#args_ty>()
+    };
+    let output_field = match result_type(&function) {
+        Some(result_ty) => {
+            let output = quote_spanned! {result_ty.span()=>
+                ::handlers::schema::output_schema::<#result_ty>()
+            };
+            quote! {
+                ::core::option::Option::Some({
+                    fn __tool_output_schema() -> ::handlers::__private::Value {
+                        #output
+                    }
+                    __tool_output_schema as fn() -> ::handlers::__private::Value
+                })
+            }
+        }
+        None => quote!(::core::option::Option::None),
     };
     let (preview_fn, preview_field) = match preview {
         Some(path) => (
@@ -125,6 +143,7 @@ fn try_expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
                     scope: #scope,
                     require_at: #require_at,
                     schema: __tool_schema,
+                    output_schema: #output_field,
                     call: __tool_call,
                     preview: #preview_field,
                     progress: #progress_field,
@@ -155,6 +174,22 @@ fn check_signature(function: &ItemFn) -> syn::Result<&Type> {
             "tool function takes exactly two arguments: `ctx: &ToolContext` and the argument struct \
              (e.g. `args: SearchProductsArgs`)",
         )),
+    }
+}
+
+/// `T` of a declared `-> ToolResult<T>`; `None` for a plain `ToolResult`
+/// (untyped JSON: no output schema to declare).
+fn result_type(function: &ItemFn) -> Option<&Type> {
+    let ReturnType::Type(_, ty) = &function.sig.output else { return None };
+    let Type::Path(path) = ty.as_ref() else { return None };
+    let last = path.path.segments.last()?;
+    if last.ident != "ToolResult" {
+        return None;
+    }
+    let PathArguments::AngleBracketed(generic) = &last.arguments else { return None };
+    match generic.args.first()? {
+        GenericArgument::Type(result) => Some(result),
+        _ => None,
     }
 }
 
