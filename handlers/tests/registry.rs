@@ -6,7 +6,7 @@
 use handlers::{Level, Scope};
 use serde_json::{Value, json};
 
-/// DESIGN.md's table: name, level, scope, parameters (`?` = optional).
+/// The tools as designed: name, level, scope, parameters (`?` = optional); the registry must match.
 const TOOLS: &[(&str, Level, Scope, &[&str])] = &[
     ("add_to_cart", Level::Confirm, Scope::Private, &["product_id", "quantity", "sku_id?"]),
     ("cancel_order", Level::Critical, Scope::Private, &["order_id"]),

@@ -1,4 +1,4 @@
-//! [`HttpMall`]: the mall REST API of `shared/contracts/mall-api.md` spoken over HTTP to a real
+//! [`HttpMall`]: the mall REST API of `docs/openapi.yaml` spoken over HTTP to a real
 //! backend (or to `mallbot mall-server`), with bounded retries and errors kept by kind.
 
 use std::error::Error as _;

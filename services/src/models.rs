@@ -1,4 +1,4 @@
-//! The objects of the mall REST API (`shared/contracts/mall-api.md`).
+//! The objects of the mall REST API (`docs/openapi.yaml`).
 //!
 //! Money is always an integer number of fen in fields ending `_cents`.
 //! Every struct tolerates extra fields, so a newer backend does not break us.

@@ -1,4 +1,4 @@
-//! The mall contract (`shared/contracts/mall-api.md`) checked end to end: one suite run against
+//! The mall contract (`docs/openapi.yaml`) checked end to end: one suite run against
 //! the embedded mall and against `HttpMall` → the reference server → the embedded mall, plus
 //! HTTP-only checks of the server and failure handling of the client against stub servers.
 #![allow(clippy::unwrap_used)]
