@@ -32,6 +32,7 @@ pub mod callback;
 mod commands;
 pub mod files;
 pub mod format;
+pub mod handle;
 pub mod inbound;
 pub mod lanes;
 pub mod links;
@@ -120,12 +121,14 @@ impl Transport {
         }
     }
 
-    /// The language to answer `user` in: their `/lang` choice, else the
-    /// language of `text`, else their Telegram language, else `bot.language`.
-    pub async fn lang_of(&self, user: &User, text: Option<&str>) -> Lang {
+    /// The language to answer `user` in outside an update's handling (a
+    /// dropped update's notice, a press on a message too old to read): their
+    /// `/lang` choice, else their Telegram language, else `bot.language`.
+    /// An update being handled asks its [`handle::Handle`] instead.
+    pub async fn lang_of(&self, user: &User) -> Lang {
         match self.app.router.chosen_lang("telegram", user.id.0 as i64).await {
             Some(chosen) => chosen,
-            None => self.detected_lang(user, text),
+            None => self.detected_lang(user, None),
         }
     }
 
