@@ -121,17 +121,6 @@ impl Transport {
         }
     }
 
-    /// The language to answer `user` in outside an update's handling (a
-    /// dropped update's notice, a press on a message too old to read): their
-    /// `/lang` choice, else their Telegram language, else `bot.language`.
-    /// An update being handled asks its [`handle::Handle`] instead.
-    pub async fn lang_of(&self, user: &User) -> Lang {
-        match self.app.router.chosen_lang("telegram", user.id.0 as i64).await {
-            Some(chosen) => chosen,
-            None => self.detected_lang(user, None),
-        }
-    }
-
     /// The language of `text`, else the user's Telegram language, else `bot.language`.
     pub fn detected_lang(&self, user: &User, text: Option<&str>) -> Lang {
         let preferred =

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use handlers::Lang;
 use teloxide::RequestError;
 use teloxide::prelude::*;
-use teloxide::types::{Me, User};
+use teloxide::types::Me;
 
 use super::callback::ButtonData;
 use super::handle::Handle;
@@ -64,46 +64,10 @@ const IGNORED: Outcome = "ignored";
 const REFUSED: Outcome = "refused";
 const LIMITED: Outcome = "limited";
 
-/// A message in a private chat, group or supergroup: handled in its chat's
-/// lane, or dropped when the lane is full (told once) or too many chats are busy.
+/// A message in a private chat, group or supergroup: its [`Handle`] is
+/// built, then it is handled in its chat's lane, or dropped when the lane is
+/// full (told once) or too many chats are busy.
 pub async fn on_message(bot: Bot, msg: Message, me: Me, tg: Arc<Transport>) -> HandlerResult {
-    let chat = msg.chat.id;
-    let (from, target) = (msg.from.clone(), Target::answering(&msg));
-    let queued = tg.lanes.clone().run(chat, message_update(bot.clone(), msg, me, tg.clone()));
-    dropped(queued, "message", bot, tg, from, target);
-    Ok(())
-}
-
-/// Counts an update its lane did not take; the first one a full lane drops
-/// gets one notice (sent beside the lane, which is busy).
-fn dropped(
-    queued: Queued,
-    kind: &'static str,
-    bot: Bot,
-    tg: Arc<Transport>,
-    from: Option<User>,
-    target: Target,
-) {
-    let (reason, notice) = match queued {
-        Queued::Yes => return,
-        Queued::LaneFull { first } => ("lane_full", first),
-        Queued::Overloaded => ("overloaded", false),
-    };
-    tracing::info!(chat = target.chat.0, reason, "update dropped");
-    crate::ops::count_update(kind, "dropped");
-    metrics::counter!(crate::ops::LIMITED, "reason" => reason).increment(1);
-    if let (true, Some(from)) = (notice, from.filter(|u| !u.is_bot)) {
-        tokio::spawn(async move {
-            let lang = tg.lang_of(&from).await;
-            tg.app.stats.count_message();
-            if let Err(e) = tg.outbox.deliver_text(&bot, &target, lang.texts().turn.too_many_waiting).await {
-                tracing::warn!(error = %e, "could not say the chat's queue is full");
-            }
-        });
-    }
-}
-
-async fn message_update(bot: Bot, msg: Message, me: Me, tg: Arc<Transport>) {
     let kind = match inbound::content(&msg) {
         Content::Text { text, .. } if text.trim_start().starts_with('/') => "command",
         Content::Text { .. } => "message",
@@ -111,16 +75,39 @@ async fn message_update(bot: Bot, msg: Message, me: Me, tg: Arc<Transport>) {
         Content::Photo { .. } => "photo",
         _ => "other",
     };
-    let Some(from) = msg.from.clone().filter(|u| !u.is_bot) else {
+    let Some(from) = msg.from.clone().filter(|u| !u.is_bot && !msg.chat.is_channel()) else {
         crate::ops::count_update(kind, "ignored");
-        return;
+        return Ok(());
     };
-    if msg.chat.is_channel() {
-        crate::ops::count_update(kind, "ignored");
-        return;
-    }
     let is_group = msg.chat.is_group() || msg.chat.is_supergroup();
     let handle = Handle::new(bot, me, tg, from, Target::answering(&msg), is_group);
+    let queued = handle.tg.lanes.clone().run(msg.chat.id, message_update(handle.clone(), msg, kind));
+    dropped(queued, "message", &handle, true);
+    Ok(())
+}
+
+/// Counts an update its lane did not take; with `notice`, the first one a
+/// full lane drops gets one notice (sent beside the lane, which is busy).
+fn dropped(queued: Queued, kind: &'static str, handle: &Handle, notice: bool) {
+    let (reason, first) = match queued {
+        Queued::Yes => return,
+        Queued::LaneFull { first } => ("lane_full", first),
+        Queued::Overloaded => ("overloaded", false),
+    };
+    tracing::info!(chat = handle.target.chat.0, reason, "update dropped");
+    crate::ops::count_update(kind, "dropped");
+    metrics::counter!(crate::ops::LIMITED, "reason" => reason).increment(1);
+    if notice && first {
+        let handle = handle.clone();
+        tokio::spawn(async move {
+            if let Err(e) = handle.say(handle.lang().await.texts().turn.too_many_waiting).await {
+                tracing::warn!(error = %e, "could not say the chat's queue is full");
+            }
+        });
+    }
+}
+
+async fn message_update(handle: Handle, msg: Message, kind: &'static str) {
     if let Some(payment) = msg.successful_payment() {
         match handle.on_successful_payment(&msg, payment).await {
             Ok(outcome) => crate::ops::count_update("payment", outcome),
@@ -140,35 +127,44 @@ async fn message_update(bot: Bot, msg: Message, me: Me, tg: Arc<Transport>) {
     }
 }
 
-/// A press of one of the bot's buttons: handled in the lane of the chat it
-/// was pressed in, after the messages that came before it.
+/// A press of one of the bot's buttons: its [`Handle`] is built (answering
+/// in the chat and topic of the pressed message), then it is handled in the
+/// lane of that chat, after the messages that came before it.
 pub async fn on_button(bot: Bot, query: CallbackQuery, me: Me, tg: Arc<Transport>) -> HandlerResult {
-    let chat = query.message.as_ref().map_or(ChatId(query.from.id.0 as i64), |m| m.chat().id);
-    let target = Target { chat, thread: None, reply_to: None };
-    let queued = tg.lanes.clone().run(chat, button_update(bot.clone(), query, me, tg.clone()));
-    dropped(queued, "button", bot, tg, None, target);
+    let (target, is_group) = match query.regular_message() {
+        Some(message) => {
+            let is_group = message.chat.is_group() || message.chat.is_supergroup();
+            let target = Target {
+                chat: message.chat.id,
+                thread: message.thread_id.filter(|_| message.is_topic_message),
+                reply_to: is_group.then_some(message.id),
+            };
+            (target, is_group)
+        }
+        // A message too old to read: the press is answered in the presser's lane.
+        None => {
+            let chat = query.message.as_ref().map_or(ChatId(query.from.id.0 as i64), |m| m.chat().id);
+            (Target { chat, thread: None, reply_to: None }, false)
+        }
+    };
+    let handle = Handle::new(bot, me, tg, query.from.clone(), target, is_group);
+    let queued = handle.tg.lanes.clone().run(target.chat, button_update(handle.clone(), query));
+    dropped(queued, "button", &handle, false);
     Ok(())
 }
 
-async fn button_update(bot: Bot, query: CallbackQuery, me: Me, tg: Arc<Transport>) {
-    let Some(message) = query.regular_message().cloned() else {
-        let lang = tg.lang_of(&query.from).await;
-        send::answer_press(&bot, &query, Some(texts::button_expired(lang)), true).await;
+async fn button_update(handle: Handle, query: CallbackQuery) {
+    let Some(message) = query.regular_message() else {
+        let expired = texts::button_expired(handle.lang().await);
+        send::answer_press(&handle.bot, &query, Some(expired), true).await;
         crate::ops::count_update("button", IGNORED);
         return;
     };
-    let is_group = message.chat.is_group() || message.chat.is_supergroup();
-    let target = Target {
-        chat: message.chat.id,
-        thread: message.thread_id.filter(|_| message.is_topic_message),
-        reply_to: is_group.then_some(message.id),
-    };
-    let handle = Handle::new(bot, me, tg, query.from.clone(), target, is_group);
     let result = match query.data.as_deref().and_then(ButtonData::decode) {
         Some(ButtonData::Confirmation { token, approve }) => {
-            handle.on_confirmation(&query, &message, token, approve).await
+            handle.on_confirmation(&query, message, token, approve).await
         }
-        Some(ButtonData::Suggestion(index)) => handle.on_suggestion(&query, &message, index).await,
+        Some(ButtonData::Suggestion(index)) => handle.on_suggestion(&query, message, index).await,
         Some(ButtonData::Pay(order_id)) => handle.on_pay_button(&query, &order_id).await,
         Some(ButtonData::Route(store_id)) => handle.on_route_button(&query, &store_id).await,
         None => {
