@@ -391,4 +391,26 @@ mod tests {
         assert!(v.starts_with("final Api(Unknown"), "{v}");
         assert_eq!(verdict(200, r#"{"ok":true,"result":true}"#), "done true");
     }
+
+    #[tokio::test]
+    async fn an_upload_that_cannot_connect_is_transient_and_its_error_hides_the_token() {
+        // Nothing listens on the discard port of loopback: every attempt is refused.
+        let url = reqwest::Url::parse("http://127.0.0.1:9/").expect("url");
+        let bot = Bot::new("123:SECRET-TOKEN").set_api_url(url);
+        let fields = serde_json::json!({"chat_id": 5, "photo": "attach://plan", "caption": "1F"});
+        let uploads = [Upload {
+            name: "plan".into(),
+            file_name: "plan.png".into(),
+            mime: "image/png",
+            bytes: Arc::from(&b"png"[..]),
+        }];
+        let failure = call_uploading::<teloxide::payloads::SendPhoto>(&bot, &fields, &uploads)
+            .await
+            .expect_err("nothing listens there");
+        assert!(failure.transient, "{failure}");
+        assert!(matches!(failure.error, RequestError::Network(_)), "{failure:?}");
+        for shown in [failure.to_string(), format!("{failure:?}")] {
+            assert!(!shown.contains("SECRET-TOKEN"), "{shown}");
+        }
+    }
 }
