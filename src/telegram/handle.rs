@@ -25,7 +25,8 @@ use crate::context::{ChosenLang, MessageContext};
 use crate::progress::Progress;
 use crate::reply::Reply;
 
-/// One update being handled.
+/// One update being handled. Clones share everything, the `/lang` choice
+/// once read included.
 #[derive(Clone)]
 pub struct Handle {
     pub bot: Bot,
@@ -40,14 +41,14 @@ pub struct Handle {
     /// Whether it came from a group or supergroup.
     pub is_group: bool,
     /// The shopper's `/lang` choice, read from the state store the first
-    /// time it is needed.
-    chosen: OnceCell<Option<Lang>>,
+    /// time it is needed (shared by the handle's clones).
+    chosen: Arc<OnceCell<Option<Lang>>>,
 }
 
 impl Handle {
     /// The handle of an update from `from` answered at `target`.
     pub fn new(bot: Bot, me: Me, tg: Arc<Transport>, from: User, target: Target, is_group: bool) -> Self {
-        Handle { bot, me, tg, target, from, is_group, chosen: OnceCell::new() }
+        Handle { bot, me, tg, target, from, is_group, chosen: Arc::new(OnceCell::new()) }
     }
 
     /// The shopper's `/lang` choice: read from the state store the first
