@@ -17,7 +17,9 @@ use fake_bot_api::*;
 use mallbot::app::App;
 use mallbot::config::Config;
 use mallbot::llm::{ChatMessage, ChatModel, ChatRequest, ChatResponse, LlmError, Usage};
-use mallbot::state::{MemoryStore, StateStore};
+use mallbot::state::{
+    AuditEntry, ClaimOutcome, MemoryStore, OutboxEntry, PendingStatus, StateError, StateStore, StoredPending,
+};
 use serde_json::{Value, json};
 use services::{OrderStatus, PageRequest};
 use teloxide::dispatching::ShutdownToken;
@@ -1069,9 +1071,9 @@ async fn the_webhook_answers_once_per_update_even_when_telegram_delivers_it_twic
     let server = tokio::spawn(mallbot::telegram::webhook::serve_on(api.bot(), app, listener));
     api.wait_until("setWebhook", |api| !api.calls("setWebhook").is_empty()).await;
     let hook = &api.calls("setWebhook")[0];
-    // setWebhook goes as multipart (it may carry a certificate): check the raw form.
-    let form = hook.as_str().unwrap_or_default();
-    assert!(form.contains("s3cret") && form.contains("/tg-hook"), "{form}");
+    // setWebhook goes through the one sending path, as JSON (no certificate is sent).
+    assert_eq!(hook["secret_token"], "s3cret", "{hook}");
+    assert!(hook["url"].as_str().unwrap_or_default().ends_with("/tg-hook"), "{hook}");
 
     let mut update = private_text(ALICE, "/start");
     update["update_id"] = json!(555);
@@ -1445,5 +1447,208 @@ async fn in_a_group_a_one_floor_route_is_one_photo_replying_to_the_asker() {
     assert!(caption.starts_with("1F 国际品牌与美妆 · 前往 Apple 零售店\n1. 从正门（南门）进入"), "{caption}");
     assert!(caption.contains("到达Apple 零售店（Apple Store，门牌 1F-01）"), "{caption}");
     assert!(photo_calls(&bot.api, "sendMediaGroup", GROUP).is_empty());
+    bot.stop().await;
+}
+
+// ---------------------------------------------------------------- one path, one language read
+
+/// A 429 answer asking to wait `seconds`.
+fn flood(seconds: u64) -> Value {
+    json!({"ok": false, "error_code": 429, "description": format!("Too Many Requests: retry after {seconds}"),
+           "parameters": {"retry_after": seconds}})
+}
+
+/// The attempts of `method`, as (failed?, body, when), in order.
+fn attempts_of(api: &FakeBotApi, method: &str) -> Vec<(bool, Value, std::time::Instant)> {
+    api.attempts(method).into_iter().map(|r| (r.failed, r.body, r.at)).collect()
+}
+
+#[tokio::test]
+async fn a_floor_plan_meeting_flood_control_is_sent_again_once_the_wait_is_over() {
+    let bot = start(test_config()).await;
+    bot.api.fail_next("sendPhoto", 429, flood(1));
+    // A store no other test asks for: its picture is not uploaded yet (file ids are kept per process).
+    bot.api.push_update(group_mention(GROUP, BOB, "丝芙兰在哪里？"));
+    bot.api.wait_until("the floor plan", |api| photo_calls(api, "sendPhoto", GROUP).len() == 1).await;
+    let attempts = attempts_of(&bot.api, "sendPhoto");
+    assert_eq!(attempts.len(), 2, "one refused, one taken: {attempts:?}");
+    let ((refused, first, at_first), (again, second, at_second)) = (&attempts[0], &attempts[1]);
+    assert!(*refused && !*again);
+    assert!(
+        at_second.duration_since(*at_first) >= Duration::from_secs(1),
+        "sent again only after retry_after"
+    );
+    assert_eq!(first, second, "the same picture, caption and reply sent again");
+    let attach = second["photo"].as_str().unwrap().strip_prefix("attach://").expect("uploaded");
+    assert_eq!(second[attach]["png"], true, "{second}");
+    bot.stop().await;
+}
+
+#[tokio::test]
+async fn a_live_message_edit_meeting_flood_control_is_sent_again_once_the_wait_is_over() {
+    let pieces = vec!["Nike Pegasus 41 ", "¥499，", "在三楼 ", "Nike 店，", "电梯出来右手边。"];
+    let answer = pieces.concat();
+    let bot =
+        start_app(LiveModel::app(vec![Round::Answer(pieces.clone(), Duration::from_millis(600))])).await;
+    bot.api.refuse(
+        "sendMessageDraft",
+        404,
+        json!({"ok": false, "error_code": 404, "description": "Not Found"}),
+    );
+    bot.api.fail_next("editMessageText", 429, flood(2));
+    bot.api.push_update(private_text(ALICE, "Nike 跑鞋"));
+    bot.api.wait_until("the whole answer", |api| api.shown_to(ALICE.id) == [answer.clone()]).await;
+    let edits = attempts_of(&bot.api, "editMessageText");
+    let limited = edits.iter().position(|(failed, _, _)| *failed).expect("the 429");
+    let (_, refused, refused_at) = &edits[limited];
+    let (failed, retried, retried_at) = edits.get(limited + 1).expect("an edit after the 429");
+    assert!(!failed);
+    assert_eq!(refused, retried, "the refused edit itself is sent again");
+    assert!(retried_at.duration_since(*refused_at) >= Duration::from_secs(2), "not before retry_after");
+    bot.stop().await;
+}
+
+/// A state store that counts the reads of shoppers' `/lang` choices.
+struct CountingStore {
+    inner: MemoryStore,
+    lang_reads: std::sync::atomic::AtomicUsize,
+}
+
+impl CountingStore {
+    fn lang_reads(&self) -> usize {
+        self.lang_reads.load(Ordering::SeqCst)
+    }
+}
+
+#[async_trait]
+impl StateStore for CountingStore {
+    fn describe(&self) -> String {
+        self.inner.describe()
+    }
+    async fn health(&self) -> Result<(), StateError> {
+        self.inner.health().await
+    }
+    async fn load_history(&self, conversation: &str) -> Result<Vec<ChatMessage>, StateError> {
+        self.inner.load_history(conversation).await
+    }
+    async fn save_history(
+        &self,
+        conversation: &str,
+        messages: Vec<ChatMessage>,
+        ttl: Duration,
+    ) -> Result<(), StateError> {
+        self.inner.save_history(conversation, messages, ttl).await
+    }
+    async fn clear_history(&self, conversation: &str) -> Result<(), StateError> {
+        self.inner.clear_history(conversation).await
+    }
+    async fn put_pending(&self, pending: &StoredPending) -> Result<(), StateError> {
+        self.inner.put_pending(pending).await
+    }
+    async fn get_pending(&self, token: &str) -> Result<Option<StoredPending>, StateError> {
+        self.inner.get_pending(token).await
+    }
+    async fn claim_pending(&self, token: &str, lease: Duration) -> Result<ClaimOutcome, StateError> {
+        self.inner.claim_pending(token, lease).await
+    }
+    async fn set_pending_status(&self, token: &str, status: PendingStatus) -> Result<(), StateError> {
+        self.inner.set_pending_status(token, status).await
+    }
+    async fn pending_for(
+        &self,
+        chat_id: i64,
+        user_id: i64,
+        status: PendingStatus,
+    ) -> Result<Vec<StoredPending>, StateError> {
+        self.inner.pending_for(chat_id, user_id, status).await
+    }
+    async fn count_pending(&self) -> Result<u64, StateError> {
+        self.inner.count_pending().await
+    }
+    async fn first_delivery(&self, update_id: i64, ttl: Duration) -> Result<bool, StateError> {
+        self.inner.first_delivery(update_id, ttl).await
+    }
+    async fn rate_hit(&self, user: &str, window: Duration) -> Result<u32, StateError> {
+        self.inner.rate_hit(user, window).await
+    }
+    async fn try_lock(&self, key: &str, owner: &str, ttl: Duration) -> Result<bool, StateError> {
+        self.inner.try_lock(key, owner, ttl).await
+    }
+    async fn unlock(&self, key: &str, owner: &str) -> Result<(), StateError> {
+        self.inner.unlock(key, owner).await
+    }
+    async fn wait_unlock(&self, key: &str, max: Duration) {
+        self.inner.wait_unlock(key, max).await
+    }
+    async fn put_value(&self, key: &str, value: &str, ttl: Duration) -> Result<(), StateError> {
+        self.inner.put_value(key, value, ttl).await
+    }
+    async fn get_value(&self, key: &str) -> Result<Option<String>, StateError> {
+        if key.starts_with("lang:") {
+            self.lang_reads.fetch_add(1, Ordering::SeqCst);
+        }
+        self.inner.get_value(key).await
+    }
+    async fn take_value(&self, key: &str) -> Result<Option<String>, StateError> {
+        self.inner.take_value(key).await
+    }
+    async fn add_counts(&self, deltas: &[(&str, &str, i64)], ttl: Duration) -> Result<(), StateError> {
+        self.inner.add_counts(deltas, ttl).await
+    }
+    async fn counts(&self, key: &str) -> Result<std::collections::HashMap<String, i64>, StateError> {
+        self.inner.counts(key).await
+    }
+    async fn audit(&self, entry: &AuditEntry) -> Result<(), StateError> {
+        self.inner.audit(entry).await
+    }
+    async fn recent_audit(&self, limit: usize) -> Result<Vec<AuditEntry>, StateError> {
+        self.inner.recent_audit(limit).await
+    }
+    async fn purge_expired(&self) -> Result<u64, StateError> {
+        self.inner.purge_expired().await
+    }
+    async fn outbox_put(&self, entry: &OutboxEntry) -> Result<(), StateError> {
+        self.inner.outbox_put(entry).await
+    }
+    async fn outbox_claim(&self, lease: Duration, limit: usize) -> Result<Vec<OutboxEntry>, StateError> {
+        self.inner.outbox_claim(lease, limit).await
+    }
+    async fn outbox_remove(&self, id: &str) -> Result<bool, StateError> {
+        self.inner.outbox_remove(id).await
+    }
+}
+
+#[tokio::test]
+async fn the_shoppers_language_is_looked_up_once_per_message() {
+    let store = Arc::new(CountingStore { inner: MemoryStore::new(), lang_reads: Default::default() });
+    let mut config = test_config();
+    // The rate limit is on: its stage words its notice in the shopper's language too.
+    config.bot.rate_limit_per_minute = 30;
+    let app =
+        App::with_parts(config, Arc::new(services::EmbeddedMall::in_memory()), store.clone()).expect("app");
+    let bot = start_app(app).await;
+
+    // A request for the router: tools, the answer, its buttons.
+    bot.api.push_update(private_text(ALICE, "Nike 跑鞋"));
+    // A command, answered in the shopper's language from the same kind of lookup.
+    bot.api.push_update(private_text(ALICE, "/start"));
+    // A choice made with /lang is what the next message's one lookup finds.
+    bot.api.push_update(private_text(ALICE, "/lang en"));
+    bot.api.push_update(private_text(ALICE, "/start"));
+    bot.api
+        .wait_until("the English greeting", |api| {
+            api.texts_to(ALICE.id).last().is_some_and(|t| t.starts_with("Hello"))
+        })
+        .await;
+    let texts = bot.api.texts_to(ALICE.id);
+    assert!(texts.iter().any(|t| t.contains("商场导购")), "the first greeting in Chinese: {texts:?}");
+    // The private chat's lane handles its messages in order: all four are done.
+    assert_eq!(store.lang_reads(), 4, "one lookup per private message");
+
+    // A group message not addressed to the bot needs no language at all.
+    bot.api.push_update(text_message(GROUP, BOB, "随便聊聊", json!([])));
+    bot.api.push_update(group_mention(GROUP, BOB, "/start"));
+    bot.api.wait_for_texts(GROUP, 1).await;
+    assert_eq!(store.lang_reads(), 5, "the ignored message read nothing, the addressed one once");
     bot.stop().await;
 }

@@ -39,7 +39,7 @@ pub async fn voice_turn(
     }
     progress.working(vec![lang.texts().media.listening.to_owned()]);
     // Only a language the shopper chose is certain; otherwise the service detects it.
-    let language = app.router.chosen_lang(ctx.platform, ctx.user_id).await;
+    let language = app.router.chosen_lang_for(&ctx).await;
     let started = std::time::Instant::now();
     let transcribed = stt.transcribe(recording, language).await;
     app.router.count_transcription(started.elapsed()).await;

@@ -22,7 +22,7 @@ use handlers::{Lang, Level, Scope, ToolContext};
 use services::MallApi;
 use tracing::Instrument;
 
-use crate::context::MessageContext;
+use crate::context::{ChosenLang, MessageContext};
 use crate::fallback::ChatFallback;
 use crate::llm::{ChatModel, Usage};
 use crate::progress::Progress;
@@ -239,9 +239,19 @@ impl FunctionCallRouter {
     }
 
     /// The language for this message: the shopper's `/lang` choice, else the
-    /// context's. Read once per message.
+    /// context's. The choice is read from the state store only when the
+    /// transport did not read it already ([`ChosenLang::Read`]).
     pub async fn lang_for(&self, ctx: &MessageContext) -> Lang {
-        self.chosen_lang(ctx.platform, ctx.user_id).await.unwrap_or(ctx.lang)
+        self.chosen_lang_for(ctx).await.unwrap_or(ctx.lang)
+    }
+
+    /// The shopper's `/lang` choice for this message: as the transport read
+    /// it, else from the state store.
+    pub async fn chosen_lang_for(&self, ctx: &MessageContext) -> Option<Lang> {
+        match ctx.chosen_lang {
+            ChosenLang::Read(chosen) => chosen,
+            ChosenLang::Unread => self.chosen_lang(ctx.platform, ctx.user_id).await,
+        }
     }
 
     /// Forgets the conversation (`/reset`).

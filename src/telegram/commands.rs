@@ -5,113 +5,80 @@
 
 use handlers::Lang;
 use teloxide::RequestError;
-use teloxide::prelude::*;
-use teloxide::types::{Me, User};
 
-use super::Transport;
+use super::handle::Handle;
 use super::inbound::{self, BotIdentity, Command};
-use super::send::Target;
 use crate::context::MessageContext;
 
-impl Transport {
+impl Handle {
     /// Answers a command addressed to the bot.
     pub(super) async fn handle_command(
         &self,
-        bot: &Bot,
-        me: &Me,
-        target: &Target,
-        from: &User,
         ctx: MessageContext,
         command: Command,
     ) -> Result<(), RequestError> {
         let lang = ctx.lang;
+        let admin = self.tg.is_admin(ctx.user_id);
         match command {
-            Command::Start(Some(payload)) if !ctx.is_group => {
-                self.continue_hand_off(bot, me, target, from, &payload, lang).await
+            Command::Start(Some(payload)) if !ctx.is_group => self.continue_hand_off(&payload, lang).await,
+            Command::Health if admin && !ctx.is_group => {
+                let report = self.tg.health_report(&self.bot, &self.me, lang).await;
+                self.say(&report).await
             }
-            Command::Health if self.is_admin(ctx.user_id) && !ctx.is_group => {
-                let report = self.health_report(bot, me, lang).await;
-                self.say(bot, target, &report).await
+            Command::Stats if admin && !ctx.is_group => {
+                let stats = self.tg.app.router.day_stats(lang).await;
+                self.say(&stats).await
             }
-            Command::Stats if self.is_admin(ctx.user_id) && !ctx.is_group => {
-                let stats = self.app.router.day_stats(lang).await;
-                self.say(bot, target, &stats).await
+            Command::Ready(order) if admin && !ctx.is_group => {
+                let text = self.tg.staff_command(order.as_deref(), true, lang).await;
+                self.say(&text).await
             }
-            Command::Ready(order) if self.is_admin(ctx.user_id) && !ctx.is_group => {
-                let text = self.staff_command(order.as_deref(), true, lang).await;
-                self.say(bot, target, &text).await
+            Command::PickedUp(order) if admin && !ctx.is_group => {
+                let text = self.tg.staff_command(order.as_deref(), false, lang).await;
+                self.say(&text).await
             }
-            Command::PickedUp(order) if self.is_admin(ctx.user_id) && !ctx.is_group => {
-                let text = self.staff_command(order.as_deref(), false, lang).await;
-                self.say(bot, target, &text).await
-            }
-            Command::Health if self.is_admin(ctx.user_id) => {
-                self.say(bot, target, lang.texts().commands.health_private_only).await
-            }
+            Command::Health if admin => self.say(lang.texts().commands.health_private_only).await,
             // The day's figures (shoppers, orders, errors) are not for a group to read.
-            Command::Stats if self.is_admin(ctx.user_id) => {
-                self.say(bot, target, lang.texts().commands.stats_private_only).await
-            }
-            command => self.shared_command(bot, me, target, ctx, command).await,
+            Command::Stats if admin => self.say(lang.texts().commands.stats_private_only).await,
+            command => self.shared_command(ctx, command).await,
         }
     }
 
     /// A command answered the same way everywhere; one that asks the mall
     /// runs with the typing indicator on.
-    async fn shared_command(
-        &self,
-        bot: &Bot,
-        me: &Me,
-        target: &Target,
-        ctx: MessageContext,
-        command: Command,
-    ) -> Result<(), RequestError> {
-        self.app.stats.count_message();
-        let (lang, user_id) = (ctx.lang, ctx.user_id);
-        let router = self.app.router.clone();
+    async fn shared_command(&self, ctx: MessageContext, command: Command) -> Result<(), RequestError> {
+        self.tg.app.stats.count_message();
+        let lang = ctx.lang;
+        let router = self.tg.app.router.clone();
         let reply = if command.asks_the_mall() {
             let work = async move { crate::commands::answer(&router, &ctx, &command).await };
-            self.run_guarded(bot, target, lang, work).await
+            self.run_guarded(work).await
         } else {
             crate::commands::answer(&router, &ctx, &command).await
         };
-        self.deliver(bot, me, target, lang, user_id, &reply, None).await
+        self.deliver(lang, &reply, None).await
     }
 
     /// `/start <payload>` from a group hand-off link: the request carried
     /// over is answered here (the greeting if the link is unknown, expired or
     /// someone else's).
-    async fn continue_hand_off(
-        &self,
-        bot: &Bot,
-        me: &Me,
-        target: &Target,
-        from: &User,
-        payload: &str,
-        lang: Lang,
-    ) -> Result<(), RequestError> {
-        let Some(request) = self.handoffs.take(payload, from.id.0 as i64).await else {
-            return self.greet(bot, me, target, lang).await;
+    async fn continue_hand_off(&self, payload: &str, lang: Lang) -> Result<(), RequestError> {
+        let Some(request) = self.tg.handoffs.take(payload, self.user_id()).await else {
+            return self.greet(lang).await;
         };
-        let mut ctx = self.context(from, target.chat, false, request, None);
-        match inbound::parse_command(&ctx.text, &BotIdentity::from_me(me)) {
+        let mut ctx = self.context(request, None).await;
+        match inbound::parse_command(&ctx.text, &BotIdentity::from_me(&self.me)) {
             Some(command @ (Command::Cart | Command::Orders)) => {
                 ctx.lang = lang;
-                self.shared_command(bot, me, target, ctx, command).await
+                self.shared_command(ctx, command).await
             }
-            _ => self.route(bot, me, target, ctx).await,
+            _ => self.route(ctx).await,
         }
     }
 
     /// The greeting with example requests as buttons.
-    pub(super) async fn greet(
-        &self,
-        bot: &Bot,
-        me: &Me,
-        target: &Target,
-        lang: Lang,
-    ) -> Result<(), RequestError> {
-        self.app.stats.count_message();
-        self.deliver(bot, me, target, lang, 0, &crate::commands::greeting(lang), None).await
+    pub(super) async fn greet(&self, lang: Lang) -> Result<(), RequestError> {
+        self.tg.app.stats.count_message();
+        self.deliver(lang, &crate::commands::greeting(lang), None).await
     }
 }

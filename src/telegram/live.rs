@@ -5,8 +5,10 @@
 //! ([`TurnEvent::TextDelta`]) shows as it is written: in private chats as a
 //! `sendMessageDraft` draft where the Bot API server takes it, otherwise in
 //! that one message, edited at most every [`PRIVATE_EDIT_EVERY`] (groups:
-//! [`GROUP_EDIT_EVERY`]) and later when Telegram asks to wait (429
-//! `retry_after`). Text of a round that ends in tool calls gives way to the
+//! [`GROUP_EDIT_EVERY`]). Every request goes through [`send::call`], so a
+//! `429` is waited out for its `retry_after` and the request sent again, as
+//! for any other; a wait longer than that rule takes holds the next change
+//! back until it is over. Text of a round that ends in tool calls gives way to the
 //! next status. At the end the final [`Reply`] replaces it all
 //! ([`LiveMessage::finish`]), so one message per turn is left in the chat.
 
@@ -14,8 +16,9 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::Duration;
 
 use serde::Serialize;
+use teloxide::payloads::EditMessageTextSetters;
 use teloxide::prelude::*;
-use teloxide::requests::{JsonRequest, Payload};
+use teloxide::requests::Payload;
 use teloxide::types::{MessageId, ParseMode, ThreadId, True};
 use teloxide::{ApiError, RequestError};
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -23,7 +26,8 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::format::{MESSAGE_LIMIT, escape_html, render_parts, split_message};
-use super::send::{self, Target, Typing};
+use super::handle::Handle;
+use super::send::{self, SendFailure, Target, Typing};
 use crate::progress::TurnEvent;
 
 /// The shortest gap between two edits of the live message in a private chat.
@@ -107,7 +111,7 @@ enum Showing {
     Answer,
 }
 
-/// The live message of one turn at one [`Target`].
+/// The live message of one turn at the [`Target`] of its update.
 pub struct LiveMessage<'a> {
     bot: &'a Bot,
     target: Target,
@@ -138,14 +142,15 @@ pub struct LiveMessage<'a> {
 }
 
 impl<'a> LiveMessage<'a> {
-    /// The live message of a turn answering at `target`; `typing` is
-    /// released as soon as something is visible.
-    pub fn new(bot: &'a Bot, target: Target, drafts: &'a DraftSupport, typing: Typing) -> Self {
+    /// The live message of a turn answering the update of `handle`;
+    /// `typing` is released as soon as something is visible.
+    pub fn new(handle: &'a Handle, typing: Typing) -> Self {
         let now = Instant::now();
+        let target = handle.target;
         LiveMessage {
-            bot,
+            bot: &handle.bot,
             target,
-            drafts,
+            drafts: &handle.tg.drafts,
             typing: Some(typing),
             message: None,
             message_text: String::new(),
@@ -273,18 +278,18 @@ impl<'a> LiveMessage<'a> {
             parse_mode: ParseMode::Html,
         };
         self.next_draft = Instant::now() + DRAFT_EVERY;
-        match JsonRequest::new(self.bot.clone(), payload).send().await {
+        match send::call(self.bot, &payload).await {
             Ok(_) => {
                 self.drafts.accepted();
                 self.draft_text = text.to_owned();
                 self.visible();
                 true
             }
-            Err(RequestError::RetryAfter(after)) => {
+            Err(SendFailure { error: RequestError::RetryAfter(after), .. }) => {
                 self.wait(after.duration());
                 true
             }
-            Err(e @ RequestError::Api(_)) if self.draft_text.is_empty() => {
+            Err(SendFailure { error: e @ RequestError::Api(_), .. }) if self.draft_text.is_empty() => {
                 self.drafts.refuse(&e);
                 self.drafts_off = true;
                 self.draft_id = 0;
@@ -316,15 +321,17 @@ impl<'a> LiveMessage<'a> {
         };
         let html = live_html(text);
         let preview = super::trust::preview_options(&html);
-        let mut request = self.bot.edit_message_text(self.target.chat, id, html).parse_mode(ParseMode::Html);
+        let mut payload =
+            teloxide::payloads::EditMessageText::new(self.target.chat, id, html).parse_mode(ParseMode::Html);
         if let Some(preview) = preview {
-            request = request.link_preview_options(preview);
+            payload = payload.link_preview_options(preview);
         }
-        match request.await {
-            Ok(_) | Err(RequestError::Api(ApiError::MessageNotModified)) => {
+        match send::call(self.bot, &payload).await {
+            Ok(_) | Err(SendFailure { error: RequestError::Api(ApiError::MessageNotModified), .. }) => {
                 self.message_text = text.to_owned()
             }
-            Err(RequestError::RetryAfter(after)) => {
+            // Longer than the call waits: the next change waits for it.
+            Err(SendFailure { error: RequestError::RetryAfter(after), .. }) => {
                 tracing::info!(
                     retry_after = after.seconds(),
                     "telegram flood control; the live message waits"
@@ -364,7 +371,8 @@ impl<'a> LiveMessage<'a> {
         if self.draft_id == 0 {
             return Some(id);
         }
-        if let Err(e) = send::retrying(&self.bot.delete_message(self.target.chat, id)).await {
+        let payload = teloxide::payloads::DeleteMessage::new(self.target.chat, id);
+        if let Err(e) = send::call(self.bot, &payload).await {
             tracing::debug!(error = %e, "could not remove the status message");
         }
         None

@@ -32,6 +32,7 @@ pub mod callback;
 mod commands;
 pub mod files;
 pub mod format;
+pub mod handle;
 pub mod inbound;
 pub mod lanes;
 pub mod links;
@@ -117,15 +118,6 @@ impl Transport {
             typing: send::ChatTyping::default(),
             drafts: live::DraftSupport::default(),
             lanes: lanes::Lanes::default(),
-        }
-    }
-
-    /// The language to answer `user` in: their `/lang` choice, else the
-    /// language of `text`, else their Telegram language, else `bot.language`.
-    pub async fn lang_of(&self, user: &User, text: Option<&str>) -> Lang {
-        match self.app.router.chosen_lang("telegram", user.id.0 as i64).await {
-            Some(chosen) => chosen,
-            None => self.detected_lang(user, text),
         }
     }
 

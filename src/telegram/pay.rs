@@ -17,10 +17,11 @@ use teloxide::RequestError;
 use teloxide::payloads::{AnswerPreCheckoutQuerySetters, SendInvoiceSetters};
 use teloxide::prelude::*;
 use teloxide::types::{
-    InlineKeyboardButton, InlineKeyboardMarkup, LabeledPrice, PreCheckoutQuery, SuccessfulPayment, User,
+    InlineKeyboardButton, InlineKeyboardMarkup, LabeledPrice, Me, PreCheckoutQuery, SuccessfulPayment,
 };
 
 use super::callback::ButtonData;
+use super::handle::Handle;
 use super::outbox::Outbox;
 use super::send::{self, Target};
 use super::{TelegramError, Transport};
@@ -41,9 +42,12 @@ pub const SETTLE_EVERY: Duration = Duration::from_secs(10);
 pub async fn on_pre_checkout(
     bot: Bot,
     query: PreCheckoutQuery,
+    me: Me,
     tg: Arc<Transport>,
 ) -> Result<(), TelegramError> {
-    tokio::spawn(async move { tg.answer_pre_checkout(&bot, &query).await });
+    let target = Target { chat: ChatId(query.from.id.0 as i64), thread: None, reply_to: None };
+    let handle = Handle::new(bot, me, tg, query.from.clone(), target, false);
+    tokio::spawn(async move { handle.answer_pre_checkout(&query).await });
     Ok(())
 }
 
@@ -58,31 +62,47 @@ impl Transport {
         self.app.config.payments.enabled()
     }
 
-    /// Sends the invoice of the shopper's unpaid order `order_id` to `target`;
-    /// an order that cannot be paid (any more) is said so instead.
-    pub(super) async fn send_invoice(
-        &self,
-        bot: &Bot,
-        target: &Target,
-        user_id: i64,
-        lang: Lang,
-        order_id: &str,
-    ) -> Result<(), RequestError> {
+    /// `/ready ORDER` or `/pickedup ORDER` from an admin: the mall's staff call.
+    pub(super) async fn staff_command(&self, order: Option<&str>, ready: bool, lang: Lang) -> String {
+        let texts = &lang.texts().pay;
+        let Some(order_id) = order.map(str::trim).filter(|o| !o.is_empty()) else {
+            return texts.staff_usage.to_owned();
+        };
+        let answer = if ready {
+            self.app.mall.mark_ready(order_id).await
+        } else {
+            self.app.mall.mark_picked_up(order_id).await
+        };
+        match answer {
+            Ok(order) => (texts.staff_done)(&order.order_id, (lang.texts().answers.status)(order.status)),
+            Err(e) => {
+                tracing::warn!(error = %e, order = order_id, ready, "a staff command was refused");
+                (texts.staff_failed)(order_id, &e.to_string())
+            }
+        }
+    }
+}
+
+impl Handle {
+    /// Sends the invoice of the sender's unpaid order `order_id` (in
+    /// `lang`); an order that cannot be paid (any more) is said so instead.
+    pub(super) async fn send_invoice(&self, lang: Lang, order_id: &str) -> Result<(), RequestError> {
+        let (app, bot, target, user_id) = (&self.tg.app, &self.bot, &self.target, self.user_id());
         let shopper = Shopper::new("telegram", user_id);
-        let order = match self.app.mall.get_order(&shopper, order_id).await {
+        let order = match app.mall.get_order(&shopper, order_id).await {
             Ok(order) => order,
             Err(e) => {
                 tracing::warn!(error = %e, order = order_id, "could not read the order to invoice");
                 let text = (lang.texts().pay.invoice_failed)(order_id);
-                return self.say(bot, target, &text).await;
+                return self.say(&text).await;
             }
         };
         if order.status != OrderStatus::PendingPayment {
             let status = (lang.texts().answers.status)(order.status);
-            return self.say(bot, target, &(lang.texts().pay.not_payable)(order_id, status)).await;
+            return self.say(&(lang.texts().pay.not_payable)(order_id, status)).await;
         }
-        let config = &self.app.config.payments;
-        let (draft, prices) = invoice(&self.app, bot, &order, lang, user_id).await;
+        let config = &app.config.payments;
+        let (draft, prices) = invoice(app, bot, &order, lang, user_id).await;
         let mut payload = teloxide::payloads::SendInvoice::new(
             target.chat,
             draft.title,
@@ -102,9 +122,9 @@ impl Transport {
             }
             Err(failure) => {
                 tracing::warn!(error = %failure, order = order_id, "the invoice could not be sent");
-                self.app.stats.record_error("could not send an invoice");
+                app.stats.record_error("could not send an invoice");
                 let text = (lang.texts().pay.invoice_failed)(order_id);
-                self.say(bot, target, &text).await
+                self.say(&text).await
             }
         }
     }
@@ -112,52 +132,46 @@ impl Transport {
     /// The 💳 button of an unpaid order: a new invoice for the same order.
     pub(super) async fn on_pay_button(
         &self,
-        bot: &Bot,
         query: &CallbackQuery,
-        target: &Target,
         order_id: &str,
     ) -> Result<&'static str, RequestError> {
-        let lang = self.lang_of(&query.from, None).await;
-        send::answer_press(bot, query, None, false).await;
-        if !self.payments_on() {
-            self.say(bot, target, lang.texts().pay.pay_at_store).await?;
+        let lang = self.lang().await;
+        send::answer_press(&self.bot, query, None, false).await;
+        if !self.tg.payments_on() {
+            self.say(lang.texts().pay.pay_at_store).await?;
             return Ok("answered");
         }
-        self.send_invoice(bot, target, query.from.id.0 as i64, lang, order_id).await.map(|_| "answered")
+        self.send_invoice(lang, order_id).await.map(|_| "answered")
     }
 
     /// The 🧭 button: the way to the store, asked as the shopper's next message.
     pub(super) async fn on_route_button(
         &self,
-        bot: &Bot,
         query: &CallbackQuery,
-        me: &teloxide::types::Me,
-        target: &Target,
         store_id: &str,
-        is_group: bool,
     ) -> Result<&'static str, RequestError> {
-        let lang = self.lang_of(&query.from, None).await;
-        send::answer_press(bot, query, None, false).await;
-        let name = match self.app.mall.get_store(store_id).await {
+        let lang = self.lang().await;
+        send::answer_press(&self.bot, query, None, false).await;
+        let name = match self.tg.app.mall.get_store(store_id).await {
             Ok(store) => store_name(lang, &store).to_owned(),
             Err(_) => store_id.to_owned(),
         };
         let text = (lang.texts().pay.directions_request)(&name);
-        let mut ctx = self.context(&query.from, target.chat, is_group, text, None);
+        let mut ctx = self.context(text, None).await;
         ctx.lang = lang;
-        self.route(bot, me, target, ctx).await.map(|_| "answered")
+        self.route(ctx).await.map(|_| "answered")
     }
 
     /// Answers a pre-checkout query: ok only for a genuine payload of the
     /// payer's own unpaid order with time left and the order's amount and
     /// currency; always answered.
-    async fn answer_pre_checkout(&self, bot: &Bot, query: &PreCheckoutQuery) {
+    async fn answer_pre_checkout(&self, query: &PreCheckoutQuery) {
         let started = std::time::Instant::now();
-        let lang = self.lang_of(&query.from, None).await;
-        let key = PayloadKey::derive(bot.token());
-        let checked = if self.payments_on() {
+        let lang = self.lang().await;
+        let key = PayloadKey::derive(self.bot.token());
+        let checked = if self.tg.payments_on() {
             payments::check_pre_checkout(
-                self.app.mall.as_ref(),
+                self.tg.app.mall.as_ref(),
                 &key,
                 "telegram",
                 query.from.id.0 as i64,
@@ -179,9 +193,9 @@ impl Transport {
         };
         metrics::counter!(crate::ops::CHECKOUTS, "outcome" => outcome).increment(1);
         tracing::info!(outcome, ms = started.elapsed().as_millis() as u64, "pre-checkout answered");
-        if let Err(e) = send::call(bot, &answer).await {
+        if let Err(e) = send::call(&self.bot, &answer).await {
             tracing::error!(error = %e, "could not answer a pre-checkout query");
-            self.app.stats.record_error("could not answer a pre-checkout query");
+            self.tg.app.stats.record_error("could not answer a pre-checkout query");
         }
     }
 
@@ -189,13 +203,12 @@ impl Transport {
     /// (once, keyed by the charge id), and the shopper told what happened.
     pub(super) async fn on_successful_payment(
         &self,
-        bot: &Bot,
         msg: &Message,
-        from: &User,
         payment: &SuccessfulPayment,
     ) -> Result<&'static str, RequestError> {
-        let lang = self.lang_of(from, None).await;
-        let key = PayloadKey::derive(bot.token());
+        let from = &self.from;
+        let lang = self.lang().await;
+        let key = PayloadKey::derive(self.bot.token());
         let order_id = match key.open(&payment.invoice_payload) {
             Some((order_id, payer)) if payer == from.id.0 as i64 => order_id,
             _ => {
@@ -219,30 +232,10 @@ impl Transport {
             attempts: 0,
             note: String::new(),
         };
-        self.app.stats.count_message();
-        let settled = self.ledger.receive(record).await;
-        tell_settled(bot, &self.app, &self.outbox, settled, true).await;
+        self.tg.app.stats.count_message();
+        let settled = self.tg.ledger.receive(record).await;
+        tell_settled(&self.bot, &self.tg.app, &self.tg.outbox, settled, true).await;
         Ok("answered")
-    }
-
-    /// `/ready ORDER` or `/pickedup ORDER` from an admin: the mall's staff call.
-    pub(super) async fn staff_command(&self, order: Option<&str>, ready: bool, lang: Lang) -> String {
-        let texts = &lang.texts().pay;
-        let Some(order_id) = order.map(str::trim).filter(|o| !o.is_empty()) else {
-            return texts.staff_usage.to_owned();
-        };
-        let answer = if ready {
-            self.app.mall.mark_ready(order_id).await
-        } else {
-            self.app.mall.mark_picked_up(order_id).await
-        };
-        match answer {
-            Ok(order) => (texts.staff_done)(&order.order_id, (lang.texts().answers.status)(order.status)),
-            Err(e) => {
-                tracing::warn!(error = %e, order = order_id, ready, "a staff command was refused");
-                (texts.staff_failed)(order_id, &e.to_string())
-            }
-        }
     }
 }
 

@@ -8,11 +8,12 @@ use std::collections::HashMap;
 use std::sync::{LazyLock, Mutex};
 
 use handlers::Picture;
+use serde_json::json;
+use teloxide::payloads::{SendMediaGroup, SendPhoto};
 use teloxide::prelude::*;
-use teloxide::types::{FileId, InputFile, InputMedia, InputMediaPhoto, ReplyParameters};
 
 use super::format::telegram_len;
-use super::send::Target;
+use super::send::{self, Target, Upload};
 
 /// Telegram's limit for a photo caption.
 pub const CAPTION_LIMIT: usize = 1024;
@@ -56,12 +57,33 @@ pub fn fit_caption(caption: &str) -> String {
     cut
 }
 
-/// The picture as Telegram should get it: its file id if uploaded before, else the bytes.
-fn input_file(picture: &Picture, index: usize) -> InputFile {
-    match cached_file_id(&picture.cache_key) {
-        Some(id) => InputFile::file_id(FileId(id)),
-        None => InputFile::memory(picture.png.to_vec()).file_name(format!("floor-plan-{}.png", index + 1)),
+/// How the `index`th picture is named in the request: its file id if
+/// uploaded before, else `attach://floor-plan-N` with its bytes as an upload.
+fn media_of(picture: &Picture, index: usize, uploads: &mut Vec<Upload>) -> String {
+    if let Some(id) = cached_file_id(&picture.cache_key) {
+        return id;
     }
+    let name = format!("floor-plan-{}", index + 1);
+    uploads.push(Upload {
+        name: name.clone(),
+        file_name: format!("{name}.png"),
+        mime: "image/png",
+        bytes: picture.png.clone(),
+    });
+    format!("attach://{name}")
+}
+
+/// The fields every picture request carries: the chat, the forum topic,
+/// and (in groups) the message answered.
+fn target_fields(target: &Target) -> serde_json::Value {
+    let mut fields = json!({ "chat_id": target.chat.0 });
+    if let Some(thread) = target.thread {
+        fields["message_thread_id"] = json!(thread.0.0);
+    }
+    if let Some(id) = target.reply_to {
+        fields["reply_parameters"] = json!({ "message_id": id.0, "allow_sending_without_reply": true });
+    }
+    fields
 }
 
 /// The largest size's file id of a sent photo message.
@@ -69,20 +91,18 @@ fn file_id_of(message: &Message) -> Option<String> {
     message.photo()?.iter().max_by_key(|p| p.width * p.height).map(|p| p.file.id.0.clone())
 }
 
-/// Sends `pictures` to `target`: failures are logged, the text answer already went out.
+/// Sends `pictures` to `target` through [`send::call_uploading`] (so
+/// with its retries and flood waits): failures are logged, the text answer
+/// already went out.
 pub async fn send_pictures(bot: &Bot, target: &Target, pictures: &[Picture]) {
+    let mut uploads = Vec::new();
+    let mut fields = target_fields(target);
     match pictures {
         [] => {}
         [picture] => {
-            let mut request =
-                bot.send_photo(target.chat, input_file(picture, 0)).caption(fit_caption(&picture.caption));
-            if let Some(thread) = target.thread {
-                request = request.message_thread_id(thread);
-            }
-            if let Some(id) = target.reply_to {
-                request = request.reply_parameters(ReplyParameters::new(id).allow_sending_without_reply());
-            }
-            match request.await {
+            fields["photo"] = json!(media_of(picture, 0, &mut uploads));
+            fields["caption"] = json!(fit_caption(&picture.caption));
+            match send::call_uploading::<SendPhoto>(bot, &fields, &uploads).await {
                 Ok(message) => {
                     if let Some(id) = file_id_of(&message) {
                         remember(&picture.cache_key, id);
@@ -94,21 +114,19 @@ pub async fn send_pictures(bot: &Bot, target: &Target, pictures: &[Picture]) {
             }
         }
         several => {
-            let media: Vec<InputMedia> = several
+            let media: Vec<serde_json::Value> = several
                 .iter()
                 .enumerate()
                 .map(|(i, p)| {
-                    InputMedia::Photo(InputMediaPhoto::new(input_file(p, i)).caption(fit_caption(&p.caption)))
+                    json!({
+                        "type": "photo",
+                        "media": media_of(p, i, &mut uploads),
+                        "caption": fit_caption(&p.caption),
+                    })
                 })
                 .collect();
-            let mut request = bot.send_media_group(target.chat, media);
-            if let Some(thread) = target.thread {
-                request = request.message_thread_id(thread);
-            }
-            if let Some(id) = target.reply_to {
-                request = request.reply_parameters(ReplyParameters::new(id).allow_sending_without_reply());
-            }
-            match request.await {
+            fields["media"] = json!(media);
+            match send::call_uploading::<SendMediaGroup>(bot, &fields, &uploads).await {
                 Ok(messages) => {
                     for (picture, message) in several.iter().zip(&messages) {
                         if let Some(id) = file_id_of(message) {

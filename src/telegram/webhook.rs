@@ -105,7 +105,7 @@ pub async fn serve_on_until(
         tracing::info!("webhook listener closed");
     });
 
-    let mut request = bot.set_webhook(url.clone()).allowed_updates([
+    let mut request = teloxide::payloads::SetWebhook::new(url.clone()).allowed_updates([
         AllowedUpdate::Message,
         AllowedUpdate::CallbackQuery,
         AllowedUpdate::PreCheckoutQuery,
@@ -113,7 +113,7 @@ pub async fn serve_on_until(
     if !config.webhook_secret.is_empty() {
         request = request.secret_token(config.webhook_secret.expose().to_owned());
     }
-    if let Err(e) = send::retrying(&request).await {
+    if let Err(e) = send::call(&bot, &request).await {
         stop_token.stop();
         return Err(TelegramError::Webhook(format!("Telegram refused setWebhook for {url}: {e}")));
     }

@@ -1,0 +1,218 @@
+//! [`Handle`]: one update as every step of its handling sees it — the bot,
+//! who the bot is, the transport, where the answer goes (chat, forum topic,
+//! the message answered), who sent it, and the language, worked out once.
+//! It is built once per update (a message, a button press, a pre-checkout
+//! query) and passed as one value through the update's handling: messages,
+//! commands, presses, payments, the live message; its answers go out
+//! through the outbox. The shopper's `/lang` choice is read from the state
+//! store at most once per update, when a step first needs the language (a
+//! group message not addressed to the bot needs none).
+
+use std::future::Future;
+use std::sync::Arc;
+
+use handlers::Lang;
+use teloxide::RequestError;
+use teloxide::prelude::*;
+use teloxide::types::{Me, MessageId, User};
+use tokio::sync::OnceCell;
+
+use super::live::LiveMessage;
+use super::outbox::Delivery;
+use super::send::{self, ButtonContext, Target};
+use super::{Transport, texts};
+use crate::context::{ChosenLang, MessageContext};
+use crate::progress::Progress;
+use crate::reply::Reply;
+
+/// One update being handled. Clones share everything, the `/lang` choice
+/// once read included.
+#[derive(Clone)]
+pub struct Handle {
+    pub bot: Bot,
+    /// Who the bot is (`getMe`).
+    pub me: Me,
+    /// The transport's engine and memory.
+    pub tg: Arc<Transport>,
+    /// Where the answers go.
+    pub target: Target,
+    /// Who sent the update.
+    pub from: User,
+    /// Whether it came from a group or supergroup.
+    pub is_group: bool,
+    /// The shopper's `/lang` choice, read from the state store the first
+    /// time it is needed (shared by the handle's clones).
+    chosen: Arc<OnceCell<Option<Lang>>>,
+}
+
+impl Handle {
+    /// The handle of an update from `from` answered at `target`.
+    pub fn new(bot: Bot, me: Me, tg: Arc<Transport>, from: User, target: Target, is_group: bool) -> Self {
+        Handle { bot, me, tg, target, from, is_group, chosen: Arc::new(OnceCell::new()) }
+    }
+
+    /// The shopper's `/lang` choice: read from the state store the first
+    /// time, then remembered for the rest of the update.
+    async fn chosen(&self) -> Option<Lang> {
+        *self.chosen.get_or_init(|| self.tg.app.router.chosen_lang("telegram", self.from.id.0 as i64)).await
+    }
+
+    /// The language of the update's answers: the `/lang` choice, else the
+    /// sender's Telegram language, else `bot.language`.
+    pub async fn lang(&self) -> Lang {
+        self.chosen().await.unwrap_or_else(|| self.tg.detected_lang(&self.from, None))
+    }
+
+    /// The language to answer the text `text` of this update in: the `/lang`
+    /// choice, else the language of `text`, else [`Handle::lang`]'s fallbacks.
+    pub async fn lang_of_text(&self, text: &str) -> Lang {
+        self.chosen().await.unwrap_or_else(|| self.tg.detected_lang(&self.from, Some(text)))
+    }
+
+    /// The sender's id.
+    pub fn user_id(&self) -> i64 {
+        self.from.id.0 as i64
+    }
+
+    /// The shopper's message `text` as the router takes it, in the
+    /// language of [`Handle::lang_of_text`], marked as settled so the router
+    /// does not read the `/lang` choice again.
+    pub async fn context(&self, text: String, reply_to: Option<String>) -> MessageContext {
+        let lang = self.lang_of_text(&text).await;
+        MessageContext {
+            platform: "telegram",
+            user_id: self.user_id(),
+            user_name: Some(self.from.full_name()),
+            chat_id: self.target.chat.0,
+            is_group: self.is_group,
+            mentioned: true,
+            text,
+            reply_to,
+            lang,
+            chosen_lang: ChosenLang::Read(self.chosen().await),
+            image: None,
+        }
+    }
+
+    /// Asks the router, showing its progress meanwhile (typing, a status
+    /// message, the answer as it streams), and delivers its answer in place
+    /// of the progress.
+    pub async fn route(&self, ctx: MessageContext) -> Result<(), RequestError> {
+        let lang = ctx.lang;
+        let router = self.tg.app.router.clone();
+        // Always after the rate limit: the message was counted there.
+        self.run_live(lang, move |progress| async move { router.dispatch_admitted(&ctx, &progress).await })
+            .await
+    }
+
+    /// Runs a router turn in its own task, showing its progress in a
+    /// [`LiveMessage`], then replaces that with the reply (in `lang`); a
+    /// panic becomes a logged error and an apology.
+    pub async fn run_live<F, W>(&self, lang: Lang, work: W) -> Result<(), RequestError>
+    where
+        W: FnOnce(Progress) -> F,
+        F: Future<Output = Reply> + Send + 'static,
+    {
+        let started = std::time::Instant::now();
+        let (progress, events) = Progress::channel();
+        let mut live = LiveMessage::new(self, self.tg.typing.hold(&self.bot, &self.target));
+        let mut task = tokio::spawn(work(progress));
+        let reply = match live.follow(events, &mut task).await {
+            Ok(reply) => reply,
+            Err(e) => self.failed_turn(lang, e),
+        };
+        let replace = live.finish().await;
+        let finished = self.deliver(lang, &reply, replace).await;
+        metrics::histogram!(crate::ops::ANSWER).record(started.elapsed().as_secs_f64());
+        finished
+    }
+
+    /// Runs router work in its own task with the typing indicator on; a
+    /// panic becomes a logged error and an apology.
+    pub async fn run_guarded<F>(&self, work: F) -> Reply
+    where
+        F: Future<Output = Reply> + Send + 'static,
+    {
+        let _typing = self.tg.typing.hold(&self.bot, &self.target);
+        match tokio::spawn(work).await {
+            Ok(reply) => reply,
+            Err(e) => self.failed_turn(self.lang().await, e),
+        }
+    }
+
+    fn failed_turn(&self, lang: Lang, error: tokio::task::JoinError) -> Reply {
+        tracing::error!(error = %error, chat = self.target.chat.0, "answering a message failed");
+        self.tg.app.stats.record_error("answering a message failed (panic)");
+        Reply::text(texts::apology(lang))
+    }
+
+    /// What the buttons of `reply` need; a group hand-off gets its deep link
+    /// for the sender.
+    async fn buttons(&self, lang: Lang, reply: &Reply) -> ButtonContext<'_> {
+        let handoff_payload = match reply.open_private.as_deref().filter(|r| !r.trim().is_empty()) {
+            Some(request) => self.tg.handoffs.put(self.user_id(), request).await,
+            None => None,
+        };
+        let username = self.me.user.username.as_deref().unwrap_or_default();
+        let webapp = self.tg.app.config.webapp_url();
+        ButtonContext {
+            lang,
+            bot_username: username,
+            handoff_payload,
+            webapp,
+            in_group: self.target.chat.0 < 0,
+        }
+    }
+
+    /// Sends a router reply (its buttons in `lang`) through the outbox, its
+    /// first part replacing the message `replace` when given (a status
+    /// message); then the invoice it asks for, when orders are paid in Telegram.
+    pub async fn deliver(
+        &self,
+        lang: Lang,
+        reply: &Reply,
+        replace: Option<MessageId>,
+    ) -> Result<(), RequestError> {
+        let paying = self.tg.payments_on() && self.target.reply_to.is_none();
+        let stripped;
+        let reply = if reply.payable.is_empty() || paying {
+            reply
+        } else {
+            // Paid at the store: no pay buttons.
+            stripped = Reply { payable: Vec::new(), ..reply.clone() };
+            &stripped
+        };
+        // In the turn's trace, when it was traced: the sends of its answer.
+        let delivering = async {
+            let buttons = self.buttons(lang, reply).await;
+            self.tg.outbox.deliver(&self.bot, &self.target, reply, &buttons, replace).await?;
+            if let (true, Some(order_id)) = (paying, reply.invoice.as_deref()) {
+                self.send_invoice(lang, order_id).await?;
+            }
+            Ok(())
+        };
+        crate::otel::in_trace(reply.trace.clone(), delivering).await
+    }
+
+    /// Sends the transport's own text (no buttons); counts it as a handled message.
+    pub async fn say(&self, text: &str) -> Result<(), RequestError> {
+        self.tg.app.stats.count_message();
+        self.deliver_text(text).await.map(drop)
+    }
+
+    /// Sends a text of the bot's own through the outbox, not counted.
+    pub async fn deliver_text(&self, text: &str) -> Result<Delivery, RequestError> {
+        self.tg.outbox.deliver_text(&self.bot, &self.target, text).await
+    }
+
+    /// Logs a failure to answer, counts it, and tells the shopper briefly.
+    pub async fn apologise(&self, error: &RequestError) {
+        tracing::error!(error = %error, chat = self.target.chat.0, "could not answer on telegram");
+        self.tg.app.stats.record_error("could not answer on telegram");
+        if let Err(e) =
+            send::send_text(&self.bot, &self.target, texts::apology(self.lang().await), None).await
+        {
+            tracing::warn!(error = %e, "could not send the apology either");
+        }
+    }
+}
