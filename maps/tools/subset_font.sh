@@ -20,11 +20,12 @@ import glob, sys
 chars = set(chr(c) for c in range(0x20, 0x7f)) | set(chr(c) for c in range(0xa0, 0x100))
 for path in glob.glob("maps/data/demo-imdf/*") + glob.glob("maps/src/*.rs") + [sys.argv[2]]:
     chars |= set(c for c in open(path, encoding="utf-8").read() if ord(c) >= 0x80)
-# The map words of each text table: its `map:` field, the last of the table.
+# The map words of each text table: its `map:` field.
 for path in glob.glob("handlers/src/texts/*.rs"):
     table = open(path, encoding="utf-8").read()
     start = table.find("    map: ")
-    words = table[start:table.find("\n};", start)] if start >= 0 else ""
+    first = table[start:table.find("\n", start)] if start >= 0 else ""
+    words = table[start:table.find("\n    },", start)] if first.endswith("{") else first
     chars |= set(c for c in words if ord(c) >= 0x80)
 chars |= set("→←↑↓▲●■◆·（）：，。、？！「」")
 open(sys.argv[1], "w", encoding="utf-8").write("".join(sorted(chars)))
