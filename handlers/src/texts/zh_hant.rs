@@ -362,8 +362,8 @@ fn built(config: BuiltinConfig) -> Option<OpenCC> {
         .ok()
 }
 
-/// Builds both converters now rather than at the first Traditional line
-/// (the dictionaries take a few milliseconds to open).
+/// Builds both converters now rather than at the first Chinese text (opening
+/// the compiled dictionaries takes milliseconds; see `docs/performance.md`).
 pub fn warm_up() {
     to_hant();
     to_hans();
