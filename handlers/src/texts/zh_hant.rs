@@ -363,7 +363,8 @@ fn built(config: BuiltinConfig) -> Option<OpenCC> {
 }
 
 /// Builds both converters now rather than at the first Chinese text (opening
-/// the compiled dictionaries takes milliseconds; see `docs/performance.md`).
+/// the compiled dictionaries takes milliseconds; see `docs/performance.md`);
+/// the bot calls it on a thread of its own as it starts.
 pub fn warm_up() {
     to_hant();
     to_hans();
