@@ -106,6 +106,9 @@ impl App {
         model: Arc<dyn ChatModel>,
         map: Option<Arc<maps::Router>>,
     ) -> App {
+        // OpenCC's dictionaries (Traditional Chinese) open on a thread of their
+        // own, not in the first Chinese message's turn.
+        let _ = std::thread::Builder::new().name("opencc".into()).spawn(handlers::texts::zh_hant::warm_up);
         // Every state-store operation is timed for `/metrics`.
         let state: Arc<dyn StateStore> = Arc::new(crate::state::timed::TimedStore(state));
         let stats = Arc::new(Stats::default());

@@ -371,7 +371,7 @@ impl<R: AsyncBufRead + Unpin, W: Write> Console<'_, R, W> {
                 let store = self.app.mall.get_store(&order.pickup_store_id).await.ok();
                 let (name, place) = match &store {
                     Some(store) => (
-                        handlers::format::store_name(lang, store).to_owned(),
+                        handlers::format::store_name(lang, store).into_owned(),
                         handlers::format::paren(
                             lang,
                             &handlers::format::floor_and_unit(lang, Some(store.floor), &store.unit),

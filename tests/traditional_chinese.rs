@@ -1,12 +1,14 @@
 //! A shopper from Taiwan or Hong Kong writes Traditional Chinese and is
 //! answered in it through the whole bot in basic mode: searches, directions,
-//! the cart's confirmation and its buttons, `/help`, `/cart`, `/lang`.
+//! the cart's confirmation and its buttons, `/help`, `/cart`, `/lang` — the
+//! mall's names (stores, areas, the map's corridors and entrances) in
+//! Traditional characters too, while searches in either script find the same.
 #![allow(clippy::unwrap_used)]
 
 use std::sync::Arc;
 
-use handlers::Lang;
 use handlers::texts::zh_hant::is_simplified_only;
+use handlers::{Lang, ToolContext};
 use mallbot::app::App;
 use mallbot::commands::{self, Command};
 use mallbot::config::Config;
@@ -14,6 +16,7 @@ use mallbot::context::MessageContext;
 use mallbot::reply::Reply;
 use mallbot::state::MemoryStore;
 use mallbot::telegram::texts;
+use serde_json::json;
 
 const USER: i64 = 886;
 
@@ -33,10 +36,12 @@ fn simplified_in(text: &str) -> String {
     text.chars().filter(|c| is_simplified_only(*c)).collect()
 }
 
-/// An answer wholly in the bot's words (no names from the mall, which stay
-/// as the mall writes them) has no Simplified character.
+/// An answer — its text, buttons, confirmation and the captions of its
+/// pictures, the mall's names included — has no Simplified character.
 fn assert_traditional(reply: &Reply) {
-    let all = format!("{}\n{}", reply.text, reply.suggestions.join("\n"));
+    let captions: Vec<&str> = reply.pictures.iter().map(|p| p.caption.as_str()).collect();
+    let summary = reply.confirmation.as_ref().map(|c| c.summary.as_str()).unwrap_or_default();
+    let all = format!("{}\n{}\n{summary}\n{}", reply.text, reply.suggestions.join("\n"), captions.join("\n"));
     assert_eq!(simplified_in(&all), "", "Simplified characters in a Traditional answer:\n{all}");
 }
 
@@ -78,12 +83,76 @@ async fn a_search_is_answered_in_traditional_chinese() {
 async fn directions_to_a_store_are_in_traditional_chinese() {
     let app = app();
     let reply = app.router.dispatch(&say("優衣庫怎麼走？")).await;
-    assert!(reply.text.starts_with("优衣库在"), "the mall's name, as the mall writes it: {}", reply.text);
+    assert!(reply.text.starts_with("優衣庫在"), "the mall's name in Traditional characters: {}", reply.text);
     assert_worded_in_traditional(
         &reply,
         &["從正門出發約", "公尺，步行約", "分鐘：", "進入", "走約", "搭"],
         &["从", "约", "米，", "分钟", "进入", "乘"],
     );
+    assert_traditional(&reply);
+}
+
+/// Directions through the whole bot for a shopper who chose Traditional
+/// Chinese: every store, entrance, corridor, lift and area name in it is in
+/// Traditional characters, on every floor of the demo mall.
+#[tokio::test]
+async fn a_traditional_directions_answer_has_no_simplified_character_names_included() {
+    let app = app();
+    let ask = |text: &str| MessageContext::private("console", USER, text, Lang::ZhHant);
+    let mut corridors = 0;
+    for store in ["优衣库", "麦当劳", "耐克", "华为", "无印良品", "屈臣氏", "丝芙兰"] {
+        let name = handlers::texts::zh_hant::to_traditional(store);
+        let reply = app.router.dispatch(&ask(&format!("{name}怎麼走"))).await;
+        assert!(reply.text.starts_with(&format!("{name}在")), "{name}: {}", reply.text);
+        assert!(reply.text.contains("進入"), "the route's steps are there: {}", reply.text);
+        assert_traditional(&reply);
+        corridors += reply.text.matches("走廊").count();
+    }
+    assert!(corridors > 0, "the map's corridor names were in the answers");
+    let area = app.router.dispatch(&ask("美食廣場在哪")).await;
+    assert!(area.text.contains("美食廣場"), "{}", area.text);
+    assert_traditional(&area);
+}
+
+/// The ids of what a tool found, run as the Mini App and the model run it.
+async fn found_ids(app: &App, tool: &str, args: serde_json::Value, lang: Lang) -> Vec<String> {
+    let ctx = ToolContext::new(app.mall.clone(), services::Shopper::new("console", "886"), lang);
+    let data = handlers::find(tool).unwrap().invoke(ctx, args).await.unwrap().data;
+    let (list, id) =
+        if tool == "search_products" { ("products", "product_id") } else { ("stores", "store_id") };
+    data[list].as_array().unwrap().iter().map(|item| item[id].as_str().unwrap().to_owned()).collect()
+}
+
+#[tokio::test]
+async fn a_traditional_search_finds_what_the_simplified_one_finds() {
+    let app = app();
+    let products = [("运动鞋", "運動鞋"), ("跑鞋", "跑鞋"), ("耐克 跑鞋", "耐克 跑鞋"), ("双肩包", "雙肩包")];
+    for (hans, hant) in products {
+        let simplified = found_ids(&app, "search_products", json!({"keyword": hans}), Lang::Zh).await;
+        assert!(!simplified.is_empty(), "{hans} finds products");
+        let traditional = found_ids(&app, "search_products", json!({"keyword": hant}), Lang::ZhHant).await;
+        assert_eq!(traditional, simplified, "{hant} finds what {hans} finds");
+    }
+    for (hans, hant) in [("优衣库", "優衣庫"), ("咖啡", "咖啡"), ("运动", "運動"), ("丝芙兰", "絲芙蘭")]
+    {
+        let simplified = found_ids(&app, "search_stores", json!({"keyword": hans}), Lang::Zh).await;
+        assert!(!simplified.is_empty(), "{hans} finds stores");
+        let traditional = found_ids(&app, "search_stores", json!({"keyword": hant}), Lang::ZhHant).await;
+        assert_eq!(traditional, simplified, "{hant} finds what {hans} finds");
+    }
+    // Through the chat: the answer lists what the Simplified search found, named in Traditional characters.
+    let ctx = ToolContext::new(app.mall.clone(), services::Shopper::new("console", "886"), Lang::Zh);
+    let found = handlers::find("search_products").unwrap().invoke(ctx, json!({"keyword": "运动鞋"})).await;
+    let names: Vec<String> = found.unwrap().data["products"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| handlers::texts::zh_hant::to_traditional(p["name"].as_str().unwrap()))
+        .collect();
+    let hant =
+        app.router.dispatch(&MessageContext::private("console", 2, "幫我找運動鞋", Lang::ZhHant)).await;
+    assert!(hant.text.contains(&names[0]), "{} in:\n{}", names[0], hant.text);
+    assert_traditional(&hant);
 }
 
 #[tokio::test]

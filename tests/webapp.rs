@@ -224,6 +224,49 @@ async fn the_route_api_follows_the_tools_route_across_floors() {
     assert!(stairs["steps"][0].as_str().unwrap().contains("North"), "{stairs}");
 }
 
+/// The directory in Traditional Chinese names the stores (and categories) in
+/// Traditional characters, and its category filter and its search in those
+/// characters find what the Simplified ones find.
+#[tokio::test]
+async fn the_traditional_directory_shows_traditional_names_and_filters_in_either_script() {
+    let served = Served::start("webapp-hant").await;
+    // Store ids, sorted: the directory is sorted by names, which sort by script.
+    let ids = |body: &Value| -> Vec<String> {
+        let mut ids: Vec<String> = body["stores"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["store_id"].as_str().unwrap().to_owned())
+            .collect();
+        ids.sort();
+        ids
+    };
+    let (status, hans) = served.get("stores?lang=zh", None).await;
+    assert_eq!(status, 200, "{hans}");
+    let (_, hant) = served.get("stores?lang=zh-hant", None).await;
+    assert_eq!(ids(&hant), ids(&hans), "the same stores");
+    let names: Vec<&str> =
+        hant["stores"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert!(names.contains(&"優衣庫") && names.contains(&"麥當勞"), "{names:?}");
+    assert!(!names.contains(&"优衣库"), "{names:?}");
+    let category = |body: &Value, i: usize| body["categories"][i].as_str().unwrap().to_owned();
+    let count = hans["categories"].as_array().unwrap().len();
+    assert_eq!(hant["categories"].as_array().unwrap().len(), count);
+    for i in 0..count {
+        let hans_category = category(&hans, i);
+        let hant_category = handlers::texts::zh_hant::to_traditional(&hans_category);
+        assert!(hant["categories"].as_array().unwrap().contains(&json!(hant_category)), "{hant}");
+        let (_, by_hans) =
+            served.get(&format!("stores?lang=zh&category={}", url_encode(&hans_category)), None).await;
+        let (_, by_hant) =
+            served.get(&format!("stores?lang=zh-hant&category={}", url_encode(&hant_category)), None).await;
+        assert!(!ids(&by_hans).is_empty(), "{hans_category}");
+        assert_eq!(ids(&by_hant), ids(&by_hans), "{hant_category} filters as {hans_category}");
+    }
+    let (_, searched) = served.get(&format!("stores?lang=zh-hant&q={}", url_encode("優衣庫")), None).await;
+    assert_eq!(searched["stores"][0]["name"], "優衣庫", "{searched}");
+}
+
 #[tokio::test]
 async fn run_serves_the_mini_app_sets_the_menu_button_and_offers_the_map_under_directions() {
     let api = fake_bot_api::FakeBotApi::start().await;

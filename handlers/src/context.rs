@@ -78,14 +78,15 @@ impl Lang {
 
     /// The language a text is written in: Chinese if it has any CJK
     /// character — Traditional when it has characters only Traditional
-    /// writing uses and none only Simplified writing uses — else English
-    /// if it has Latin letters.
+    /// writing uses (Traditional → Simplified changes it) and none only
+    /// Simplified writing uses ([`texts::zh_hant::simplified_left`]) — else
+    /// English if it has Latin letters.
     pub fn detect(text: &str) -> Option<Lang> {
         if !text.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)) {
             return text.chars().any(|c| c.is_ascii_alphabetic()).then_some(Lang::En);
         }
-        let traditional = text.chars().any(texts::zh_hant::is_traditional_only);
-        let simplified = text.chars().any(texts::zh_hant::is_simplified_only);
+        let traditional = texts::zh_hant::simplified_if_other(text).is_some();
+        let simplified = !texts::zh_hant::simplified_left(text).is_empty();
         Some(if traditional && !simplified { Lang::ZhHant } else { Lang::Zh })
     }
 
@@ -96,7 +97,7 @@ impl Lang {
     pub fn detect_or(text: &str, preferred: Lang) -> Lang {
         match Lang::detect(text) {
             Some(Lang::Zh)
-                if preferred == Lang::ZhHant && !text.chars().any(texts::zh_hant::is_simplified_only) =>
+                if preferred == Lang::ZhHant && texts::zh_hant::simplified_left(text).is_empty() =>
             {
                 Lang::ZhHant
             }

@@ -2,6 +2,8 @@
 //! in each language (the wording is in [`crate::texts::Format`]): the one set of formatting rules the tools'
 //! previews and the offline planner's answers share.
 
+use std::borrow::Cow;
+
 use services::{CartItem, ProductBrief, Store};
 
 use crate::context::Lang;
@@ -33,26 +35,34 @@ pub fn floor_and_unit(lang: Lang, floor_number: Option<i32>, unit: &str) -> Stri
 }
 
 /// A name in the shopper's language: the English one for English when the
-/// mall has it, else the Chinese one.
-pub fn local_name<'a>(lang: Lang, name: &'a str, name_en: Option<&'a str>) -> &'a str {
+/// mall has it, else the Chinese one as the language shows it (in
+/// Traditional characters for Traditional Chinese, [`mall_text`]).
+pub fn local_name<'a>(lang: Lang, name: &'a str, name_en: Option<&'a str>) -> Cow<'a, str> {
     match name_en {
-        Some(en) if lang.texts().format.english_names && !en.trim().is_empty() => en,
-        _ => name,
+        Some(en) if lang.texts().format.english_names && !en.trim().is_empty() => Cow::Borrowed(en),
+        _ => mall_text(lang, name),
     }
 }
 
+/// A Chinese text of the mall's (a name, a category, a description) as the
+/// shopper's language shows it: in Traditional characters for Traditional
+/// Chinese, as the mall writes it otherwise.
+pub fn mall_text(lang: Lang, text: &str) -> Cow<'_, str> {
+    (lang.texts().format.mall_text)(text)
+}
+
 /// A product's name in the shopper's language.
-pub fn product_name(lang: Lang, product: &ProductBrief) -> &str {
+pub fn product_name(lang: Lang, product: &ProductBrief) -> Cow<'_, str> {
     local_name(lang, &product.name, product.name_en.as_deref())
 }
 
 /// A cart or order line's product name in the shopper's language.
-pub fn item_name(lang: Lang, item: &CartItem) -> &str {
+pub fn item_name(lang: Lang, item: &CartItem) -> Cow<'_, str> {
     local_name(lang, &item.name, item.name_en.as_deref())
 }
 
 /// The store's name in the shopper's language.
-pub fn store_name(lang: Lang, store: &Store) -> &str {
+pub fn store_name(lang: Lang, store: &Store) -> Cow<'_, str> {
     local_name(lang, &store.name, Some(&store.name_en))
 }
 
@@ -97,14 +107,14 @@ pub fn item_label(lang: Lang, name: &str, sku_label: Option<&str>, quantity: u32
     let format = &lang.texts().format;
     match sku_label.filter(|l| !l.is_empty()) {
         Some(label) if is_size(label) => (format.item_sized)(name, label, quantity),
-        Some(label) => (format.item_labelled)(name, label, quantity),
+        Some(label) => (format.item_labelled)(name, &mall_text(lang, label), quantity),
         None => (format.item_plain)(name, quantity),
     }
 }
 
 /// A cart or order line for people (see [`item_text`]).
 pub fn cart_item_text(lang: Lang, item: &CartItem) -> String {
-    item_text(lang, item_name(lang, item), item.sku_label.as_deref(), item.quantity, item.line_total_cents)
+    item_text(lang, &item_name(lang, item), item.sku_label.as_deref(), item.quantity, item.line_total_cents)
 }
 
 /// Numbered lines, one per item, and the total: the body of cart and order previews.

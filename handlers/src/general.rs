@@ -3,10 +3,13 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use services::{IdempotencyKey, PageRequest, ServiceError, Store, StoreQuery};
+use services::{
+    IdempotencyKey, Page, PageRequest, ProductBrief, ProductQuery, ServiceError, Store, StoreQuery,
+};
 
 use crate::context::ToolContext;
 use crate::result::ToolError;
+use crate::texts::zh_hant::to_simplified;
 
 /// The arguments of a tool that takes none.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, JsonSchema)]
@@ -47,11 +50,12 @@ const ZH_QUESTION_WORDS: &[&str] = &[
 const EN_QUESTION_WORDS: &[&str] =
     &["where", "is", "where's", "the", "store", "stores", "shop", "shops", "take", "me", "to", "please"];
 
-/// A name as the shopper and the mall are compared: the question's words
-/// struck out, lowercase, without spaces or punctuation (`"Nike 店"` →
-/// `"nike"`, `"the Li-Ning store"` → `"lining"`).
+/// A name as the shopper and the mall are compared: in Simplified
+/// characters, the question's words struck out, lowercase, without spaces or
+/// punctuation (`"Nike 店"` → `"nike"`, `"the Li-Ning store"` → `"lining"`,
+/// `"優衣庫"` → `"优衣库"`).
 pub fn name_key(text: &str) -> String {
-    let lower = text.to_lowercase();
+    let lower = to_simplified(text).to_lowercase();
     let words: Vec<&str> = lower
         .split(|c: char| c.is_whitespace() || c == '?' || c == '？')
         .filter(|w| !w.is_empty() && !EN_QUESTION_WORDS.contains(w))
@@ -124,7 +128,57 @@ pub async fn lookup_store(
 async fn search_by_name(ctx: &ToolContext, keyword: &str) -> Result<Vec<Store>, ToolError> {
     let query =
         StoreQuery { keyword: Some(keyword.to_owned()), page: PageRequest::first(10), ..Default::default() };
-    Ok(ctx.mall.search_stores(&query).await?.items)
+    Ok(search_stores_in_either_script(ctx, query).await?.items)
+}
+
+/// `query` with its words in Simplified characters (`None` when they are
+/// already).
+fn store_query_in_simplified(query: &StoreQuery) -> Option<StoreQuery> {
+    let simplified = StoreQuery {
+        keyword: query.keyword.as_deref().map(to_simplified),
+        category: query.category.as_deref().map(to_simplified),
+        ..query.clone()
+    };
+    (simplified != *query).then_some(simplified)
+}
+
+/// The mall's store search for words in either Chinese script: words in
+/// Traditional characters are searched in Simplified ones first (the mall's
+/// names are Chinese as it writes them, Simplified for most), then as given
+/// when that finds nothing (a mall that writes Traditional).
+pub async fn search_stores_in_either_script(
+    ctx: &ToolContext,
+    query: StoreQuery,
+) -> Result<Page<Store>, ServiceError> {
+    if let Some(simplified) = store_query_in_simplified(&query) {
+        let page = ctx.mall.search_stores(&simplified).await?;
+        if !page.items.is_empty() {
+            return Ok(page);
+        }
+    }
+    ctx.mall.search_stores(&query).await
+}
+
+/// The mall's product search for words in either Chinese script, as
+/// [`search_stores_in_either_script`] does for stores.
+pub async fn search_products_in_either_script(
+    ctx: &ToolContext,
+    query: ProductQuery,
+) -> Result<Page<ProductBrief>, ServiceError> {
+    let convert = |s: &Option<String>| s.as_deref().map(to_simplified);
+    let simplified = ProductQuery {
+        keyword: convert(&query.keyword),
+        brand: convert(&query.brand),
+        category: convert(&query.category),
+        ..query.clone()
+    };
+    if simplified != query {
+        let page = ctx.mall.search_products(&simplified).await?;
+        if !page.items.is_empty() {
+            return Ok(page);
+        }
+    }
+    ctx.mall.search_products(&query).await
 }
 
 /// [`lookup_store`], where no match is [`ToolError::NotFound`] naming the

@@ -10,6 +10,7 @@ use maps::{IndoorMap, Place, PlaceKind, Route, RouteOptions, Router, directions,
 use serde_json::{Value, json};
 use services::{Area, Store};
 
+use crate::texts::zh_hant::to_simplified;
 use crate::{Lang, Picture, ToolContext, ToolError};
 
 /// Pictures kept for re-use, at most (the cache is emptied when full).
@@ -60,7 +61,7 @@ pub fn directions_to_store(
     let map = router.map();
     let to = store_place(map, store)?.clone();
     let start = match from.map(str::trim).filter(|f| !f.is_empty()) {
-        Some(name) => match map.find_place(name) {
+        Some(name) => match map.find_place(name).or_else(|| map.find_place(&to_simplified(name))) {
             Some(place) => place.clone(),
             None => {
                 let entrances: Vec<String> =

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use services::{PageRequest, Product, Review};
 
-use crate::format::{navigate_suggestion, product_name, store_name};
+use crate::format::{mall_text, navigate_suggestion, product_name, store_name};
 use crate::general::{find_store, store_for_display};
 use crate::records::{StoreCard, StoreRef, Yuan, rating};
 use crate::{Lang, ToolContext, ToolOutput, ToolResult, tool_function};
@@ -67,19 +67,19 @@ impl ProductDetail {
             .iter()
             .map(|s| SkuLine {
                 sku_id: s.sku_id.clone(),
-                label: s.label.clone(),
+                label: mall_text(lang, &s.label).into_owned(),
                 price_yuan: (s.price_cents != brief.price_cents).then_some(Yuan(s.price_cents)),
                 stock: s.stock,
             })
             .collect();
         ProductDetail {
             product_id: brief.id.clone(),
-            name: product_name(lang, brief).to_owned(),
+            name: product_name(lang, brief).into_owned(),
             brand: brief.brand.clone(),
-            category: brief.category.clone(),
+            category: mall_text(lang, &brief.category).into_owned(),
             price_yuan: Yuan(brief.price_cents),
             rating: Some(rating(brief.rating)),
-            description: product.description.clone(),
+            description: mall_text(lang, &product.description).into_owned(),
             sold_out: !brief.in_stock,
             sizes,
             skus,
@@ -156,7 +156,7 @@ pub struct StoreName {
 
 impl StoreName {
     /// The name in the shopper's language.
-    pub fn local_name(&self, lang: Lang) -> &str {
+    pub fn local_name(&self, lang: Lang) -> std::borrow::Cow<'_, str> {
         crate::format::local_name(lang, &self.name, Some(&self.name_en))
     }
 }
@@ -180,11 +180,12 @@ pub struct ReviewLine {
     pub created_at: String,
 }
 
-impl From<&Review> for ReviewLine {
-    fn from(review: &Review) -> Self {
+impl ReviewLine {
+    /// The review, its text as the shopper's language shows it.
+    fn new(review: &Review, lang: Lang) -> Self {
         ReviewLine {
             rating: rating(review.rating),
-            text: review.text.clone(),
+            text: mall_text(lang, &review.text).into_owned(),
             author: review.author.clone(),
             created_at: review.created_at.clone(),
         }
@@ -216,8 +217,8 @@ pub async fn get_store_info(ctx: &ToolContext, args: GetStoreInfoArgs) -> ToolRe
             let promotions = promotions
                 .iter()
                 .map(|p| PromotionLine {
-                    title: p.title.clone(),
-                    description: p.description.clone(),
+                    title: mall_text(ctx.lang, &p.title).into_owned(),
+                    description: mall_text(ctx.lang, &p.description).into_owned(),
                     valid_until: p.valid_until.clone(),
                 })
                 .collect();
@@ -228,12 +229,12 @@ pub async fn get_store_info(ctx: &ToolContext, args: GetStoreInfoArgs) -> ToolRe
             StoreInfoResult::Reviews {
                 store: short,
                 average_rating: average_rating(&reviews),
-                reviews: reviews.iter().take(SHOWN_REVIEWS).map(ReviewLine::from).collect(),
+                reviews: reviews.iter().take(SHOWN_REVIEWS).map(|r| ReviewLine::new(r, ctx.lang)).collect(),
             }
         }
     };
     Ok(ToolOutput::new(result)
-        .with_suggestions([navigate_suggestion(ctx.lang, store_name(ctx.lang, &store))]))
+        .with_suggestions([navigate_suggestion(ctx.lang, &store_name(ctx.lang, &store))]))
 }
 
 /// The mean rating, one decimal; `None` without reviews.

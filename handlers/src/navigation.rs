@@ -1,12 +1,15 @@
 //! Finding one's way: walking directions to a store, and what is in an area.
 
+use std::borrow::Cow;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use services::Area;
 
-use crate::format::{local_name, navigate_suggestion, store_name};
+use crate::format::{local_name, mall_text, navigate_suggestion, store_name};
 use crate::general::{StoreLookup, lookup_store, store_for_display, store_not_found};
 use crate::records::StoreRef;
+use crate::texts::zh_hant::to_simplified;
 use crate::{HelpLine, Lang, ToolContext, ToolError, ToolOutput, ToolResult, indoor, tool_function};
 
 /// The `/help` line of the directions tools.
@@ -91,7 +94,7 @@ pub async fn navigate_to_store(
         }
         StoreLookup::Missing { closest } => {
             let buttons: Vec<String> =
-                closest.iter().map(|s| navigate_suggestion(ctx.lang, store_name(ctx.lang, s))).collect();
+                closest.iter().map(|s| navigate_suggestion(ctx.lang, &store_name(ctx.lang, s))).collect();
             let result = StoreNotFound {
                 not_found: args.store_name.trim().to_owned(),
                 closest: closest.iter().map(|s| StoreRef::new(s, ctx.lang)).collect(),
@@ -100,7 +103,7 @@ pub async fn navigate_to_store(
         }
     };
     let name = store_name(ctx.lang, &store);
-    let suggestion = (ctx.lang.texts().tools.promotions_of)(name);
+    let suggestion = (ctx.lang.texts().tools.promotions_of)(&name);
     let highlight = args.highlight.unwrap_or(true);
     let avoid_stairs = args.avoid_stairs.unwrap_or(false);
     if let Some(on_map) = indoor::directions_to_store(ctx, &store, args.from.as_deref(), avoid_stairs) {
@@ -172,7 +175,7 @@ pub struct AreaCard {
 
 impl AreaCard {
     /// The area's name in the shopper's language.
-    pub fn local_name(&self, lang: Lang) -> &str {
+    pub fn local_name(&self, lang: Lang) -> Cow<'_, str> {
         local_name(lang, &self.name, Some(&self.name_en))
     }
 }
@@ -216,9 +219,9 @@ pub async fn navigate_to_area(
             futures::future::join_all(area.store_ids.iter().map(|id| store_for_display(ctx, id))).await;
         let card = |s: &services::Store| AreaStore {
             store_id: s.id.clone(),
-            name: s.name.clone(),
+            name: mall_text(ctx.lang, &s.name).into_owned(),
             name_en: s.name_en.clone(),
-            category: s.category.clone(),
+            category: mall_text(ctx.lang, &s.category).into_owned(),
             unit: s.unit.clone(),
         };
         Some(stores.iter().flatten().map(card).collect())
@@ -228,23 +231,24 @@ pub async fn navigate_to_area(
     let picture = indoor::area_picture(ctx, &area);
     let floor_plan_sent = picture.is_some();
     let area = AreaCard {
+        name: mall_text(ctx.lang, &area.name).into_owned(),
+        description: mall_text(ctx.lang, &area.description).into_owned(),
         area_id: area.id,
-        name: area.name,
         name_en: area.name_en,
         floor: area.floor,
-        description: area.description,
     };
     Ok(ToolOutput::new(NavigateToAreaResult { area, stores, floor_plan_sent }).with_pictures(picture))
 }
 
-/// The area with that id, else that name (any case, either language), else
-/// the first whose name contains the text or is contained in it.
+/// The area with that id, else that name (any case, either language, either
+/// Chinese script), else the first whose name contains the text or is
+/// contained in it.
 fn find_area(wanted: &str, areas: Vec<Area>) -> Option<Area> {
-    let wanted = wanted.trim().to_lowercase();
+    let wanted = to_simplified(wanted.trim()).to_lowercase();
     if wanted.is_empty() {
         return None;
     }
-    let names = |a: &Area| [a.name.to_lowercase(), a.name_en.to_lowercase()];
+    let names = |a: &Area| [to_simplified(&a.name).to_lowercase(), a.name_en.to_lowercase()];
     let exact = areas.iter().position(|a| a.id.to_lowercase() == wanted || names(a).contains(&wanted));
     let partial = || {
         areas.iter().position(|a| {

@@ -197,7 +197,7 @@ pub async fn list_orders(ctx: &ToolContext, _args: NoArguments) -> ToolResult<Li
             items: o
                 .items
                 .iter()
-                .map(|i| item_label(ctx.lang, item_name(ctx.lang, i), i.sku_label.as_deref(), i.quantity))
+                .map(|i| item_label(ctx.lang, &item_name(ctx.lang, i), i.sku_label.as_deref(), i.quantity))
                 .collect(),
         })
         .collect();

@@ -88,8 +88,8 @@ impl StoreCard {
     pub fn new(store: &Store, lang: Lang) -> Self {
         StoreCard {
             store_id: store.id.clone(),
-            name: crate::format::store_name(lang, store).to_owned(),
-            category: store.category.clone(),
+            name: crate::format::store_name(lang, store).into_owned(),
+            category: crate::format::mall_text(lang, &store.category).into_owned(),
             floor: store.floor,
             unit: store.unit.clone(),
             open_hours: store.open_hours.clone(),
@@ -118,7 +118,7 @@ impl StoreRef {
     pub fn new(store: &Store, lang: Lang) -> Self {
         StoreRef {
             store_id: store.id.clone(),
-            name: crate::format::store_name(lang, store).to_owned(),
+            name: crate::format::store_name(lang, store).into_owned(),
             floor: Some(store.floor),
             unit: Some(store.unit.clone()).filter(|u| !u.trim().is_empty()),
         }
@@ -158,8 +158,8 @@ impl ItemLine {
             item_id: item.item_id.clone(),
             product_id: item.product_id.clone(),
             sku_id: item.sku_id.clone(),
-            name: crate::format::item_name(lang, item).to_owned(),
-            sku_label: item.sku_label.clone(),
+            name: crate::format::item_name(lang, item).into_owned(),
+            sku_label: item.sku_label.as_deref().map(|l| crate::format::mall_text(lang, l).into_owned()),
             quantity: item.quantity,
             unit_price_yuan: Yuan(item.unit_price_cents),
             line_total_yuan: Yuan(item.line_total_cents),

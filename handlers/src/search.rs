@@ -6,8 +6,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use services::{PageRequest, ProductBrief, ProductQuery, Store, StoreQuery};
 
-use crate::format::{floor, navigate_suggestion, product_name, store_name};
-use crate::general::{store_for_display, yuan_to_cents};
+use crate::format::{floor, mall_text, navigate_suggestion, product_name, store_name};
+use crate::general::{
+    search_products_in_either_script, search_stores_in_either_script, store_for_display, yuan_to_cents,
+};
 use crate::records::{StoreCard, Yuan, rating};
 use crate::{HelpLine, Lang, ToolContext, ToolError, ToolOutput, ToolResult, tool_function};
 
@@ -75,12 +77,14 @@ impl ProductHit {
     fn new(product: &ProductBrief, store: Option<&Store>, lang: Lang) -> Self {
         ProductHit {
             product_id: product.id.clone(),
-            name: product_name(lang, product).to_owned(),
+            name: product_name(lang, product).into_owned(),
             price: Yuan(product.price_cents),
             rating: Some(rating(product.rating)),
             sizes: product.sizes.clone(),
             sold_out: !product.in_stock,
-            store: store.map_or(product.store_name.as_str(), |s| store_name(lang, s)).to_owned(),
+            store: store
+                .map_or_else(|| mall_text(lang, &product.store_name), |s| store_name(lang, s))
+                .into_owned(),
             floor: store.map(|s| floor(lang, s.floor)).unwrap_or_default(),
         }
     }
@@ -105,7 +109,7 @@ pub async fn search_products(
     args: SearchProductsArgs,
 ) -> ToolResult<SearchProductsResult> {
     let query = product_query(args)?;
-    let page = ctx.mall.search_products(&query).await?;
+    let page = search_products_in_either_script(ctx, query).await?;
     let products: Vec<ProductBrief> = page.items.into_iter().take(MAX_PRODUCTS as usize).collect();
     let stores = stores_of(ctx, &products).await;
     let result = SearchProductsResult {
@@ -179,9 +183,9 @@ pub async fn search_stores(ctx: &ToolContext, args: SearchStoresArgs) -> ToolRes
         floor: None,
         page: PageRequest::first(MAX_STORES),
     };
-    let page = ctx.mall.search_stores(&query).await?;
+    let page = search_stores_in_either_script(ctx, query).await?;
     let suggestion =
-        page.items.first().map(|first| navigate_suggestion(ctx.lang, store_name(ctx.lang, first)));
+        page.items.first().map(|first| navigate_suggestion(ctx.lang, &store_name(ctx.lang, first)));
     let result = SearchStoresResult {
         total: page.total,
         stores: page.items.iter().take(MAX_STORES as usize).map(|s| StoreCard::new(s, ctx.lang)).collect(),

@@ -56,7 +56,7 @@ pub async fn preview_add_to_cart(ctx: &ToolContext, args: AddToCartArgs) -> Resu
     let unit_price_cents = plan.unit_price_cents();
     let line = item_text(
         ctx.lang,
-        product_name(ctx.lang, &plan.product.brief),
+        &product_name(ctx.lang, &plan.product.brief),
         plan.sku.as_ref().map(|s| s.label.as_str()),
         plan.quantity,
         unit_price_cents * i64::from(plan.quantity),

@@ -15,11 +15,11 @@ pub fn steps(map: &IndoorMap, route: &Route, words: &MapWords) -> Vec<String> {
     let mut steps = Vec::new();
     let from = words.name(&route.from.name);
     steps.push(match &route.from.kind {
-        PlaceKind::Entrance => (words.enter_by)(from),
-        _ => (words.start_at)(from),
+        PlaceKind::Entrance => (words.enter_by)(&from),
+        _ => (words.start_at)(&from),
     });
     if route.hops.is_empty() {
-        steps.push((words.already_at)(words.name(&route.to.name)));
+        steps.push((words.already_at)(&words.name(&route.to.name)));
         return steps;
     }
     // Runs of walking through one walkway, and runs of rides.
@@ -95,7 +95,7 @@ fn walk_step(map: &IndoorMap, unit: usize, a: Point, b: Point, metres: f64, word
     let dir = compass(a, b, words);
     let m = about(metres);
     match map.units[unit].name.as_ref() {
-        Some(name) => (words.walk_along)(words.name(name), dir, m),
+        Some(name) => (words.walk_along)(&words.name(name), dir, m),
         None => (words.walk)(dir, m),
     }
 }
@@ -105,7 +105,7 @@ fn ride_step(map: &IndoorMap, kind: UnitKind, from_unit: usize, to_unit: usize, 
     let up = b.ordinal > a.ordinal;
     let label = words.name(&b.short_name);
     let name = map.units[from_unit].name.as_ref().map(|n| words.name(n));
-    (words.ride)(kind, name, up, label)
+    (words.ride)(kind, name.as_deref(), up, &label)
 }
 
 fn arrival(map: &IndoorMap, route: &Route, heading: Option<(Point, Point)>, words: &MapWords) -> String {
@@ -119,5 +119,5 @@ fn arrival(map: &IndoorMap, route: &Route, heading: Option<(Point, Point)>, word
         let len = hx.hypot(hy) * vx.hypot(vy);
         (len > 0.0 && (cross / len).abs() > 0.5).then_some(cross > 0.0)
     });
-    (words.arrive)(&to.name, unit, side)
+    (words.arrive)(&to.name, unit.as_deref(), side)
 }

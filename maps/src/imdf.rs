@@ -8,6 +8,7 @@
 //! (a store id, an area id, `main_entrance`), which is how the bot links the
 //! map to its catalog; without it they are found by name.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -280,8 +281,8 @@ impl IndoorMap {
     }
 
     /// A level's sign (`2F`) in the language of `words`.
-    pub fn level_label(&self, level: usize, words: &MapWords) -> &str {
-        self.levels.get(level).map(|l| words.name(&l.short_name)).unwrap_or("?")
+    pub fn level_label(&self, level: usize, words: &MapWords) -> Cow<'_, str> {
+        self.levels.get(level).map(|l| words.name(&l.short_name)).unwrap_or(Cow::Borrowed("?"))
     }
 }
 

@@ -137,12 +137,12 @@ pub fn route_pictures(
             let level = &map.levels[leg.level];
             let count = if legs > 1 { format!(" ({}/{legs})", i + 1) } else { String::new() };
             let title =
-                (words.route_title)(words.name(&level.short_name), words.name(&level.name), to, &count);
+                (words.route_title)(&words.name(&level.short_name), &words.name(&level.name), &to, &count);
             let last = i + 1 == legs;
             let note = (!last).then(|| {
                 let next = words.name(&map.levels[route.legs[i + 1].level].short_name);
                 let end = leg.points.last().copied().unwrap_or(route.to.point);
-                let text = (words.next_level)(next);
+                let text = (words.next_level)(&next);
                 (end, text)
             });
             let overlay = Overlay {
@@ -330,7 +330,7 @@ pub fn level_svg(map: &IndoorMap, level: usize, overlay: &Overlay, words: &MapWo
         let unit = &map.units[u];
         let store = map.places.iter().find(|p| p.unit == Some(u) && p.kind == PlaceKind::Store);
         let label = match (store, (words.unit_label)(unit.kind)) {
-            (Some(place), _) => words.name(&place.name).to_owned(),
+            (Some(place), _) => words.name(&place.name).into_owned(),
             (None, Some(short)) => short.to_owned(),
             (None, None) => continue,
         };
@@ -361,7 +361,7 @@ pub fn level_svg(map: &IndoorMap, level: usize, overlay: &Overlay, words: &MapWo
             y - 6.0,
             x + 9.0,
             y - 8.0,
-            escape(words.name(&place.name))
+            escape(&words.name(&place.name))
         );
     }
     draw_route(&mut s, &frame, overlay);

@@ -3,14 +3,18 @@
 //! ([`MapWords::CHINESE`]) and English ([`MapWords::ENGLISH`]); a bot's own
 //! text table may bring more (a language is a value, not a variant).
 
+use std::borrow::Cow;
+
 use crate::Labels;
 use crate::imdf::UnitKind;
 
 /// The words of directions and floor plans in one language.
 #[derive(Debug)]
 pub struct MapWords {
-    /// The name of a place, level or section in this language (from the map's names).
-    pub name: fn(&Labels) -> &str,
+    /// The name of a place, level or section in this language (from the
+    /// map's names; a language may convert them, as Traditional Chinese does
+    /// from the Chinese names).
+    pub name: fn(&Labels) -> Cow<'_, str>,
     /// The first step from an entrance: (its name).
     pub enter_by: fn(&str) -> String,
     /// The first step from another place: (its name).
@@ -43,13 +47,13 @@ pub struct MapWords {
 
 impl MapWords {
     /// The name of a place, level or section in this language.
-    pub fn name<'a>(&self, labels: &'a Labels) -> &'a str {
+    pub fn name<'a>(&self, labels: &'a Labels) -> Cow<'a, str> {
         (self.name)(labels)
     }
 
     /// Simplified Chinese.
     pub const CHINESE: MapWords = MapWords {
-        name: |labels| &labels.zh,
+        name: |labels| Cow::Borrowed(&labels.zh),
         enter_by: |from| format!("从{from}进入"),
         start_at: |from| format!("从{from}出发"),
         already_at: |to| format!("您已在{to}"),
@@ -85,7 +89,7 @@ impl MapWords {
 
     /// English.
     pub const ENGLISH: MapWords = MapWords {
-        name: |labels| &labels.en,
+        name: |labels| Cow::Borrowed(&labels.en),
         enter_by: |from| format!("Enter by the {from}"),
         start_at: |from| format!("Start at {from}"),
         already_at: |to| format!("You are already at {to}"),

@@ -2,25 +2,30 @@
 # Regenerates maps/fonts/NotoSansSC-MallbotSubset.otf: Noto Sans CJK SC
 # Regular (SIL Open Font License 1.1, from Debian's fonts-noto-cjk) cut down
 # to printable ASCII, Latin-1 and every other character the floor plans can
-# show: the names in the demo IMDF archive, the text in maps/src and the
-# map words of the text tables (the `map:` field in handlers/src/texts).
+# show: the names in the demo IMDF archive and their Traditional forms (as
+# the bot converts them for Traditional Chinese: handlers' example
+# `to_traditional`), the text in maps/src and the map words of the text
+# tables (the `map:` field in handlers/src/texts).
 #
-# Needs: apt-get install fonts-noto-cjk; pip install fonttools
+# Needs: apt-get install fonts-noto-cjk; pip install fonttools; cargo
 # Run from the repository root:  sh maps/tools/subset_font.sh
 set -eu
 SRC=/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc
 OUT=maps/fonts/NotoSansSC-MallbotSubset.otf
 TEXT=$(mktemp)
-python3 - "$TEXT" <<'PY'
+HANT=$(mktemp)
+cat maps/data/demo-imdf/* | cargo run -q -p handlers --example to_traditional >"$HANT"
+python3 - "$TEXT" "$HANT" <<'PY'
 import glob, sys
 chars = set(chr(c) for c in range(0x20, 0x7f)) | set(chr(c) for c in range(0xa0, 0x100))
-for path in glob.glob("maps/data/demo-imdf/*") + glob.glob("maps/src/*.rs"):
+for path in glob.glob("maps/data/demo-imdf/*") + glob.glob("maps/src/*.rs") + [sys.argv[2]]:
     chars |= set(c for c in open(path, encoding="utf-8").read() if ord(c) >= 0x80)
-# The map words of each text table: its `map:` field, the last of the table.
+# The map words of each text table: its `map:` field.
 for path in glob.glob("handlers/src/texts/*.rs"):
     table = open(path, encoding="utf-8").read()
     start = table.find("    map: ")
-    words = table[start:table.find("\n};", start)] if start >= 0 else ""
+    first = table[start:table.find("\n", start)] if start >= 0 else ""
+    words = table[start:table.find("\n    },", start)] if first.endswith("{") else first
     chars |= set(c for c in words if ord(c) >= 0x80)
 chars |= set("→←↑↓▲●■◆·（）：，。、？！「」")
 open(sys.argv[1], "w", encoding="utf-8").write("".join(sorted(chars)))
@@ -28,5 +33,5 @@ PY
 # Font number 2 of the collection is Noto Sans CJK SC.
 pyftsubset "$SRC" --font-number=2 --text-file="$TEXT" --output-file="$OUT" \
   --layout-features='kern,liga' --no-hinting --desubroutinize --name-IDs='*' --name-languages='*'
-rm -f "$TEXT"
+rm -f "$TEXT" "$HANT"
 ls -l "$OUT"

@@ -65,12 +65,12 @@ pub fn invoice_for(
 ) -> InvoiceDraft {
     let texts = &lang.texts().pay;
     let store_label =
-        store.map(|s| store_name(lang, s).to_owned()).unwrap_or_else(|| order.pickup_store_id.clone());
+        store.map(|s| store_name(lang, s).into_owned()).unwrap_or_else(|| order.pickup_store_id.clone());
     let mut lines: Vec<InvoiceLine> = order
         .items
         .iter()
         .map(|item| InvoiceLine {
-            label: item_label(lang, item_name(lang, item), item.sku_label.as_deref(), item.quantity),
+            label: item_label(lang, &item_name(lang, item), item.sku_label.as_deref(), item.quantity),
             amount: item.line_total_cents,
         })
         .collect();

@@ -153,7 +153,7 @@ impl Handle {
         let lang = self.lang().await;
         send::answer_press(&self.bot, query, None, false).await;
         let name = match self.tg.app.mall.get_store(store_id).await {
-            Ok(store) => store_name(lang, &store).to_owned(),
+            Ok(store) => store_name(lang, &store).into_owned(),
             Err(_) => store_id.to_owned(),
         };
         let text = (lang.texts().pay.directions_request)(&name);
@@ -280,7 +280,7 @@ fn paid_text(lang: Lang, order: &Order, store: Option<&Store>) -> (String, Optio
 fn store_and_place(lang: Lang, order: &Order, store: Option<&Store>) -> (String, String) {
     match store {
         Some(store) => (
-            store_name(lang, store).to_owned(),
+            store_name(lang, store).into_owned(),
             paren(lang, &floor_and_unit(lang, Some(store.floor), &store.unit)),
         ),
         None => (order.pickup_store_id.clone(), String::new()),

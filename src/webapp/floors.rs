@@ -72,7 +72,7 @@ impl MapViews {
         map.entrances()
             .map(|p| Pin {
                 id: p.id.clone(),
-                name: words.name(&p.name).to_owned(),
+                name: words.name(&p.name).into_owned(),
                 x: p.point.x,
                 y: p.point.y,
             })
@@ -112,7 +112,7 @@ fn draw(router: &Router, lang: Lang) -> FloorSet {
                 .filter(|p| p.level == index && p.kind == PlaceKind::Store)
                 .map(|p| {
                     let (x, y) = frame.pixel(p.point);
-                    Pin { id: p.id.clone(), name: words.name(&p.name).to_owned(), x, y }
+                    Pin { id: p.id.clone(), name: words.name(&p.name).into_owned(), x, y }
                 })
                 .collect();
             let svg_gzip = gzip(svg.as_bytes());

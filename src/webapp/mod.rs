@@ -429,10 +429,8 @@ async fn all_stores(web: &WebApp, lang: Lang, category: Option<&str>) -> ApiResu
             page: services::PageRequest { limit: Some(50), offset: Some(offset) },
             ..Default::default()
         };
-        let page = web
-            .app
-            .mall
-            .search_stores(&query)
+        // A category the page shows in Traditional characters is searched in either script.
+        let page = handlers::general::search_stores_in_either_script(&web.context(None, lang), query)
             .await
             .map_err(|e| ApiError::tool(&ToolError::from(e), lang))?;
         offset += page.items.len() as u32;

@@ -202,3 +202,22 @@ static EN: WebTexts = WebTexts {
     pay_at_store: "Please pay at the pickup store.",
     not_payable: "This order cannot be paid now.",
 };
+
+#[cfg(test)]
+mod tests {
+    use handlers::texts::zh_hant::is_simplified_only;
+
+    use super::*;
+
+    #[test]
+    fn every_traditional_line_of_the_page_is_in_traditional_characters() {
+        let lines = serde_json::to_value(of(Lang::ZhHant)).unwrap_or_default();
+        let lines = lines.as_object().map(|o| o.values().filter_map(|v| v.as_str()).collect::<Vec<_>>());
+        let lines = lines.unwrap_or_default();
+        assert!(lines.len() > 40, "every line is read: {}", lines.len());
+        for line in lines {
+            let simplified: String = line.chars().filter(|c| is_simplified_only(*c)).collect();
+            assert_eq!(simplified, "", "Simplified characters in: {line}");
+        }
+    }
+}

@@ -71,6 +71,11 @@ pub struct Format {
     pub comma: &'static str,
     /// Whether names are shown in English when the mall has an English name.
     pub english_names: bool,
+    /// A Chinese name or line of the mall's (a store, a floor, an area, a
+    /// product, a place on the map) as this language shows it: in
+    /// Traditional characters for Traditional Chinese, as written elsewhere.
+    /// For display only: the mall is searched by the names it has.
+    pub mall_text: fn(&str) -> Cow<'_, str>,
     /// A line with a size: (name, size, quantity, amount).
     pub item_sized: fn(&str, &str, u32) -> String,
     /// A line with another SKU label (a colour…): (name, label, quantity, amount).

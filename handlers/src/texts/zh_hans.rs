@@ -19,6 +19,7 @@ pub(crate) static TEXTS: Texts = Texts {
         list_sep: "、",
         comma: "，",
         english_names: false,
+        mall_text: |text| Cow::Borrowed(text),
         item_sized: |name, size, quantity| format!("{name}（{size} 码）× {quantity}"),
         item_labelled: |name, label, quantity| format!("{name}（{label}）× {quantity}"),
         item_plain: |name, quantity| format!("{name} × {quantity}"),

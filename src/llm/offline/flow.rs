@@ -5,6 +5,7 @@ use handlers::info::{ProductDetail, SkuLine};
 use handlers::orders::ListOrdersResult;
 use handlers::records::CartResult;
 use handlers::search::SearchProductsResult;
+use handlers::texts::zh_hant::to_simplified;
 use serde_json::{Map, Value, json};
 use services::OrderStatus;
 
@@ -221,7 +222,7 @@ fn add_step(size: Option<&str>, quantity: Option<u32>, explicit: bool, conv: &Co
 
 /// Whether a SKU label is the size the shopper said (`42` ~ `EU 42`, `m` ~ `M`).
 fn label_matches(label: &str, size: &str) -> bool {
-    let norm = |s: &str| s.to_lowercase().replace(['码', '号'], "").trim().to_owned();
+    let norm = |s: &str| to_simplified(s).to_lowercase().replace(['码', '号'], "").trim().to_owned();
     let size = norm(size);
     let label = norm(label);
     label == size || label.split(|c: char| !(c.is_alphanumeric() || c == '.')).any(|token| token == size)
@@ -248,7 +249,7 @@ fn remove_step(target: &CartTarget, cart: &CartResult, conv: &Conversation) -> S
         CartTarget::Pick(pick) => pick.index(items.len()).and_then(|i| items.get(i)),
         CartTarget::Name(name) => {
             let name = name.to_lowercase();
-            items.iter().find(|i| i.name.to_lowercase().contains(&name))
+            items.iter().find(|i| to_simplified(&i.name).to_lowercase().contains(&name))
         }
         CartTarget::Unspecified => items.first().filter(|_| items.len() == 1),
     };

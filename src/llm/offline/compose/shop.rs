@@ -157,15 +157,15 @@ pub(crate) fn store_info(result: &StoreInfoResult, lang: Lang) -> String {
     let answers = &lang.texts().answers;
     match result {
         StoreInfoResult::Promotions { store, promotions: list } => {
-            promotions(store.local_name(lang), list, lang)
+            promotions(&store.local_name(lang), list, lang)
         }
         StoreInfoResult::Reviews { store, average_rating, reviews: list } => {
             let name = store.local_name(lang);
             if list.is_empty() {
-                return (answers.no_reviews)(name);
+                return (answers.no_reviews)(&name);
             }
             let average = average_rating.map(rating).unwrap_or_else(|| "?".to_owned());
-            let mut lines = vec![(answers.reviews)(name, &average)];
+            let mut lines = vec![(answers.reviews)(&name, &average)];
             for r in list.iter().take(3) {
                 lines.push(format!("★{} “{}” — {}", rating(r.rating), clip(&r.text, 60), r.author));
             }
@@ -225,7 +225,7 @@ pub(crate) fn area(result: &NavigateToAreaResult, lang: Lang) -> String {
     let name = area.local_name(lang);
     let where_ = floor(lang, area.floor);
     let answers = &lang.texts().answers;
-    let mut lines = vec![(answers.area)(name, &where_, &area.description)];
+    let mut lines = vec![(answers.area)(&name, &where_, &area.description)];
     let stores: Vec<String> = result
         .stores
         .iter()
