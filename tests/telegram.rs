@@ -17,7 +17,7 @@ use fake_bot_api::*;
 use mallbot::app::App;
 use mallbot::config::Config;
 use mallbot::llm::{ChatMessage, ChatModel, ChatRequest, ChatResponse, LlmError, Usage};
-use mallbot::state::{MemoryStore, StateStore};
+use mallbot::state::{MemoryStore, OutboxStore};
 use serde_json::{Value, json};
 use services::{OrderStatus, PageRequest};
 use teloxide::dispatching::ShutdownToken;
