@@ -4,7 +4,7 @@
 //! text table may bring more (a language is a value, not a variant).
 
 use crate::Labels;
-use crate::imdf::UnitKind;
+use crate::unit::UnitKind;
 
 /// The words of directions and floor plans in one language.
 #[derive(Debug)]

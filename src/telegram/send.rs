@@ -30,7 +30,8 @@ use teloxide::types::{
 use teloxide::{ApiError, RequestError};
 
 use super::callback::ButtonData;
-use super::format::{MESSAGE_LIMIT, Part, escape_html, render_parts, telegram_len};
+use super::format::{MESSAGE_LIMIT, Part, escape_html, telegram_len};
+use super::markdown::render_parts;
 use super::texts;
 use crate::reply::Reply;
 

@@ -20,6 +20,7 @@ use crate::context::Lang;
 use crate::registry::HelpLine;
 
 pub(crate) mod en;
+mod lang;
 pub(crate) mod zh_hans;
 pub mod zh_hant;
 
