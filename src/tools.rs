@@ -95,7 +95,7 @@ impl Tool {
     pub fn progress_line(&self, lang: Lang, args: &Value) -> String {
         match self {
             Tool::Builtin(spec) => spec.progress_line(lang, args),
-            Tool::Remote(tool) => crate::mcp::texts::remote_progress(lang, &tool.server),
+            Tool::Remote(tool) => (lang.texts().mcp.remote_progress)(&tool.server),
         }
     }
 

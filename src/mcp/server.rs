@@ -32,7 +32,6 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 
-use super::texts;
 use crate::app::App;
 use crate::llm::ToolCall;
 use crate::pending::new_token;
@@ -124,7 +123,7 @@ impl MallServer {
         }
         if !peer.supported_elicitation_modes().contains(&ElicitationMode::Form) {
             tracing::info!(tool = spec.name, "refused: the client cannot ask for confirmation");
-            return error_result(texts::needs_elicitation(lang, spec.name));
+            return error_result((lang.texts().mcp.needs_elicitation)(spec.name));
         }
         let mut preview = match router.preview(&tool, &scope, &args).await {
             Ok(preview) => preview,
@@ -161,7 +160,7 @@ impl MallServer {
                         }
                         Approved::Changed(fresh) => {
                             preview = fresh;
-                            note = Some(texts::figures_changed(lang));
+                            note = Some(lang.texts().confirm.order_changed);
                         }
                     }
                 }
@@ -170,7 +169,7 @@ impl MallServer {
                         .audit_decision(&scope, spec.name, &args, "declined", crate::router::calls::DECLINED)
                         .await;
                     tracing::info!(tool = spec.name, decision = "declined", "MCP confirmation resolved");
-                    let text = texts::declined(lang);
+                    let text = lang.texts().mcp.declined;
                     return structured_result(
                         json!({"status": "declined", "message": text}),
                         text.to_owned(),
@@ -179,11 +178,11 @@ impl MallServer {
                 }
                 Err(e) => {
                     tracing::warn!(tool = spec.name, error = %e, "could not ask the MCP client for confirmation");
-                    return error_result(texts::could_not_ask(lang));
+                    return error_result(lang.texts().mcp.could_not_ask.to_owned());
                 }
             }
         }
-        error_result(texts::kept_changing(lang))
+        error_result(lang.texts().mcp.kept_changing.to_owned())
     }
 }
 
