@@ -1,9 +1,12 @@
-//! MemoryStore: the audit log.
+//! [`AuditLog`] for the in-memory store ([`MemoryStore`]): the audit log.
 
 use async_trait::async_trait;
 
-use super::{AUDIT_CAP, MemoryStore};
+use super::MemoryStore;
 use crate::state::{AuditEntry, AuditLog, StateError};
+
+/// How many audit entries the memory store keeps.
+const AUDIT_CAP: usize = 10_000;
 
 #[async_trait]
 impl AuditLog for MemoryStore {

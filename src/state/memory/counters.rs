@@ -1,4 +1,4 @@
-//! MemoryStore: rate-limit hits and shared counters.
+//! [`CounterStore`] for the in-memory store ([`MemoryStore`]): rate-limit hits and shared counters.
 
 use std::collections::HashMap;
 use std::time::Duration;

@@ -1,4 +1,4 @@
-//! MemoryStore: conversation history.
+//! [`HistoryStore`] for the in-memory store ([`MemoryStore`]): conversation history.
 
 use std::time::Duration;
 

@@ -1,9 +1,18 @@
-//! MemoryStore: what the store is, whether it answers, and purging what expired.
+//! [`Housekeeping`] for the in-memory store ([`MemoryStore`]): what the store is, whether it answers, and purging what expired.
+
+use std::collections::HashMap;
 
 use async_trait::async_trait;
 
-use super::{MemoryStore, retain_count};
+use super::MemoryStore;
 use crate::state::{Housekeeping, PENDING_KEEP_SECS, StateError, unix_now, unix_now_ms};
+
+/// Removes the entries of `map` that `keep` rejects; returns how many went.
+fn retain_count<K, V>(map: &mut HashMap<K, V>, keep: impl Fn(&V) -> bool) -> u64 {
+    let before = map.len();
+    map.retain(|_, v| keep(v));
+    (before - map.len()) as u64
+}
 
 #[async_trait]
 impl Housekeeping for MemoryStore {

@@ -1,4 +1,4 @@
-//! MemoryStore: locks.
+//! [`LockStore`] for the in-memory store ([`MemoryStore`]): locks.
 
 use std::time::Duration;
 

@@ -5,9 +5,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use super::{
-    AuditEntry, ClaimOutcome, OutboxEntry, PendingStatus, StoredPending, lease_secs, ttl_millis, unix_now_ms,
-};
+use super::{AuditEntry, OutboxEntry, StoredPending, ttl_millis, unix_now_ms};
 use crate::llm::ChatMessage;
 
 mod audit;
@@ -19,9 +17,6 @@ mod outbox;
 mod pending;
 mod updates;
 mod values;
-
-/// How many audit entries the memory store keeps.
-const AUDIT_CAP: usize = 10_000;
 
 /// Everything in one process's memory.
 #[derive(Debug, Default)]
@@ -71,25 +66,4 @@ impl MemoryStore {
     fn inner(&self) -> MutexGuard<'_, Inner> {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
-}
-
-/// Claims `pending` if it can be claimed at `now`, or says why not.
-fn claim_in_place(pending: &mut StoredPending, now: i64, lease: Duration) -> ClaimOutcome {
-    match pending.status {
-        PendingStatus::Done => ClaimOutcome::AlreadyDone,
-        PendingStatus::Claimed if pending.claimed_until >= now => ClaimOutcome::InProgress,
-        _ if pending.expires_at <= now => ClaimOutcome::Expired,
-        _ => {
-            pending.status = PendingStatus::Claimed;
-            pending.claimed_until = now + lease_secs(lease);
-            ClaimOutcome::Claimed(pending.clone())
-        }
-    }
-}
-
-/// Removes the entries of `map` that `keep` rejects; returns how many went.
-fn retain_count<K, V>(map: &mut HashMap<K, V>, keep: impl Fn(&V) -> bool) -> u64 {
-    let before = map.len();
-    map.retain(|_, v| keep(v));
-    (before - map.len()) as u64
 }

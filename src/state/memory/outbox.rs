@@ -1,4 +1,4 @@
-//! MemoryStore: the outbox of answers not yet delivered.
+//! [`OutboxStore`] for the in-memory store ([`MemoryStore`]): the outbox of answers not yet delivered.
 
 use std::time::Duration;
 

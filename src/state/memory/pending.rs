@@ -1,11 +1,27 @@
-//! MemoryStore: pending confirm/critical actions.
+//! [`PendingStore`] for the in-memory store ([`MemoryStore`]): pending confirm/critical actions.
 
 use std::time::Duration;
 
 use async_trait::async_trait;
 
-use super::{MemoryStore, claim_in_place};
-use crate::state::{ClaimOutcome, PendingStatus, PendingStore, StateError, StoredPending, unix_now};
+use super::MemoryStore;
+use crate::state::{
+    ClaimOutcome, PendingStatus, PendingStore, StateError, StoredPending, lease_secs, unix_now,
+};
+
+/// Claims `pending` if it can be claimed at `now`, or says why not.
+fn claim_in_place(pending: &mut StoredPending, now: i64, lease: Duration) -> ClaimOutcome {
+    match pending.status {
+        PendingStatus::Done => ClaimOutcome::AlreadyDone,
+        PendingStatus::Claimed if pending.claimed_until >= now => ClaimOutcome::InProgress,
+        _ if pending.expires_at <= now => ClaimOutcome::Expired,
+        _ => {
+            pending.status = PendingStatus::Claimed;
+            pending.claimed_until = now + lease_secs(lease);
+            ClaimOutcome::Claimed(pending.clone())
+        }
+    }
+}
 
 #[async_trait]
 impl PendingStore for MemoryStore {

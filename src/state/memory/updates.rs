@@ -1,4 +1,4 @@
-//! MemoryStore: handled update ids.
+//! [`UpdateLog`] for the in-memory store ([`MemoryStore`]): handled update ids.
 
 use std::time::Duration;
 

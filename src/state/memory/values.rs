@@ -1,4 +1,4 @@
-//! MemoryStore: short-lived values.
+//! [`ValueStore`] for the in-memory store ([`MemoryStore`]): short-lived values.
 
 use std::time::Duration;
 

@@ -1,9 +1,12 @@
-//! RedisStore: the audit log.
+//! [`AuditLog`] for the Redis store ([`RedisStore`]): the audit log.
 
 use async_trait::async_trait;
 
-use super::{AUDIT_CAP, RedisStore};
+use super::RedisStore;
 use crate::state::{AuditEntry, AuditLog, StateError};
+
+/// How many audit entries are kept.
+const AUDIT_CAP: isize = 10_000;
 
 #[async_trait]
 impl AuditLog for RedisStore {

@@ -1,4 +1,4 @@
-//! RedisStore: rate-limit hits and shared counters.
+//! [`CounterStore`] for the Redis store ([`RedisStore`]): rate-limit hits and shared counters.
 
 use std::collections::HashMap;
 use std::time::Duration;

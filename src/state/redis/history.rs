@@ -1,4 +1,4 @@
-//! RedisStore: conversation history.
+//! [`HistoryStore`] for the Redis store ([`RedisStore`]): conversation history.
 
 use std::time::Duration;
 

@@ -1,4 +1,4 @@
-//! RedisStore: what the store is, whether it answers, and purging what expired.
+//! [`Housekeeping`] for the Redis store ([`RedisStore`]): what the store is, whether it answers, and purging what expired.
 
 use async_trait::async_trait;
 

@@ -1,12 +1,45 @@
-//! RedisStore: locks.
+//! [`LockStore`] for the Redis store ([`RedisStore`]): locks.
 
+use std::sync::LazyLock;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use redis::Script;
 
-use super::{RedisStore, TRY_LOCK, UNLOCK};
+use super::RedisStore;
 use crate::state::{LockStore, StateError, ttl_millis};
+
+/// Takes a lock that is free or already the owner's. KEYS: lock. ARGV: owner, ttl ms.
+static TRY_LOCK: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+        local holder = redis.call('GET', KEYS[1])
+        if holder == ARGV[1] then
+            redis.call('PEXPIRE', KEYS[1], ARGV[2])
+            return 1
+        end
+        if holder then return 0 end
+        redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+        return 1
+        ",
+    )
+});
+
+/// Deletes a lock only if the owner holds it, and tells the instances
+/// waiting for it. KEYS: lock. ARGV: owner, the release channel.
+static UNLOCK: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+        if redis.call('GET', KEYS[1]) == ARGV[1] then
+            redis.call('DEL', KEYS[1])
+            redis.call('PUBLISH', ARGV[2], KEYS[1])
+            return 1
+        end
+        return 0
+        ",
+    )
+});
 
 #[async_trait]
 impl LockStore for RedisStore {

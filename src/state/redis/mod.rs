@@ -17,12 +17,12 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, LazyLock, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use futures::StreamExt;
+use redis::RedisError;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use redis::{RedisError, Script};
 use tokio::sync::Notify;
 
 use super::{Housekeeping, PendingStatus, StateError, StoredPending};
@@ -40,147 +40,10 @@ mod values;
 /// The prefix of every key [`RedisStore::connect`] uses.
 pub const DEFAULT_PREFIX: &str = "mallbot:";
 
-/// How many audit entries are kept.
-const AUDIT_CAP: isize = 10_000;
 /// How long one connection attempt may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 /// How long a command may wait for its answer.
 const RESPONSE_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// Stores a pending action (hash `json`, `status`, `expires_at`, `claimed_until`)
-/// and keeps the open-actions and per-user indexes in step.
-/// KEYS: record, open index, user index. ARGV: token, json, status, expires_at,
-/// claimed_until, keep_until, now.
-static PUT_PENDING: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r"
-        redis.call('DEL', KEYS[1])
-        local keep_until, now = tonumber(ARGV[6]), tonumber(ARGV[7])
-        if keep_until <= now then
-            redis.call('ZREM', KEYS[2], ARGV[1])
-            return 0
-        end
-        redis.call('HSET', KEYS[1], 'json', ARGV[2], 'status', ARGV[3],
-                   'expires_at', ARGV[4], 'claimed_until', ARGV[5])
-        redis.call('EXPIREAT', KEYS[1], keep_until)
-        if ARGV[3] == 'waiting' or ARGV[3] == 'awaiting_code' then
-            redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1])
-        else
-            redis.call('ZREM', KEYS[2], ARGV[1])
-        end
-        redis.call('ZADD', KEYS[3], ARGV[4], ARGV[1])
-        -- tokens whose records are gone (expired longer ago than the keep period)
-        redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - (keep_until - tonumber(ARGV[4])))
-        local ttl = redis.call('TTL', KEYS[3])
-        if ttl < 0 or now + ttl < keep_until then
-            redis.call('EXPIREAT', KEYS[3], keep_until)
-        end
-        return 1
-        ",
-    )
-});
-
-/// Claims a pending action, or says why not: `claimed` + json, `in_progress`,
-/// `already_done` or `expired`.
-/// KEYS: record, open index. ARGV: token, now, claimed_until.
-static CLAIM_PENDING: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r"
-        local f = redis.call('HMGET', KEYS[1], 'status', 'expires_at', 'claimed_until')
-        local status = f[1]
-        if not status then return {'expired'} end
-        local now = tonumber(ARGV[2])
-        if status == 'done' then return {'already_done'} end
-        if status == 'claimed' and tonumber(f[3]) >= now then return {'in_progress'} end
-        if tonumber(f[2]) <= now then return {'expired'} end
-        redis.call('HSET', KEYS[1], 'status', 'claimed', 'claimed_until', ARGV[3])
-        redis.call('ZREM', KEYS[2], ARGV[1])
-        return {'claimed', redis.call('HGET', KEYS[1], 'json')}
-        ",
-    )
-});
-
-/// Sets the status of an existing pending action and its place in the open index.
-/// KEYS: record, open index. ARGV: token, status.
-static SET_STATUS: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r"
-        local expires_at = redis.call('HGET', KEYS[1], 'expires_at')
-        if not expires_at then return 0 end
-        redis.call('HSET', KEYS[1], 'status', ARGV[2])
-        if ARGV[2] == 'waiting' or ARGV[2] == 'awaiting_code' then
-            redis.call('ZADD', KEYS[2], expires_at, ARGV[1])
-        else
-            redis.call('ZREM', KEYS[2], ARGV[1])
-        end
-        return 1
-        ",
-    )
-});
-
-/// Takes a lock that is free or already the owner's. KEYS: lock. ARGV: owner, ttl ms.
-static TRY_LOCK: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r"
-        local holder = redis.call('GET', KEYS[1])
-        if holder == ARGV[1] then
-            redis.call('PEXPIRE', KEYS[1], ARGV[2])
-            return 1
-        end
-        if holder then return 0 end
-        redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-        return 1
-        ",
-    )
-});
-
-/// Deletes a lock only if the owner holds it, and tells the instances
-/// waiting for it. KEYS: lock. ARGV: owner, the release channel.
-static UNLOCK: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r"
-        if redis.call('GET', KEYS[1]) == ARGV[1] then
-            redis.call('DEL', KEYS[1])
-            redis.call('PUBLISH', ARGV[2], KEYS[1])
-            return 1
-        end
-        return 0
-        ",
-    )
-});
-
-/// Reads and deletes a value in one step. KEYS: value. Returns the value or nil.
-static TAKE_VALUE: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r"
-        local value = redis.call('GET', KEYS[1])
-        if value then redis.call('DEL', KEYS[1]) end
-        return value
-        ",
-    )
-});
-
-/// Claims the due outbox entries: each is due again after the lease, so
-/// that one instance delivers it. KEYS: due index. ARGV: now ms, due-again
-/// ms, limit, record key prefix. Returns the records' JSON.
-static OUTBOX_CLAIM: LazyLock<Script> = LazyLock::new(|| {
-    Script::new(
-        r"
-        local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
-        local claimed = {}
-        for _, id in ipairs(due) do
-            local json = redis.call('GET', ARGV[4] .. id)
-            if json then
-                redis.call('ZADD', KEYS[1], ARGV[2], id)
-                table.insert(claimed, json)
-            else
-                redis.call('ZREM', KEYS[1], id)
-            end
-        end
-        return claimed
-        ",
-    )
-});
 
 /// The state in a Redis server, shared by every instance that uses the same prefix.
 #[derive(Clone)]

@@ -1,11 +1,35 @@
-//! RedisStore: the outbox of answers not yet delivered.
+//! [`OutboxStore`] for the Redis store ([`RedisStore`]): the outbox of answers not yet delivered.
 
+use std::sync::LazyLock;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use redis::Script;
 
-use super::{OUTBOX_CLAIM, RedisStore};
+use super::RedisStore;
 use crate::state::{OUTBOX_KEEP, OutboxEntry, OutboxStore, StateError, ttl_millis, unix_now_ms};
+
+/// Claims the due outbox entries: each is due again after the lease, so
+/// that one instance delivers it. KEYS: due index. ARGV: now ms, due-again
+/// ms, limit, record key prefix. Returns the records' JSON.
+static OUTBOX_CLAIM: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+        local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
+        local claimed = {}
+        for _, id in ipairs(due) do
+            local json = redis.call('GET', ARGV[4] .. id)
+            if json then
+                redis.call('ZADD', KEYS[1], ARGV[2], id)
+                table.insert(claimed, json)
+            else
+                redis.call('ZREM', KEYS[1], id)
+            end
+        end
+        return claimed
+        ",
+    )
+});
 
 #[async_trait]
 impl OutboxStore for RedisStore {

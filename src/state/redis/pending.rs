@@ -1,15 +1,88 @@
-//! RedisStore: pending confirm/critical actions.
+//! [`PendingStore`] for the Redis store ([`RedisStore`]): pending confirm/critical actions.
 
 use std::collections::HashMap;
+use std::sync::LazyLock;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use redis::Script;
 
-use super::{CLAIM_PENDING, PUT_PENDING, RedisStore, SET_STATUS};
+use super::RedisStore;
 use crate::state::{
     ClaimOutcome, PENDING_KEEP_SECS, PendingStatus, PendingStore, StateError, StoredPending, lease_secs,
     unix_now,
 };
+
+/// Stores a pending action (hash `json`, `status`, `expires_at`, `claimed_until`)
+/// and keeps the open-actions and per-user indexes in step.
+/// KEYS: record, open index, user index. ARGV: token, json, status, expires_at,
+/// claimed_until, keep_until, now.
+static PUT_PENDING: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+        redis.call('DEL', KEYS[1])
+        local keep_until, now = tonumber(ARGV[6]), tonumber(ARGV[7])
+        if keep_until <= now then
+            redis.call('ZREM', KEYS[2], ARGV[1])
+            return 0
+        end
+        redis.call('HSET', KEYS[1], 'json', ARGV[2], 'status', ARGV[3],
+                   'expires_at', ARGV[4], 'claimed_until', ARGV[5])
+        redis.call('EXPIREAT', KEYS[1], keep_until)
+        if ARGV[3] == 'waiting' or ARGV[3] == 'awaiting_code' then
+            redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1])
+        else
+            redis.call('ZREM', KEYS[2], ARGV[1])
+        end
+        redis.call('ZADD', KEYS[3], ARGV[4], ARGV[1])
+        -- tokens whose records are gone (expired longer ago than the keep period)
+        redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - (keep_until - tonumber(ARGV[4])))
+        local ttl = redis.call('TTL', KEYS[3])
+        if ttl < 0 or now + ttl < keep_until then
+            redis.call('EXPIREAT', KEYS[3], keep_until)
+        end
+        return 1
+        ",
+    )
+});
+
+/// Claims a pending action, or says why not: `claimed` + json, `in_progress`,
+/// `already_done` or `expired`.
+/// KEYS: record, open index. ARGV: token, now, claimed_until.
+static CLAIM_PENDING: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+        local f = redis.call('HMGET', KEYS[1], 'status', 'expires_at', 'claimed_until')
+        local status = f[1]
+        if not status then return {'expired'} end
+        local now = tonumber(ARGV[2])
+        if status == 'done' then return {'already_done'} end
+        if status == 'claimed' and tonumber(f[3]) >= now then return {'in_progress'} end
+        if tonumber(f[2]) <= now then return {'expired'} end
+        redis.call('HSET', KEYS[1], 'status', 'claimed', 'claimed_until', ARGV[3])
+        redis.call('ZREM', KEYS[2], ARGV[1])
+        return {'claimed', redis.call('HGET', KEYS[1], 'json')}
+        ",
+    )
+});
+
+/// Sets the status of an existing pending action and its place in the open index.
+/// KEYS: record, open index. ARGV: token, status.
+static SET_STATUS: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+        local expires_at = redis.call('HGET', KEYS[1], 'expires_at')
+        if not expires_at then return 0 end
+        redis.call('HSET', KEYS[1], 'status', ARGV[2])
+        if ARGV[2] == 'waiting' or ARGV[2] == 'awaiting_code' then
+            redis.call('ZADD', KEYS[2], expires_at, ARGV[1])
+        else
+            redis.call('ZREM', KEYS[2], ARGV[1])
+        end
+        return 1
+        ",
+    )
+});
 
 #[async_trait]
 impl PendingStore for RedisStore {

@@ -1,4 +1,4 @@
-//! RedisStore: handled update ids.
+//! [`UpdateLog`] for the Redis store ([`RedisStore`]): handled update ids.
 
 use std::time::Duration;
 

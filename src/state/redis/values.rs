@@ -1,11 +1,24 @@
-//! RedisStore: short-lived values.
+//! [`ValueStore`] for the Redis store ([`RedisStore`]): short-lived values.
 
+use std::sync::LazyLock;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use redis::Script;
 
-use super::{RedisStore, TAKE_VALUE};
+use super::RedisStore;
 use crate::state::{StateError, ValueStore, ttl_millis};
+
+/// Reads and deletes a value in one step. KEYS: value. Returns the value or nil.
+static TAKE_VALUE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+        local value = redis.call('GET', KEYS[1])
+        if value then redis.call('DEL', KEYS[1]) end
+        return value
+        ",
+    )
+});
 
 #[async_trait]
 impl ValueStore for RedisStore {

@@ -1,10 +1,23 @@
-//! SqliteStore: the audit log.
+//! [`AuditLog`] for the SQLite store ([`SqliteStore`]): the audit log.
 
 use async_trait::async_trait;
+use rusqlite::Row;
 use rusqlite::params;
 
-use super::{Cached, SqliteStore, audit_from_row};
+use super::{Cached, SqliteStore};
 use crate::state::{AuditEntry, AuditLog, StateError};
+
+fn audit_from_row(row: &Row<'_>) -> rusqlite::Result<AuditEntry> {
+    Ok(AuditEntry {
+        at: row.get(0)?,
+        user_id: row.get(1)?,
+        chat_id: row.get(2)?,
+        tool: row.get(3)?,
+        arguments: row.get(4)?,
+        decision: row.get(5)?,
+        result: row.get(6)?,
+    })
+}
 
 #[async_trait]
 impl AuditLog for SqliteStore {

@@ -1,13 +1,31 @@
-//! SqliteStore: rate-limit hits and shared counters.
+//! [`CounterStore`] for the SQLite store ([`SqliteStore`]): rate-limit hits and shared counters.
 
 use std::collections::HashMap;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use rusqlite::Connection;
 use rusqlite::params;
 
-use super::{Cached, KEY_ROW, SqliteStore, counter_key_live};
+use super::{Cached, SqliteStore};
 use crate::state::{CounterStore, StateError, ttl_millis, unix_now_ms};
+
+/// The field of a counter key's own row, which holds when the key expires
+/// (one row to touch per key, however many fields it has).
+const KEY_ROW: &str = "";
+
+/// Whether counter `key` has not expired: by its own row, or (written before
+/// keys had one) by its newest field.
+fn counter_key_live(conn: &Connection, key: &str, now_ms: i64) -> rusqlite::Result<bool> {
+    conn.row(
+        "SELECT COALESCE(
+             (SELECT expires_ms FROM counters WHERE key = ?1 AND field = ''),
+             (SELECT MAX(expires_ms) FROM counters WHERE key = ?1),
+             0) > ?2",
+        params![key, now_ms],
+        |row| row.get(0),
+    )
+}
 
 #[async_trait]
 impl CounterStore for SqliteStore {

@@ -1,4 +1,4 @@
-//! SqliteStore: conversation history.
+//! [`HistoryStore`] for the SQLite store ([`SqliteStore`]): conversation history.
 
 use std::time::Duration;
 

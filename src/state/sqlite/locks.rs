@@ -1,4 +1,4 @@
-//! SqliteStore: locks.
+//! [`LockStore`] for the SQLite store ([`SqliteStore`]): locks.
 
 use std::time::Duration;
 

@@ -14,10 +14,10 @@ use std::path::Path;
 use std::time::Duration;
 
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSqlOutput, ValueRef};
-use rusqlite::{Connection, OptionalExtension, Row, ToSql, params};
+use rusqlite::{Connection, Row, ToSql};
 use tokio::sync::{mpsc, oneshot};
 
-use super::{AuditEntry, ClaimOutcome, PENDING_KEEP_SECS, PendingStatus, StateError, StoredPending};
+use super::{PendingStatus, StateError};
 
 mod audit;
 mod counters;
@@ -107,17 +107,6 @@ CREATE TABLE IF NOT EXISTS outbox (
 );
 CREATE INDEX IF NOT EXISTS outbox_by_due ON outbox (due_ms);
 ";
-
-/// Claims the due entries, oldest first: they are due again after the lease.
-const OUTBOX_CLAIM_SQL: &str = "UPDATE outbox SET due_ms = ?2
-    WHERE id IN (SELECT id FROM outbox WHERE due_ms <= ?1 ORDER BY created_ms, id LIMIT ?3)
-    RETURNING id, chat_id, created_ms, due_ms, payload";
-
-/// Takes a claimable action (open, or claimed past its lease) that has not expired.
-const CLAIM_SQL: &str = "UPDATE pending SET status = 'claimed', claimed_until = ?2
-    WHERE token = ?1 AND expires_at > ?3
-      AND (status IN ('waiting', 'awaiting_code') OR (status = 'claimed' AND claimed_until < ?3))
-    RETURNING token, user_id, chat_id, tool, payload, expires_at, status, claimed_until";
 
 /// The state in one SQLite file.
 #[derive(Debug)]
@@ -323,101 +312,4 @@ fn sql_error(path: &str, e: rusqlite::Error) -> StateError {
         }
         _ => StateError::Unavailable(format!("sqlite {path}: {e}")),
     }
-}
-
-fn pending_from_row(row: &Row<'_>) -> rusqlite::Result<StoredPending> {
-    Ok(StoredPending {
-        token: row.get(0)?,
-        user_id: row.get(1)?,
-        chat_id: row.get(2)?,
-        tool: row.get(3)?,
-        payload: row.get(4)?,
-        expires_at: row.get(5)?,
-        status: row.get(6)?,
-        claimed_until: row.get(7)?,
-    })
-}
-
-fn audit_from_row(row: &Row<'_>) -> rusqlite::Result<AuditEntry> {
-    Ok(AuditEntry {
-        at: row.get(0)?,
-        user_id: row.get(1)?,
-        chat_id: row.get(2)?,
-        tool: row.get(3)?,
-        arguments: row.get(4)?,
-        decision: row.get(5)?,
-        result: row.get(6)?,
-    })
-}
-
-/// Claims the action (atomically: [`SqliteStore::run`]), or says why it cannot be claimed.
-fn claim_blocking(
-    conn: &mut Connection,
-    token: &str,
-    now: i64,
-    lease: i64,
-) -> rusqlite::Result<ClaimOutcome> {
-    let claimed = conn
-        .prepare_cached(CLAIM_SQL)?
-        .query_row(params![token, now + lease, now], pending_from_row)
-        .optional()?;
-    let outcome = match claimed {
-        Some(pending) => ClaimOutcome::Claimed(pending),
-        None => {
-            let found = conn
-                .prepare_cached("SELECT status, expires_at, claimed_until FROM pending WHERE token = ?1")?
-                .query_row([token], |row| {
-                    Ok((row.get::<_, PendingStatus>(0)?, row.get::<_, i64>(1)?, row.get::<_, i64>(2)?))
-                })
-                .optional()?;
-            refusal(found, now)
-        }
-    };
-    Ok(outcome)
-}
-
-/// Why an action that could not be claimed at `now` was refused.
-fn refusal(found: Option<(PendingStatus, i64, i64)>, now: i64) -> ClaimOutcome {
-    match found {
-        None => ClaimOutcome::Expired,
-        Some((PendingStatus::Done, _, _)) => ClaimOutcome::AlreadyDone,
-        Some((PendingStatus::Claimed, _, claimed_until)) if claimed_until >= now => ClaimOutcome::InProgress,
-        Some((_, expires_at, _)) if expires_at <= now => ClaimOutcome::Expired,
-        Some(_) => ClaimOutcome::InProgress,
-    }
-}
-
-/// The field of a counter key's own row, which holds when the key expires
-/// (one row to touch per key, however many fields it has).
-const KEY_ROW: &str = "";
-
-/// Whether counter `key` has not expired: by its own row, or (written before
-/// keys had one) by its newest field.
-fn counter_key_live(conn: &Connection, key: &str, now_ms: i64) -> rusqlite::Result<bool> {
-    conn.row(
-        "SELECT COALESCE(
-             (SELECT expires_ms FROM counters WHERE key = ?1 AND field = ''),
-             (SELECT MAX(expires_ms) FROM counters WHERE key = ?1),
-             0) > ?2",
-        params![key, now_ms],
-        |row| row.get(0),
-    )
-}
-
-/// Deletes everything expired; returns how many rows went.
-fn purge_blocking(conn: &mut Connection, now: i64, now_ms: i64) -> rusqlite::Result<u64> {
-    let mut purged = conn.execute("DELETE FROM pending WHERE expires_at <= ?1", [now - PENDING_KEEP_SECS])?;
-    for sql in [
-        "DELETE FROM history WHERE expires_ms <= ?1",
-        "DELETE FROM updates WHERE expires_ms <= ?1",
-        "DELETE FROM rate_counters WHERE window_ends_ms <= ?1",
-        "DELETE FROM locks WHERE expires_ms <= ?1",
-        "DELETE FROM kv_values WHERE expires_ms <= ?1",
-        "DELETE FROM counters WHERE key IN (SELECT key FROM counters WHERE field = '' AND expires_ms <= ?1)",
-        "DELETE FROM counters WHERE expires_ms <= ?1
-           AND key NOT IN (SELECT key FROM counters WHERE field = '')",
-    ] {
-        purged += conn.execute(sql, [now_ms])?;
-    }
-    Ok(purged as u64)
 }

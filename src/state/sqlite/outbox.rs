@@ -1,12 +1,17 @@
-//! SqliteStore: the outbox of answers not yet delivered.
+//! [`OutboxStore`] for the SQLite store ([`SqliteStore`]): the outbox of answers not yet delivered.
 
 use std::time::Duration;
 
 use async_trait::async_trait;
 use rusqlite::params;
 
-use super::{Cached, OUTBOX_CLAIM_SQL, SqliteStore};
+use super::{Cached, SqliteStore};
 use crate::state::{OutboxEntry, OutboxStore, StateError, ttl_millis, unix_now_ms};
+
+/// Claims the due entries, oldest first: they are due again after the lease.
+const OUTBOX_CLAIM_SQL: &str = "UPDATE outbox SET due_ms = ?2
+    WHERE id IN (SELECT id FROM outbox WHERE due_ms <= ?1 ORDER BY created_ms, id LIMIT ?3)
+    RETURNING id, chat_id, created_ms, due_ms, payload";
 
 #[async_trait]
 impl OutboxStore for SqliteStore {

@@ -1,4 +1,4 @@
-//! SqliteStore: handled update ids.
+//! [`UpdateLog`] for the SQLite store ([`SqliteStore`]): handled update ids.
 
 use std::time::Duration;
 

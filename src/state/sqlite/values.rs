@@ -1,4 +1,4 @@
-//! SqliteStore: short-lived values.
+//! [`ValueStore`] for the SQLite store ([`SqliteStore`]): short-lived values.
 
 use std::time::Duration;
 
