@@ -6,7 +6,7 @@
 //! takes a lock in the state store, renewed while the turn runs (so a long
 //! turn keeps it) and released at the end, even when the turn panics. A store
 //! lock held by another instance is waited for with
-//! [`StateStore::wait_unlock`] (woken by the release where the backend can
+//! [`LockStore::wait_unlock`] (woken by the release where the backend can
 //! tell, e.g. Redis); one that cannot be had in time is logged and the turn
 //! goes ahead: a message is never dropped for it.
 
@@ -15,14 +15,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::FunctionCallRouter;
-use crate::state::StateStore;
+use crate::state::LockStore;
 
 /// How long a turn waits for another instance's lock before going ahead anyway.
 const LOCK_WAIT: Duration = Duration::from_secs(60);
 
 /// Releases a held store lock when dropped, whether the turn finished or panicked.
 struct Held {
-    state: Arc<dyn StateStore>,
+    state: Arc<dyn LockStore>,
     key: String,
     owner: String,
 }
@@ -83,7 +83,9 @@ impl FunctionCallRouter {
         let started = Instant::now();
         loop {
             match self.state.try_lock(&key, &owner, ttl).await {
-                Ok(true) => return Some(Held { state: self.state.clone(), key, owner }),
+                Ok(true) => {
+                    return Some(Held { state: self.state.clone() as Arc<dyn LockStore>, key, owner });
+                }
                 Ok(false) if started.elapsed() < LOCK_WAIT => {
                     let left = LOCK_WAIT.saturating_sub(started.elapsed());
                     self.state.wait_unlock(&key, left.min(ttl)).await;

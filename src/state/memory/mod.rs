@@ -1,4 +1,4 @@
-//! The in-memory [`StateStore`]: maps behind one mutex, for tests and a single
+//! The in-memory [`StateStore`](super::StateStore): maps behind one mutex, for tests and a single
 //! short-lived process (everything is lost when it stops).
 
 use std::collections::{HashMap, VecDeque};

@@ -1,17 +1,17 @@
-//! The Redis [`StateStore`] (`redis://HOST:PORT[/DB][?prefix=NAME]`): state
+//! The Redis [`StateStore`](super::StateStore) (`redis://HOST:PORT[/DB][?prefix=NAME]`): state
 //! shared by several bot instances, kept under keys that expire on their own
 //! and start with a prefix (`mallbot:` unless the URL names another, so that
 //! several deployments can share one Redis).
 //!
 //! Keys (after the prefix): `history:<conversation>` (JSON, expires after its
 //! TTL); `pending:<token>` (hash: `json`, `status`, `expires_at`,
-//! `claimed_until`; kept [`PENDING_KEEP_SECS`] past its expiry);
+//! `claimed_until`; kept [`PENDING_KEEP_SECS`](super::PENDING_KEEP_SECS) past its expiry);
 //! `pending_open` (sorted set of open tokens by expiry, for counting);
 //! `pending_by:<chat>:<user>` (sorted set of that shopper's tokens by expiry);
 //! `update:<id>`, `rate:<user>|<window ms>`, `lock:<key>`, `value:<key>`
 //! (expiring strings);
 //! `audit` (list, newest first, capped at 10 000); `outbox:<id>` (JSON,
-//! expiring after [`OUTBOX_KEEP`]) with `outbox_due` (sorted set of ids by
+//! expiring after [`OUTBOX_KEEP`](super::OUTBOX_KEEP)) with `outbox_due` (sorted set of ids by
 //! the unix ms they are due). Purging only trims
 //! `pending_open`: everything else expires through Redis's own TTLs.
 
@@ -52,7 +52,7 @@ pub struct RedisStore {
     /// `redis://HOST:PORT/DB`, without credentials.
     place: String,
     prefix: String,
-    /// Lock releases heard on the release channel, for [`StateStore::wait_unlock`].
+    /// Lock releases heard on the release channel, for [`LockStore::wait_unlock`](super::LockStore::wait_unlock).
     releases: Arc<Releases>,
 }
 

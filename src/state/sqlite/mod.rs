@@ -1,4 +1,4 @@
-//! The SQLite [`StateStore`] (`sqlite://PATH`, the default): one file in WAL
+//! The SQLite [`StateStore`](super::StateStore) (`sqlite://PATH`, the default): one file in WAL
 //! mode that several processes on the same machine may share.
 //!
 //! One writer thread owns the connection. Statements that arrive while it is
