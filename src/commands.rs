@@ -3,12 +3,11 @@
 //! the terminal chat: one enum, one parser, one set of answers. Transports
 //! only add what is theirs (Telegram's deep links and who counts as an admin).
 
-use handlers::Lang;
+use handlers::{Lang, Scope, ToolSpec};
 
 use crate::context::MessageContext;
 use crate::reply::Reply;
 use crate::router::FunctionCallRouter;
-use crate::telegram::texts;
 
 /// A command addressed to the bot.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,7 +97,48 @@ impl Command {
 
 /// The greeting of `/start`, with example requests as suggestions.
 pub fn greeting(lang: Lang) -> Reply {
-    Reply { suggestions: texts::examples(lang), ..Reply::text(texts::greeting(lang)) }
+    let commands = &lang.texts().commands;
+    let suggestions = commands.examples.iter().map(|s| (*s).to_owned()).collect();
+    Reply { suggestions, ..Reply::text(commands.greeting) }
+}
+
+/// The `/help` text: the line each registered tool declares (`help = …` on
+/// its `#[tool_function]`, once per line shared by several tools; a tool
+/// without one gets the first sentence of its description), then the commands.
+pub fn help(lang: Lang, tools: &[&'static ToolSpec], is_group: bool) -> String {
+    let texts = lang.texts();
+    let mut lines: Vec<String> = Vec::new();
+    let mut shown: Vec<&'static str> = Vec::new();
+    for tool in tools {
+        let private_only = tool.scope == Scope::Private;
+        let line = match tool.help {
+            Some(help) if shown.contains(&help.en) => continue,
+            Some(help) => {
+                shown.push(help.en);
+                (texts.tool_line)(help).into_owned()
+            }
+            None => format!("• {}", first_sentence(tool.description)),
+        };
+        let note = if is_group && private_only { texts.commands.help_private_note } else { "" };
+        lines.push(format!("{line}{note}"));
+    }
+    let intro = texts.commands.help_intro;
+    let commands = texts.commands.help_commands;
+    let group = texts.commands.help_group;
+    let mut text = format!("{intro}\n{}\n\n{commands}", lines.join("\n"));
+    if is_group {
+        text.push('\n');
+        text.push_str(group);
+    }
+    text
+}
+
+fn first_sentence(description: &str) -> &str {
+    let first_line = description.lines().next().unwrap_or_default().trim();
+    match first_line.find(". ") {
+        Some(i) => &first_line[..=i],
+        None => first_line,
+    }
 }
 
 /// The answer to a command every transport gives the same way. `/start` and
@@ -111,7 +151,7 @@ pub async fn answer(router: &FunctionCallRouter, ctx: &MessageContext, command: 
         Command::Help => {
             let tools: Vec<_> =
                 router.tools_for(ctx.is_group, true).iter().filter_map(|t| t.spec()).collect();
-            Reply::text(texts::help(lang, &tools, ctx.is_group))
+            Reply::text(help(lang, &tools, ctx.is_group))
         }
         Command::Cart | Command::Orders => {
             let mut reply = match command {
@@ -126,14 +166,14 @@ pub async fn answer(router: &FunctionCallRouter, ctx: &MessageContext, command: 
         }
         Command::Reset => {
             router.reset(ctx).await;
-            Reply::text(texts::reset_done(lang))
+            Reply::text(lang.texts().commands.reset_done)
         }
         Command::Lang(arg) => match arg.as_deref().and_then(Lang::parse) {
             Some(chosen) => {
                 router.set_lang(ctx, chosen).await;
-                Reply::text(texts::lang_set(chosen))
+                Reply::text(chosen.texts().commands.lang_set)
             }
-            None => Reply::text(texts::lang_usage(lang)),
+            None => Reply::text(lang.texts().commands.lang_usage),
         },
         // Transports with files of their own send the recording or picture itself.
         Command::Voice(_) | Command::Photo(_) => Reply::text(lang.texts().media.send_it_instead),
@@ -142,7 +182,7 @@ pub async fn answer(router: &FunctionCallRouter, ctx: &MessageContext, command: 
         | Command::Ready(_)
         | Command::PickedUp(_)
         | Command::Pay
-        | Command::Unknown => Reply::text(texts::unknown_command(lang)),
+        | Command::Unknown => Reply::text(lang.texts().commands.unknown_command),
     }
 }
 

@@ -49,15 +49,7 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
 
     /// Runs until the end of input.
     pub async fn run(mut self) -> anyhow::Result<()> {
-        writeln!(
-            self.out,
-            "mallbot — 商场导购 / mall shopping guide. You are shopper {}.\n\
-             Ask in Chinese or English, e.g. \"帮我买一双 Nike 跑鞋，500 以内的\" or \"where is Uniqlo?\".\n\
-             Commands: /help /cart /orders /reset /lang zh|zh-hant|en /health /stats /quit. A number picks a suggestion.\n\
-             /voice FILE sends a recording as a voice message, /photo FILE [caption] a picture as a photo.\n\
-             An order shows its invoice as a line; /pay makes a test payment of the last one.",
-            self.user_id
-        )?;
+        writeln!(self.out, "{}", (self.lang.texts().commands.console_banner)(self.user_id))?;
         while let Some(line) = self.read_line("you> ").await? {
             let text = line.trim();
             if text.is_empty() {
@@ -486,6 +478,29 @@ mod tests {
             out.contains(&format!("bot> 让我查一下{status}")),
             "text before a tool call ends its line:\n{out}"
         );
+    }
+
+    #[tokio::test]
+    async fn the_banner_is_in_the_bots_language() {
+        for (lang, expected) in
+            [(Lang::En, "You are shopper 7."), (Lang::Zh, "您是顾客 7。"), (Lang::ZhHant, "您是顧客 7。")]
+        {
+            let mut config = crate::config::Config::default();
+            config.state.url = "memory://".into();
+            config.bot.language = lang;
+            let app = App::with_model(
+                config,
+                Arc::new(services::EmbeddedMall::in_memory()),
+                Arc::new(crate::state::MemoryStore::new()),
+                Arc::new(StreamingModel(AtomicUsize::new(0))),
+            );
+            let mut out = Vec::new();
+            Console::new(&app, 7, "".as_bytes(), &mut out, false).run().await.unwrap();
+            let out = String::from_utf8(out).unwrap();
+            assert_eq!(out, format!("{}\n", (lang.texts().commands.console_banner)(7)));
+            assert!(out.starts_with("mallbot — ") && out.contains(expected), "{lang:?}: {out}");
+            assert!(out.contains("/voice") && out.contains("/pay"), "{lang:?}: {out}");
+        }
     }
 
     #[test]

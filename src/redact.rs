@@ -19,10 +19,8 @@ use std::sync::RwLock;
 
 use tracing_subscriber::fmt::MakeWriter;
 
+pub use crate::secret::REDACTED;
 use crate::secret::Secret;
-
-/// What a secret is replaced with.
-pub const REDACTED: &str = "[redacted]";
 /// Shorter values are not treated as secrets on their own: replacing them
 /// would garble ordinary text (a test token's "TEST" half, say).
 const MIN_SECRET_LEN: usize = 8;

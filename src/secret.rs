@@ -10,6 +10,9 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+/// What a secret is shown as, wherever it is printed or scrubbed.
+pub const REDACTED: &str = "[redacted]";
+
 /// A key or token, shown as `[redacted]` (or `""` when unset).
 #[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
@@ -34,13 +37,13 @@ impl Secret {
 
 impl fmt::Debug for Secret {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0.is_empty() { f.write_str("\"\"") } else { f.write_str(crate::redact::REDACTED) }
+        if self.0.is_empty() { f.write_str("\"\"") } else { f.write_str(REDACTED) }
     }
 }
 
 impl fmt::Display for Secret {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0.is_empty() { Ok(()) } else { f.write_str(crate::redact::REDACTED) }
+        if self.0.is_empty() { Ok(()) } else { f.write_str(REDACTED) }
     }
 }
 

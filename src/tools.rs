@@ -95,7 +95,7 @@ impl Tool {
     pub fn progress_line(&self, lang: Lang, args: &Value) -> String {
         match self {
             Tool::Builtin(spec) => spec.progress_line(lang, args),
-            Tool::Remote(tool) => crate::mcp::texts::remote_progress(lang, &tool.server),
+            Tool::Remote(tool) => (lang.texts().mcp.remote_progress)(&tool.server),
         }
     }
 
@@ -279,5 +279,37 @@ impl RemoteTools {
 
     fn write(&self) -> std::sync::RwLockWriteGuard<'_, BTreeMap<String, Lent>> {
         self.servers.write().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Unused;
+
+    #[async_trait]
+    impl RemoteCaller for Unused {
+        async fn call(&self, _tool: &str, _args: Value) -> ToolResult {
+            unreachable!("the status line calls nothing")
+        }
+    }
+
+    #[test]
+    fn a_lent_tools_status_line_names_its_server_in_the_shoppers_language() {
+        let tool = Tool::Remote(Arc::new(RemoteTool {
+            name: "parking__find_spot",
+            server: "parking".into(),
+            remote_name: "find_spot".into(),
+            description: "Finds a free parking spot.".into(),
+            parameters: serde_json::json!({"type": "object"}),
+            level: Level::Safe,
+            scope: Scope::Private,
+            caller: Arc::new(Unused),
+        }));
+        let args = serde_json::json!({});
+        assert_eq!(tool.progress_line(Lang::Zh, &args), "⏳ 正在询问 parking…");
+        assert_eq!(tool.progress_line(Lang::ZhHant, &args), "⏳ 正在詢問 parking…");
+        assert_eq!(tool.progress_line(Lang::En, &args), "⏳ Asking parking…");
     }
 }

@@ -12,8 +12,8 @@ use mallbot::llm::{ChatMessage, ToolCall};
 use mallbot::state::redis::RedisStore;
 use mallbot::state::sqlite::SqliteStore;
 use mallbot::state::{
-    AuditEntry, ClaimOutcome, MemoryStore, PENDING_KEEP_SECS, PendingStatus, StateError, StateStore,
-    StoredPending, unix_now,
+    AuditEntry, ClaimOutcome, HistoryStore, Housekeeping, MemoryStore, PENDING_KEEP_SECS, PendingStatus,
+    StateError, StateStore, StoredPending, unix_now,
 };
 
 const REDIS_URL: &str = "redis://127.0.0.1:6379";

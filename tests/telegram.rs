@@ -18,7 +18,8 @@ use mallbot::app::App;
 use mallbot::config::Config;
 use mallbot::llm::{ChatMessage, ChatModel, ChatRequest, ChatResponse, LlmError, Usage};
 use mallbot::state::{
-    AuditEntry, ClaimOutcome, MemoryStore, OutboxEntry, PendingStatus, StateError, StateStore, StoredPending,
+    AuditEntry, AuditLog, ClaimOutcome, CounterStore, HistoryStore, Housekeeping, LockStore, MemoryStore,
+    OutboxEntry, OutboxStore, PendingStatus, PendingStore, StateError, StoredPending, UpdateLog, ValueStore,
 };
 use serde_json::{Value, json};
 use services::{OrderStatus, PageRequest};
@@ -1521,13 +1522,20 @@ impl CountingStore {
 }
 
 #[async_trait]
-impl StateStore for CountingStore {
+impl Housekeeping for CountingStore {
     fn describe(&self) -> String {
         self.inner.describe()
     }
     async fn health(&self) -> Result<(), StateError> {
         self.inner.health().await
     }
+    async fn purge_expired(&self) -> Result<u64, StateError> {
+        self.inner.purge_expired().await
+    }
+}
+
+#[async_trait]
+impl HistoryStore for CountingStore {
     async fn load_history(&self, conversation: &str) -> Result<Vec<ChatMessage>, StateError> {
         self.inner.load_history(conversation).await
     }
@@ -1542,6 +1550,10 @@ impl StateStore for CountingStore {
     async fn clear_history(&self, conversation: &str) -> Result<(), StateError> {
         self.inner.clear_history(conversation).await
     }
+}
+
+#[async_trait]
+impl PendingStore for CountingStore {
     async fn put_pending(&self, pending: &StoredPending) -> Result<(), StateError> {
         self.inner.put_pending(pending).await
     }
@@ -1565,12 +1577,30 @@ impl StateStore for CountingStore {
     async fn count_pending(&self) -> Result<u64, StateError> {
         self.inner.count_pending().await
     }
+}
+
+#[async_trait]
+impl UpdateLog for CountingStore {
     async fn first_delivery(&self, update_id: i64, ttl: Duration) -> Result<bool, StateError> {
         self.inner.first_delivery(update_id, ttl).await
     }
+}
+
+#[async_trait]
+impl CounterStore for CountingStore {
     async fn rate_hit(&self, user: &str, window: Duration) -> Result<u32, StateError> {
         self.inner.rate_hit(user, window).await
     }
+    async fn add_counts(&self, deltas: &[(&str, &str, i64)], ttl: Duration) -> Result<(), StateError> {
+        self.inner.add_counts(deltas, ttl).await
+    }
+    async fn counts(&self, key: &str) -> Result<std::collections::HashMap<String, i64>, StateError> {
+        self.inner.counts(key).await
+    }
+}
+
+#[async_trait]
+impl LockStore for CountingStore {
     async fn try_lock(&self, key: &str, owner: &str, ttl: Duration) -> Result<bool, StateError> {
         self.inner.try_lock(key, owner, ttl).await
     }
@@ -1580,6 +1610,10 @@ impl StateStore for CountingStore {
     async fn wait_unlock(&self, key: &str, max: Duration) {
         self.inner.wait_unlock(key, max).await
     }
+}
+
+#[async_trait]
+impl ValueStore for CountingStore {
     async fn put_value(&self, key: &str, value: &str, ttl: Duration) -> Result<(), StateError> {
         self.inner.put_value(key, value, ttl).await
     }
@@ -1592,21 +1626,20 @@ impl StateStore for CountingStore {
     async fn take_value(&self, key: &str) -> Result<Option<String>, StateError> {
         self.inner.take_value(key).await
     }
-    async fn add_counts(&self, deltas: &[(&str, &str, i64)], ttl: Duration) -> Result<(), StateError> {
-        self.inner.add_counts(deltas, ttl).await
-    }
-    async fn counts(&self, key: &str) -> Result<std::collections::HashMap<String, i64>, StateError> {
-        self.inner.counts(key).await
-    }
+}
+
+#[async_trait]
+impl AuditLog for CountingStore {
     async fn audit(&self, entry: &AuditEntry) -> Result<(), StateError> {
         self.inner.audit(entry).await
     }
     async fn recent_audit(&self, limit: usize) -> Result<Vec<AuditEntry>, StateError> {
         self.inner.recent_audit(limit).await
     }
-    async fn purge_expired(&self) -> Result<u64, StateError> {
-        self.inner.purge_expired().await
-    }
+}
+
+#[async_trait]
+impl OutboxStore for CountingStore {
     async fn outbox_put(&self, entry: &OutboxEntry) -> Result<(), StateError> {
         self.inner.outbox_put(entry).await
     }

@@ -8,11 +8,11 @@ use serde::{Deserialize, Serialize};
 use services::{IdempotencyKey, MallApi, Shopper};
 
 use crate::result::Preview;
-use crate::texts::{self, Texts};
 
 /// The language a shopper is answered in. Everything said in it comes from
-/// its text table ([`Lang::texts`]); adding a language is one table file
-/// under `texts/` and one variant here.
+/// its text table ([`Lang::texts`], in `texts/`, with the detection of the
+/// script a text is written in); adding a language is one table file under
+/// `texts/` and one variant here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub enum Lang {
     /// Chinese, Simplified characters (mainland usage).
@@ -49,15 +49,6 @@ impl Lang {
         }
     }
 
-    /// Everything the bot says in this language.
-    pub fn texts(self) -> &'static Texts {
-        match self {
-            Lang::Zh => &texts::zh_hans::TEXTS,
-            Lang::ZhHant => &texts::zh_hant::TEXTS,
-            Lang::En => &texts::en::TEXTS,
-        }
-    }
-
     /// Parses a language code or name: `zh`, `cn`, `zh-CN`, `zh-Hans`, `简体`
     /// → Simplified; `zh-Hant`, `zh-TW`, `zh-HK`, `zh-MO`, `tw`, `hk`, `繁體`
     /// → Traditional; `en`, `en-US`, `English` → English.
@@ -73,36 +64,6 @@ impl Lang {
             Some(Lang::En)
         } else {
             None
-        }
-    }
-
-    /// The language a text is written in: Chinese if it has any CJK
-    /// character — Traditional when it has characters only Traditional
-    /// writing uses (Traditional → Simplified changes it) and none only
-    /// Simplified writing uses ([`texts::zh_hant::simplified_left`]) — else
-    /// English if it has Latin letters.
-    pub fn detect(text: &str) -> Option<Lang> {
-        if !text.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)) {
-            return text.chars().any(|c| c.is_ascii_alphabetic()).then_some(Lang::En);
-        }
-        let traditional = texts::zh_hant::simplified_if_other(text).is_some();
-        let simplified = !texts::zh_hant::simplified_left(text).is_empty();
-        Some(if traditional && !simplified { Lang::ZhHant } else { Lang::Zh })
-    }
-
-    /// The language of `text`, with `preferred` (a Telegram language, the
-    /// configured default) deciding what the text leaves open: Chinese that
-    /// could be either script is answered in `preferred` when that is
-    /// Chinese; a text with no letters is answered in `preferred`.
-    pub fn detect_or(text: &str, preferred: Lang) -> Lang {
-        match Lang::detect(text) {
-            Some(Lang::Zh)
-                if preferred == Lang::ZhHant && texts::zh_hant::simplified_left(text).is_empty() =>
-            {
-                Lang::ZhHant
-            }
-            Some(lang) => lang,
-            None => preferred,
         }
     }
 }

@@ -401,12 +401,14 @@ mod tests {
     #[test]
     fn output_schemas_are_objects_that_match_what_is_sent() {
         #[derive(serde::Serialize, JsonSchema)]
+        #[allow(dead_code)] // only its schema is read
         struct Hours {
             opens: String,
             closes: Option<String>,
         }
         #[derive(serde::Serialize, JsonSchema)]
         #[serde(untagged)]
+        #[allow(dead_code)] // only its schema is read
         enum Found {
             Hours(Hours),
             Missing { missing: String },

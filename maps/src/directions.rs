@@ -4,8 +4,9 @@
 
 use crate::MapWords;
 use crate::geo::Point;
-use crate::imdf::{IndoorMap, PlaceKind, UnitKind};
+use crate::imdf::{IndoorMap, PlaceKind};
 use crate::route::{Move, Route};
+use crate::unit::UnitKind;
 
 /// Walks shorter than this (metres) are folded into the next step.
 const SHORT_WALK_M: f64 = 3.0;

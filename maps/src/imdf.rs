@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::geo::{Point, Polygon, Projection};
+use crate::unit::UnitKind;
 use crate::{Labels, MapWords};
 
 /// Why an archive was refused.
@@ -49,45 +50,6 @@ pub struct Level {
     pub name: Labels,
     /// How the floor is signed (`B1`, `2F`).
     pub short_name: Labels,
-}
-
-/// What a unit is, as far as walking is concerned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum UnitKind {
-    /// Corridors, atriums, open floor: walked through.
-    Walkway,
-    Escalator,
-    Elevator,
-    Stairs,
-    Restroom,
-    /// Shops, restaurants and any other room.
-    Room,
-    /// Walls, shafts and other space nobody walks in.
-    Closed,
-}
-
-impl UnitKind {
-    fn of(category: &str) -> UnitKind {
-        match category {
-            "walkway" | "footbridge" | "ramp" | "opentobelow" | "unspecified" => UnitKind::Walkway,
-            "escalator" | "movingwalkway" => UnitKind::Escalator,
-            "elevator" => UnitKind::Elevator,
-            "stairs" | "steps" => UnitKind::Stairs,
-            "restroom" | "restroom.female" | "restroom.male" | "restroom.family" | "restroom.unisex" => {
-                UnitKind::Restroom
-            }
-            "structure" | "nonpublic" | "shaft" | "unenclosedarea" | "vegetation" | "water" => {
-                UnitKind::Closed
-            }
-            _ => UnitKind::Room,
-        }
-    }
-
-    /// Whether it takes shoppers between floors.
-    pub fn is_vertical(self) -> bool {
-        matches!(self, UnitKind::Escalator | UnitKind::Elevator | UnitKind::Stairs)
-    }
 }
 
 /// A unit: a room, a corridor, an escalator…

@@ -9,12 +9,14 @@ pub mod geo;
 pub mod imdf;
 pub mod render;
 pub mod route;
+pub mod unit;
 pub mod words;
 
 pub use geo::Point;
-pub use imdf::{ImdfError, IndoorMap, Level, Place, PlaceKind, Section, Unit, UnitKind};
+pub use imdf::{ImdfError, IndoorMap, Level, Place, PlaceKind, Section, Unit};
 pub use render::{FloorPicture, RenderError};
 pub use route::{Leg, Route, RouteError, RouteOptions, Router};
+pub use unit::UnitKind;
 pub use words::MapWords;
 
 /// A name in Chinese and English.

@@ -11,8 +11,9 @@ use resvg::usvg;
 
 use crate::MapWords;
 use crate::geo::{Point, bounds};
-use crate::imdf::{IndoorMap, PlaceKind, UnitKind};
+use crate::imdf::{IndoorMap, PlaceKind};
 use crate::route::Route;
+use crate::unit::UnitKind;
 
 /// Noto Sans CJK SC cut down to the glyphs the plans use (SIL OFL 1.1; see `fonts/`).
 static FONT: &[u8] = include_bytes!("../fonts/NotoSansSC-MallbotSubset.otf");

@@ -8,7 +8,8 @@ use std::collections::BinaryHeap;
 
 use crate::Labels;
 use crate::geo::Point;
-use crate::imdf::{IndoorMap, Place, UnitKind};
+use crate::imdf::{IndoorMap, Place};
+use crate::unit::UnitKind;
 
 /// Metres of walking one escalator ride between adjacent floors counts as.
 const ESCALATOR_M_PER_FLOOR: f64 = 15.0;

@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 
 use crate::Labels;
-use crate::imdf::UnitKind;
+use crate::unit::UnitKind;
 
 /// The words of directions and floor plans in one language.
 #[derive(Debug)]

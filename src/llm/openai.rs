@@ -11,12 +11,12 @@
 //! a real one when tools were offered.
 
 mod draft;
+mod settings;
 mod sse;
 mod stream;
 mod text_calls;
 mod wire;
 
-use std::fmt;
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
@@ -27,6 +27,7 @@ use services::RetryPolicy;
 use tracing::Instrument;
 
 use self::draft::Draft;
+pub use self::settings::OpenAiSettings;
 use self::sse::SseDecoder;
 use self::stream::TextForwarder;
 pub use self::stream::{ChunkError, StreamAccumulator};
@@ -46,48 +47,6 @@ const BACKOFF_CAP: Duration = Duration::from_secs(8);
 const BACKOFF_JITTER: f64 = 1.0;
 /// How much of a raw body errors and logs keep.
 const RAW_LIMIT: usize = 2048;
-
-/// How to reach an OpenAI-compatible provider.
-#[derive(Clone)]
-pub struct OpenAiSettings {
-    /// The API root, up to and including the version segment, e.g.
-    /// `https://api.deepseek.com/v1`, `https://api.openai.com/v1`,
-    /// `http://localhost:11434/v1`. `/chat/completions` is appended; nothing else is.
-    pub base_url: String,
-    /// Sent as `Authorization: Bearer …` when not empty.
-    pub api_key: crate::secret::Secret,
-    /// The model name, e.g. `deepseek-chat`.
-    pub model: String,
-    /// Budget for one attempt: the whole answer, or, when streaming, the
-    /// headers and then each gap between chunks.
-    pub request_timeout: Duration,
-    /// Retries after the first attempt on timeouts, network errors, 408, 429 and 5xx.
-    pub max_retries: u32,
-    /// Ask for a streamed answer (server-sent events).
-    pub stream: bool,
-    /// Sampling temperature; the provider's default when `None`.
-    pub temperature: Option<f32>,
-    /// The most tokens of one answer (`max_tokens`); 0 = the provider's default.
-    pub max_tokens: u32,
-    /// A hard ceiling on calls at once; 0 = adapt to the provider only.
-    pub max_concurrent: usize,
-}
-
-impl fmt::Debug for OpenAiSettings {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OpenAiSettings")
-            .field("base_url", &self.base_url)
-            .field("api_key", &if self.api_key.is_empty() { "" } else { "<redacted>" })
-            .field("model", &self.model)
-            .field("request_timeout", &self.request_timeout)
-            .field("max_retries", &self.max_retries)
-            .field("stream", &self.stream)
-            .field("temperature", &self.temperature)
-            .field("max_tokens", &self.max_tokens)
-            .field("max_concurrent", &self.max_concurrent)
-            .finish()
-    }
-}
 
 /// A [`ChatModel`] backed by an OpenAI-compatible chat-completions API.
 #[derive(Debug, Clone)]

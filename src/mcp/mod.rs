@@ -1,8 +1,8 @@
 //! The Model Context Protocol both ways: `server` serves the registry to
 //! other assistants (`mallbot mcp`), `client` brings MCP servers' tools into
 //! the bot (`[mcp.servers.NAME]`). Both go through the router's levels and
-//! confirmations; `texts` holds what people read.
+//! confirmations; what people read comes from the language's text table
+//! (`handlers::texts`, its `mcp` section).
 
 pub mod client;
 pub mod server;
-pub mod texts;

@@ -32,7 +32,6 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 
-use super::texts;
 use crate::app::App;
 use crate::llm::ToolCall;
 use crate::pending::new_token;
@@ -124,7 +123,7 @@ impl MallServer {
         }
         if !peer.supported_elicitation_modes().contains(&ElicitationMode::Form) {
             tracing::info!(tool = spec.name, "refused: the client cannot ask for confirmation");
-            return error_result(texts::needs_elicitation(lang, spec.name));
+            return error_result((lang.texts().mcp.needs_elicitation)(spec.name));
         }
         let mut preview = match router.preview(&tool, &scope, &args).await {
             Ok(preview) => preview,
@@ -161,7 +160,7 @@ impl MallServer {
                         }
                         Approved::Changed(fresh) => {
                             preview = fresh;
-                            note = Some(texts::figures_changed(lang));
+                            note = Some(lang.texts().confirm.order_changed);
                         }
                     }
                 }
@@ -172,15 +171,15 @@ impl MallServer {
                     tracing::info!(tool = spec.name, decision = "declined", "MCP confirmation resolved");
                     // Nothing ran, so there is no result of the tool's output
                     // schema to give: the client reads it as a call that did not run.
-                    return error_result(texts::declined(lang));
+                    return error_result(lang.texts().mcp.declined.to_owned());
                 }
                 Err(e) => {
                     tracing::warn!(tool = spec.name, error = %e, "could not ask the MCP client for confirmation");
-                    return error_result(texts::could_not_ask(lang));
+                    return error_result(lang.texts().mcp.could_not_ask.to_owned());
                 }
             }
         }
-        error_result(texts::kept_changing(lang))
+        error_result(lang.texts().mcp.kept_changing.to_owned())
     }
 }
 

@@ -18,7 +18,7 @@ use async_trait::async_trait;
 use services::{Event, MallApi, OrderStatus, RefundStatus};
 
 use super::Ledger;
-use crate::state::{StateStore, unix_now};
+use crate::state::{StateStore, ValueStore, unix_now};
 
 /// The lock held by the instance reading the feed.
 const FEED_LOCK: &str = "events:feed";
@@ -167,7 +167,7 @@ impl EventFeed {
     }
 
     /// How far behind the feed is.
-    pub async fn lag(state: &dyn StateStore) -> FeedLag {
+    pub async fn lag(state: &dyn ValueStore) -> FeedLag {
         let read = |key: &'static str| async move {
             state.get_value(key).await.ok().flatten().and_then(|v| v.parse::<i64>().ok())
         };

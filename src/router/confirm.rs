@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use handlers::{Approval, Lang, Level, Preview, ToolError, ToolOutput};
+use handlers::{Approval, Lang, Level, Preview, Texts, ToolError, ToolOutput};
 use serde_json::Value;
 use tracing::Instrument;
 
@@ -23,7 +23,11 @@ use crate::tools::Tool;
 /// (the mall's idempotency key keeps the action from running twice).
 const CLAIM_LEASE: Duration = Duration::from_secs(60);
 
-const EXPIRED: &str = "这个确认已过期，请重新提问。 / This confirmation has expired — please ask again.";
+/// An alert for a press whose shopper's language is not known (the action
+/// could not be read): the line of the Chinese and the English tables.
+fn in_any_language(line: fn(&Texts) -> &'static str) -> String {
+    format!("{} / {}", line(Lang::Zh.texts()), line(Lang::En.texts()))
+}
 
 impl FunctionCallRouter {
     /// What a risky call would do, in the shopper's language: the text of
@@ -127,20 +131,16 @@ impl FunctionCallRouter {
     pub async fn press(&self, press: &ConfirmationPress) -> PressCheck {
         let stored = match self.state.get_pending(&press.token).await {
             Ok(Some(stored)) => stored,
-            Ok(None) => return PressCheck::Expired { alert: EXPIRED.to_owned() },
+            Ok(None) => return PressCheck::Expired { alert: in_any_language(|t| t.confirm.expired) },
             Err(e) => {
                 tracing::error!(error = %e, "could not read a pending action");
                 self.stats.record_error("state store: could not read a confirmation");
-                return PressCheck::Failed {
-                    alert:
-                        "系统繁忙，请稍后再按一次。 / Something went wrong — please press again in a moment."
-                            .to_owned(),
-                };
+                return PressCheck::Failed { alert: in_any_language(|t| t.confirm.press_again) };
             }
         };
         let action = match decode(&stored) {
             Some(action) => action,
-            None => return PressCheck::Expired { alert: EXPIRED.to_owned() },
+            None => return PressCheck::Expired { alert: in_any_language(|t| t.confirm.expired) },
         };
         let lang = action.lang;
         if stored.user_id != press.user_id {
@@ -153,7 +153,7 @@ impl FunctionCallRouter {
         }
         if stored.expires_at <= now {
             metrics::counter!(crate::ops::CONFIRMATIONS, "event" => "expired").increment(1);
-            return PressCheck::Expired { alert: EXPIRED.to_owned() };
+            return PressCheck::Expired { alert: lang.texts().confirm.expired.to_owned() };
         }
         if press.approve
             && stored.status == PendingStatus::Waiting
@@ -196,7 +196,7 @@ impl FunctionCallRouter {
             }
             Ok(ClaimOutcome::Expired) => {
                 metrics::counter!(crate::ops::CONFIRMATIONS, "event" => "expired").increment(1);
-                PressCheck::Expired { alert: EXPIRED.to_owned() }
+                PressCheck::Expired { alert: lang.texts().confirm.expired.to_owned() }
             }
             Err(e) => {
                 tracing::error!(error = %e, "could not claim a pending action");

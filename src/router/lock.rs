@@ -1,57 +1,28 @@
 //! One turn at a time per conversation, in order, across instances.
 //!
 //! Two layers: within this process, turns of one conversation queue on a
-//! first-come-first-served mutex ([`LocalLocks`]) — waiting costs nothing and
+//! first-come-first-served mutex ([`LocalLocks`](super::queues::LocalLocks)) — waiting costs nothing and
 //! a chat's messages keep their order; across instances, the turn at the head
 //! takes a lock in the state store, renewed while the turn runs (so a long
 //! turn keeps it) and released at the end, even when the turn panics. A store
 //! lock held by another instance is waited for with
-//! [`StateStore::wait_unlock`] (woken by the release where the backend can
+//! [`LockStore::wait_unlock`] (woken by the release where the backend can
 //! tell, e.g. Redis); one that cannot be had in time is logged and the turn
 //! goes ahead: a message is never dropped for it.
 
-use std::collections::HashMap;
 use std::future::Future;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::FunctionCallRouter;
-use crate::state::StateStore;
+use crate::state::LockStore;
 
 /// How long a turn waits for another instance's lock before going ahead anyway.
 const LOCK_WAIT: Duration = Duration::from_secs(60);
 
-/// The in-process queue of each busy conversation.
-#[derive(Default)]
-pub(super) struct LocalLocks {
-    queues: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
-}
-
-impl LocalLocks {
-    fn queue(&self, conversation: &str) -> Arc<tokio::sync::Mutex<()>> {
-        let mut queues = self.queues.lock().unwrap_or_else(PoisonError::into_inner);
-        queues.entry(conversation.to_owned()).or_default().clone()
-    }
-
-    /// Forgets a conversation's queue once nobody holds or waits for it.
-    fn forget_if_idle(&self, conversation: &str, queue: Arc<tokio::sync::Mutex<()>>) {
-        let mut queues = self.queues.lock().unwrap_or_else(PoisonError::into_inner);
-        // Ours and the map's: nobody else holds or waits.
-        if Arc::strong_count(&queue) == 2 {
-            queues.remove(conversation);
-        }
-    }
-
-    /// Conversations with a turn running or waiting in this process.
-    #[cfg(test)]
-    fn busy(&self) -> usize {
-        self.queues.lock().unwrap_or_else(PoisonError::into_inner).len()
-    }
-}
-
 /// Releases a held store lock when dropped, whether the turn finished or panicked.
 struct Held {
-    state: Arc<dyn StateStore>,
+    state: Arc<dyn LockStore>,
     key: String,
     owner: String,
 }
@@ -112,7 +83,9 @@ impl FunctionCallRouter {
         let started = Instant::now();
         loop {
             match self.state.try_lock(&key, &owner, ttl).await {
-                Ok(true) => return Some(Held { state: self.state.clone(), key, owner }),
+                Ok(true) => {
+                    return Some(Held { state: self.state.clone() as Arc<dyn LockStore>, key, owner });
+                }
                 Ok(false) if started.elapsed() < LOCK_WAIT => {
                     let left = LOCK_WAIT.saturating_sub(started.elapsed());
                     self.state.wait_unlock(&key, left.min(ttl)).await;
@@ -148,22 +121,5 @@ impl FunctionCallRouter {
                 },
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[tokio::test]
-    async fn a_conversation_queue_is_forgotten_when_idle() {
-        let locks = LocalLocks::default();
-        let queue = locks.queue("telegram:1:1");
-        let again = locks.queue("telegram:1:1");
-        assert!(Arc::ptr_eq(&queue, &again), "one queue per conversation");
-        locks.forget_if_idle("telegram:1:1", again);
-        assert_eq!(locks.busy(), 1, "still held by another turn");
-        locks.forget_if_idle("telegram:1:1", queue);
-        assert_eq!(locks.busy(), 0);
     }
 }

@@ -24,7 +24,7 @@ use tracing::Instrument;
 
 use crate::context::{ChosenLang, MessageContext};
 use crate::fallback::ChatFallback;
-use crate::llm::{ChatModel, Usage};
+use crate::llm::ChatModel;
 use crate::progress::Progress;
 use crate::reply::Reply;
 use crate::state::StateStore;
@@ -37,6 +37,7 @@ mod confirm;
 pub mod history;
 mod lock;
 pub mod prompt;
+mod queues;
 mod round;
 mod shortcuts;
 mod stats;
@@ -144,7 +145,7 @@ pub struct FunctionCallRouter {
     state: Arc<dyn StateStore>,
     stats: Arc<Stats>,
     settings: RouterSettings,
-    locks: lock::LocalLocks,
+    locks: queues::LocalLocks,
     tool_cache: cache::ToolCache,
     map: Option<Arc<maps::Router>>,
     remote: Arc<RemoteTools>,
@@ -165,7 +166,7 @@ impl FunctionCallRouter {
             stats: parts.stats,
             tool_cache: cache::ToolCache::new(parts.settings.tool_cache_ttl),
             settings: parts.settings,
-            locks: lock::LocalLocks::default(),
+            locks: queues::LocalLocks::default(),
             map: parts.map,
             remote: Arc::default(),
         }
@@ -412,13 +413,6 @@ impl FunctionCallRouter {
     /// The mall's indoor map, when it has one.
     pub fn map(&self) -> Option<&Arc<maps::Router>> {
         self.map.as_ref()
-    }
-
-    /// Tokens a conversation has used so far.
-    pub async fn conversation_usage(&self, ctx: &MessageContext) -> Usage {
-        let counts = self.state.counts(&turn::usage_key(&ctx.conversation_key())).await.unwrap_or_default();
-        let count = |field: &str| counts.get(field).copied().unwrap_or(0).max(0) as u64;
-        Usage { prompt_tokens: count("in"), completion_tokens: count("out"), cached_tokens: count("cached") }
     }
 }
 

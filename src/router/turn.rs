@@ -376,6 +376,13 @@ impl FunctionCallRouter {
             self.stats.record_error("state store: could not save the conversation");
         }
     }
+
+    /// Tokens a conversation has used so far.
+    pub async fn conversation_usage(&self, ctx: &MessageContext) -> Usage {
+        let counts = self.state.counts(&usage_key(&ctx.conversation_key())).await.unwrap_or_default();
+        let count = |field: &str| counts.get(field).copied().unwrap_or(0).max(0) as u64;
+        Usage { prompt_tokens: count("in"), completion_tokens: count("out"), cached_tokens: count("cached") }
+    }
 }
 
 /// How long the day's figures are kept.

@@ -1,5 +1,5 @@
-//! Turning an answer into what Telegram accepts: HTML (Markdown rendered by
-//! `markdown.rs`, or escaped text) in messages no longer than Telegram's limit.
+//! Telegram's message limit and how a text is measured, escaped and cut to
+//! it; `markdown.rs` renders an answer's Markdown into [`Part`]s with these.
 
 /// Telegram's limit on the text of one message.
 pub const MESSAGE_LIMIT: usize = 4096;
@@ -10,20 +10,6 @@ pub const MESSAGE_LIMIT: usize = 4096;
 pub struct Part {
     pub html: String,
     pub plain: String,
-}
-
-/// An answer (Markdown) as Telegram messages of at most `limit` characters
-/// each, every one balanced HTML with its plain text beside it.
-pub fn render_parts(text: &str, limit: usize) -> Vec<Part> {
-    let parts = super::markdown::render(text, limit);
-    if parts.is_empty() && !text.trim().is_empty() {
-        // Markdown with nothing visible (an empty code block): the source as written.
-        return split_message(text, limit)
-            .into_iter()
-            .map(|plain| Part { html: escape_html(&plain), plain })
-            .collect();
-    }
-    parts
 }
 
 /// Escapes `&`, `<` and `>` so plain text can be sent with `parse_mode=HTML`.
@@ -141,13 +127,6 @@ mod tests {
         assert_eq!(escape_html("a < b && c > d"), "a &lt; b &amp;&amp; c &gt; d");
         assert_eq!(escape_html("<b>*_x_*</b>"), "&lt;b&gt;*_x_*&lt;/b&gt;");
         assert_eq!(escape_html("跑鞋 ¥499"), "跑鞋 ¥499");
-    }
-
-    #[test]
-    fn markdown_with_nothing_visible_is_sent_as_written() {
-        let parts = render_parts("```\n```", 4096);
-        assert_eq!(parts, vec![Part { html: "```\n```".into(), plain: "```\n```".into() }]);
-        assert!(render_parts(" \n ", 4096).is_empty());
     }
 
     #[test]

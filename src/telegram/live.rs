@@ -25,8 +25,9 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
-use super::format::{MESSAGE_LIMIT, escape_html, render_parts, split_message};
+use super::format::{MESSAGE_LIMIT, escape_html, split_message};
 use super::handle::Handle;
+use super::markdown::render_parts;
 use super::send::{self, SendFailure, Target, Typing};
 use crate::progress::TurnEvent;
 

@@ -7,7 +7,7 @@
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
-use super::format::{Part, cut_ranges, escape_html};
+use super::format::{Part, cut_ranges, escape_html, split_message};
 
 /// One piece of rendered output: a tag opening or closing, or visible text.
 #[derive(Debug, Clone, PartialEq)]
@@ -403,6 +403,20 @@ pub fn render(markdown: &str, limit: usize) -> Vec<Part> {
     parts
 }
 
+/// An answer (Markdown) as Telegram messages of at most `limit` characters
+/// each, every one balanced HTML with its plain text beside it.
+pub fn render_parts(text: &str, limit: usize) -> Vec<Part> {
+    let parts = render(text, limit);
+    if parts.is_empty() && !text.trim().is_empty() {
+        // Markdown with nothing visible (an empty code block): the source as written.
+        return split_message(text, limit)
+            .into_iter()
+            .map(|plain| Part { html: escape_html(&plain), plain })
+            .collect();
+    }
+    parts
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -522,5 +536,12 @@ mod tests {
         let shown: String = parts.iter().map(|p| p.plain.as_str()).collect();
         assert_eq!(strip(&shown).matches("NikePegasus41").count(), 60);
         assert_eq!(strip(&shown).matches("letx=a<b;").count(), 150);
+    }
+
+    #[test]
+    fn markdown_with_nothing_visible_is_sent_as_written() {
+        let parts = render_parts("```\n```", 4096);
+        assert_eq!(parts, vec![Part { html: "```\n```".into(), plain: "```\n```".into() }]);
+        assert!(render_parts(" \n ", 4096).is_empty());
     }
 }

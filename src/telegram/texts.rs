@@ -1,8 +1,9 @@
-//! What the Telegram transport itself says (greeting, help, command answers,
+//! What the Telegram transport itself says (greeting, command answers,
 //! button labels): read from the shopper's language's text table
-//! (`handlers::texts`). Everything else comes from the router.
+//! (`handlers::texts`); `/help` is the one of [`crate::commands`].
+//! Everything else comes from the router.
 
-use handlers::{Lang, Scope, ToolSpec};
+use handlers::Lang;
 
 /// The `/start` greeting.
 pub fn greeting(lang: Lang) -> &'static str {
@@ -14,44 +15,7 @@ pub fn examples(lang: Lang) -> Vec<String> {
     lang.texts().commands.examples.iter().map(|s| (*s).to_owned()).collect()
 }
 
-/// The `/help` text: the line each registered tool declares (`help = …` on
-/// its `#[tool_function]`, once per line shared by several tools; a tool
-/// without one gets the first sentence of its description), then the commands.
-pub fn help(lang: Lang, tools: &[&'static ToolSpec], is_group: bool) -> String {
-    let texts = lang.texts();
-    let mut lines: Vec<String> = Vec::new();
-    let mut shown: Vec<&'static str> = Vec::new();
-    for tool in tools {
-        let private_only = tool.scope == Scope::Private;
-        let line = match tool.help {
-            Some(help) if shown.contains(&help.en) => continue,
-            Some(help) => {
-                shown.push(help.en);
-                (texts.tool_line)(help).into_owned()
-            }
-            None => format!("• {}", first_sentence(tool.description)),
-        };
-        let note = if is_group && private_only { texts.commands.help_private_note } else { "" };
-        lines.push(format!("{line}{note}"));
-    }
-    let intro = texts.commands.help_intro;
-    let commands = texts.commands.help_commands;
-    let group = texts.commands.help_group;
-    let mut text = format!("{intro}\n{}\n\n{commands}", lines.join("\n"));
-    if is_group {
-        text.push('\n');
-        text.push_str(group);
-    }
-    text
-}
-
-fn first_sentence(description: &str) -> &str {
-    let first_line = description.lines().next().unwrap_or_default().trim();
-    match first_line.find(". ") {
-        Some(i) => &first_line[..=i],
-        None => first_line,
-    }
-}
+pub use crate::commands::help;
 
 /// The answer to a command the bot does not know (and to `/health` from
 /// someone who is not an admin: the two must not be told apart).

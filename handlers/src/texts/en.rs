@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use services::OrderStatus;
 
-use super::{Answers, Commands, Confirm, Format, Media, Pay, SmallTalk, Texts, Tools, Turn};
+use super::{Answers, Commands, Confirm, Format, Mcp, Media, Pay, SmallTalk, Texts, Tools, Turn};
 use crate::context::Lang;
 
 pub(crate) static TEXTS: Texts = Texts {
@@ -64,6 +64,16 @@ pub(crate) static TEXTS: Texts = Texts {
         privacy_off: "Privacy mode: off (mentions in groups reach the bot)",
         privacy_on: "Privacy mode: ON ⚠️ in groups the bot only sees commands and replies to it, not @mentions.\n  Fix: in @BotFather send /setprivacy → pick this bot → Disable, or make the bot a group admin.",
         console_confirm: "Confirm? (y/n) ",
+        console_banner: |user| {
+            format!(
+                "mallbot — mall shopping guide. You are shopper {user}.\n\
+                 Ask in Chinese or English, e.g. \"帮我买一双 Nike 跑鞋，500 以内的\" or \"where is Uniqlo?\".\n\
+                 Commands: /help /cart /orders /reset /lang zh|zh-hant|en /health /stats /quit. A number picks a \
+                 suggestion.\n\
+                 /voice FILE sends a recording as a voice message, /photo FILE [caption] a picture as a photo.\n\
+                 An order shows its invoice as a line; /pay makes a test payment of the last one."
+            )
+        },
     },
     turn: Turn {
         words_please: "Please tell me in words what you are looking for.",
@@ -108,6 +118,7 @@ pub(crate) static TEXTS: Texts = Texts {
         outcome_order: "order ",
         outcome_failed: "it could not be done",
         code_request: |code| format!("For your safety, type the code {code} to place the order."),
+        expired: "This confirmation has expired — please ask again.",
     },
     small_talk: SmallTalk {
         thanks: "You're welcome! Anything else I can find for you?",
@@ -337,5 +348,18 @@ pub(crate) static TEXTS: Texts = Texts {
         },
         console_no_invoice: "No invoice yet: place an order first.",
         console_test_paid: "🧪 Test payment (no real money)",
+    },
+    mcp: Mcp {
+        remote_progress: |server| format!("⏳ Asking {server}…"),
+        needs_elicitation: |tool| {
+            format!(
+                "`{tool}` changes your cart or orders and needs your confirmation first, but this client does not \
+                 support MCP elicitation, so nothing was done. Use a client that supports elicitation, or finish \
+                 this step with the bot in Telegram."
+            )
+        },
+        declined: "You declined; nothing was done.",
+        kept_changing: "The order kept changing while you confirmed, so nothing was done — please try again shortly.",
+        could_not_ask: "Your confirmation could not be asked for, so nothing was done.",
     },
 };

@@ -20,6 +20,7 @@ use crate::context::Lang;
 use crate::registry::HelpLine;
 
 pub(crate) mod en;
+mod lang;
 pub(crate) mod zh_hans;
 pub mod zh_hant;
 
@@ -54,6 +55,9 @@ pub struct Texts {
     pub media: Media,
     /// Paying for orders, hearing back about them, and the staff's commands.
     pub pay: Pay,
+    /// What the MCP side says to a person: an assistant's user, a shopper
+    /// watching the status line.
+    pub mcp: Mcp,
 }
 
 /// How prices, floors, places and cart lines read.
@@ -137,6 +141,8 @@ pub struct Commands {
     pub privacy_on: &'static str,
     /// The terminal chat's confirmation question.
     pub console_confirm: &'static str,
+    /// The terminal chat's opening lines: (the shopper's id).
+    pub console_banner: fn(i64) -> String,
 }
 
 /// The steps of a turn.
@@ -209,6 +215,8 @@ pub struct Confirm {
     pub outcome_failed: &'static str,
     /// Asking for the typed code: (the code).
     pub code_request: fn(&str) -> String,
+    /// A press on a confirmation that expired (or is no longer known).
+    pub expired: &'static str,
 }
 
 /// Voice messages and photos.
@@ -510,4 +518,20 @@ pub struct Pay {
     pub console_no_invoice: &'static str,
     /// The terminal's `/pay`: a test payment was made.
     pub console_test_paid: &'static str,
+}
+
+/// What the MCP side says to a person: the status line of a tool lent by an
+/// MCP server, and the answers of `mallbot mcp` about confirmations.
+#[derive(Debug)]
+pub struct Mcp {
+    /// The status line while a tool lent by an MCP server runs: (the server).
+    pub remote_progress: fn(&str) -> String,
+    /// A risky call from a client that cannot ask its user: (the tool).
+    pub needs_elicitation: fn(&str) -> String,
+    /// The person declined or dismissed the confirmation.
+    pub declined: &'static str,
+    /// The order's figures kept changing while the person confirmed.
+    pub kept_changing: &'static str,
+    /// The confirmation could not be asked (the client failed).
+    pub could_not_ask: &'static str,
 }

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use services::OrderStatus;
 
-use super::{Answers, Commands, Confirm, Format, Media, Pay, SmallTalk, Texts, Tools, Turn};
+use super::{Answers, Commands, Confirm, Format, Mcp, Media, Pay, SmallTalk, Texts, Tools, Turn};
 use crate::context::Lang;
 
 pub(crate) static TEXTS: Texts = Texts {
@@ -58,6 +58,15 @@ pub(crate) static TEXTS: Texts = Texts {
         privacy_off: "隐私模式：已关闭（群里的 @提及 都能收到）",
         privacy_on: "隐私模式：开启 ⚠️ 群里只能收到命令和对我的回复，@提及 收不到。\n  处理：在 @BotFather 发送 /setprivacy → 选择本机器人 → Disable，或把机器人设为群管理员。",
         console_confirm: "确认吗？(y/n) ",
+        console_banner: |user| {
+            format!(
+                "mallbot — 商场导购。您是顾客 {user}。\n\
+                 用中文或英文提问，例如“帮我买一双 Nike 跑鞋，500 以内的”或“where is Uniqlo?”。\n\
+                 命令：/help /cart /orders /reset /lang zh|zh-hant|en /health /stats /quit。输入数字选择建议。\n\
+                 /voice 文件 把录音当作语音消息发送，/photo 文件 [说明] 把图片当作照片发送。\n\
+                 下单后会显示一行账单；/pay 为最近一张账单做一次测试付款。"
+            )
+        },
     },
     turn: Turn {
         words_please: "请用文字告诉我您想找什么。",
@@ -93,6 +102,7 @@ pub(crate) static TEXTS: Texts = Texts {
         outcome_order: "订单 ",
         outcome_failed: "未能完成",
         code_request: |code| format!("为了安全，请输入确认码 {code} 来完成下单。"),
+        expired: "这个确认已过期，请重新提问。",
     },
     small_talk: SmallTalk {
         thanks: "不客气！还需要帮您找点什么吗？",
@@ -279,5 +289,17 @@ pub(crate) static TEXTS: Texts = Texts {
         console_invoice: |id, total| format!("🧾 账单：订单 {id}，{total}（测试：输入 /pay 完成测试支付）"),
         console_no_invoice: "还没有账单：先下单。",
         console_test_paid: "🧪 测试支付（不是真实付款）",
+    },
+    mcp: Mcp {
+        remote_progress: |server| format!("⏳ 正在询问 {server}…"),
+        needs_elicitation: |tool| {
+            format!(
+                "「{tool}」会改动购物车或订单，必须先征得您的确认，但这个客户端不支持 MCP 确认请求（elicitation），所以什么也没做。\
+                 请换用支持确认请求的客户端，或在 Telegram 里和机器人完成这一步。"
+            )
+        },
+        declined: "您取消了这个操作，什么也没做。",
+        kept_changing: "订单信息一直在变化，这次没有下单，请稍后再试。",
+        could_not_ask: "无法向您请求确认，所以什么也没做。",
     },
 };

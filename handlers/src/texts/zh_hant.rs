@@ -14,7 +14,7 @@ use maps::words::chinese_arrival;
 use maps::{MapWords, UnitKind};
 use services::OrderStatus;
 
-use super::{Answers, Commands, Confirm, Format, Media, Pay, SmallTalk, Texts, Tools, Turn};
+use super::{Answers, Commands, Confirm, Format, Mcp, Media, Pay, SmallTalk, Texts, Tools, Turn};
 use crate::context::Lang;
 
 pub(crate) static TEXTS: Texts = Texts {
@@ -68,6 +68,15 @@ pub(crate) static TEXTS: Texts = Texts {
         privacy_off: "隱私模式：已關閉（群組裡的 @提及 都能收到）",
         privacy_on: "隱私模式：開啟 ⚠️ 群組裡只能收到指令和對我的回覆，@提及 收不到。\n  處理：在 @BotFather 傳送 /setprivacy → 選擇本機器人 → Disable，或把機器人設為群管理員。",
         console_confirm: "確認嗎？(y/n) ",
+        console_banner: |user| {
+            format!(
+                "mallbot — 商場導購。您是顧客 {user}。\n\
+                 用中文或英文提問，例如「幫我買一雙 Nike 跑鞋，500 以內的」或「where is Uniqlo?」。\n\
+                 指令：/help /cart /orders /reset /lang zh|zh-hant|en /health /stats /quit。輸入數字選擇建議。\n\
+                 /voice 檔案 把錄音當作語音訊息傳送，/photo 檔案 [說明] 把圖片當作照片傳送。\n\
+                 下單後會顯示一行帳單；/pay 為最近一張帳單做一次測試付款。"
+            )
+        },
     },
     turn: Turn {
         words_please: "請用文字告訴我您想找什麼。",
@@ -103,6 +112,7 @@ pub(crate) static TEXTS: Texts = Texts {
         outcome_order: "訂單 ",
         outcome_failed: "未能完成",
         code_request: |code| format!("為了安全，請輸入確認碼 {code} 來完成下單。"),
+        expired: "這個確認已過期，請重新提問。",
     },
     small_talk: SmallTalk {
         thanks: "不客氣！還需要幫您找點什麼嗎？",
@@ -328,6 +338,18 @@ pub(crate) static TEXTS: Texts = Texts {
         console_invoice: |id, total| format!("🧾 帳單：訂單 {id}，{total}（測試：輸入 /pay 完成測試付款）"),
         console_no_invoice: "還沒有帳單：先下單。",
         console_test_paid: "🧪 測試付款（不是真實付款）",
+    },
+    mcp: Mcp {
+        remote_progress: |server| format!("⏳ 正在詢問 {server}…"),
+        needs_elicitation: |tool| {
+            format!(
+                "「{tool}」會更動購物車或訂單，必須先徵得您的確認，但這個用戶端不支援 MCP 確認請求（elicitation），所以什麼也沒做。\
+                 請換用支援確認請求的用戶端，或在 Telegram 裡和機器人完成這一步。"
+            )
+        },
+        declined: "您取消了這個操作，什麼也沒做。",
+        kept_changing: "訂單資訊一直在變化，這次沒有下單，請稍後再試。",
+        could_not_ask: "無法向您請求確認，所以什麼也沒做。",
     },
 };
 

@@ -5,8 +5,7 @@ use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
-use crate::error::ServiceError;
-use crate::models::{Area, Product, ProductBrief, Promotion, Review, Route, Sku, Store};
+use crate::models::{Area, Product, ProductBrief, Promotion, Review, Sku, Store};
 
 use super::data::{CatalogData, CategoryData, Floor, MallInfo, ProductData, StoreData};
 use super::index::{Fields, InvertedIndex};
@@ -286,11 +285,6 @@ impl Catalog {
     /// A store's reviews, newest first.
     pub fn reviews(&self, store_id: &str) -> Option<&[Review]> {
         self.store_index_of(store_id).map(|i| self.stores[i as usize].reviews.as_slice())
-    }
-
-    /// Directions to a store from `from`: `main_entrance` (the default) or another store's id.
-    pub fn route(&self, to_store: &str, from: Option<&str>) -> Result<Route, ServiceError> {
-        super::route::route(self, to_store, from)
     }
 
     /// Number of products.

@@ -13,6 +13,13 @@ const ESCALATOR_M_PER_FLOOR: u32 = 15;
 const WALK_M_PER_MIN: u32 = 50;
 
 /// Directions to `to_store` from `from` (`main_entrance` when absent, or a store id).
+impl Catalog {
+    /// Directions to a store from `from`: `main_entrance` (the default) or another store's id.
+    pub fn route(&self, to_store: &str, from: Option<&str>) -> Result<Route, ServiceError> {
+        route(self, to_store, from)
+    }
+}
+
 pub(crate) fn route(catalog: &Catalog, to_store: &str, from: Option<&str>) -> Result<Route, ServiceError> {
     let to = catalog
         .store_index_of(to_store)

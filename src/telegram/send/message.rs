@@ -14,7 +14,8 @@ use teloxide::prelude::*;
 use teloxide::types::{InlineKeyboardMarkup, MessageId, ParseMode, ReplyParameters, ThreadId};
 use teloxide::{ApiError, RequestError};
 
-use super::super::format::{MESSAGE_LIMIT, Part, escape_html, render_parts, telegram_len};
+use super::super::format::{MESSAGE_LIMIT, Part, escape_html, telegram_len};
+use super::super::markdown::render_parts;
 use super::call::{SendFailure, call};
 use super::keyboard::{ButtonContext, keyboard};
 use crate::reply::Reply;
