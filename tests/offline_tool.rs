@@ -8,6 +8,7 @@
 
 use std::sync::Arc;
 
+use handlers::basic::{Call, Said, Step};
 use handlers::general::NoArguments;
 use handlers::{Lang, OfflineHook, ToolContext, ToolOutput, ToolResult, tool_function};
 use mallbot::app::App;
@@ -30,11 +31,12 @@ async fn find_restroom(_ctx: &ToolContext, _args: NoArguments) -> ToolResult<Res
     Ok(ToolOutput::new(Restroom { floor: 2, near: "the escalators".into() }))
 }
 
-static RESTROOM_OFFLINE: OfflineHook = OfflineHook { recognise: asks_for_restroom, answer: restroom_answer };
+static RESTROOM_OFFLINE: OfflineHook = OfflineHook::new(asks_for_restroom, restroom_answer);
 
-fn asks_for_restroom(text: &str) -> Option<Value> {
-    let text = text.to_lowercase();
-    ["洗手间", "厕所", "卫生间", "restroom", "toilet"].iter().any(|w| text.contains(w)).then(|| json!({}))
+fn asks_for_restroom(said: &Said) -> Option<Step> {
+    let text = said.text().to_lowercase();
+    let asked = ["洗手间", "厕所", "卫生间", "restroom", "toilet"].iter().any(|w| text.contains(w));
+    asked.then(|| Step::Call(Call::new("find_restroom", json!({}))))
 }
 
 fn restroom_answer(lang: Lang, data: &Value) -> Option<String> {

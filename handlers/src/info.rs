@@ -5,10 +5,14 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use services::{PageRequest, Product, Review};
 
-use crate::format::{mall_text, navigate_suggestion, product_name, store_name};
+use serde_json::{Value, json};
+
+use crate::basic::{Answering, Call, Reply, Said, Step, clip, date, extract, rating as one_decimal, read};
+use crate::format::{floor_and_unit, join, mall_text, navigate_suggestion, paren, product_name, store_name};
 use crate::general::{find_store, store_for_display};
 use crate::records::{StoreCard, StoreRef, Yuan, rating};
-use crate::{Lang, ToolContext, ToolOutput, ToolResult, tool_function};
+use crate::search::SearchProductsResult;
+use crate::{Lang, OfflineHook, ToolContext, ToolOutput, ToolResult, tool_function};
 
 /// Reviews shown to the model.
 const SHOWN_REVIEWS: usize = 5;
@@ -97,7 +101,7 @@ fn get_product_detail_progress(lang: Lang, _args: &GetProductDetailArgs) -> Stri
 }
 
 /// A product's description, sizes (SKUs) with stock, store and floor.
-#[tool_function(level = "safe", scope = "both", progress = get_product_detail_progress, help = crate::search::HELP_PRODUCTS)]
+#[tool_function(level = "safe", scope = "both", progress = get_product_detail_progress, help = crate::search::HELP_PRODUCTS, offline = PRODUCT_DETAIL_OFFLINE)]
 pub async fn get_product_detail(ctx: &ToolContext, args: GetProductDetailArgs) -> ToolResult<ProductDetail> {
     let product = ctx.mall.get_product(args.product_id.trim()).await?;
     let store = match store_for_display(ctx, &product.brief.store_id).await {
@@ -205,7 +209,7 @@ fn get_store_info_progress(lang: Lang, args: &GetStoreInfoArgs) -> String {
 }
 
 /// A store's basics (floor, hours, phone), promotions or reviews.
-#[tool_function(level = "safe", scope = "both", progress = get_store_info_progress, help = crate::search::HELP_STORES)]
+#[tool_function(level = "safe", scope = "both", progress = get_store_info_progress, help = crate::search::HELP_STORES, offline = STORE_INFO_OFFLINE)]
 pub async fn get_store_info(ctx: &ToolContext, args: GetStoreInfoArgs) -> ToolResult<StoreInfoResult> {
     let store = find_store(ctx, "store_id", &args.store_id).await?;
     let short =
@@ -244,4 +248,244 @@ fn average_rating(reviews: &[Review]) -> Option<f64> {
     }
     let sum: f64 = reviews.iter().map(|r| f64::from(r.rating)).sum();
     Some((sum / reviews.len() as f64 * 10.0).round() / 10.0)
+}
+
+// Basic mode.
+
+/// One of the products listed last, picked by its place ("第二个", "the 2nd
+/// one", "最后一个"): priority 60. Its answer offers to add it to the cart
+/// when there is only one size to choose.
+pub static PRODUCT_DETAIL_OFFLINE: OfflineHook =
+    OfflineHook::new(recognise_pick, product_answer).priority(60).reply(product_reply).failed(product_failed);
+
+/// Hours, promotions or reviews of a store ("星巴克几点开门", "any deals at
+/// Nike", "海底捞评价怎么样"): priority 30.
+pub static STORE_INFO_OFFLINE: OfflineHook = OfflineHook::new(recognise_store_info, store_info_answer)
+    .priority(30)
+    .reply(store_info_reply)
+    .failed(crate::navigation::store_failed);
+
+#[rustfmt::skip]
+const VIEW_FILLER: &[&str] = &[
+    "看看", "看下", "看一下", "查看", "详情", "介绍一下", "介绍", "我要", "要", "选", "就", "吧", "这个",
+    "那个", "的", "个", "show", "me", "the", "one", "details", "detail", "of", "about", "tell", "more",
+    "open", "see", "let's", "let", "look", "at", "i'll", "take", "i", "want", "product", "item",
+];
+
+fn recognise_pick(said: &Said) -> Option<Step> {
+    let mut rest = said.scratch();
+    let pick = extract::take_ordinal(&mut rest)?;
+    rest.remove_all(VIEW_FILLER);
+    if !rest.residual().is_empty() {
+        return None;
+    }
+    let answers = &said.texts().answers;
+    let Some(search) = said.dialogue.latest_before_turn("search_products") else {
+        return Some(Step::answer(answers.nothing_listed));
+    };
+    let products = search.result::<SearchProductsResult>().map(|r| r.products).unwrap_or_default();
+    Some(match pick.index(products.len()).and_then(|i| products.get(i)) {
+        Some(p) => Step::Call(Call::new("get_product_detail", json!({ "product_id": p.product_id }))),
+        None => Step::answer((answers.no_such_item)(products.len())),
+    })
+}
+
+fn product_answer(lang: Lang, data: &Value) -> Option<String> {
+    read::<ProductDetail>(data).map(|detail| product_detail(&detail, lang, 0))
+}
+
+/// The product, and when buying from a search, how many others it found;
+/// with one size to choose, it offers to add it.
+fn product_reply(answering: &Answering) -> Option<Reply> {
+    let detail = read::<ProductDetail>(answering.data)?;
+    let said = answering.said;
+    let others = said
+        .dialogue
+        .turn_calls()
+        .rev()
+        .find(|c| c.name == "search_products")
+        .and_then(|c| c.result::<SearchProductsResult>())
+        .map_or(0, |r| r.products.len().saturating_sub(1));
+    let text = product_detail(&detail, said.lang, others);
+    let quantity = crate::shopping::quantity_said(said.dialogue.user_text()).unwrap_or(1);
+    Some(match crate::shopping::add_product(&detail, None, quantity, said.lang) {
+        Step::Call(add) if asks_to_add(&detail) => Reply::offering(text, add),
+        _ => Reply::text(text),
+    })
+}
+
+/// The answer ends with "add it?" (in stock, one size at most).
+fn asks_to_add(detail: &ProductDetail) -> bool {
+    let sizes = sizes_in_stock(detail);
+    !none_left(detail, &sizes) && sizes.len() <= 1
+}
+
+/// Nothing of the product is in stock.
+fn none_left(detail: &ProductDetail, sizes_in_stock: &[String]) -> bool {
+    detail.sold_out || (!detail.skus.is_empty() && sizes_in_stock.is_empty())
+}
+
+fn product_failed(said: &Said, error: &str) -> Option<String> {
+    crate::navigation::not_found(error).then(|| said.texts().answers.product_missing.to_owned())
+}
+
+/// A product: name, price, rating, store and floor, then the sizes
+/// question, and how many other products were found.
+pub fn product_detail(detail: &ProductDetail, lang: Lang, others: usize) -> String {
+    let answers = &lang.texts().answers;
+    let mut parts = vec![detail.price_yuan.money()];
+    if let Some(r) = detail.rating {
+        parts.push(answers.rated.to_owned() + &one_decimal(r));
+    }
+    let at = format!("{}{}", detail.store.name, paren(lang, &detail.store.place(lang)));
+    parts.push(answers.at.to_owned() + &at);
+    let mut lines = vec![format!("{} — {}", detail.name, parts.join(lang.texts().format.comma))];
+    if !detail.description.is_empty() {
+        lines.push(clip(&detail.description, 80));
+    }
+    lines.push(ask_size(detail, lang));
+    if others > 0 {
+        lines.push((answers.more_products)(others));
+    }
+    lines.join("\n")
+}
+
+/// The sizes in stock and the question which one, or "add it?" for a single SKU.
+pub fn ask_size(detail: &ProductDetail, lang: Lang) -> String {
+    let answers = &lang.texts().answers;
+    let sizes = sizes_in_stock(detail);
+    if none_left(detail, &sizes) {
+        return answers.out_of_stock.to_owned();
+    }
+    if sizes.len() <= 1 {
+        return answers.add_it.to_owned();
+    }
+    let listed = join(lang, &sizes);
+    if sizes.iter().all(|s| looks_like_size(s)) {
+        (answers.which_size)(&listed)
+    } else {
+        (answers.which_one)(&listed)
+    }
+}
+
+/// A size the product does not have in stock: the sizes it has.
+pub fn size_unavailable(size: &str, detail: &ProductDetail, lang: Lang) -> String {
+    let answers = &lang.texts().answers;
+    let sizes = join(lang, &sizes_in_stock(detail));
+    if sizes.is_empty() { answers.out_of_stock.to_owned() } else { (answers.size_unavailable)(size, &sizes) }
+}
+
+/// Labels of the SKUs in stock (the product's `sizes`, else its SKUs with stock).
+pub fn sizes_in_stock(detail: &ProductDetail) -> Vec<String> {
+    if !detail.sizes.is_empty() {
+        return detail.sizes.clone();
+    }
+    detail.skus.iter().filter(|s| s.stock > 0 && !s.label.is_empty()).map(|s| s.label.clone()).collect()
+}
+
+fn looks_like_size(label: &str) -> bool {
+    const LETTERS: [&str; 9] = ["XS", "S", "M", "L", "XL", "XXL", "XXXL", "2XL", "3XL"];
+    let label = label.trim().trim_end_matches(['码', '号']);
+    label.parse::<f64>().is_ok() || LETTERS.contains(&label.to_ascii_uppercase().as_str())
+}
+
+/// "Out of stock", with the other sizes of the product shown last in stock.
+pub fn out_of_stock(said: &Said) -> String {
+    let lang = said.lang;
+    let sizes = said
+        .dialogue
+        .latest("get_product_detail")
+        .and_then(|c| c.result::<ProductDetail>())
+        .map(|detail| sizes_in_stock(&detail))
+        .unwrap_or_default();
+    let answers = &lang.texts().answers;
+    let mut answer = answers.no_stock.to_owned();
+    if sizes.len() > 1 {
+        answer += &(answers.other_sizes)(&join(lang, &sizes));
+    } else {
+        answer += answers.fewer;
+    }
+    answer
+}
+
+/// Which kind of store information is asked for.
+#[rustfmt::skip]
+const REVIEWS: &[&str] = &[
+    "评价", "评论", "口碑", "好吃吗", "好不好吃", "reviews", "review", "ratings", "rating",
+];
+#[rustfmt::skip]
+const PROMOTIONS: &[&str] = &[
+    "优惠", "活动", "打折", "折扣", "促销", "deals", "deal", "promotions", "promotion", "discounts",
+    "discount", "offers", "sales", "sale", "coupons",
+];
+#[rustfmt::skip]
+const HOURS: &[&str] = &[
+    "营业时间", "几点", "开门", "关门", "营业", "opening hours", "hours", "open", "opens", "close", "closes",
+];
+#[rustfmt::skip]
+const INFO_FILLER: &[&str] = &[
+    "怎么样", "如何", "好不好", "好吃吗", "有什么", "有没有", "现在", "今天", "是", "什么", "时间", "到",
+    "几", "吗", "呢", "的", "有", "what", "what's", "when", "does", "do", "is", "are", "the", "of", "at",
+    "any", "there", "for", "how", "time", "today", "now", "people", "say", "about", "have", "has", "good",
+    "it", "its", "show", "me",
+];
+
+fn recognise_store_info(said: &Said) -> Option<Step> {
+    let s = said.scratch();
+    let kinds = [(REVIEWS, "reviews"), (PROMOTIONS, "promotions"), (HOURS, "basic")];
+    let (words, info) = kinds.into_iter().find(|(words, _)| s.contains_any(words))?;
+    let mut rest = s;
+    rest.remove_all(words);
+    rest.remove_all(INFO_FILLER);
+    let store = rest.residual();
+    (!store.is_empty())
+        .then(|| Step::Call(Call::new("get_store_info", json!({ "store_id": store, "info_type": info }))))
+}
+
+fn store_info_answer(lang: Lang, data: &Value) -> Option<String> {
+    read::<StoreInfoResult>(data).map(|result| store_info(&result, lang))
+}
+
+fn store_info_reply(answering: &Answering) -> Option<Reply> {
+    store_info_answer(answering.lang(), answering.data).map(Reply::text)
+}
+
+/// Hours, promotions or reviews of a store.
+pub fn store_info(result: &StoreInfoResult, lang: Lang) -> String {
+    let answers = &lang.texts().answers;
+    match result {
+        StoreInfoResult::Promotions { store, promotions: list } => {
+            promotions(&store.local_name(lang), list, lang)
+        }
+        StoreInfoResult::Reviews { store, average_rating, reviews: list } => {
+            let name = store.local_name(lang);
+            if list.is_empty() {
+                return (answers.no_reviews)(&name);
+            }
+            let average = average_rating.map(one_decimal).unwrap_or_else(|| "?".to_owned());
+            let mut lines = vec![(answers.reviews)(&name, &average)];
+            for r in list.iter().take(3) {
+                lines.push(format!("★{} “{}” — {}", one_decimal(r.rating), clip(&r.text, 60), r.author));
+            }
+            lines.join("\n")
+        }
+        StoreInfoResult::Basic { store } => {
+            let name = &store.name;
+            let place = floor_and_unit(lang, Some(store.floor), &store.unit);
+            (answers.store_basic)(name, &place, &store.open_hours, &store.phone)
+        }
+    }
+}
+
+fn promotions(name: &str, promotions: &[PromotionLine], lang: Lang) -> String {
+    let answers = &lang.texts().answers;
+    if promotions.is_empty() {
+        return (answers.no_promotions)(name);
+    }
+    let mut lines = vec![(answers.promotions)(name)];
+    for (i, p) in promotions.iter().enumerate() {
+        let until = date(&p.valid_until);
+        lines.push(format!("{}. {}", i + 1, (answers.promotion)(&p.title, &p.description, &until)));
+    }
+    lines.join("\n")
 }

@@ -13,6 +13,7 @@
 
 extern crate self as handlers;
 
+pub mod basic;
 pub mod context;
 pub mod format;
 pub mod records;

@@ -6,11 +6,16 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use services::Area;
 
-use crate::format::{local_name, mall_text, navigate_suggestion, store_name};
+use serde_json::{Value, json};
+
+use crate::basic::{Answering, Call, Reply, Said, Step, read};
+use crate::format::{floor, join, local_name, mall_text, navigate_suggestion, paren, store_name};
 use crate::general::{StoreLookup, lookup_store, store_for_display, store_not_found};
 use crate::records::StoreRef;
 use crate::texts::zh_hant::to_simplified;
-use crate::{HelpLine, Lang, ToolContext, ToolError, ToolOutput, ToolResult, indoor, tool_function};
+use crate::{
+    HelpLine, Lang, OfflineHook, ToolContext, ToolError, ToolOutput, ToolResult, indoor, tool_function,
+};
 
 /// The `/help` line of the directions tools.
 pub static HELP_DIRECTIONS: HelpLine = HelpLine {
@@ -82,7 +87,7 @@ fn navigate_to_store_progress(lang: Lang, args: &NavigateToStoreArgs) -> String 
 }
 
 /// Where a store is and the walk there (steps, floor plans).
-#[tool_function(level = "safe", scope = "both", progress = navigate_to_store_progress, help = HELP_DIRECTIONS)]
+#[tool_function(level = "safe", scope = "both", progress = navigate_to_store_progress, help = HELP_DIRECTIONS, offline = NAVIGATE_TO_STORE_OFFLINE)]
 pub async fn navigate_to_store(
     ctx: &ToolContext,
     args: NavigateToStoreArgs,
@@ -200,7 +205,7 @@ fn navigate_to_area_progress(lang: Lang, args: &NavigateToAreaArgs) -> String {
 }
 
 /// A mall area (food court, sports zone…): floor, stores, floor plan.
-#[tool_function(level = "safe", scope = "both", progress = navigate_to_area_progress, help = HELP_DIRECTIONS)]
+#[tool_function(level = "safe", scope = "both", progress = navigate_to_area_progress, help = HELP_DIRECTIONS, offline = NAVIGATE_TO_AREA_OFFLINE)]
 pub async fn navigate_to_area(
     ctx: &ToolContext,
     args: NavigateToAreaArgs,
@@ -287,4 +292,169 @@ mod tests {
         assert_eq!(found("cinema"), None);
         assert_eq!(found("  "), None);
     }
+}
+
+// Basic mode.
+
+/// An area asked for as a place ("美食广场在哪", "运动区有哪些店"): priority 40.
+pub static NAVIGATE_TO_AREA_OFFLINE: OfflineHook =
+    OfflineHook::new(recognise_area, area_answer).priority(40).reply(area_reply).failed(area_failed);
+
+/// A store asked for as a place ("优衣库怎么走", "where is Uniqlo"): priority 42.
+pub static NAVIGATE_TO_STORE_OFFLINE: OfflineHook =
+    OfflineHook::new(recognise_store, route_answer).priority(42).reply(route_reply).failed(store_failed);
+
+/// A place a message asks for with a word of place ("在哪", "怎么走",
+/// "有哪些店", "where is", "take me to"), by what the place is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Place {
+    /// An area of the mall.
+    Area(String),
+    /// A kind of store ("咖啡" of "咖啡店在哪").
+    Kind(String),
+    /// A store by name.
+    Store(String),
+}
+
+#[rustfmt::skip]
+const NAVIGATE: &[&str] = &[
+    "在哪里", "在哪儿", "在哪", "在几楼", "几楼", "怎么走", "怎么去", "怎么过去", "怎么到", "带我去",
+    "导航到", "导航去", "我想去", "where can i find", "where is", "where's", "where are", "how do i get to",
+    "how can i get to", "how to get to", "how do i go to", "take me to", "directions to", "navigate to",
+    "the way to", "guide me to",
+];
+#[rustfmt::skip]
+const LIST_STORES: &[&str] = &[
+    "有哪些店", "有什么店", "有哪些商店", "有哪些餐厅", "有什么好吃的", "有什么吃的", "what stores",
+    "which stores", "what shops", "which shops", "stores in", "shops in", "restaurants in", "what's in",
+];
+#[rustfmt::skip]
+const PLACE_FILLER: &[&str] = &[
+    "the", "me", "i", "to", "are", "is", "there", "in", "请问", "我", "的", "附近",
+];
+
+/// The place the message asks for; `None` with no word of place, or when
+/// the place is a kind of product ("跑鞋在哪": a product search).
+pub fn place(said: &Said) -> Option<Place> {
+    let s = said.scratch();
+    let lexicon = said.lexicon;
+    let navigate = s.contains_any(NAVIGATE);
+    let list = s.contains_any(LIST_STORES);
+    if !navigate && !list {
+        return None;
+    }
+    let mut rest = s;
+    rest.remove_all(NAVIGATE);
+    rest.remove_all(LIST_STORES);
+    rest.remove_all(PLACE_FILLER);
+    let place = rest.residual();
+    if place.is_empty() {
+        return None;
+    }
+    if lexicon.is_area(&place) {
+        return Some(Place::Area(place));
+    }
+    if let Some(keyword) = lexicon.store_type_keyword(&place)
+        && (!navigate || lexicon.is_kind(&keyword))
+    {
+        return Some(Place::Kind(keyword));
+    }
+    if lexicon.find_brand(&rest).is_none() && !lexicon.names_store(&rest) && lexicon.has_category(&rest) {
+        return None;
+    }
+    navigate.then_some(Place::Store(place))
+}
+
+fn recognise_area(said: &Said) -> Option<Step> {
+    match place(said)? {
+        Place::Area(area) => {
+            Some(Step::Call(Call::new("navigate_to_area", json!({ "area_name": area, "show_stores": true }))))
+        }
+        _ => None,
+    }
+}
+
+fn recognise_store(said: &Said) -> Option<Step> {
+    match place(said)? {
+        Place::Store(store) => {
+            Some(Step::Call(Call::new("navigate_to_store", json!({ "store_name": store }))))
+        }
+        _ => None,
+    }
+}
+
+fn route_answer(lang: Lang, data: &Value) -> Option<String> {
+    read::<NavigateToStoreResult>(data).map(|result| route(&result, lang))
+}
+
+fn route_reply(answering: &Answering) -> Option<Reply> {
+    route_answer(answering.lang(), answering.data).map(Reply::text)
+}
+
+fn area_answer(lang: Lang, data: &Value) -> Option<String> {
+    read::<NavigateToAreaResult>(data).map(|result| area(&result, lang))
+}
+
+fn area_reply(answering: &Answering) -> Option<Reply> {
+    area_answer(answering.lang(), answering.data).map(Reply::text)
+}
+
+/// "No such store" for a store that is not found.
+pub fn store_failed(said: &Said, error: &str) -> Option<String> {
+    not_found(error).then(|| said.texts().answers.store_missing.to_owned())
+}
+
+fn area_failed(said: &Said, error: &str) -> Option<String> {
+    not_found(error).then(|| said.texts().answers.area_missing.to_owned())
+}
+
+/// Whether a tool's error (`Error: not found …`) says that what it looked for is not there.
+pub fn not_found(error: &str) -> bool {
+    error.to_ascii_lowercase().starts_with("error: not found")
+}
+
+/// Directions to a store, or the closest names when no store has the name.
+pub fn route(result: &NavigateToStoreResult, lang: Lang) -> String {
+    let answers = &lang.texts().answers;
+    let directions = match result {
+        NavigateToStoreResult::Route(directions) => directions,
+        NavigateToStoreResult::NotFound(missing) => {
+            let names: Vec<String> =
+                missing.closest.iter().map(|s| s.name.clone()).filter(|n| !n.is_empty()).collect();
+            return (answers.store_not_found)(&missing.not_found, &join(lang, &names));
+        }
+    };
+    let from = match directions.from.as_str() {
+        "" | "main_entrance" => answers.main_entrance.to_owned(),
+        other => other.replace('_', " "),
+    };
+    let (distance, eta) = (directions.distance_m, directions.eta_minutes);
+    let name = &directions.store.name;
+    let place = directions.store.place(lang);
+    let mut lines = vec![if directions.highlight && !place.is_empty() {
+        (answers.route_here)(name, &place, &from, distance, eta)
+    } else {
+        (answers.route_to)(name, &from, distance, eta)
+    }];
+    lines.extend(directions.steps.iter().enumerate().map(|(i, step)| format!("{}. {step}", i + 1)));
+    lines.join("\n")
+}
+
+/// An area of the mall and its stores.
+pub fn area(result: &NavigateToAreaResult, lang: Lang) -> String {
+    let area = &result.area;
+    let name = area.local_name(lang);
+    let where_ = floor(lang, area.floor);
+    let answers = &lang.texts().answers;
+    let mut lines = vec![(answers.area)(&name, &where_, &area.description)];
+    let stores: Vec<String> = result
+        .stores
+        .iter()
+        .flatten()
+        .map(|s| format!("{}{}", local_name(lang, &s.name, Some(&s.name_en)), paren(lang, &s.unit)))
+        .collect();
+    if !stores.is_empty() {
+        lines.push(answers.stores_here.to_owned() + &join(lang, &stores));
+    }
+    lines.join("\n").trim().to_owned()
 }

@@ -4,12 +4,15 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use services::{Cart, CreateOrder, Order, OrderStatus, PageRequest, ServiceError, Store};
+use services::{Cart, CreateOrder, Order, OrderStatus, PageRequest, RefundStatus, ServiceError, Store};
 
-use crate::format::{item_label, item_name, items_and_total, store_place};
+use crate::basic::{Answering, Call, Reply, Said, Step, date, extract, read};
+use crate::format::{item_label, item_name, items_and_total, join, paren, store_place};
 use crate::general::{NoArguments, idempotency_key, store_for_display};
-use crate::records::{OrderResult, Yuan};
-use crate::{HelpLine, Lang, Preview, ToolContext, ToolError, ToolOutput, ToolResult, tool_function};
+use crate::records::{CartResult, OrderCard, OrderResult, Yuan};
+use crate::{
+    HelpLine, Lang, OfflineHook, Preview, ToolContext, ToolError, ToolOutput, ToolResult, tool_function,
+};
 
 /// Orders `list_orders` shows.
 const LISTED_ORDERS: u32 = 10;
@@ -35,7 +38,7 @@ fn create_order_progress(lang: Lang, _args: &CreateOrderArgs) -> String {
 }
 
 /// Order the shopper's cart for pickup in the mall.
-#[tool_function(level = "critical", scope = "private", preview = preview_create_order, progress = create_order_progress, help = HELP_ORDERS)]
+#[tool_function(level = "critical", scope = "private", preview = preview_create_order, progress = create_order_progress, help = HELP_ORDERS, offline = CREATE_ORDER_OFFLINE)]
 pub async fn create_order(ctx: &ToolContext, args: CreateOrderArgs) -> ToolResult<OrderResult> {
     let expected_total_cents = ctx
         .approval
@@ -100,7 +103,7 @@ fn order_progress(lang: Lang, args: &OrderIdArgs) -> String {
 }
 
 /// Cancel an order that is unpaid, or paid and not yet ready (the mall refunds a paid one).
-#[tool_function(level = "critical", scope = "private", preview = preview_cancel_order, progress = order_progress, help = HELP_ORDERS)]
+#[tool_function(level = "critical", scope = "private", preview = preview_cancel_order, progress = order_progress, help = HELP_ORDERS, offline = CANCEL_ORDER_OFFLINE)]
 pub async fn cancel_order(ctx: &ToolContext, args: OrderIdArgs) -> ToolResult<OrderResult> {
     let order = ctx.mall.cancel_order(&ctx.shopper, args.order_id.trim(), idempotency_key(ctx)).await?;
     single_order_output(ctx, &order).await
@@ -142,7 +145,7 @@ pub async fn preview_cancel_order(ctx: &ToolContext, args: OrderIdArgs) -> Resul
 }
 
 /// An order's status, lines, total and pickup store.
-#[tool_function(level = "safe", scope = "private", progress = order_progress, help = HELP_ORDERS)]
+#[tool_function(level = "safe", scope = "private", progress = order_progress, help = HELP_ORDERS, offline = ORDER_STATUS_OFFLINE)]
 pub async fn get_order_status(ctx: &ToolContext, args: OrderIdArgs) -> ToolResult<OrderResult> {
     let order = ctx.mall.get_order(&ctx.shopper, args.order_id.trim()).await?;
     single_order_output(ctx, &order).await
@@ -181,7 +184,7 @@ fn list_orders_progress(lang: Lang, _args: &NoArguments) -> String {
 }
 
 /// The shopper's latest orders.
-#[tool_function(level = "safe", scope = "private", progress = list_orders_progress, help = HELP_ORDERS)]
+#[tool_function(level = "safe", scope = "private", progress = list_orders_progress, help = HELP_ORDERS, offline = LIST_ORDERS_OFFLINE)]
 pub async fn list_orders(ctx: &ToolContext, _args: NoArguments) -> ToolResult<ListOrdersResult> {
     let page = ctx.mall.list_orders(&ctx.shopper, PageRequest::first(LISTED_ORDERS)).await?;
     let orders = page
@@ -209,4 +212,275 @@ pub async fn list_orders(ctx: &ToolContext, _args: NoArguments) -> ToolResult<Li
 async fn single_order_output(ctx: &ToolContext, order: &Order) -> ToolResult<OrderResult> {
     let pickup = store_for_display(ctx, &order.pickup_store_id).await;
     Ok(ToolOutput::new(OrderResult::new(order, pickup.as_ref(), ctx.lang)))
+}
+
+// Basic mode. The order hooks (priorities 10–13, asked before any other
+// built-in tool) share one reading of the message, [`order_ask`], so at
+// most one of them recognises it.
+
+/// "取消订单", "cancel o-5", "cancel my last order" (the newest order that
+/// can be cancelled, read from the list first): priority 10.
+pub static CANCEL_ORDER_OFFLINE: OfflineHook = OfflineHook::new(recognise_cancel, cancelled_answer)
+    .priority(10)
+    .reply(cancelled_reply)
+    .failed(order_failed);
+
+/// "订单 o-123 到哪了", "status of my order" (the latest), "pay for my
+/// order" (the newest unpaid one, shown with its pay button): priority 11.
+pub static ORDER_STATUS_OFFLINE: OfflineHook =
+    OfflineHook::new(recognise_status, status_answer).priority(11).reply(status_reply).failed(order_failed);
+
+/// "下单", "checkout": the cart is read, then ordered: priority 12.
+pub static CREATE_ORDER_OFFLINE: OfflineHook = OfflineHook::new(recognise_checkout, created_answer)
+    .priority(12)
+    .reply(created_reply)
+    .failed(order_stock);
+
+/// "我的订单", "my orders": priority 13.
+pub static LIST_ORDERS_OFFLINE: OfflineHook =
+    OfflineHook::new(recognise_list, list_answer).priority(13).reply(list_reply);
+
+/// What a message asks about orders.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OrderAsk {
+    /// Cancel an order (the newest one that can be cancelled when no id is given).
+    Cancel { order_id: Option<String> },
+    /// Pay an order (the newest unpaid one when no id is given).
+    Pay { order_id: Option<String> },
+    /// Place an order from the cart.
+    Checkout,
+    /// The status of an order (the latest when no id is given).
+    Status { order_id: Option<String> },
+    /// The shopper's orders.
+    List,
+}
+
+const ORDER: &[&str] = &["订单", "order", "orders"];
+const CANCEL: &[&str] = &["取消", "撤销", "cancel"];
+const PAY: &[&str] = &["支付", "付款", "付钱", "pay"];
+#[rustfmt::skip]
+const CHECKOUT: &[&str] = &[
+    "下单", "结账", "结算", "买单", "去支付", "去付款", "提交订单", "checkout", "check out",
+    "place the order", "place an order", "place order", "place my order", "pay now",
+];
+#[rustfmt::skip]
+const ORDER_STATUS: &[&str] = &[
+    "到哪", "状态", "进度", "怎么样了", "发货", "status", "where is", "where's", "track", "progress",
+];
+
+/// What the message asks about orders, if anything.
+pub fn order_ask(said: &Said) -> Option<OrderAsk> {
+    let s = said.scratch();
+    let has_order = s.contains_any(ORDER);
+    let cancel = s.contains_any(CANCEL);
+    let order_id = if has_order || cancel { extract::find_order_id(s.orig()) } else { None };
+    if cancel && (has_order || order_id.is_some()) {
+        return Some(OrderAsk::Cancel { order_id });
+    }
+    if has_order && s.contains_any(PAY) {
+        return Some(OrderAsk::Pay { order_id });
+    }
+    if s.contains_any(CHECKOUT) {
+        return Some(OrderAsk::Checkout);
+    }
+    if has_order && (order_id.is_some() || s.contains_any(ORDER_STATUS)) {
+        return Some(OrderAsk::Status { order_id });
+    }
+    has_order.then_some(OrderAsk::List)
+}
+
+fn list_first(then: crate::basic::Then) -> Step {
+    Step::Call(Call::then("list_orders", json!({}), then))
+}
+
+fn recognise_cancel(said: &Said) -> Option<Step> {
+    match order_ask(said)? {
+        OrderAsk::Cancel { order_id: Some(id) } => {
+            Some(Step::Call(Call::new("cancel_order", json!({ "order_id": id }))))
+        }
+        OrderAsk::Cancel { order_id: None } => Some(list_first(cancel_newest)),
+        _ => None,
+    }
+}
+
+/// With the list read: cancel the newest order that can be cancelled.
+fn cancel_newest(data: &Value, said: &Said) -> Option<Step> {
+    let orders = read::<ListOrdersResult>(data)?.orders;
+    let newest = orders.iter().find(|o| cancellable(o.status));
+    let answers = &said.texts().answers;
+    Some(match newest {
+        Some(order) => Step::Call(Call::new("cancel_order", json!({ "order_id": order.order_id }))),
+        None if orders.is_empty() => Step::answer(answers.no_orders),
+        None => Step::answer(answers.no_pending_orders),
+    })
+}
+
+fn recognise_status(said: &Said) -> Option<Step> {
+    let status = |id: String| Step::Call(Call::new("get_order_status", json!({ "order_id": id })));
+    match order_ask(said)? {
+        OrderAsk::Pay { order_id: Some(id) } | OrderAsk::Status { order_id: Some(id) } => Some(status(id)),
+        OrderAsk::Pay { order_id: None } => Some(list_first(status_of_unpaid)),
+        OrderAsk::Status { order_id: None } => Some(list_first(status_of_latest)),
+        _ => None,
+    }
+}
+
+/// With the list read: the latest order's status.
+fn status_of_latest(data: &Value, said: &Said) -> Option<Step> {
+    Some(match read::<ListOrdersResult>(data)?.orders.first() {
+        Some(order) => Step::Call(Call::new("get_order_status", json!({ "order_id": order.order_id }))),
+        None => Step::answer(said.texts().answers.no_orders),
+    })
+}
+
+/// With the list read: the newest unpaid order, shown with its pay button.
+fn status_of_unpaid(data: &Value, said: &Said) -> Option<Step> {
+    let orders = read::<ListOrdersResult>(data)?.orders;
+    let unpaid = orders.iter().find(|o| o.status == OrderStatus::PendingPayment);
+    let answers = &said.texts().answers;
+    Some(match unpaid {
+        Some(order) => Step::Call(Call::new("get_order_status", json!({ "order_id": order.order_id }))),
+        None if orders.is_empty() => Step::answer(answers.no_orders),
+        None => Step::answer(answers.no_unpaid_orders),
+    })
+}
+
+/// Placing an order: the cart is read first, then ordered (what "下单" and
+/// a yes to "order now?" do).
+pub fn checkout() -> Call {
+    Call::then("view_cart", json!({}), order_the_cart)
+}
+
+/// With the cart read: order it, or say it is empty.
+fn order_the_cart(data: &Value, said: &Said) -> Option<Step> {
+    let cart = read::<CartResult>(data)?;
+    Some(if cart.items.is_empty() {
+        Step::answer(said.texts().answers.cart_empty)
+    } else {
+        Step::Call(Call::new("create_order", json!({ "cart_id": cart.cart_id })))
+    })
+}
+
+fn recognise_checkout(said: &Said) -> Option<Step> {
+    (order_ask(said)? == OrderAsk::Checkout).then(|| Step::Call(checkout()))
+}
+
+fn recognise_list(said: &Said) -> Option<Step> {
+    (order_ask(said)? == OrderAsk::List).then(|| Step::Call(Call::new("list_orders", json!({}))))
+}
+
+fn order_failed(said: &Said, error: &str) -> Option<String> {
+    crate::navigation::not_found(error).then(|| said.texts().answers.order_missing.to_owned())
+}
+
+fn order_stock(said: &Said, error: &str) -> Option<String> {
+    error.to_ascii_lowercase().contains("(out_of_stock)").then(|| crate::info::out_of_stock(said))
+}
+
+fn created_answer(lang: Lang, data: &Value) -> Option<String> {
+    read::<OrderResult>(data).map(|r| order_created(&r, lang))
+}
+
+fn created_reply(answering: &Answering) -> Option<Reply> {
+    created_answer(answering.lang(), answering.data).map(Reply::text)
+}
+
+fn status_answer(lang: Lang, data: &Value) -> Option<String> {
+    read::<OrderResult>(data).map(|r| order_status(&r, lang))
+}
+
+fn status_reply(answering: &Answering) -> Option<Reply> {
+    status_answer(answering.lang(), answering.data).map(Reply::text)
+}
+
+fn cancelled_answer(lang: Lang, data: &Value) -> Option<String> {
+    read::<OrderResult>(data).map(|r| order_cancelled(&r, lang))
+}
+
+fn cancelled_reply(answering: &Answering) -> Option<Reply> {
+    cancelled_answer(answering.lang(), answering.data).map(Reply::text)
+}
+
+fn list_answer(lang: Lang, data: &Value) -> Option<String> {
+    read::<ListOrdersResult>(data).map(|r| order_list(&r, lang))
+}
+
+fn list_reply(answering: &Answering) -> Option<Reply> {
+    list_answer(answering.lang(), answering.data).map(Reply::text)
+}
+
+/// The shopper-facing text of a list of orders (`list_orders`'s data);
+/// "no orders" when the data cannot be read.
+pub fn orders_data_text(data: &Value, lang: Lang) -> String {
+    list_answer(lang, data).unwrap_or_else(|| lang.texts().answers.no_orders.to_owned())
+}
+
+/// An order status in the shopper's language.
+fn status(status: OrderStatus, lang: Lang) -> String {
+    (lang.texts().answers.status)(status).to_owned()
+}
+
+fn pickup(order: &OrderCard, lang: Lang) -> String {
+    let store = &order.pickup_store;
+    let name = &store.name;
+    if name.is_empty() {
+        return String::new();
+    }
+    let at = paren(lang, &store.place(lang));
+    (lang.texts().answers.pickup)(name, &at)
+}
+
+/// After `create_order`: id, status, total, pickup store.
+pub fn order_created(result: &OrderResult, lang: Lang) -> String {
+    let order = &result.order;
+    let (id, total) = (&order.order_id, order.total_yuan.money());
+    let status = status(order.status, lang);
+    let pickup = pickup(order, lang);
+    (lang.texts().answers.order_created)(id, &status, &total, &pickup)
+}
+
+/// After `get_order_status`.
+pub fn order_status(result: &OrderResult, lang: Lang) -> String {
+    let order = &result.order;
+    let (id, total) = (&order.order_id, order.total_yuan.money());
+    let status = status(order.status, lang);
+    let created = date(&order.created_at);
+    let pickup = pickup(order, lang);
+    (lang.texts().answers.order_status)(id, &status, &total, &created, &pickup)
+}
+
+/// After `cancel_order`: and for a paid order, the refund as the mall
+/// answered it.
+pub fn order_cancelled(result: &OrderResult, lang: Lang) -> String {
+    let order = &result.order;
+    let answers = &lang.texts().answers;
+    let (id, total) = (&order.order_id, order.total_yuan.money());
+    let mut answer = (answers.order_cancelled)(id, &total);
+    if let Some(refund) = &order.refund {
+        let amount = refund.amount_yuan.money();
+        answer += &match refund.status {
+            RefundStatus::Pending => (answers.refund_pending)(&amount),
+            RefundStatus::Done => (answers.refund_done)(&amount),
+        };
+    }
+    answer
+}
+
+/// The shopper's orders, newest first.
+pub fn order_list(result: &ListOrdersResult, lang: Lang) -> String {
+    let answers = &lang.texts().answers;
+    if result.orders.is_empty() {
+        return answers.no_orders.to_owned();
+    }
+    let mut lines = vec![answers.orders_title.to_owned()];
+    for (i, o) in result.orders.iter().take(10).enumerate() {
+        let (id, total, count) = (&o.order_id, o.total_yuan.money(), o.item_count);
+        let status = status(o.status, lang);
+        let created = date(&o.created_at);
+        lines.push((answers.order_line)(i + 1, id, &status, &total, count, &created));
+        if !o.items.is_empty() {
+            lines.push(format!("   {}", join(lang, &o.items)));
+        }
+    }
+    lines.join("\n")
 }

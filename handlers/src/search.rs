@@ -6,12 +6,16 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use services::{PageRequest, ProductBrief, ProductQuery, Store, StoreQuery};
 
-use crate::format::{floor, mall_text, navigate_suggestion, product_name, store_name};
+use serde_json::{Map, Value, json};
+
+use crate::basic::text::{Scratch, has_cjk};
+use crate::basic::{Answering, Call, Made, Reply, Said, Step, extract, rating as one_decimal, read};
+use crate::format::{floor, floor_and_unit, mall_text, navigate_suggestion, paren, product_name, store_name};
 use crate::general::{
     search_products_in_either_script, search_stores_in_either_script, store_for_display, yuan_to_cents,
 };
 use crate::records::{StoreCard, Yuan, rating};
-use crate::{HelpLine, Lang, ToolContext, ToolError, ToolOutput, ToolResult, tool_function};
+use crate::{HelpLine, Lang, OfflineHook, ToolContext, ToolError, ToolOutput, ToolResult, tool_function};
 
 /// At most this many products go back to the model.
 const MAX_PRODUCTS: u32 = 5;
@@ -103,7 +107,7 @@ fn search_products_progress(lang: Lang, args: &SearchProductsArgs) -> String {
 
 /// Find products (any language; prices in yuan). Gives the best 5 with
 /// price, rating, sizes in stock, store and floor: enough to recommend.
-#[tool_function(level = "safe", scope = "both", progress = search_products_progress, help = HELP_PRODUCTS)]
+#[tool_function(level = "safe", scope = "both", progress = search_products_progress, help = HELP_PRODUCTS, offline = SEARCH_PRODUCTS_OFFLINE)]
 pub async fn search_products(
     ctx: &ToolContext,
     args: SearchProductsArgs,
@@ -175,7 +179,7 @@ fn search_stores_progress(lang: Lang, args: &SearchStoresArgs) -> String {
 
 /// Find stores by name or what they sell (any language): floor, unit,
 /// hours, phone.
-#[tool_function(level = "safe", scope = "both", progress = search_stores_progress, help = HELP_STORES)]
+#[tool_function(level = "safe", scope = "both", progress = search_stores_progress, help = HELP_STORES, offline = SEARCH_STORES_OFFLINE)]
 pub async fn search_stores(ctx: &ToolContext, args: SearchStoresArgs) -> ToolResult<SearchStoresResult> {
     let query = StoreQuery {
         keyword: Some(args.keyword.trim().to_owned()).filter(|k| !k.is_empty()),
@@ -191,4 +195,311 @@ pub async fn search_stores(ctx: &ToolContext, args: SearchStoresArgs) -> ToolRes
         stores: page.items.iter().take(MAX_STORES as usize).map(|s| StoreCard::new(s, ctx.lang)).collect(),
     };
     Ok(ToolOutput::new(result).with_suggestions(suggestion))
+}
+
+// Basic mode.
+
+/// Products are searched for when no other tool recognises the message
+/// (priority 80): a brand, a kind of product, a price or "cheaper" named,
+/// or words of buying or browsing with something to look for.
+pub static SEARCH_PRODUCTS_OFFLINE: OfflineHook =
+    OfflineHook::new(recognise_product_search, products_answer).priority(80).reply(products_reply);
+
+/// Stores are searched for by kind ("咖啡店", "a coffee shop", "somewhere
+/// to eat") after the places of the mall (priority 41, see
+/// [`crate::navigation::place`]).
+pub static SEARCH_STORES_OFFLINE: OfflineHook =
+    OfflineHook::new(recognise_store_search, stores_answer).priority(41).reply(stores_reply);
+
+/// Phrases that mean the shopper wants to buy.
+#[rustfmt::skip]
+const BUY: &[&str] = &[
+    "买", "购买", "想要", "我要", "buy", "purchase", "i want", "i'd like", "i would like", "i need", "get me",
+];
+
+/// Phrases that mean the shopper is browsing.
+#[rustfmt::skip]
+const BROWSE: &[&str] = &[
+    "有什么", "有没有", "有哪些", "有啥", "推荐", "找", "搜", "看看", "show me", "find", "search",
+    "looking for", "recommend", "do you have", "do you sell", "any",
+];
+
+/// Phrases that ask for cheaper goods.
+#[rustfmt::skip]
+const CHEAP: &[&str] = &[
+    "便宜点", "便宜一点", "便宜些", "便宜的", "便宜", "实惠", "cheaper", "cheapest", "cheap", "affordable",
+    "budget",
+];
+
+/// Chinese filler struck out of a product keyword.
+#[rustfmt::skip]
+const ZH_FILLER: &[&str] = &[
+    "帮我", "给我", "我想要", "我想", "我要", "想要", "想买", "购买", "搜一下", "搜索", "查一下", "找一下",
+    "找找", "看一下", "看看", "推荐一下", "推荐", "有什么", "有没有", "有哪些", "有啥", "什么", "哪些",
+    "一些", "一下", "一点", "商品", "东西", "价格", "左右", "元", "块钱", "块", "的", "吗", "呢", "吧", "啊",
+    "呀", "买", "要", "有", "卖", "找", "搜", "我", "在", "款", "哪里", "哪儿", "哪",
+];
+
+/// English words struck out of a keyword.
+#[rustfmt::skip]
+const EN_FILLER: &[&str] = &[
+    "i", "i'd", "i'm", "want", "wanna", "to", "buy", "would", "like", "find", "me", "show", "search", "for",
+    "looking", "look", "some", "any", "a", "an", "the", "pair", "pairs", "of", "can", "could", "you", "do",
+    "does", "have", "has", "get", "need", "something", "help", "recommend", "what", "what's", "whats", "are",
+    "there", "is", "which", "with", "good", "nice", "best", "got", "purchase", "it", "them", "your", "my",
+    "mall", "sell", "sells", "yuan", "rmb", "price", "priced", "please", "options", "in", "here", "new",
+    "one", "ones", "where", "see", "let", "let's",
+];
+
+/// Chinese numerals and classifiers such as `一双`, `两件`: struck out of keywords.
+const CLASSIFIERS: &str = "双件个款台部副杯条顶只套瓶支盒份";
+
+/// A product search as the shopper phrased it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ProductAsk {
+    /// The meaningful words (brand first, canonical spelling); empty when the
+    /// message only refines the previous search ("300 以下的呢", "便宜点的").
+    pub keyword: String,
+    /// The canonical brand, when one was named.
+    pub brand: Option<String>,
+    /// Price bounds in yuan.
+    pub price: extract::PriceBounds,
+    /// The shopper asked for cheaper goods.
+    pub cheap: bool,
+    /// The shopper wants to buy, not only browse.
+    pub buy: bool,
+    /// How many the shopper wants ("买两双…").
+    pub quantity: Option<u32>,
+}
+
+/// The product search a message asks for, if it asks for one.
+pub fn product_ask(said: &Said) -> Option<ProductAsk> {
+    let lexicon = said.lexicon;
+    let mut rest = said.scratch();
+    let price = extract::take_price_bounds(&mut rest);
+    let brand = lexicon.find_brand(&rest);
+    if let Some((_, range)) = &brand {
+        rest.remove_range(range.clone());
+    }
+    let buy = rest.contains_any(BUY);
+    let browse = rest.contains_any(BROWSE);
+    let cheap = rest.remove_all(CHEAP);
+    let category = lexicon.has_category(&rest);
+    extract::take_size(&mut rest);
+    let quantity = extract::take_quantity(&mut rest);
+    remove_counted_classifiers(&mut rest);
+    rest.remove_all(ZH_FILLER);
+    let words = rest.residual_without(EN_FILLER);
+    let known = brand.is_some() || category || !price.is_empty() || cheap;
+    if !known && (!(buy || browse) || words.is_empty()) {
+        return None;
+    }
+    let brand = brand.map(|(name, _)| name);
+    let keyword = [brand.clone().unwrap_or_default(), words].join(" ").trim().to_owned();
+    Some(ProductAsk { keyword, brand, price, cheap, buy, quantity })
+}
+
+/// Strikes out `一双`, `两件`, `几款`, `买个`: a numeral (or `几`, `买`…) and a classifier.
+fn remove_counted_classifiers(s: &mut Scratch) {
+    let lower = s.lower().to_owned();
+    let spans: Vec<_> = lower
+        .char_indices()
+        .filter(|(_, c)| CLASSIFIERS.contains(*c))
+        .filter_map(|(at, c)| {
+            let head = lower[..at].chars().last()?;
+            let counted = "几这那买要来一二两三四五六七八九十".contains(head);
+            counted.then(|| at - head.len_utf8()..at + c.len_utf8())
+        })
+        .collect();
+    spans.into_iter().for_each(|r| s.remove_range(r));
+}
+
+/// A search, a refinement of the previous one ("300 以下的呢", "便宜点的"),
+/// and when buying, the best match opened.
+fn recognise_product_search(said: &Said) -> Option<Step> {
+    let query = product_ask(said)?;
+    let previous = said.dialogue.latest_before_turn("search_products");
+    let mut args = Map::new();
+    if query.keyword.is_empty() {
+        let Some(previous) = previous else {
+            return Some(Step::answer(said.texts().answers.what_to_search));
+        };
+        for key in ["keyword", "brand", "min_price", "max_price"] {
+            if let Some(v) = previous.args.get(key).filter(|v| !v.is_null()) {
+                args.insert(key.to_owned(), v.clone());
+            }
+        }
+        if !query.price.is_empty() {
+            args.remove("min_price");
+            args.remove("max_price");
+        } else if query.cheap {
+            cheaper_than_before(&mut args, previous);
+        }
+    } else {
+        args.insert("keyword".to_owned(), json!(query.keyword));
+        if let Some(brand) = &query.brand {
+            args.insert("brand".to_owned(), json!(brand));
+        }
+    }
+    for (key, bound) in [("min_price", query.price.min), ("max_price", query.price.max)] {
+        if let Some(v) = bound {
+            args.insert(key.to_owned(), yuan_json(v));
+        }
+    }
+    let arguments = Value::Object(args);
+    Some(Step::Call(if query.buy {
+        Call::then("search_products", arguments, open_best_match)
+    } else {
+        Call::new("search_products", arguments)
+    }))
+}
+
+/// Buying: the best match is opened (its sizes and "add it?").
+fn open_best_match(data: &Value, _said: &Said) -> Option<Step> {
+    let result = read::<SearchProductsResult>(data)?;
+    let id = &result.products.first()?.product_id;
+    Some(Step::Call(Call::new("get_product_detail", json!({ "product_id": id }))))
+}
+
+/// "便宜点的": below the price of the best match shown last.
+fn cheaper_than_before(args: &mut Map<String, Value>, previous: &Made) {
+    let result = previous.result::<SearchProductsResult>();
+    let Some(price) = result.and_then(|r| r.products.first().map(|p| p.price.as_f64())) else {
+        return;
+    };
+    let below = price.ceil() - 1.0;
+    let current = args.get("max_price").and_then(Value::as_f64).unwrap_or(f64::MAX);
+    if below > 0.0 && below < current {
+        args.insert("max_price".to_owned(), yuan_json(below));
+    }
+}
+
+/// A price as a JSON number: whole yuan as integers.
+fn yuan_json(v: f64) -> Value {
+    if v.fract() == 0.0 && v.abs() < 1e12 { json!(v as i64) } else { json!(v) }
+}
+
+/// Products listed in an answer.
+const LISTED: usize = 5;
+
+/// A price the planner wrote in yuan, for people: `¥300`.
+fn money(yuan: f64) -> String {
+    Yuan((yuan * 100.0).round() as i64).money()
+}
+
+fn products_answer(lang: Lang, data: &Value) -> Option<String> {
+    read::<SearchProductsResult>(data).map(|result| product_list(None, &result, false, lang))
+}
+
+fn products_reply(answering: &Answering) -> Option<Reply> {
+    let result = read::<SearchProductsResult>(answering.data)?;
+    let cheap = product_ask(answering.said).is_some_and(|ask| ask.cheap);
+    let args = read::<SearchProductsArgs>(answering.args);
+    Some(Reply::text(product_list(args.as_ref(), &result, cheap, answering.lang())))
+}
+
+/// A numbered list of products (cheapest first when the shopper asked for
+/// cheaper ones), or "nothing matched" with the search that was made.
+pub fn product_list(
+    args: Option<&SearchProductsArgs>,
+    result: &SearchProductsResult,
+    cheap: bool,
+    lang: Lang,
+) -> String {
+    let mut products: Vec<_> = result.products.iter().collect();
+    if products.is_empty() {
+        return no_products(args, lang);
+    }
+    if cheap {
+        products.sort_by_key(|p| p.price);
+    }
+    let total = result.total.max(products.len() as u64);
+    let answers = &lang.texts().answers;
+    let mut lines = vec![(answers.found_products)(total, cheap)];
+    for (i, p) in products.iter().take(LISTED).enumerate() {
+        let mut parts = vec![p.price.money()];
+        if let Some(r) = p.rating {
+            parts.push(answers.rated.to_owned() + &one_decimal(r));
+        }
+        parts.push(format!("{}{}", p.store, paren(lang, &p.floor)));
+        lines.push(format!("{}. {} — {}", i + 1, p.name, parts.join(lang.texts().format.comma)));
+    }
+    lines.push(answers.reply_first.to_owned());
+    lines.join("\n")
+}
+
+fn no_products(args: Option<&SearchProductsArgs>, lang: Lang) -> String {
+    let keyword = args.map_or("", |a| a.keyword.as_str());
+    let (min, max) = (args.and_then(|a| a.min_price), args.and_then(|a| a.max_price));
+    let answers = &lang.texts().answers;
+    let range = match (min.map(money), max.map(money)) {
+        (Some(a), Some(b)) => (answers.price_between)(&a, &b),
+        (None, Some(b)) => (answers.price_under)(&b),
+        (Some(a), None) => (answers.price_over)(&a),
+        (None, None) => String::new(),
+    };
+    (answers.no_products)(keyword, &range)
+}
+
+#[rustfmt::skip]
+const FIND_STORE: &[&str] = &[
+    "找一家", "找家", "找个", "哪里有", "哪儿有", "哪有", "有没有", "推荐一家", "推荐", "找", "find",
+    "looking for", "any", "recommend", "search", "is there", "are there",
+];
+
+#[rustfmt::skip]
+const EAT: &[&str] = &[
+    "吃饭的地方", "吃饭", "吃东西", "吃的地方", "place to eat", "where to eat", "something to eat", "get food",
+];
+
+/// A kind of store asked for as a place ("有哪些咖啡店", "where is a toy
+/// store"), else a store search with no place word ("找一家咖啡店",
+/// "somewhere to eat").
+fn recognise_store_search(said: &Said) -> Option<Step> {
+    let keyword = match crate::navigation::place(said) {
+        Some(crate::navigation::Place::Kind(keyword)) => keyword,
+        Some(_) => return None,
+        None => store_kind(said)?,
+    };
+    Some(Step::Call(Call::new("search_stores", json!({ "keyword": keyword }))))
+}
+
+fn store_kind(said: &Said) -> Option<String> {
+    let s = said.scratch();
+    if s.contains_any(EAT) {
+        let keyword = if has_cjk(s.orig()) { "餐厅" } else { "restaurant" };
+        return Some(keyword.to_owned());
+    }
+    let mut rest = s;
+    rest.remove_all(FIND_STORE);
+    rest.remove_all(&["a", "an", "the", "me", "some", "good", "nearby", "一个", "的", "吗", "?"]);
+    said.lexicon.store_type_keyword(&rest.residual())
+}
+
+fn stores_answer(lang: Lang, data: &Value) -> Option<String> {
+    read::<SearchStoresResult>(data).map(|result| store_list(&result, lang))
+}
+
+fn stores_reply(answering: &Answering) -> Option<Reply> {
+    stores_answer(answering.lang(), answering.data).map(Reply::text)
+}
+
+/// Stores found by a store search.
+pub fn store_list(result: &SearchStoresResult, lang: Lang) -> String {
+    let answers = &lang.texts().answers;
+    if result.stores.is_empty() {
+        return answers.no_stores.to_owned();
+    }
+    let total = result.total.max(result.stores.len() as u64);
+    let mut lines = vec![(answers.found_stores)(total)];
+    for (i, s) in result.stores.iter().take(LISTED).enumerate() {
+        let hours = match s.open_hours.as_str() {
+            "" => String::new(),
+            hours => answers.open_hours.to_owned() + hours,
+        };
+        let place = floor_and_unit(lang, Some(s.floor), &s.unit);
+        lines.push(format!("{}. {} — {place}{hours}", i + 1, s.name));
+    }
+    lines.push(answers.which_store.to_owned());
+    lines.join("\n")
 }

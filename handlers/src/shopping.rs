@@ -3,13 +3,18 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{Value, json};
 use services::{AddCartItem, Cart, CartItem, Product, ServiceError, Sku};
 
-use crate::format::{cart_item_text, item_text, items_and_total, product_name};
+use crate::basic::text::{Scratch, numbers};
+use crate::basic::{Answering, Call, Pick, Reply, Said, Step, extract, read};
+use crate::format::{cart_item_text, item_text, items_and_total, paren, product_name};
 use crate::general::{NoArguments, idempotency_key};
-use crate::records::CartResult;
-use crate::{HelpLine, Lang, Preview, ToolContext, ToolError, ToolOutput, ToolResult, tool_function};
+use crate::info::{ProductDetail, SkuLine};
+use crate::records::{CartResult, ItemLine};
+use crate::{
+    HelpLine, Lang, OfflineHook, Preview, ToolContext, ToolError, ToolOutput, ToolResult, tool_function,
+};
 
 /// Quantities the mall accepts per cart line.
 const QUANTITY: std::ops::RangeInclusive<u32> = 1..=99;
@@ -38,7 +43,7 @@ fn add_to_cart_progress(lang: Lang, _args: &AddToCartArgs) -> String {
 }
 
 /// Add a product in one size to the shopper's cart.
-#[tool_function(level = "confirm", scope = "private", preview = preview_add_to_cart, progress = add_to_cart_progress, help = HELP_CART)]
+#[tool_function(level = "confirm", scope = "private", preview = preview_add_to_cart, progress = add_to_cart_progress, help = HELP_CART, offline = ADD_TO_CART_OFFLINE)]
 pub async fn add_to_cart(ctx: &ToolContext, args: AddToCartArgs) -> ToolResult<CartResult> {
     let plan = plan_add(ctx, &args).await?;
     let item = AddCartItem {
@@ -177,8 +182,10 @@ fn cart_change_progress<A>(lang: Lang, _args: &A) -> String {
     level = "confirm",
     scope = "private",
     preview = preview_remove_from_cart,
-    progress = cart_change_progress
-, help = HELP_CART)]
+    progress = cart_change_progress,
+    help = HELP_CART,
+    offline = REMOVE_FROM_CART_OFFLINE
+)]
 pub async fn remove_from_cart(ctx: &ToolContext, args: RemoveFromCartArgs) -> ToolResult<CartResult> {
     let cart = ctx.mall.get_cart(&ctx.shopper).await?;
     let item = pick_item(&cart, &args)?;
@@ -246,7 +253,7 @@ fn pick_item(cart: &Cart, args: &RemoveFromCartArgs) -> Result<CartItem, ToolErr
 }
 
 /// Empty the shopper's cart.
-#[tool_function(level = "confirm", scope = "private", preview = preview_clear_cart, progress = cart_change_progress, help = HELP_CART)]
+#[tool_function(level = "confirm", scope = "private", preview = preview_clear_cart, progress = cart_change_progress, help = HELP_CART, offline = CLEAR_CART_OFFLINE)]
 pub async fn clear_cart(ctx: &ToolContext, _args: NoArguments) -> ToolResult<CartResult> {
     let cart = ctx.mall.clear_cart(&ctx.shopper, idempotency_key(ctx)).await?;
     Ok(ToolOutput::new(CartResult::new(&cart, ctx.lang)))
@@ -282,7 +289,7 @@ fn view_cart_progress(lang: Lang, _args: &NoArguments) -> String {
 }
 
 /// The shopper's cart, with the cart_id create_order needs.
-#[tool_function(level = "safe", scope = "private", progress = view_cart_progress, help = HELP_CART)]
+#[tool_function(level = "safe", scope = "private", progress = view_cart_progress, help = HELP_CART, offline = VIEW_CART_OFFLINE)]
 pub async fn view_cart(ctx: &ToolContext, _args: NoArguments) -> ToolResult<CartResult> {
     let cart = ctx.mall.get_cart(&ctx.shopper).await?;
     let output = ToolOutput::new(CartResult::new(&cart, ctx.lang));
@@ -291,6 +298,350 @@ pub async fn view_cart(ctx: &ToolContext, _args: NoArguments) -> ToolResult<Cart
     } else {
         output.with_suggestions([ctx.lang.texts().tools.after_add[1]])
     })
+}
+
+// Basic mode. The cart's hooks (priorities 20–23) share one reading of the
+// message, [`cart_ask`], so at most one of them recognises it.
+
+/// "加入购物车", "42码", "要两双", "我要这个" for the product shown last:
+/// priority 20. Its answer offers to place the order.
+pub static ADD_TO_CART_OFFLINE: OfflineHook =
+    OfflineHook::new(recognise_add, added_answer).priority(20).reply(added_reply).failed(add_failed);
+
+/// "清空购物车", "empty my cart": priority 21.
+pub static CLEAR_CART_OFFLINE: OfflineHook =
+    OfflineHook::new(recognise_clear, cleared_answer).priority(21).reply(cleared_reply);
+
+/// "删掉第一件", "remove the shoes": the cart is read first, then the line
+/// named is removed: priority 22.
+pub static REMOVE_FROM_CART_OFFLINE: OfflineHook =
+    OfflineHook::new(recognise_remove, removed_answer).priority(22).reply(removed_reply);
+
+/// "看看购物车", "my cart": priority 23. A cart with something in it is
+/// answered with an offer to order it.
+pub static VIEW_CART_OFFLINE: OfflineHook =
+    OfflineHook::new(recognise_view, cart_answer).priority(23).reply(cart_reply);
+
+/// Which cart line the shopper means.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CartTarget {
+    /// By position in the cart.
+    Pick(Pick),
+    /// By (part of) the product name.
+    Name(String),
+    /// Not said.
+    Unspecified,
+}
+
+/// What a message asks of the cart.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CartAsk {
+    /// Put the product shown last into the cart.
+    Add {
+        size: Option<String>,
+        quantity: Option<u32>,
+        /// "加入购物车" / "add to cart" was said (not only a size or quantity).
+        explicit: bool,
+    },
+    /// Empty it.
+    Clear,
+    /// Remove one line.
+    Remove(CartTarget),
+    /// Show it.
+    View,
+}
+
+const CART: &[&str] = &["购物车", "cart", "basket"];
+#[rustfmt::skip]
+const ADD: &[&str] = &[
+    "加入购物车", "加到购物车", "放进购物车", "放入购物车", "加购物车", "加购", "add to cart",
+    "add to my cart", "add it to", "add them to", "put it in",
+];
+const CLEAR: &[&str] = &["清空", "empty", "clear"];
+#[rustfmt::skip]
+const REMOVE: &[&str] = &[
+    "删掉", "删除", "删了", "去掉", "移除", "拿掉", "remove", "delete", "take out", "drop",
+];
+#[rustfmt::skip]
+const CART_FILLER: &[&str] = &[
+    "购物车", "把", "从", "里", "中", "的", "件", "商品", "cart", "basket", "item", "from", "my", "the", "in",
+    "one", "it", "of", "please",
+];
+
+/// What the message asks of the cart, if anything: a change or a look, or
+/// (with no word of the cart) a size, a quantity or "this one" to add.
+pub fn cart_ask(said: &Said) -> Option<CartAsk> {
+    let s = said.scratch();
+    if s.contains_any(ADD) {
+        let mut rest = s;
+        rest.remove_all(ADD);
+        let size = extract::take_size(&mut rest);
+        let quantity = extract::take_quantity(&mut rest);
+        return Some(CartAsk::Add { size, quantity, explicit: true });
+    }
+    let cart = s.contains_any(CART);
+    if s.contains_any(CLEAR) && (cart || s.contains_any(&["清空"])) {
+        return Some(CartAsk::Clear);
+    }
+    if s.contains_any(REMOVE) {
+        let mut rest = s;
+        rest.remove_all(REMOVE);
+        if let Some(pick) = extract::take_ordinal(&mut rest) {
+            return Some(CartAsk::Remove(CartTarget::Pick(pick)));
+        }
+        rest.remove_all(CART_FILLER);
+        let name = rest.residual();
+        let target = if name.is_empty() { CartTarget::Unspecified } else { CartTarget::Name(name) };
+        return Some(CartAsk::Remove(target));
+    }
+    if cart {
+        return Some(CartAsk::View);
+    }
+    size_or_quantity(s)
+}
+
+#[rustfmt::skip]
+const SKU_FILLER: &[&str] = &[
+    "我要", "要", "就", "吧", "好", "的", "给我", "来", "拿", "买", "尺码", "码数", "码", "号", "i'll",
+    "take", "i", "want", "ok", "okay", "yes", "size", "please", "in", "give", "me",
+];
+
+#[rustfmt::skip]
+const THIS_ONE: &[&str] = &[
+    "就这个", "这个", "这款", "这双", "这件", "就它", "this one", "that one", "take it", "take this",
+];
+
+/// "42码", "42", "要两双", "我要这个": nothing but a size, a quantity or "this one".
+fn size_or_quantity(mut rest: Scratch) -> Option<CartAsk> {
+    let mut size = extract::take_size(&mut rest);
+    let quantity = extract::take_quantity(&mut rest);
+    let this_one = rest.remove_all(THIS_ONE);
+    rest.remove_all(SKU_FILLER);
+    let left = rest.residual();
+    if this_one && left.is_empty() {
+        return Some(CartAsk::Add { size, quantity, explicit: false });
+    }
+    if size.is_none() && quantity.is_none() {
+        let digits = left.starts_with(|c: char| c.is_ascii_digit());
+        let bare = numbers(&left).into_iter().find(|n| digits && n.range == (0..left.len()))?;
+        size = Some(bare.text);
+    } else if !left.is_empty() {
+        return None;
+    }
+    Some(CartAsk::Add { size, quantity, explicit: false })
+}
+
+/// The quantity a message says ("买两双…", "2 pairs"), ordinals and prices aside.
+pub fn quantity_said(text: &str) -> Option<u32> {
+    let mut rest = Scratch::new(text);
+    extract::take_ordinal(&mut rest);
+    extract::take_price_bounds(&mut rest);
+    extract::take_quantity(&mut rest)
+}
+
+fn recognise_add(said: &Said) -> Option<Step> {
+    let Some(CartAsk::Add { size, quantity, explicit }) = cart_ask(said) else {
+        return None;
+    };
+    let dialogue = said.dialogue;
+    let detail = dialogue.latest_before_turn("get_product_detail").and_then(|c| c.result::<ProductDetail>());
+    let Some(detail) = detail else {
+        return Some(Step::answer(if explicit { said.texts().answers.which_product } else { "" }));
+    };
+    // The quantity said now, else the one said when this product was opened ("买两双…").
+    let quantity = quantity
+        .or_else(|| dialogue.asked_before_turn("get_product_detail").and_then(quantity_said))
+        .unwrap_or(1);
+    Some(add_product(&detail, size.as_deref(), quantity, said.lang))
+}
+
+/// Adding `quantity` of a product in `size`: the call, or the question
+/// which size (or that the size is not in stock).
+pub fn add_product(detail: &ProductDetail, size: Option<&str>, quantity: u32, lang: Lang) -> Step {
+    let skus = &detail.skus;
+    let add = |sku: Option<&SkuLine>| {
+        let mut args = json!({ "product_id": detail.product_id, "quantity": quantity });
+        if let (Some(sku), Some(obj)) = (sku, args.as_object_mut()) {
+            obj.insert("sku_id".to_owned(), json!(sku.sku_id));
+        }
+        Step::Call(Call::new("add_to_cart", args))
+    };
+    let in_stock: Vec<&SkuLine> = skus.iter().filter(|s| s.stock > 0).collect();
+    match size {
+        Some(size) => match skus.iter().find(|s| label_matches(&s.label, size)) {
+            Some(sku) if sku.stock > 0 => add(Some(sku)),
+            _ => Step::answer(crate::info::size_unavailable(size, detail, lang)),
+        },
+        None if skus.is_empty() => add(None),
+        None if skus.len() == 1 || in_stock.len() == 1 => add(in_stock.first().copied().or(skus.first())),
+        None => Step::answer(crate::info::ask_size(detail, lang)),
+    }
+}
+
+/// Whether a SKU label is the size the shopper said (`42` ~ `EU 42`, `m` ~ `M`).
+fn label_matches(label: &str, size: &str) -> bool {
+    let norm = |s: &str| {
+        crate::texts::zh_hant::to_simplified(s).to_lowercase().replace(['码', '号'], "").trim().to_owned()
+    };
+    let size = norm(size);
+    let label = norm(label);
+    label == size || label.split(|c: char| !(c.is_alphanumeric() || c == '.')).any(|token| token == size)
+}
+
+fn added_answer(lang: Lang, data: &Value) -> Option<String> {
+    read::<CartResult>(data).map(|cart| added(&Value::Null, &cart, lang))
+}
+
+/// What was added and the cart's total, offering to place the order.
+fn added_reply(answering: &Answering) -> Option<Reply> {
+    let cart = read::<CartResult>(answering.data)?;
+    let text = added(answering.args, &cart, answering.lang());
+    Some(Reply::offering(text, crate::orders::checkout()))
+}
+
+fn add_failed(said: &Said, error: &str) -> Option<String> {
+    if error.to_ascii_lowercase().contains("(out_of_stock)") {
+        return Some(crate::info::out_of_stock(said));
+    }
+    crate::navigation::not_found(error).then(|| said.texts().answers.product_missing.to_owned())
+}
+
+/// After `add_to_cart`: the item, the quantity, the cart total, "order now?".
+pub fn added(args: &Value, cart: &CartResult, lang: Lang) -> String {
+    let product = args.get("product_id").and_then(Value::as_str).unwrap_or("");
+    let sku = args.get("sku_id").and_then(Value::as_str);
+    let item = cart
+        .items
+        .iter()
+        .find(|i| i.product_id == product && sku.is_none_or(|s| i.sku_id.as_deref() == Some(s)))
+        .or(cart.items.last());
+    let name = item.map(|i| item_name(i, lang)).unwrap_or_default();
+    let quantity = args.get("quantity").and_then(Value::as_u64).or(item.map(|i| u64::from(i.quantity)));
+    let total = cart.total_yuan.money();
+    (lang.texts().answers.added)(&name, quantity.unwrap_or(1), &total)
+}
+
+/// A cart line's name with its SKU label.
+fn item_name(item: &ItemLine, lang: Lang) -> String {
+    format!("{}{}", item.name, paren(lang, item.sku_label.as_deref().unwrap_or("")))
+}
+
+fn recognise_clear(said: &Said) -> Option<Step> {
+    (cart_ask(said)? == CartAsk::Clear).then(|| Step::Call(Call::new("clear_cart", json!({}))))
+}
+
+fn cleared_answer(lang: Lang, _data: &Value) -> Option<String> {
+    Some(lang.texts().answers.cart_cleared.to_owned())
+}
+
+fn cleared_reply(answering: &Answering) -> Option<Reply> {
+    cleared_answer(answering.lang(), answering.data).map(Reply::text)
+}
+
+fn recognise_remove(said: &Said) -> Option<Step> {
+    match cart_ask(said)? {
+        CartAsk::Remove(_) => Some(Step::Call(Call::then("view_cart", json!({}), remove_named))),
+        _ => None,
+    }
+}
+
+/// With the cart read: remove the line the shopper named, or ask which.
+fn remove_named(data: &Value, said: &Said) -> Option<Step> {
+    let Some(CartAsk::Remove(target)) = cart_ask(said) else {
+        return None;
+    };
+    let cart = read::<CartResult>(data)?;
+    let items = &cart.items;
+    let answers = &said.texts().answers;
+    if items.is_empty() {
+        return Some(Step::answer(answers.cart_empty));
+    }
+    let item = match target {
+        CartTarget::Pick(pick) => pick.index(items.len()).and_then(|i| items.get(i)),
+        CartTarget::Name(name) => {
+            let name = name.to_lowercase();
+            items
+                .iter()
+                .find(|i| crate::texts::zh_hant::to_simplified(&i.name).to_lowercase().contains(&name))
+        }
+        CartTarget::Unspecified => items.first().filter(|_| items.len() == 1),
+    };
+    Some(match item {
+        Some(item) => Step::Call(Call::new("remove_from_cart", json!({ "item_id": item.item_id }))),
+        None => {
+            let mut lines = vec![answers.which_cart_item.to_owned()];
+            lines.extend(cart_lines(items, said.lang));
+            Step::answer(lines.join("\n"))
+        }
+    })
+}
+
+fn removed_answer(lang: Lang, data: &Value) -> Option<String> {
+    read::<CartResult>(data).map(|cart| removed(&cart, lang))
+}
+
+fn removed_reply(answering: &Answering) -> Option<Reply> {
+    removed_answer(answering.lang(), answering.data).map(Reply::text)
+}
+
+/// After `remove_from_cart`: what is left.
+pub fn removed(cart: &CartResult, lang: Lang) -> String {
+    let answers = &lang.texts().answers;
+    if cart.items.is_empty() {
+        return answers.removed_empty.to_owned();
+    }
+    let mut lines = vec![answers.removed_title.to_owned()];
+    lines.extend(cart_lines(&cart.items, lang));
+    lines.push((answers.removed_total)(&cart.total_yuan.money()));
+    lines.join("\n")
+}
+
+fn recognise_view(said: &Said) -> Option<Step> {
+    (cart_ask(said)? == CartAsk::View).then(|| Step::Call(Call::new("view_cart", json!({}))))
+}
+
+fn cart_answer(lang: Lang, data: &Value) -> Option<String> {
+    read::<CartResult>(data).map(|cart| cart_text(&cart, lang))
+}
+
+/// The cart, offering to order it when it has something in it.
+fn cart_reply(answering: &Answering) -> Option<Reply> {
+    let cart = read::<CartResult>(answering.data)?;
+    let text = cart_text(&cart, answering.lang());
+    Some(if cart.items.is_empty() {
+        Reply::text(text)
+    } else {
+        Reply::offering(text, crate::orders::checkout())
+    })
+}
+
+/// The cart's lines and total, or "the cart is empty".
+pub fn cart_text(cart: &CartResult, lang: Lang) -> String {
+    let answers = &lang.texts().answers;
+    if cart.items.is_empty() {
+        return answers.cart_empty.to_owned();
+    }
+    let mut lines = vec![answers.cart_title.to_owned()];
+    lines.extend(cart_lines(&cart.items, lang));
+    lines.push((answers.cart_total)(&cart.total_yuan.money()));
+    lines.join("\n")
+}
+
+/// The shopper-facing text of a cart (`view_cart`'s data); "empty" when
+/// the data cannot be read.
+pub fn cart_data_text(data: &Value, lang: Lang) -> String {
+    cart_answer(lang, data).unwrap_or_else(|| lang.texts().answers.cart_empty.to_owned())
+}
+
+fn cart_lines(items: &[ItemLine], lang: Lang) -> Vec<String> {
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let line = item.line_total_yuan.money();
+            format!("{}. {} × {} — {line}", i + 1, item_name(item, lang), item.quantity)
+        })
+        .collect()
 }
 
 #[cfg(test)]

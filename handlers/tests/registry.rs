@@ -161,3 +161,22 @@ fn add_to_cart_quantity_is_an_integer() {
     let schema = handlers::find("add_to_cart").unwrap().parameters();
     assert_eq!(schema["properties"]["quantity"]["type"], "integer");
 }
+
+#[test]
+fn every_tool_words_its_own_result_for_any_caller() {
+    for (name, ..) in TOOLS {
+        let hook = handlers::find(name).unwrap().offline;
+        assert!(hook.is_some(), "{name} declares its basic mode");
+    }
+    let cart = json!({"cart_id": "cart-7", "items": [{"item_id": "item-1", "product_id": "p-1", "name": "Nike Air Zoom Pegasus 40",
+        "sku_label": "42", "quantity": 2, "unit_price_yuan": 499.0, "line_total_yuan": 998.0}], "total_yuan": 998.0});
+    let answer = handlers::find("view_cart").unwrap().offline.unwrap().answer;
+    let zh = answer(handlers::Lang::Zh, &cart).unwrap();
+    assert!(zh.starts_with("购物车里有：\n1. Nike Air Zoom Pegasus 40（42） × 2 — ¥998"), "{zh}");
+    let hant = answer(handlers::Lang::ZhHant, &cart).unwrap();
+    assert!(hant.starts_with("購物車裡有："), "{hant}");
+    let en = answer(handlers::Lang::En, &cart).unwrap();
+    assert!(en.starts_with("Your cart:\n1. Nike Air Zoom Pegasus 40 (42) × 2 — ¥998"), "{en}");
+    let search = handlers::find("search_products").unwrap().offline.unwrap().answer;
+    assert_eq!(search(handlers::Lang::En, &json!("not a search result")), None, "unreadable data");
+}

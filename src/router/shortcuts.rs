@@ -1,9 +1,7 @@
 //! Direct answers that need no model: `/cart` and `/orders` run their tool
-//! and word the result as the offline planner does.
+//! and word the result as the tool's basic mode does.
 
 use serde_json::{Value, json};
-
-use crate::llm::offline;
 
 use super::{FunctionCallRouter, TurnScope, calls};
 use crate::context::MessageContext;
@@ -15,7 +13,7 @@ impl FunctionCallRouter {
     pub async fn show_cart(&self, ctx: &MessageContext) -> Reply {
         let lang = self.lang_for(ctx).await;
         match self.run_direct(ctx, lang, "view_cart").await {
-            Ok(data) => Reply::text(offline::cart_text(&data, lang)),
+            Ok(data) => Reply::text(handlers::shopping::cart_data_text(&data, lang)),
             Err(text) => Reply::text(text),
         }
     }
@@ -26,7 +24,7 @@ impl FunctionCallRouter {
         match self.run_direct(ctx, lang, "list_orders").await {
             Ok(data) => Reply {
                 payable: crate::reply::payable_orders(&data),
-                ..Reply::text(offline::orders_text(&data, lang))
+                ..Reply::text(handlers::orders::orders_data_text(&data, lang))
             },
             Err(text) => Reply::text(text),
         }

@@ -1,24 +1,23 @@
-//! The offline planner: a deterministic Chinese/English intent parser that
-//! plays the model's part in the tool loop, so the bot works with no model.
+//! The offline planner: plays the model's part in the tool loop with no
+//! model, so the bot works in basic mode.
 //!
-//! Each call reads the whole conversation, parses the latest shopper message
-//! into an [`Intent`], looks at the tool calls made since, and either calls
-//! the next tool or answers from the results. With no idea what the shopper
-//! wants it answers with empty text, and the router hands the turn to the
-//! chat fallback.
+//! Each call reads the whole conversation, asks the tools' basic-mode hooks
+//! ([`handlers::OfflineHook`], declared in each tool's own file) what the
+//! latest shopper message asks for, follows the tool calls made since, and
+//! either calls the next tool or answers from the results. A bare "yes" in
+//! any language takes up what the previous answer offered
+//! ([`handlers::basic::Offer`]). With no idea what the shopper wants it
+//! answers with empty text, and the router hands the turn to the chat
+//! fallback. This module names no tool: what a tool is asked for by, and
+//! how it answers, is the tool's own.
 //!
 //! The names of the mall (brands, stores, areas, categories) are not in the
 //! source: the planner learns them from the mall it is connected to
 //! ([`Lexicon::learn`]) on its first turn and again every
 //! [`LEXICON_REFRESH`], so it works on any mall, over HTTP too.
 
-mod compose;
 mod conversation;
-mod extract;
 mod flow;
-mod intent;
-mod lexicon;
-mod text;
 
 #[cfg(test)]
 mod tests;
@@ -31,20 +30,13 @@ use serde_json::Value;
 use services::MallApi;
 
 use super::{ChatMessage, ChatModel, ChatRequest, ChatResponse, LlmError, ToolCall, Usage};
-use conversation::Conversation;
 
-pub use compose::{cart_text, orders_text};
-pub use extract::{Pick, PriceBounds};
-pub use intent::{CartTarget, InfoKind, Intent, ProductQuery, parse_intent};
-pub use lexicon::Lexicon;
+pub use handlers::basic::Lexicon;
 
 /// How often the planner learns the mall's names again.
 pub const LEXICON_REFRESH: Duration = Duration::from_secs(10 * 60);
 /// After a failed attempt, how long until the next one.
 const LEXICON_RETRY: Duration = Duration::from_secs(30);
-
-/// More tool calls than this in one turn: answer from what is known.
-const MAX_CALLS_PER_TURN: usize = 6;
 
 /// What the planner does next.
 #[derive(Debug, Clone, PartialEq)]
@@ -58,17 +50,11 @@ pub enum Step {
 /// The next step for a conversation, given the names of the tools offered
 /// and of the mall.
 pub fn plan(messages: &[ChatMessage], tools: &[&str], lexicon: &Lexicon) -> Step {
-    let conv = Conversation::from_messages(messages, lexicon);
-    let intent = flow::resolve_affirmation(parse_intent(conv.user_text(), lexicon), &conv);
-    tracing::debug!(?intent, calls_this_turn = conv.turn_calls().count(), "offline planner");
-    if conv.turn_calls().count() >= MAX_CALLS_PER_TURN {
-        return Step::Answer(flow::without_tool("", &intent, &conv));
-    }
-    match flow::next_step(&intent, &conv) {
-        Step::Call { tool, .. } if !tools.contains(&tool) => {
-            Step::Answer(flow::without_tool(tool, &intent, &conv))
-        }
-        step => step,
+    let dialogue = conversation::read(messages);
+    tracing::debug!(calls_this_turn = dialogue.turn_calls().count(), "offline planner");
+    match flow::next_step(&dialogue, tools, lexicon) {
+        handlers::basic::Step::Call(call) => Step::Call { tool: call.tool, arguments: call.arguments },
+        handlers::basic::Step::Answer(reply) => Step::Answer(reply.text),
     }
 }
 

@@ -8,6 +8,7 @@ use std::task::{Context, Poll, Waker};
 use handlers::{
     HelpLine, Lang, Level, OfflineHook, Preview, Scope, ToolContext, ToolError, ToolOutput, ToolResult, tool_function,
 };
+use handlers::basic::{Call, Dialogue, Event, Lexicon, Said, Step};
 use serde_json::json;
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -30,11 +31,12 @@ async fn greet(ctx: &ToolContext, args: GreetArgs) -> ToolResult {
     Ok(ToolOutput::new(json!({ "text": format!("{word} {}", args.name), "times": args.times.unwrap_or(1) })))
 }
 
-static GREET_OFFLINE: OfflineHook = OfflineHook { recognise: greet_recognise, answer: greet_answer };
+static GREET_OFFLINE: OfflineHook = OfflineHook::new(greet_recognise, greet_answer).priority(5);
 static GREET_HELP: HelpLine = HelpLine { zh: "👋 打招呼", en: "👋 Greetings" };
 
-fn greet_recognise(text: &str) -> Option<serde_json::Value> {
-    text.strip_prefix("greet ").map(|name| json!({ "name": name }))
+fn greet_recognise(said: &Said) -> Option<Step> {
+    let name = said.text().strip_prefix("greet ")?;
+    Some(Step::Call(Call::new("say-hello", json!({ "name": name }))))
 }
 
 fn greet_answer(_lang: Lang, data: &serde_json::Value) -> Option<String> {
@@ -74,7 +76,11 @@ fn main() {
     assert_eq!(preview.expect("previews").summary, "greet Ann");
     assert_eq!(spec.progress_line(Lang::En, &json!({ "name": "Ann" })), "Greeting Ann…");
     let hook = spec.offline.expect("has an offline hook");
-    assert_eq!((hook.recognise)("greet Bo"), Some(json!({ "name": "Bo" })));
+    let dialogue = Dialogue::new(vec![Event::User { text: "greet Bo".into(), lang: Some(Lang::En) }]);
+    let (lexicon, no_offer) = (Lexicon::default(), || None);
+    let asked = (hook.recognise)(&Said::new(&dialogue, &lexicon, &no_offer));
+    assert_eq!(asked, Some(Step::Call(Call::new("say-hello", json!({ "name": "Bo" })))));
+    assert_eq!(hook.priority, 5);
     assert_eq!((hook.answer)(Lang::En, &json!({ "text": "Hello Bo" })).as_deref(), Some("Hello Bo"));
     assert_eq!(spec.help.expect("has a help line").en, "👋 Greetings");
     assert_eq!(spec.progress_line(Lang::Zh, &json!({ "name": 7 })), "⏳ 正在处理…", "unreadable arguments");

@@ -8,7 +8,7 @@ use std::ops::Range;
 /// (English words only at word boundaries) and struck out; what is left over is
 /// the [`Scratch::residual`].
 #[derive(Debug, Clone)]
-pub(crate) struct Scratch {
+pub struct Scratch {
     /// The message with full-width forms folded to ASCII, original case.
     orig: String,
     /// `orig` with ASCII letters lowercased: the same byte offsets.
@@ -19,7 +19,7 @@ pub(crate) struct Scratch {
 
 impl Scratch {
     /// A scratch copy of `text`.
-    pub(crate) fn new(text: &str) -> Self {
+    pub fn new(text: &str) -> Self {
         let orig: String = text.trim().chars().map(fold_width).collect();
         let lower = orig.to_ascii_lowercase();
         let removed = vec![false; orig.len()];
@@ -27,22 +27,22 @@ impl Scratch {
     }
 
     /// The lowercased text (struck-out parts included).
-    pub(crate) fn lower(&self) -> &str {
+    pub fn lower(&self) -> &str {
         &self.lower
     }
 
     /// The text in its original case (struck-out parts included).
-    pub(crate) fn orig(&self) -> &str {
+    pub fn orig(&self) -> &str {
         &self.orig
     }
 
     /// Whether a byte range is still present.
-    pub(crate) fn is_kept(&self, range: Range<usize>) -> bool {
+    pub fn is_kept(&self, range: Range<usize>) -> bool {
         self.removed.get(range).is_some_and(|r| r.iter().all(|gone| !gone))
     }
 
     /// Where `phrase` (lowercase) occurs, still present and at word boundaries.
-    pub(crate) fn find_all(&self, phrase: &str) -> Vec<Range<usize>> {
+    pub fn find_all(&self, phrase: &str) -> Vec<Range<usize>> {
         if phrase.is_empty() {
             return Vec::new();
         }
@@ -54,18 +54,18 @@ impl Scratch {
     }
 
     /// The first place where `phrase` occurs.
-    pub(crate) fn find(&self, phrase: &str) -> Option<Range<usize>> {
+    pub fn find(&self, phrase: &str) -> Option<Range<usize>> {
         self.find_all(phrase).into_iter().next()
     }
 
     /// Whether any of `phrases` occurs.
-    pub(crate) fn contains_any(&self, phrases: &[&str]) -> bool {
+    pub fn contains_any(&self, phrases: &[&str]) -> bool {
         phrases.iter().any(|p| self.find(p).is_some())
     }
 
     /// Strikes out every occurrence of each phrase, longest phrases first.
     /// Returns whether anything was struck out.
-    pub(crate) fn remove_all(&mut self, phrases: &[&str]) -> bool {
+    pub fn remove_all(&mut self, phrases: &[&str]) -> bool {
         let mut sorted: Vec<&str> = phrases.to_vec();
         sorted.sort_by_key(|p| std::cmp::Reverse(p.len()));
         let mut any = false;
@@ -79,14 +79,14 @@ impl Scratch {
     }
 
     /// Strikes out a byte range.
-    pub(crate) fn remove_range(&mut self, range: Range<usize>) {
+    pub fn remove_range(&mut self, range: Range<usize>) {
         if let Some(slice) = self.removed.get_mut(range) {
             slice.iter_mut().for_each(|gone| *gone = true);
         }
     }
 
     /// What is left: punctuation becomes spaces, runs of spaces collapse.
-    pub(crate) fn residual(&self) -> String {
+    pub fn residual(&self) -> String {
         let kept: String = self
             .orig
             .char_indices()
@@ -101,7 +101,7 @@ impl Scratch {
     }
 
     /// The residual without the given whole words (compared lowercase).
-    pub(crate) fn residual_without(&self, words: &[&str]) -> String {
+    pub fn residual_without(&self, words: &[&str]) -> String {
         self.residual()
             .split(' ')
             .filter(|w| !words.contains(&w.to_ascii_lowercase().as_str()))
@@ -139,18 +139,18 @@ fn fold_width(c: char) -> char {
 
 /// A number found in a text, with its byte range.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Number {
-    pub(crate) range: Range<usize>,
-    pub(crate) value: f64,
+pub struct Number {
+    pub range: Range<usize>,
+    pub value: f64,
     /// The digits as written (`"42"`, `"42.5"`), or the value for Chinese numerals.
-    pub(crate) text: String,
+    pub text: String,
 }
 
 const CN_NUMERALS: &str = "零〇一二两三四五六七八九十百千万";
 
 /// Every number in `text`: runs of ASCII digits (one decimal point allowed)
 /// and runs of Chinese numerals.
-pub(crate) fn numbers(text: &str) -> Vec<Number> {
+pub fn numbers(text: &str) -> Vec<Number> {
     let mut found = Vec::new();
     let mut chars = text.char_indices().peekable();
     while let Some((start, c)) = chars.next() {
@@ -188,7 +188,7 @@ fn next_is_digit(text: &str, at: usize) -> bool {
 
 /// The value of a Chinese numeral: `两` → 2, `十二` → 12, `五百` → 500,
 /// `一千五` → 1500, `两百五` → 250.
-pub(crate) fn cn_number(text: &str) -> Option<u32> {
+pub fn cn_number(text: &str) -> Option<u32> {
     let mut total: u32 = 0;
     let mut section: u32 = 0;
     let mut digit: Option<u32> = None;
@@ -243,23 +243,23 @@ fn cn_digit(c: char) -> Option<u32> {
 }
 
 /// The value of an English number word from one to ten.
-pub(crate) fn english_number(word: &str) -> Option<u32> {
+pub fn english_number(word: &str) -> Option<u32> {
     const WORDS: [&str; 10] = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"];
     WORDS.iter().position(|w| *w == word).and_then(|i| u32::try_from(i + 1).ok())
 }
 
 /// Skips spaces forward from `at`; returns the new offset.
-pub(crate) fn skip_spaces(text: &str, at: usize) -> usize {
+pub fn skip_spaces(text: &str, at: usize) -> usize {
     let rest = text.get(at..).unwrap_or("");
     at + (rest.len() - rest.trim_start().len())
 }
 
 /// Skips spaces backward from `at`; returns the new offset.
-pub(crate) fn skip_spaces_back(text: &str, at: usize) -> usize {
+pub fn skip_spaces_back(text: &str, at: usize) -> usize {
     text.get(..at).map(|t| t.trim_end().len()).unwrap_or(at)
 }
 
 /// Whether `text` has a CJK ideograph.
-pub(crate) fn has_cjk(text: &str) -> bool {
+pub fn has_cjk(text: &str) -> bool {
     text.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c))
 }

@@ -1,7 +1,7 @@
-//! The words the offline planner knows: the cue and filler phrases of each
-//! intent, kinds of products and stores in both languages (all lowercase),
-//! and the [`Lexicon`] of the mall it serves — brands, stores, areas and
-//! categories, learned from the mall rather than listed here.
+//! The names basic mode knows: kinds of products and stores in both
+//! languages (all lowercase), and the [`Lexicon`] of the mall it serves —
+//! brands, stores, areas and categories, learned from the mall rather than
+//! listed here.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -13,7 +13,7 @@ use super::text::Scratch;
 /// Words for kinds of products in either language (kept in the search
 /// keyword as written); the mall's own categories are learned on top.
 #[rustfmt::skip]
-pub(crate) const PRODUCT_WORDS: &[&str] = &[
+pub const PRODUCT_WORDS: &[&str] = &[
     "跑鞋", "跑步鞋", "运动鞋", "球鞋", "篮球鞋", "板鞋", "鞋", "t恤", "短袖", "外套", "夹克", "羽绒服",
     "卫衣", "衬衫", "裤", "裙", "手机", "耳机", "电脑", "笔记本", "平板", "手表", "手环", "咖啡", "奶茶",
     "茶", "玩具", "积木", "背包", "包", "帽", "袜", "口红", "香水", "护肤", "化妆品", "running shoes",
@@ -25,69 +25,20 @@ pub(crate) const PRODUCT_WORDS: &[&str] = &[
 ];
 
 /// Endings that make a place an area rather than a store.
-pub(crate) const AREA_ENDINGS: &[&str] = &["区", "广场", "美食街", "zone", "area", "court", "plaza"];
+pub const AREA_ENDINGS: &[&str] = &["区", "广场", "美食街", "zone", "area", "court", "plaza"];
 
 /// Words that make a place a kind of store rather than a named one.
 #[rustfmt::skip]
-pub(crate) const STORE_TYPES: &[&str] = &[
+pub const STORE_TYPES: &[&str] = &[
     "餐厅", "饭店", "餐馆", "馆", "厅", "店", "shops", "shop", "stores", "store", "restaurants", "restaurant",
     "cafe", "café",
 ];
 
-/// Greetings and politeness, struck out before anything else.
-#[rustfmt::skip]
-pub(crate) const GREETINGS: &[&str] = &[
-    "你好", "您好", "嗨", "哈喽", "请问", "麻烦", "谢谢", "hello", "hi", "hey", "please", "thanks",
-    "thank you",
-];
-
-/// Phrases that mean the shopper wants to buy.
-#[rustfmt::skip]
-pub(crate) const BUY: &[&str] = &[
-    "买", "购买", "想要", "我要", "buy", "purchase", "i want", "i'd like", "i would like", "i need", "get me",
-];
-
-/// Phrases that mean the shopper is browsing.
-#[rustfmt::skip]
-pub(crate) const BROWSE: &[&str] = &[
-    "有什么", "有没有", "有哪些", "有啥", "推荐", "找", "搜", "看看", "show me", "find", "search",
-    "looking for", "recommend", "do you have", "do you sell", "any",
-];
-
-/// Phrases that ask for cheaper goods.
-#[rustfmt::skip]
-pub(crate) const CHEAP: &[&str] = &[
-    "便宜点", "便宜一点", "便宜些", "便宜的", "便宜", "实惠", "cheaper", "cheapest", "cheap", "affordable",
-    "budget",
-];
-
-/// Chinese filler struck out of a product keyword.
-#[rustfmt::skip]
-pub(crate) const ZH_FILLER: &[&str] = &[
-    "帮我", "给我", "我想要", "我想", "我要", "想要", "想买", "购买", "搜一下", "搜索", "查一下", "找一下",
-    "找找", "看一下", "看看", "推荐一下", "推荐", "有什么", "有没有", "有哪些", "有啥", "什么", "哪些",
-    "一些", "一下", "一点", "商品", "东西", "价格", "左右", "元", "块钱", "块", "的", "吗", "呢", "吧", "啊",
-    "呀", "买", "要", "有", "卖", "找", "搜", "我", "在", "款", "哪里", "哪儿", "哪",
-];
-
-/// English words struck out of a keyword.
-#[rustfmt::skip]
-pub(crate) const EN_FILLER: &[&str] = &[
-    "i", "i'd", "i'm", "want", "wanna", "to", "buy", "would", "like", "find", "me", "show", "search", "for",
-    "looking", "look", "some", "any", "a", "an", "the", "pair", "pairs", "of", "can", "could", "you", "do",
-    "does", "have", "has", "get", "need", "something", "help", "recommend", "what", "what's", "whats", "are",
-    "there", "is", "which", "with", "good", "nice", "best", "got", "purchase", "it", "them", "your", "my",
-    "mall", "sell", "sells", "yuan", "rmb", "price", "priced", "please", "options", "in", "here", "new",
-    "one", "ones", "where", "see", "let", "let's",
-];
-
-/// Chinese numerals and classifiers such as `一双`, `两件`: struck out of keywords.
-pub(crate) const CLASSIFIERS: &str = "双件个款台部副杯条顶只套瓶支盒份";
-
-/// What the planner knows of the mall it serves, learned from the mall
+/// What basic mode knows of the mall it serves, learned from the mall
 /// itself ([`Lexicon::learn`]): its brands and the ways shoppers write them,
-/// its stores, areas and product categories. Everything else the planner
-/// knows is the words of the two languages, in the lists above.
+/// its stores, areas and product categories. Everything else it knows is
+/// the words of the two languages, in the lists above and in the tools'
+/// hooks.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Lexicon {
     /// Brands: the mall's spelling and the lowercase ways to write it.
@@ -174,7 +125,7 @@ impl Lexicon {
 
     /// The brand mentioned in the text: its name as the mall writes it and
     /// where it is written (the longest way of writing one that is there).
-    pub(crate) fn find_brand(&self, s: &Scratch) -> Option<(String, std::ops::Range<usize>)> {
+    pub fn find_brand(&self, s: &Scratch) -> Option<(String, std::ops::Range<usize>)> {
         self.brands
             .iter()
             .filter_map(|(name, aliases)| aliases.iter().find_map(|a| s.find(a)).map(|r| (name, r)))
@@ -183,24 +134,24 @@ impl Lexicon {
     }
 
     /// Whether the text names a kind of product.
-    pub(crate) fn has_category(&self, s: &Scratch) -> bool {
+    pub fn has_category(&self, s: &Scratch) -> bool {
         s.contains_any(PRODUCT_WORDS) || self.categories.iter().any(|c| s.find(c).is_some())
     }
 
     /// Whether a word is a kind of product or store ("咖啡", "coffee"),
     /// not a name.
-    pub(crate) fn is_kind(&self, word: &str) -> bool {
+    pub fn is_kind(&self, word: &str) -> bool {
         let word = word.trim().to_lowercase();
         word == "商店" || self.has_category(&Scratch::new(&word)) || STORE_TYPES.iter().any(|t| word == *t)
     }
 
     /// Whether the text names one of the mall's stores.
-    pub(crate) fn names_store(&self, s: &Scratch) -> bool {
+    pub fn names_store(&self, s: &Scratch) -> bool {
         self.stores.iter().any(|n| s.find(n).is_some())
     }
 
     /// Whether a place name is an area of the mall.
-    pub(crate) fn is_area(&self, place: &str) -> bool {
+    pub fn is_area(&self, place: &str) -> bool {
         let place = place.to_lowercase();
         self.areas.iter().any(|a| place.contains(a.as_str()))
             || AREA_ENDINGS.iter().any(|e| place.ends_with(e))
@@ -208,7 +159,7 @@ impl Lexicon {
 
     /// The kind of store a place name asks for (`咖啡店` → `咖啡`, `coffee
     /// shop` → `coffee`), when it is a store type rather than a named store.
-    pub(crate) fn store_type_keyword(&self, place: &str) -> Option<String> {
+    pub fn store_type_keyword(&self, place: &str) -> Option<String> {
         let scratch = Scratch::new(place);
         if self.find_brand(&scratch).is_some() || self.names_store(&scratch) {
             return None;

@@ -1,0 +1,362 @@
+//! What the tools' hooks make of a shopper's message, in the order basic
+//! mode asks them: the first step (a call and its arguments, or an answer),
+//! and for the steps that read something first, what follows its data.
+
+#![allow(clippy::unwrap_used)]
+
+use std::sync::OnceLock;
+
+use serde_json::{Value, json};
+
+use super::text::cn_number;
+use super::{Dialogue, Event, Lexicon, Made, Offer, Outcome, Said, Step, recognise};
+use crate::Lang;
+
+/// The names of the demo mall, learned as the bot learns them.
+fn demo() -> &'static Lexicon {
+    static DEMO: OnceLock<Lexicon> = OnceLock::new();
+    DEMO.get_or_init(|| {
+        let mall = services::EmbeddedMall::in_memory();
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        runtime.block_on(Lexicon::learn(&mall)).unwrap()
+    })
+}
+
+fn shoe(id: &str, name: &str, price: f64) -> Value {
+    json!({"product_id": id, "name": name, "price": price, "rating": 4.5, "sizes": ["40", "41", "42"],
+           "store": "Nike 专卖店", "floor": "3楼"})
+}
+
+fn made(name: &str, args: Value, data: Value) -> Event {
+    Event::Call(Made { name: name.to_owned(), args, outcome: Some(Outcome::Data(data)) })
+}
+
+fn user(text: &str) -> Event {
+    Event::User { text: text.to_owned(), lang: Lang::detect(text) }
+}
+
+/// A conversation where three Nike running shoes were listed and the first
+/// opened (sizes 40–42 in stock, 43 sold out), then `text`.
+fn after_a_product(text: &str) -> Dialogue {
+    let sku =
+        |size: &str, stock: u32| json!({"sku_id": format!("sku-peg-{size}"), "label": size, "stock": stock});
+    let found = json!({"total": 3, "products": [
+        shoe("p-pegasus", "Nike Air Zoom Pegasus 40", 499.0),
+        shoe("p-revolution", "Nike Revolution 7", 399.0),
+        shoe("p-downshifter", "Nike Downshifter 13", 349.0),
+    ]});
+    let detail = json!({"product_id": "p-pegasus", "name": "Nike Air Zoom Pegasus 40", "price_yuan": 499.0,
+        "skus": [sku("40", 3), sku("41", 5), sku("42", 2), sku("43", 0)],
+        "store": {"store_id": "s-nike", "name": "Nike 专卖店", "floor": 3, "unit": "L3-01"}});
+    Dialogue::new(vec![
+        user("有什么 Nike 跑鞋"),
+        made("search_products", json!({"keyword": "Nike 跑鞋", "brand": "Nike"}), found),
+        Event::Answer("…".to_owned()),
+        user("第一个"),
+        made("get_product_detail", json!({"product_id": "p-pegasus"}), detail),
+        Event::Answer("…".to_owned()),
+        user(text),
+    ])
+}
+
+/// The first step `text` asks for after a product was shown.
+fn first(text: &str) -> Option<Step> {
+    let dialogue = after_a_product(text);
+    let no_offer = || None::<Offer>;
+    recognise(&Said::new(&dialogue, demo(), &no_offer))
+}
+
+/// The call `text` asks for first.
+fn call(text: &str) -> (&'static str, Value, bool) {
+    match first(text) {
+        Some(Step::Call(call)) => (call.tool, call.arguments, call.then.is_some()),
+        other => panic!("{text}: expected a call, got {other:?}"),
+    }
+}
+
+/// The answer `text` gets at once, with no call.
+fn answer(text: &str) -> String {
+    match first(text) {
+        Some(Step::Answer(reply)) => reply.text,
+        other => panic!("{text}: expected an answer, got {other:?}"),
+    }
+}
+
+/// The call that follows the first one's `data`.
+fn then(text: &str, data: Value) -> (&'static str, Value) {
+    let dialogue = after_a_product(text);
+    let no_offer = || None::<Offer>;
+    let said = Said::new(&dialogue, demo(), &no_offer);
+    let Some(Step::Call(first)) = recognise(&said) else { panic!("{text}: no call") };
+    match (first.then.unwrap())(&data, &said) {
+        Some(Step::Call(call)) => (call.tool, call.arguments),
+        other => panic!("{text}: expected a call after {}, got {other:?}", first.tool),
+    }
+}
+
+#[test]
+fn product_searches_with_brands_and_price_bounds() {
+    let cases = [
+        (
+            "帮我买一双 Nike 跑鞋，500 以内的",
+            json!({"keyword": "Nike 跑鞋", "brand": "Nike", "max_price": 500}),
+            true,
+        ),
+        ("有什么 Nike 跑鞋", json!({"keyword": "Nike 跑鞋", "brand": "Nike"}), false),
+        ("耐克跑鞋300以下", json!({"keyword": "Nike 跑鞋", "brand": "Nike", "max_price": 300}), false),
+        (
+            "阿迪达斯外套 不超过 300",
+            json!({"keyword": "Adidas 外套", "brand": "Adidas", "max_price": 300}),
+            false,
+        ),
+        ("100 到 200 元的耳机", json!({"keyword": "耳机", "min_price": 100, "max_price": 200}), false),
+        ("200 以上的运动鞋", json!({"keyword": "运动鞋", "min_price": 200}), false),
+        (
+            "五百块以内的优衣库T恤",
+            json!({"keyword": "Uniqlo T恤", "brand": "Uniqlo", "max_price": 500}),
+            false,
+        ),
+        ("show me running shoes", json!({"keyword": "running shoes"}), false),
+        (
+            "find me headphones between 100 and 200",
+            json!({"keyword": "headphones", "min_price": 100, "max_price": 200}),
+            false,
+        ),
+        (
+            "Adidas sneakers over 200",
+            json!({"keyword": "Adidas sneakers", "brand": "Adidas", "min_price": 200}),
+            false,
+        ),
+        (
+            "I want to buy Nike running shoes under 500",
+            json!({"keyword": "Nike running shoes", "brand": "Nike", "max_price": 500}),
+            true,
+        ),
+        (
+            "华为手机 3000-5000",
+            json!({"keyword": "Huawei 手机", "brand": "Huawei", "min_price": 3000, "max_price": 5000}),
+            false,
+        ),
+        ("300 以下的呢", json!({"keyword": "Nike 跑鞋", "brand": "Nike", "max_price": 300}), false),
+        ("便宜点的", json!({"keyword": "Nike 跑鞋", "brand": "Nike", "max_price": 498}), false),
+        ("cheaper ones please", json!({"keyword": "Nike 跑鞋", "brand": "Nike", "max_price": 498}), false),
+        ("我想要一杯星巴克咖啡", json!({"keyword": "Starbucks 咖啡", "brand": "Starbucks"}), true),
+        ("我想买个华为手机", json!({"keyword": "Huawei 手机", "brand": "Huawei"}), true),
+        ("三百到五百的运动鞋", json!({"keyword": "运动鞋", "min_price": 300, "max_price": 500}), false),
+        (
+            "nike shoes cheaper than 600",
+            json!({"keyword": "Nike shoes", "brand": "Nike", "max_price": 600}),
+            false,
+        ),
+        ("跑鞋在哪", json!({"keyword": "跑鞋"}), false),
+    ];
+    for (text, args, buying) in cases {
+        assert_eq!(call(text), ("search_products", args, buying), "{text}");
+    }
+    let found = json!({"total": 1, "products": [shoe("p-pegasus", "Nike Air Zoom Pegasus 40", 499.0)]});
+    assert_eq!(
+        then("帮我买一双 Nike 跑鞋", found),
+        ("get_product_detail", json!({"product_id": "p-pegasus"})),
+        "buying opens the best match"
+    );
+}
+
+#[test]
+fn quantities_said_when_buying() {
+    let cases = [
+        ("帮我买一双 Nike 跑鞋，500 以内的", Some(1)),
+        ("帮我买两双 Nike 跑鞋", Some(2)),
+        ("我想要一杯星巴克咖啡", Some(1)),
+        ("第一个", None),
+        ("size 42, 2 pairs", Some(2)),
+    ];
+    for (text, quantity) in cases {
+        assert_eq!(crate::shopping::quantity_said(text), quantity, "{text}");
+    }
+}
+
+#[test]
+fn ordinals_open_a_listed_product() {
+    let cases = [
+        ("第一个", "p-pegasus"),
+        ("第2个", "p-revolution"),
+        ("看看第二款", "p-revolution"),
+        ("the second one", "p-revolution"),
+        ("show the first one", "p-pegasus"),
+        ("#3", "p-downshifter"),
+        ("最后一个", "p-downshifter"),
+    ];
+    for (text, id) in cases {
+        assert_eq!(call(text), ("get_product_detail", json!({"product_id": id}), false), "{text}");
+    }
+    assert_eq!(answer("第五个"), "上次只列出了 3 件商品，请选 1 到 3 之间的序号。");
+}
+
+#[test]
+fn sizes_and_quantities_add_the_product_shown() {
+    let add = |sku: &str, quantity: u32| {
+        ("add_to_cart", json!({"product_id": "p-pegasus", "sku_id": sku, "quantity": quantity}), false)
+    };
+    let cases = [
+        ("42码", add("sku-peg-42", 1)),
+        ("42", add("sku-peg-42", 1)),
+        ("size 42", add("sku-peg-42", 1)),
+        ("42码两双", add("sku-peg-42", 2)),
+        ("41码加入购物车", add("sku-peg-41", 1)),
+        ("size 42, 2 pairs", add("sku-peg-42", 2)),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(call(text), expected, "{text}");
+    }
+    for text in ["要两双", "加入购物车", "我要这个"] {
+        assert_eq!(answer(text), "有 40、41、42 码，您要哪个尺码？", "{text}: which size");
+    }
+    for text in ["2 pairs", "add to cart"] {
+        assert!(answer(text).contains("40, 41, 42"), "{text}: which size");
+    }
+    assert_eq!(answer("M 码"), "抱歉，M 码没有货了。目前有货的尺码：40、41、42，您要哪个？");
+    assert!(answer("I'll take size xl").contains("XL"));
+    assert!(answer("42.5").contains("42.5"));
+}
+
+#[test]
+fn a_bare_yes_asks_for_no_tool() {
+    for text in ["好的", "yes please", "好", "要", "ok"] {
+        assert_eq!(first(text), None, "{text}");
+        let dialogue = after_a_product(text);
+        let no_offer = || None::<Offer>;
+        assert!(Said::new(&dialogue, demo(), &no_offer).is_yes(), "{text}");
+    }
+}
+
+#[test]
+fn stores_areas_and_store_information() {
+    let to_store = |name: &str| ("navigate_to_store", json!({"store_name": name}), false);
+    let to_area = |name: &str| ("navigate_to_area", json!({"area_name": name, "show_stores": true}), false);
+    let info =
+        |store: &str, kind: &str| ("get_store_info", json!({"store_id": store, "info_type": kind}), false);
+    let stores = |keyword: &str| ("search_stores", json!({"keyword": keyword}), false);
+    let cases = [
+        ("Uniqlo 在哪", to_store("Uniqlo")),
+        ("优衣库怎么走", to_store("优衣库")),
+        ("where is Uniqlo?", to_store("Uniqlo")),
+        ("how do I get to Starbucks", to_store("Starbucks")),
+        ("美食广场在哪", to_area("美食广场")),
+        ("where is the food court", to_area("food court")),
+        ("运动区有哪些店", to_area("运动区")),
+        ("星巴克几点开门", info("星巴克", "basic")),
+        ("星巴克营业时间", info("星巴克", "basic")),
+        ("when does Apple open", info("Apple", "basic")),
+        ("优衣库有什么优惠", info("优衣库", "promotions")),
+        ("优衣库有什么活动", info("优衣库", "promotions")),
+        ("any deals at Nike", info("Nike", "promotions")),
+        ("海底捞评价怎么样", info("海底捞", "reviews")),
+        ("reviews of Haidilao", info("Haidilao", "reviews")),
+        ("找一家咖啡店", stores("咖啡")),
+        ("find a coffee shop", stores("coffee")),
+        ("哪里有咖啡店", stores("咖啡")),
+        ("any restaurants?", stores("restaurant")),
+        ("有火锅店吗", stores("火锅")),
+        ("附近有吃饭的地方吗", stores("餐厅")),
+        ("海底捞好吃吗", info("海底捞", "reviews")),
+        ("where can I find Nike", to_store("Nike")),
+        ("where is the toy store", stores("toy")),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(call(text), expected, "{text}");
+    }
+}
+
+fn cart() -> Value {
+    let item = |id: &str, name: &str| {
+        json!({"item_id": id, "product_id": "p", "name": name, "quantity": 1,
+        "unit_price_yuan": 499.0, "line_total_yuan": 499.0})
+    };
+    json!({"cart_id": "cart-7", "items": [item("item-1", "Nike Air Zoom Pegasus 40"), item("item-2", "Li-Ning 跑鞋")],
+           "total_yuan": 998.0})
+}
+
+fn orders() -> Value {
+    let order = |id: &str, status: &str| json!({"order_id": id, "status": status, "total_yuan": 499.0});
+    json!({"total": 3, "orders": [order("o-3", "COMPLETED"), order("o-2", "PAID"), order("o-1", "PENDING_PAYMENT")]})
+}
+
+#[test]
+fn cart_requests() {
+    for text in ["看看购物车", "my cart", "show cart"] {
+        assert_eq!(call(text), ("view_cart", json!({}), false), "{text}");
+    }
+    for text in ["清空购物车", "empty my cart"] {
+        assert_eq!(call(text), ("clear_cart", json!({}), false), "{text}");
+    }
+    let cases =
+        [("删掉第一件", "item-1"), ("remove the first item", "item-1"), ("把购物车里的跑鞋删掉", "item-2")];
+    for (text, item) in cases {
+        assert_eq!(call(text), ("view_cart", json!({}), true), "{text}: the cart is read first");
+        assert_eq!(then(text, cart()), ("remove_from_cart", json!({"item_id": item})), "{text}");
+    }
+}
+
+#[test]
+fn order_requests() {
+    for text in ["下单", "结账", "place the order", "checkout", "去付款"] {
+        assert_eq!(call(text), ("view_cart", json!({}), true), "{text}: the cart is read first");
+        assert_eq!(then(text, cart()), ("create_order", json!({"cart_id": "cart-7"})), "{text}");
+    }
+    for text in ["我的订单", "my orders"] {
+        assert_eq!(call(text), ("list_orders", json!({}), false), "{text}");
+    }
+    let status = |id: &str| ("get_order_status", json!({"order_id": id}), false);
+    let cancel = |id: &str| ("cancel_order", json!({"order_id": id}), false);
+    assert_eq!(call("订单 o-123 到哪了"), status("o-123"));
+    assert_eq!(call("pay for order o-7"), status("o-7"));
+    assert_eq!(call("cancel o-5"), cancel("o-5"));
+    assert_eq!(call("cancel order ORD-2024-0007"), cancel("ORD-2024-0007"));
+    let from_the_list = [
+        ("status of my order", "get_order_status", "o-3"),
+        ("where is my order", "get_order_status", "o-3"),
+        ("取消订单", "cancel_order", "o-2"),
+        ("cancel my last order", "cancel_order", "o-2"),
+        ("我要支付订单", "get_order_status", "o-1"),
+    ];
+    for (text, tool, id) in from_the_list {
+        assert_eq!(call(text), ("list_orders", json!({}), true), "{text}: the list is read first");
+        assert_eq!(then(text, orders()), (tool, json!({"order_id": id})), "{text}");
+    }
+}
+
+#[test]
+fn small_talk_and_gibberish_ask_for_nothing() {
+    for text in [
+        "你好",
+        "hello",
+        "hi there!",
+        "谢谢",
+        "thanks",
+        "今天天气怎么样",
+        "tell me a joke",
+        "asdfgh",
+        "",
+        "？？",
+    ] {
+        assert_eq!(first(text), None, "{text}");
+    }
+}
+
+#[test]
+fn hooks_are_asked_in_priority_order() {
+    let hooks = super::hooks();
+    assert_eq!(hooks.len(), 14, "every built-in tool declares its basic mode");
+    assert!(hooks.windows(2).all(|w| (w[0].1.priority, w[0].0.name) <= (w[1].1.priority, w[1].0.name)));
+}
+
+#[test]
+fn reads_chinese_numerals() {
+    let cases =
+        [("两", 2), ("十", 10), ("十二", 12), ("二十", 20), ("五百", 500), ("两百五", 250), ("一千五", 1500)];
+    for (text, value) in cases {
+        assert_eq!(cn_number(text), Some(value), "{text}");
+    }
+    assert_eq!(cn_number("一千零五"), Some(1005));
+    assert_eq!(cn_number("双"), None);
+}
