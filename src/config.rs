@@ -797,11 +797,6 @@ impl Config {
         Ok(())
     }
 
-    /// The level of a tool after the operator's overrides.
-    pub fn tool_level(&self, spec: &handlers::ToolSpec) -> Level {
-        self.tools.get(spec.name).map(|o| o.level).unwrap_or(spec.level)
-    }
-
     /// The mall's own host names: `mall.base_url`'s host (HTTP backend) and
     /// `mall.allowed_hosts`, lower-case.
     pub fn mall_hosts(&self) -> Vec<String> {

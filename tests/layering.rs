@@ -632,53 +632,16 @@ fn describe(graph: &CrateGraph, edges: &Edges, component: &[usize]) -> String {
     text
 }
 
-/// Circles not broken yet, each as the files in it. Listed so that no new
-/// circle appears and none of these grows: the test fails when a circle
-/// found is not listed here exactly, and when a listed one is gone (then
-/// delete its line).
-const NOT_YET_BROKEN: &[&[&str]] = &[
-    &[
-        "src/llm/offline/compose/mod.rs",
-        "src/llm/offline/compose/orders.rs",
-        "src/llm/offline/compose/shop.rs",
-        "src/llm/offline/conversation.rs",
-    ],
-    &["src/llm/offline/flow.rs", "src/llm/offline/mod.rs"],
-    &["src/telegram/photos.rs", "src/telegram/send.rs"],
-    &[
-        "src/telegram/mod.rs",
-        "src/telegram/pay.rs",
-        "src/telegram/update.rs",
-        "src/telegram/webhook.rs",
-        "src/webapp/mod.rs",
-    ],
-];
-
 #[test]
 fn no_circles_among_files() {
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut report = String::new();
-    let mut seen = BTreeSet::new();
     for krate in CRATES {
         let root = workspace.join(krate.dir);
         let graph = CrateGraph::load(&root, krate);
         let edges = edges(&graph, krate);
         for component in circles(&edges) {
-            let files: Vec<String> = component
-                .iter()
-                .map(|&v| graph.files[v].file.strip_prefix(workspace).unwrap().display().to_string())
-                .collect();
-            if NOT_YET_BROKEN.iter().any(|known| *known == files.as_slice()) {
-                seen.insert(files);
-            } else {
-                report.push_str(&describe(&graph, &edges, &component));
-            }
-        }
-    }
-    for known in NOT_YET_BROKEN {
-        let known: Vec<String> = known.iter().map(|s| s.to_string()).collect();
-        if !seen.contains(&known) {
-            report.push_str(&format!("no longer a circle (delete it from NOT_YET_BROKEN): {known:?}\n"));
+            report.push_str(&describe(&graph, &edges, &component));
         }
     }
     assert!(report.is_empty(), "files that depend on each other in a circle:\n{report}");

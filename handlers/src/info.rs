@@ -7,6 +7,7 @@ use services::{PageRequest, Product, Review};
 
 use serde_json::{Value, json};
 
+use crate::basic::text::Scratch;
 use crate::basic::{Answering, Call, Reply, Said, Step, clip, date, extract, rating as one_decimal, read};
 use crate::format::{floor_and_unit, join, mall_text, navigate_suggestion, paren, product_name, store_name};
 use crate::general::{find_store, store_for_display};
@@ -307,8 +308,8 @@ fn product_reply(answering: &Answering) -> Option<Reply> {
         .and_then(|c| c.result::<SearchProductsResult>())
         .map_or(0, |r| r.products.len().saturating_sub(1));
     let text = product_detail(&detail, said.lang, others);
-    let quantity = crate::shopping::quantity_said(said.dialogue.user_text()).unwrap_or(1);
-    Some(match crate::shopping::add_product(&detail, None, quantity, said.lang) {
+    let quantity = quantity_said(said.dialogue.user_text()).unwrap_or(1);
+    Some(match add_product(&detail, None, quantity, said.lang) {
         Step::Call(add) if asks_to_add(&detail) => Reply::offering(text, add),
         _ => Reply::text(text),
     })
@@ -488,4 +489,45 @@ fn promotions(name: &str, promotions: &[PromotionLine], lang: Lang) -> String {
         lines.push(format!("{}. {}", i + 1, (answers.promotion)(&p.title, &p.description, &until)));
     }
     lines.join("\n")
+}
+
+/// The quantity a message says ("买两双…", "2 pairs"), ordinals and prices aside.
+pub fn quantity_said(text: &str) -> Option<u32> {
+    let mut rest = Scratch::new(text);
+    extract::take_ordinal(&mut rest);
+    extract::take_price_bounds(&mut rest);
+    extract::take_quantity(&mut rest)
+}
+
+/// Adding `quantity` of a product in `size`: the call, or the question
+/// which size (or that the size is not in stock).
+pub fn add_product(detail: &ProductDetail, size: Option<&str>, quantity: u32, lang: Lang) -> Step {
+    let skus = &detail.skus;
+    let add = |sku: Option<&SkuLine>| {
+        let mut args = json!({ "product_id": detail.product_id, "quantity": quantity });
+        if let (Some(sku), Some(obj)) = (sku, args.as_object_mut()) {
+            obj.insert("sku_id".to_owned(), json!(sku.sku_id));
+        }
+        Step::Call(Call::new("add_to_cart", args))
+    };
+    let in_stock: Vec<&SkuLine> = skus.iter().filter(|s| s.stock > 0).collect();
+    match size {
+        Some(size) => match skus.iter().find(|s| label_matches(&s.label, size)) {
+            Some(sku) if sku.stock > 0 => add(Some(sku)),
+            _ => Step::answer(size_unavailable(size, detail, lang)),
+        },
+        None if skus.is_empty() => add(None),
+        None if skus.len() == 1 || in_stock.len() == 1 => add(in_stock.first().copied().or(skus.first())),
+        None => Step::answer(ask_size(detail, lang)),
+    }
+}
+
+/// Whether a SKU label is the size the shopper said (`42` ~ `EU 42`, `m` ~ `M`).
+fn label_matches(label: &str, size: &str) -> bool {
+    let norm = |s: &str| {
+        crate::texts::zh_hant::to_simplified(s).to_lowercase().replace(['码', '号'], "").trim().to_owned()
+    };
+    let size = norm(size);
+    let label = norm(label);
+    label == size || label.split(|c: char| !(c.is_alphanumeric() || c == '.')).any(|token| token == size)
 }

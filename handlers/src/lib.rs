@@ -30,12 +30,13 @@ pub mod orders;
 pub mod search;
 pub mod shopping;
 
+pub use basic::OfflineHook;
 pub use context::{Approval, Lang, ToolContext};
 pub use mallbot_macros::tool_function;
 pub use records::Yuan;
-pub use registry::{HelpLine, Level, OfflineHook, Scope, ToolSpec, all, find};
+pub use registry::{Level, Scope, ToolSpec, all, find};
 pub use result::{Picture, Preview, ToolError, ToolOutput, ToolResult};
-pub use texts::Texts;
+pub use texts::{HelpLine, Texts};
 
 /// Re-exports the macro's generated code uses; not for hand-written code.
 #[doc(hidden)]

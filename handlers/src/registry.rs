@@ -8,9 +8,10 @@ use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::basic::{Answering, Reply, Said, Step};
+use crate::basic::OfflineHook;
 use crate::context::{Lang, ToolContext};
 use crate::result::{Preview, ToolError, ToolResult};
+use crate::texts::HelpLine;
 
 /// How much the shopper must agree to before a tool runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -67,82 +68,6 @@ pub type PreviewFn = fn(ToolContext, Value) -> BoxFuture<'static, Result<Preview
 /// English for [`Lang::En`] (other languages are derived from these, see
 /// [`crate::Texts::tool_text`]); `None` when the arguments do not parse.
 pub type ProgressFn = fn(Lang, &Value) -> Option<String>;
-
-/// How basic mode (the offline planner, used when there is no model) uses a
-/// tool that declares it with `#[tool_function(offline = HOOK)]`: which
-/// messages ask for it, how its result is told to the shopper, and what that
-/// answer offers next. Write one in the tool's file; the planner needs no
-/// change.
-///
-/// Hooks are asked in order of [`OfflineHook::priority`], lowest first (ties
-/// by tool name), and the first that recognises a message wins. The
-/// built-in tools use 10–80: orders 10–13, the cart 20–23, store
-/// information 30, places 40–42, picking a listed product 60, product
-/// search 80. A new tool that should be asked before them takes a lower
-/// number (the default, [`OfflineHook::DEFAULT_PRIORITY`], is asked first).
-#[derive(Debug)]
-pub struct OfflineHook {
-    /// When this hook is asked, relative to the others: lower first.
-    pub priority: u8,
-    /// The first step when a message asks for this tool — usually a call of
-    /// it, or of a tool whose data it needs first (with a
-    /// [`Then`](crate::basic::Then) that goes on), or an answer when it
-    /// cannot be called yet; `None` when the message does not ask for it.
-    pub recognise: fn(&Said) -> Option<Step>,
-    /// The answer from the tool's JSON result in `lang`, for any caller (the
-    /// MCP server, basic mode); a tool that writes only Chinese and English
-    /// answers [`Lang::Zh`] for Traditional too, and basic mode asks in
-    /// [`crate::Texts::tool_lang`] and converts (see
-    /// [`crate::Texts::tool_text`]); `None` when the result cannot be read.
-    pub answer: fn(Lang, &Value) -> Option<String>,
-    /// Basic mode's answer, written with the message and the call's
-    /// arguments, with what it offers next; when `None`, basic mode uses
-    /// [`OfflineHook::answer`] and offers nothing.
-    pub reply: Option<fn(&Answering) -> Option<Reply>>,
-    /// Basic mode's explanation of a failure of this tool (`Error: …`),
-    /// when the tool has a better one than the general words.
-    pub failed: Option<fn(&Said, &str) -> Option<String>>,
-}
-
-impl OfflineHook {
-    /// The priority of a hook that does not set one: asked before the
-    /// built-in tools.
-    pub const DEFAULT_PRIORITY: u8 = 0;
-
-    /// A hook that recognises messages with `recognise` and answers with
-    /// `answer`, at [`OfflineHook::DEFAULT_PRIORITY`].
-    pub const fn new(
-        recognise: fn(&Said) -> Option<Step>,
-        answer: fn(Lang, &Value) -> Option<String>,
-    ) -> Self {
-        OfflineHook { priority: Self::DEFAULT_PRIORITY, recognise, answer, reply: None, failed: None }
-    }
-
-    /// The same hook asked at `priority`.
-    pub const fn priority(self, priority: u8) -> Self {
-        OfflineHook { priority, ..self }
-    }
-
-    /// The same hook answering basic mode with `reply`.
-    pub const fn reply(self, reply: fn(&Answering) -> Option<Reply>) -> Self {
-        OfflineHook { reply: Some(reply), ..self }
-    }
-
-    /// The same hook explaining its failures with `failed`.
-    pub const fn failed(self, failed: fn(&Said, &str) -> Option<String>) -> Self {
-        OfflineHook { failed: Some(failed), ..self }
-    }
-}
-
-/// What a tool (or a group of tools sharing the line) can do for a shopper,
-/// as `/help` lists it: declared with `#[tool_function(help = LINE)]`.
-#[derive(Debug)]
-pub struct HelpLine {
-    /// In Chinese: "🧭 找路：「Nike 店怎么走？」".
-    pub zh: &'static str,
-    /// In English: "🧭 Directions: \"How do I get to Nike?\"".
-    pub en: &'static str,
-}
 
 /// One tool, as the `#[tool_function]` macro submits it. Only `&'static str`
 /// and `fn` pointers inside, so it can be built in a `const`.

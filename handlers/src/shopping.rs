@@ -10,7 +10,7 @@ use crate::basic::text::{Scratch, numbers};
 use crate::basic::{Answering, Call, Pick, Reply, Said, Step, extract, read};
 use crate::format::{cart_item_text, item_text, items_and_total, paren, product_name};
 use crate::general::{NoArguments, idempotency_key};
-use crate::info::{ProductDetail, SkuLine};
+use crate::info::{ProductDetail, add_product, quantity_said};
 use crate::records::{CartResult, ItemLine};
 use crate::{
     HelpLine, Lang, OfflineHook, Preview, ToolContext, ToolError, ToolOutput, ToolResult, tool_function,
@@ -431,14 +431,6 @@ fn size_or_quantity(mut rest: Scratch) -> Option<CartAsk> {
     Some(CartAsk::Add { size, quantity, explicit: false })
 }
 
-/// The quantity a message says ("买两双…", "2 pairs"), ordinals and prices aside.
-pub fn quantity_said(text: &str) -> Option<u32> {
-    let mut rest = Scratch::new(text);
-    extract::take_ordinal(&mut rest);
-    extract::take_price_bounds(&mut rest);
-    extract::take_quantity(&mut rest)
-}
-
 fn recognise_add(said: &Said) -> Option<Step> {
     let Some(CartAsk::Add { size, quantity, explicit }) = cart_ask(said) else {
         return None;
@@ -453,39 +445,6 @@ fn recognise_add(said: &Said) -> Option<Step> {
         .or_else(|| dialogue.asked_before_turn("get_product_detail").and_then(quantity_said))
         .unwrap_or(1);
     Some(add_product(&detail, size.as_deref(), quantity, said.lang))
-}
-
-/// Adding `quantity` of a product in `size`: the call, or the question
-/// which size (or that the size is not in stock).
-pub fn add_product(detail: &ProductDetail, size: Option<&str>, quantity: u32, lang: Lang) -> Step {
-    let skus = &detail.skus;
-    let add = |sku: Option<&SkuLine>| {
-        let mut args = json!({ "product_id": detail.product_id, "quantity": quantity });
-        if let (Some(sku), Some(obj)) = (sku, args.as_object_mut()) {
-            obj.insert("sku_id".to_owned(), json!(sku.sku_id));
-        }
-        Step::Call(Call::new("add_to_cart", args))
-    };
-    let in_stock: Vec<&SkuLine> = skus.iter().filter(|s| s.stock > 0).collect();
-    match size {
-        Some(size) => match skus.iter().find(|s| label_matches(&s.label, size)) {
-            Some(sku) if sku.stock > 0 => add(Some(sku)),
-            _ => Step::answer(crate::info::size_unavailable(size, detail, lang)),
-        },
-        None if skus.is_empty() => add(None),
-        None if skus.len() == 1 || in_stock.len() == 1 => add(in_stock.first().copied().or(skus.first())),
-        None => Step::answer(crate::info::ask_size(detail, lang)),
-    }
-}
-
-/// Whether a SKU label is the size the shopper said (`42` ~ `EU 42`, `m` ~ `M`).
-fn label_matches(label: &str, size: &str) -> bool {
-    let norm = |s: &str| {
-        crate::texts::zh_hant::to_simplified(s).to_lowercase().replace(['码', '号'], "").trim().to_owned()
-    };
-    let size = norm(size);
-    let label = norm(label);
-    label == size || label.split(|c: char| !(c.is_alphanumeric() || c == '.')).any(|token| token == size)
 }
 
 fn added_answer(lang: Lang, data: &Value) -> Option<String> {

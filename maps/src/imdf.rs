@@ -8,16 +8,15 @@
 //! (a store id, an area id, `main_entrance`), which is how the bot links the
 //! map to its catalog; without it they are found by name.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::Labels;
 use crate::geo::{Point, Polygon, Projection};
 use crate::unit::UnitKind;
-use crate::{Labels, MapWords};
 
 /// Why an archive was refused.
 #[derive(Debug, thiserror::Error)]
@@ -203,11 +202,6 @@ impl IndoorMap {
         Reader::new(files)?.read()
     }
 
-    /// The level with that floor number (1 = ground, -1 = B1).
-    pub fn level_of_floor(&self, floor: i32) -> Option<usize> {
-        self.levels.iter().position(|l| l.floor == floor)
-    }
-
     /// The place with that id, else that name (either language, any case),
     /// else the first whose name contains the text or is contained in it.
     pub fn find_place(&self, wanted: &str) -> Option<&Place> {
@@ -240,11 +234,6 @@ impl IndoorMap {
                 || s.name.zh.to_lowercase() == wanted
                 || s.name.en.to_lowercase() == wanted
         })
-    }
-
-    /// A level's sign (`2F`) in the language of `words`.
-    pub fn level_label(&self, level: usize, words: &MapWords) -> Cow<'_, str> {
-        self.levels.get(level).map(|l| words.name(&l.short_name)).unwrap_or(Cow::Borrowed("?"))
     }
 }
 

@@ -6,7 +6,6 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use crate::Labels;
 use crate::geo::Point;
 use crate::imdf::{IndoorMap, Place};
 use crate::unit::UnitKind;
@@ -316,11 +315,6 @@ impl Router {
             Node::Centre(u) => matches!(self.map.units[u].kind, UnitKind::Room | UnitKind::Restroom),
             Node::Opening => false,
         }
-    }
-
-    /// The name of a unit in either language, if it has one.
-    pub fn unit_name(&self, unit: usize) -> Option<&Labels> {
-        self.map.units.get(unit).and_then(|u| u.name.as_ref())
     }
 }
 

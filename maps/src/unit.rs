@@ -32,9 +32,4 @@ impl UnitKind {
             _ => UnitKind::Room,
         }
     }
-
-    /// Whether it takes shoppers between floors.
-    pub fn is_vertical(self) -> bool {
-        matches!(self, UnitKind::Escalator | UnitKind::Elevator | UnitKind::Stairs)
-    }
 }

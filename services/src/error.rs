@@ -113,12 +113,6 @@ impl ServiceError {
         }
     }
 
-    /// True for failures of the mall itself (worth a retry or an apology),
-    /// false for answers about the request (worth telling the shopper).
-    pub fn is_upstream(&self) -> bool {
-        matches!(self, ServiceError::Unavailable { .. } | ServiceError::InvalidResponse { .. })
-    }
-
     /// The contract's error body for this error.
     pub fn to_body(&self) -> ErrorBody {
         let (message, details) = match self {

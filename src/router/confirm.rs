@@ -497,11 +497,6 @@ impl FunctionCallRouter {
         }
         (looks_like_code && !waiting.is_empty()).then(|| Reply::text(ctx.lang.texts().confirm.wrong_code))
     }
-
-    /// Confirmations waiting for a press or a code, for `/health`.
-    pub async fn pending_count(&self) -> Result<u64, crate::state::StateError> {
-        self.state.count_pending().await
-    }
 }
 
 /// The id of the unpaid order a `create_order` result names.

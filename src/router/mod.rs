@@ -178,16 +178,6 @@ impl FunctionCallRouter {
         self
     }
 
-    /// The tools lent by MCP servers, and their servers' states.
-    pub fn remote_tools(&self) -> &Arc<RemoteTools> {
-        &self.remote
-    }
-
-    /// The model's description (`offline`, `openai/<model>`).
-    pub fn model_name(&self) -> String {
-        self.model.describe()
-    }
-
     /// The model's concurrency limit, calls in flight and queue, when it has one.
     pub fn model_load(&self) -> Option<crate::llm::limit::LimitReport> {
         self.model.load()

@@ -17,12 +17,10 @@ use teloxide::prelude::*;
 use teloxide::types::{Me, MessageId, User};
 use tokio::sync::OnceCell;
 
-use super::live::LiveMessage;
 use super::outbox::Delivery;
 use super::send::{self, ButtonContext, Target};
 use super::{Transport, texts};
 use crate::context::{ChosenLang, MessageContext};
-use crate::progress::Progress;
 use crate::reply::Reply;
 
 /// One update being handled. Clones share everything, the `/lang` choice
@@ -105,28 +103,6 @@ impl Handle {
             .await
     }
 
-    /// Runs a router turn in its own task, showing its progress in a
-    /// [`LiveMessage`], then replaces that with the reply (in `lang`); a
-    /// panic becomes a logged error and an apology.
-    pub async fn run_live<F, W>(&self, lang: Lang, work: W) -> Result<(), RequestError>
-    where
-        W: FnOnce(Progress) -> F,
-        F: Future<Output = Reply> + Send + 'static,
-    {
-        let started = std::time::Instant::now();
-        let (progress, events) = Progress::channel();
-        let mut live = LiveMessage::new(self, self.tg.typing.hold(&self.bot, &self.target));
-        let mut task = tokio::spawn(work(progress));
-        let reply = match live.follow(events, &mut task).await {
-            Ok(reply) => reply,
-            Err(e) => self.failed_turn(lang, e),
-        };
-        let replace = live.finish().await;
-        let finished = self.deliver(lang, &reply, replace).await;
-        metrics::histogram!(crate::ops::ANSWER).record(started.elapsed().as_secs_f64());
-        finished
-    }
-
     /// Runs router work in its own task with the typing indicator on; a
     /// panic becomes a logged error and an apology.
     pub async fn run_guarded<F>(&self, work: F) -> Reply
@@ -140,7 +116,7 @@ impl Handle {
         }
     }
 
-    fn failed_turn(&self, lang: Lang, error: tokio::task::JoinError) -> Reply {
+    pub(super) fn failed_turn(&self, lang: Lang, error: tokio::task::JoinError) -> Reply {
         tracing::error!(error = %error, chat = self.target.chat.0, "answering a message failed");
         self.tg.app.stats.record_error("answering a message failed (panic)");
         Reply::text(texts::apology(lang))

@@ -12,7 +12,6 @@
 //! next status. At the end the final [`Reply`] replaces it all
 //! ([`LiveMessage::finish`]), so one message per turn is left in the chat.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -25,11 +24,15 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
+use super::drafts::DraftSupport;
 use super::format::{MESSAGE_LIMIT, escape_html, split_message};
 use super::handle::Handle;
 use super::markdown::render_parts;
 use super::send::{self, SendFailure, Target, Typing};
-use crate::progress::TurnEvent;
+use handlers::Lang;
+
+use crate::progress::{Progress, TurnEvent};
+use crate::reply::Reply;
 
 /// The shortest gap between two edits of the live message in a private chat.
 pub const PRIVATE_EDIT_EVERY: Duration = Duration::from_secs(1);
@@ -42,51 +45,6 @@ pub const DRAFT_EVERY: Duration = Duration::from_millis(400);
 pub const STATUS_AFTER: Duration = Duration::from_millis(600);
 /// The longest `retry_after` the live message waits for before its final edit.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
-
-/// Refusals of a first draft in a row after which drafts are not tried again.
-const DRAFT_REFUSALS: u32 = 3;
-
-/// Whether the Bot API server takes `sendMessageDraft`. A server that does
-/// not know the method (404 "Not Found", "method not found") is not asked
-/// again; other refusals of a turn's first draft make that turn edit instead,
-/// and [`DRAFT_REFUSALS`] of them in a row stop drafts too.
-#[derive(Debug, Default)]
-pub struct DraftSupport {
-    refused: AtomicBool,
-    refusals_in_a_row: AtomicU32,
-}
-
-impl DraftSupport {
-    /// Whether drafts are still worth trying.
-    pub fn usable(&self) -> bool {
-        !self.refused.load(Ordering::Relaxed)
-    }
-
-    fn accepted(&self) {
-        self.refusals_in_a_row.store(0, Ordering::Relaxed);
-    }
-
-    fn refuse(&self, error: &RequestError) {
-        let unknown_method = match error {
-            // Telegram answers an unknown method with 404 "Not Found", which teloxide reads so.
-            RequestError::Api(ApiError::InvalidToken) => true,
-            RequestError::Api(ApiError::Unknown(text)) => {
-                let text = text.to_ascii_lowercase();
-                text.contains("not found") || text.contains("method")
-            }
-            _ => false,
-        };
-        let refusals = self.refusals_in_a_row.fetch_add(1, Ordering::Relaxed) + 1;
-        if (unknown_method || refusals >= DRAFT_REFUSALS) && !self.refused.swap(true, Ordering::Relaxed) {
-            tracing::warn!(
-                error = %error,
-                "the Bot API server refused sendMessageDraft; streaming answers by editing one message instead"
-            );
-        } else {
-            tracing::info!(error = %error, "draft refused; this answer streams by editing a message");
-        }
-    }
-}
 
 /// `sendMessageDraft`: streams a partial message to a private chat (Bot API 9.3+).
 #[derive(Debug, Clone, Serialize)]
@@ -388,6 +346,30 @@ fn live_html(text: &str) -> String {
         .next()
         .map(|part| part.html)
         .unwrap_or_else(|| escape_html(text))
+}
+
+impl Handle {
+    /// Runs a router turn in its own task, showing its progress in a
+    /// [`LiveMessage`], then replaces that with the reply (in `lang`); a
+    /// panic becomes a logged error and an apology.
+    pub async fn run_live<F, W>(&self, lang: Lang, work: W) -> Result<(), RequestError>
+    where
+        W: FnOnce(Progress) -> F,
+        F: Future<Output = Reply> + Send + 'static,
+    {
+        let started = std::time::Instant::now();
+        let (progress, events) = Progress::channel();
+        let mut live = LiveMessage::new(self, self.tg.typing.hold(&self.bot, &self.target));
+        let mut task = tokio::spawn(work(progress));
+        let reply = match live.follow(events, &mut task).await {
+            Ok(reply) => reply,
+            Err(e) => self.failed_turn(lang, e),
+        };
+        let replace = live.finish().await;
+        let finished = self.deliver(lang, &reply, replace).await;
+        metrics::histogram!(crate::ops::ANSWER).record(started.elapsed().as_secs_f64());
+        finished
+    }
 }
 
 #[cfg(test)]

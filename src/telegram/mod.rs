@@ -11,17 +11,14 @@
 //! in flight finish (at most [`SHUTDOWN_GRACE`]) and returns. Meanwhile it
 //! purges expired state every [`PURGE_EVERY`].
 
-use std::fmt::Debug;
 use std::future::Future;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use handlers::Lang;
-use teloxide::dispatching::{DefaultKey, DispatcherBuilder, UpdateHandler};
-use teloxide::error_handlers::ErrorHandler;
 use teloxide::prelude::*;
-use teloxide::types::{BotCommand, Me, User};
-use teloxide::update_listeners::{Polling, UpdateListener};
+use teloxide::types::{BotCommand, Me};
+use teloxide::update_listeners::Polling;
 use teloxide::{ApiError, RequestError};
 
 use crate::app::App;
@@ -30,6 +27,8 @@ use crate::state::StateStore;
 
 pub mod callback;
 mod commands;
+mod dispatch;
+pub mod drafts;
 pub mod files;
 pub mod format;
 pub mod handle;
@@ -43,144 +42,19 @@ pub mod pay;
 pub mod photos;
 pub mod send;
 pub mod texts;
+pub mod transport;
 pub mod trust;
 mod update;
 pub mod webhook;
 
+pub(crate) use dispatch::dispatch_until;
+pub use dispatch::{SHUTDOWN_GRACE, dispatcher, schema, stop_signal};
 pub use format::{escape_html, split_message};
-
-/// How long a stop waits for the turns in flight before giving up on them.
-pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(20);
+pub use transport::{TelegramError, Transport, outbox_max_age};
 
 /// How often expired state (pending actions, update ids, counters, history,
 /// hand-off links) is purged while the bot runs.
 pub const PURGE_EVERY: Duration = Duration::from_secs(600);
-
-/// Why the Telegram transport cannot start or could not answer.
-#[derive(Debug, thiserror::Error)]
-pub enum TelegramError {
-    /// No token configured.
-    #[error(
-        "no Telegram bot token: set `telegram.token` in the config file or the MALLBOT_TELEGRAM__TOKEN \
-         environment variable (create a bot and get its token from @BotFather)"
-    )]
-    MissingToken,
-    /// Telegram refused the token (`getMe` answered 401 Unauthorized).
-    #[error(
-        "Telegram refused the bot token (getMe at {api_url} answered 401 Unauthorized): check `telegram.token` \
-         / MALLBOT_TELEGRAM__TOKEN — copy the token again from @BotFather"
-    )]
-    InvalidToken { api_url: String },
-    /// `telegram.api_url` is not a URL.
-    #[error("config key `telegram.api_url`: `{url}` is not a valid URL: {reason}")]
-    BadApiUrl { url: String, reason: String },
-    /// The Bot API server could not be reached at start.
-    #[error("cannot reach the Telegram Bot API at {api_url} (`telegram.api_url`): {source}")]
-    Unreachable { api_url: String, source: RequestError },
-    /// The webhook could not be set up.
-    #[error("webhook: {0}")]
-    Webhook(String),
-    /// A request to Telegram failed.
-    #[error(transparent)]
-    Request(#[from] RequestError),
-}
-
-/// What the update handlers share: the bot's engine and the transport's own memory.
-pub struct Transport {
-    /// The assembled bot.
-    pub app: App,
-    /// Group requests waiting to continue in a private chat (in the state
-    /// store, shared by every instance that shares it).
-    pub handoffs: links::HandoffLinks,
-    /// The "typing…" loops, one per chat being answered.
-    pub typing: send::ChatTyping,
-    /// Whether the Bot API server takes `sendMessageDraft`.
-    pub drafts: live::DraftSupport,
-    /// Answers kept until Telegram took them.
-    pub outbox: outbox::Outbox,
-    /// The chats whose updates are being handled, one lane each.
-    pub lanes: lanes::Lanes,
-    /// Payments kept until the mall recorded them.
-    pub ledger: crate::payments::Ledger,
-}
-
-impl Transport {
-    /// The transport around `app`.
-    pub fn new(app: App) -> Self {
-        let handoffs = links::HandoffLinks::new(app.state.clone());
-        let outbox = outbox::Outbox::new(app.state.clone(), outbox_max_age(&app.config.telegram));
-        let ledger = pay::ledger(&app);
-        Transport {
-            ledger,
-            app,
-            handoffs,
-            outbox,
-            typing: send::ChatTyping::default(),
-            drafts: live::DraftSupport::default(),
-            lanes: lanes::Lanes::default(),
-        }
-    }
-
-    /// The language of `text`, else the user's Telegram language, else `bot.language`.
-    pub fn detected_lang(&self, user: &User, text: Option<&str>) -> Lang {
-        let preferred =
-            user.language_code.as_deref().and_then(Lang::parse).unwrap_or(self.app.config.bot.language);
-        Lang::detect_or(text.unwrap_or_default(), preferred)
-    }
-
-    fn is_admin(&self, user_id: i64) -> bool {
-        self.app.config.telegram.admins.contains(&user_id)
-    }
-
-    /// The `/health` text: the engine's report and the Telegram part
-    /// (privacy mode as `getMe` reports it now, and what to do about it).
-    async fn health_report(&self, bot: &Bot, me: &Me, lang: Lang) -> String {
-        let report = crate::health::collect(&self.app).await;
-        let fresh = send::call(bot, &teloxide::payloads::GetMe::new()).await.ok();
-        let me = fresh.as_ref().unwrap_or(me);
-        let mode = match self.app.config.telegram.mode {
-            TelegramMode::Polling => "long polling",
-            TelegramMode::Webhook => "webhook",
-        };
-        let username = me.user.username.as_deref().unwrap_or_default();
-        let telegram = texts::health_telegram(lang, username, mode, me.can_read_all_group_messages);
-        format!("{}\n\n{telegram}", report.render(lang))
-    }
-}
-
-/// The update tree: messages (a `successful_payment` among them), button
-/// presses and pre-checkout queries. Everything else (edited
-/// messages, channel posts…) is not asked for and ignored if it arrives.
-pub fn schema() -> UpdateHandler<TelegramError> {
-    dptree::entry()
-        .branch(Update::filter_message().endpoint(update::on_message))
-        .branch(Update::filter_callback_query().endpoint(update::on_button))
-        .branch(Update::filter_pre_checkout_query().endpoint(pay::on_pre_checkout))
-}
-
-/// A dispatcher for `bot` around `app`: the update tree, its dependencies,
-/// an error handler that logs, and quiet ignoring of unhandled updates.
-/// Updates of one chat are handled one at a time, in order (in the
-/// transport's [`lanes::Lanes`]).
-pub fn dispatcher(bot: Bot, app: App) -> DispatcherBuilder<Bot, TelegramError, DefaultKey> {
-    dispatcher_for(bot, Arc::new(Transport::new(app)))
-}
-
-fn dispatcher_for(bot: Bot, transport: Arc<Transport>) -> DispatcherBuilder<Bot, TelegramError, DefaultKey> {
-    Dispatcher::builder(bot, schema())
-        .dependencies(dptree::deps![transport])
-        .default_handler(|update| async move {
-            let kind = match update.kind {
-                teloxide::types::UpdateKind::EditedMessage(_) => "edited",
-                _ => "other",
-            };
-            crate::ops::count_update(kind, "ignored");
-            tracing::debug!(update_id = update.id.0, "update ignored");
-        })
-        .error_handler(Arc::new(|error: TelegramError| async move {
-            tracing::error!(error = %error, "telegram update handler failed");
-        }))
-}
 
 /// Checks the token with `getMe` against `telegram.api_url`; returns the bot
 /// and who it is.
@@ -338,118 +212,6 @@ async fn poll(bot: Bot, app: App, stop: impl Future<Output = &'static str>) -> R
         tracing::warn!(error = %error, "getUpdates failed; retrying");
     });
     dispatch_until(bot, app, listener, listener_errors, stop).await
-}
-
-/// Listens, from this call on, for Ctrl-C (SIGINT) and SIGTERM (what `kill`,
-/// systemd and container runtimes send); the future resolves with the name
-/// of the first that arrives, even if it arrived before the future was awaited.
-#[cfg(unix)]
-pub fn stop_signal() -> impl Future<Output = &'static str> + Send {
-    use tokio::signal::unix::{SignalKind, signal};
-    let interrupt = signal(SignalKind::interrupt());
-    let terminate = signal(SignalKind::terminate());
-    async move {
-        tokio::select! {
-            name = next_signal(interrupt, "Ctrl-C") => name,
-            name = next_signal(terminate, "SIGTERM") => name,
-        }
-    }
-}
-
-/// Resolves with `"Ctrl-C"` when Ctrl-C is pressed (the only stop signal
-/// where there is no SIGTERM).
-#[cfg(not(unix))]
-pub fn stop_signal() -> impl Future<Output = &'static str> + Send {
-    async {
-        if let Err(e) = tokio::signal::ctrl_c().await {
-            tracing::warn!(error = %e, "cannot listen for Ctrl-C");
-            std::future::pending::<()>().await;
-        }
-        "Ctrl-C"
-    }
-}
-
-/// `name` once the signal arrives; never if it could not be listened for (logged).
-#[cfg(unix)]
-async fn next_signal(
-    listening: std::io::Result<tokio::signal::unix::Signal>,
-    name: &'static str,
-) -> &'static str {
-    match listening {
-        Ok(mut signal) => {
-            signal.recv().await;
-        }
-        Err(e) => {
-            tracing::warn!(error = %e, signal = name, "cannot listen for the signal");
-            std::future::pending::<()>().await;
-        }
-    }
-    name
-}
-
-/// Dispatches the updates of `listener` to `app` until `stop` resolves; then
-/// takes no new updates and waits for the turns in flight, at most
-/// [`SHUTDOWN_GRACE`].
-pub(crate) async fn dispatch_until<L, E>(
-    bot: Bot,
-    app: App,
-    mut listener: L,
-    listener_errors: Arc<E>,
-    stop: impl Future<Output = &'static str>,
-) -> Result<(), TelegramError>
-where
-    L: UpdateListener + Send,
-    L::Err: Debug,
-    E: ErrorHandler<L::Err> + Send + Sync,
-{
-    let transport = Arc::new(Transport::new(app));
-    let lanes = transport.lanes.clone();
-    let mut dispatcher = dispatcher_for(bot, transport).build();
-    let token = dispatcher.shutdown_token();
-    // Stopping the listener too ends the dispatching even when the dispatcher
-    // misses the shutdown notice while it is busy handing out an update.
-    let listener_stop = listener.stop_token();
-    // Done when the dispatcher has handed out its last update and every
-    // lane has handled what it was given.
-    let dispatching = async {
-        let ended = dispatcher.try_dispatch_with_listener(listener, listener_errors).await;
-        lanes.wait().await;
-        ended
-    };
-    tokio::pin!(dispatching, stop);
-    let signal = tokio::select! {
-        ended = &mut dispatching => return ended.map_err(TelegramError::from),
-        signal = &mut stop => signal,
-    };
-    tracing::info!(
-        signal,
-        grace_secs = SHUTDOWN_GRACE.as_secs(),
-        "stop requested: taking no new updates, finishing the turns in flight"
-    );
-    if token.shutdown().is_err() {
-        tracing::info!("stopped before any update was taken");
-        return Ok(());
-    }
-    listener_stop.stop();
-    let started = Instant::now();
-    match tokio::time::timeout(SHUTDOWN_GRACE, &mut dispatching).await {
-        Ok(ended) => {
-            tracing::info!(waited_ms = started.elapsed().as_millis() as u64, "turns in flight finished");
-            ended.map_err(TelegramError::from)
-        }
-        Err(_) => {
-            tracing::warn!(
-                grace_secs = SHUTDOWN_GRACE.as_secs(),
-                "turns still running after the grace period; stopping without them"
-            );
-            Ok(())
-        }
-    }
-}
-
-/// `telegram.outbox_max_age_secs` as a duration.
-pub fn outbox_max_age(config: &TelegramConfig) -> Duration {
-    Duration::from_secs(config.outbox_max_age_secs)
 }
 
 /// Purges expired state now and then every `every`, logging how many records went.

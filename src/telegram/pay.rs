@@ -31,9 +31,6 @@ use crate::payments::{
 };
 use crate::state::unix_now;
 
-/// How long recording a payment in the mall may take before it is left to
-/// the background task.
-pub const RECORD_TIMEOUT: Duration = Duration::from_secs(5);
 /// How often payments the mall could not take yet are tried again.
 pub const SETTLE_EVERY: Duration = Duration::from_secs(10);
 
@@ -49,11 +46,6 @@ pub async fn on_pre_checkout(
     let handle = Handle::new(bot, me, tg, query.from.clone(), target, false);
     tokio::spawn(async move { handle.answer_pre_checkout(&query).await });
     Ok(())
-}
-
-/// The ledger of payments of `app` (shared by the transport and the background task).
-pub fn ledger(app: &App) -> Ledger {
-    Ledger::new(app.state.clone(), app.mall.clone(), RECORD_TIMEOUT)
 }
 
 impl Transport {
@@ -305,7 +297,7 @@ pub fn spawn_settling(
     outbox: Arc<Outbox>,
     every: Duration,
 ) -> tokio::task::JoinHandle<()> {
-    let ledger = ledger(&app);
+    let ledger = super::transport::ledger(&app);
     tokio::spawn(async move {
         let mut ticks = tokio::time::interval(every);
         ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -380,7 +372,7 @@ pub fn spawn_events(bot: Bot, app: App, outbox: Arc<Outbox>) -> Option<tokio::ta
 
 /// The event feed reader of `app`, polling every `every`.
 pub fn event_feed(app: &App, every: Duration) -> EventFeed {
-    EventFeed::new(app.mall.clone(), app.state.clone(), ledger(app), every)
+    EventFeed::new(app.mall.clone(), app.state.clone(), super::transport::ledger(app), every)
 }
 
 /// The invoice of the shopper `user_id`'s `order` (its pickup store looked

@@ -9,6 +9,7 @@
 
 pub mod dialogue;
 pub mod extract;
+mod hooks;
 pub mod lexicon;
 pub mod text;
 
@@ -16,15 +17,14 @@ pub mod text;
 mod tests;
 
 use std::cell::OnceCell;
-use std::sync::OnceLock;
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::registry::{OfflineHook, ToolSpec};
 use crate::{Lang, Texts};
 pub use dialogue::{Dialogue, Event, Made, Outcome};
 pub use extract::{Pick, PriceBounds};
+pub use hooks::{hooks, recognise, reply};
 pub use lexicon::Lexicon;
 use text::Scratch;
 
@@ -204,39 +204,70 @@ pub fn read<T: DeserializeOwned>(data: &Value) -> Option<T> {
     }
 }
 
-/// The registered tools that declare a basic mode, in the order their hooks
-/// are asked: by [`OfflineHook::priority`], lowest first, then by name.
-pub fn hooks() -> &'static [(&'static ToolSpec, &'static OfflineHook)] {
-    static ORDERED: OnceLock<Vec<(&'static ToolSpec, &'static OfflineHook)>> = OnceLock::new();
-    ORDERED.get_or_init(|| {
-        let mut hooks: Vec<_> =
-            crate::all().iter().filter_map(|spec| spec.offline.map(|hook| (*spec, hook))).collect();
-        hooks.sort_by_key(|(spec, hook)| (hook.priority, spec.name));
-        hooks
-    })
+/// How basic mode (the offline planner, used when there is no model) uses a
+/// tool that declares it with `#[tool_function(offline = HOOK)]`: which
+/// messages ask for it, how its result is told to the shopper, and what that
+/// answer offers next. Write one in the tool's file; the planner needs no
+/// change.
+///
+/// Hooks are asked in order of [`OfflineHook::priority`], lowest first (ties
+/// by tool name), and the first that recognises a message wins. The
+/// built-in tools use 10–80: orders 10–13, the cart 20–23, store
+/// information 30, places 40–42, picking a listed product 60, product
+/// search 80. A new tool that should be asked before them takes a lower
+/// number (the default, [`OfflineHook::DEFAULT_PRIORITY`], is asked first).
+#[derive(Debug)]
+pub struct OfflineHook {
+    /// When this hook is asked, relative to the others: lower first.
+    pub priority: u8,
+    /// The first step when a message asks for this tool — usually a call of
+    /// it, or of a tool whose data it needs first (with a
+    /// [`Then`](crate::basic::Then) that goes on), or an answer when it
+    /// cannot be called yet; `None` when the message does not ask for it.
+    pub recognise: fn(&Said) -> Option<Step>,
+    /// The answer from the tool's JSON result in `lang`, for any caller (the
+    /// MCP server, basic mode); a tool that writes only Chinese and English
+    /// answers [`Lang::Zh`] for Traditional too, and basic mode asks in
+    /// [`crate::Texts::tool_lang`] and converts (see
+    /// [`crate::Texts::tool_text`]); `None` when the result cannot be read.
+    pub answer: fn(Lang, &Value) -> Option<String>,
+    /// Basic mode's answer, written with the message and the call's
+    /// arguments, with what it offers next; when `None`, basic mode uses
+    /// [`OfflineHook::answer`] and offers nothing.
+    pub reply: Option<fn(&Answering) -> Option<Reply>>,
+    /// Basic mode's explanation of a failure of this tool (`Error: …`),
+    /// when the tool has a better one than the general words.
+    pub failed: Option<fn(&Said, &str) -> Option<String>>,
 }
 
-/// The first step the message asks for: the first hook (in [`hooks`]
-/// order) that recognises it; `None` when none does.
-pub fn recognise(said: &Said) -> Option<Step> {
-    if said.is_empty() {
-        return None;
+impl OfflineHook {
+    /// The priority of a hook that does not set one: asked before the
+    /// built-in tools.
+    pub const DEFAULT_PRIORITY: u8 = 0;
+
+    /// A hook that recognises messages with `recognise` and answers with
+    /// `answer`, at [`OfflineHook::DEFAULT_PRIORITY`].
+    pub const fn new(
+        recognise: fn(&Said) -> Option<Step>,
+        answer: fn(Lang, &Value) -> Option<String>,
+    ) -> Self {
+        OfflineHook { priority: Self::DEFAULT_PRIORITY, recognise, answer, reply: None, failed: None }
     }
-    hooks().iter().find_map(|(_, hook)| (hook.recognise)(said))
-}
 
-/// What basic mode answers to a call's data: the tool's [`OfflineHook::reply`]
-/// when it has one, else its plain [`OfflineHook::answer`] (asked in the
-/// language its table names, [`Texts::tool_lang`]); "done" when the data
-/// cannot be read.
-pub fn reply(made: &Made, data: &Value, said: &Said) -> Reply {
-    let texts = said.texts();
-    let hook = crate::find(&made.name).and_then(|spec| spec.offline);
-    let reply = hook.and_then(|hook| match hook.reply {
-        Some(reply) => reply(&Answering { said, args: &made.args, data }),
-        None => (hook.answer)(texts.tool_lang, data).map(|text| Reply::text((texts.tool_text)(text))),
-    });
-    reply.unwrap_or_else(|| Reply::text(texts.answers.done))
+    /// The same hook asked at `priority`.
+    pub const fn priority(self, priority: u8) -> Self {
+        OfflineHook { priority, ..self }
+    }
+
+    /// The same hook answering basic mode with `reply`.
+    pub const fn reply(self, reply: fn(&Answering) -> Option<Reply>) -> Self {
+        OfflineHook { reply: Some(reply), ..self }
+    }
+
+    /// The same hook explaining its failures with `failed`.
+    pub const fn failed(self, failed: fn(&Said, &str) -> Option<String>) -> Self {
+        OfflineHook { failed: Some(failed), ..self }
+    }
 }
 
 /// What a tool's reply is written from: the message and conversation, the

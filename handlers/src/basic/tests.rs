@@ -171,7 +171,7 @@ fn quantities_said_when_buying() {
         ("size 42, 2 pairs", Some(2)),
     ];
     for (text, quantity) in cases {
-        assert_eq!(crate::shopping::quantity_said(text), quantity, "{text}");
+        assert_eq!(crate::info::quantity_said(text), quantity, "{text}");
     }
 }
 

@@ -17,12 +17,21 @@ use std::borrow::Cow;
 use services::OrderStatus;
 
 use crate::context::Lang;
-use crate::registry::HelpLine;
 
 pub(crate) mod en;
 mod lang;
 pub(crate) mod zh_hans;
 pub mod zh_hant;
+
+/// What a tool (or a group of tools sharing the line) can do for a shopper,
+/// as `/help` lists it: declared with `#[tool_function(help = LINE)]`.
+#[derive(Debug)]
+pub struct HelpLine {
+    /// In Chinese: "🧭 找路：「Nike 店怎么走？」".
+    pub zh: &'static str,
+    /// In English: "🧭 Directions: \"How do I get to Nike?\"".
+    pub en: &'static str,
+}
 
 /// The text table of one language.
 #[derive(Debug)]

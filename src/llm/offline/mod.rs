@@ -88,16 +88,6 @@ impl OfflinePlanner {
         OfflinePlanner::default()
     }
 
-    /// A planner with these names, never refreshed (tests).
-    pub fn with_lexicon(lexicon: Lexicon) -> Self {
-        let known = Known {
-            lexicon: Arc::new(lexicon),
-            due: Some(Instant::now() + Duration::MAX / 4),
-            refreshing: false,
-        };
-        OfflinePlanner { mall: None, known: Arc::new(RwLock::new(known)) }
-    }
-
     /// A planner that learns the names of `mall` on its first turn and
     /// refreshes them every [`LEXICON_REFRESH`].
     pub fn learning(mall: Arc<dyn MallApi>) -> Self {

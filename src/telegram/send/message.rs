@@ -11,38 +11,15 @@ use teloxide::payloads::{
     SendPhotoSetters,
 };
 use teloxide::prelude::*;
-use teloxide::types::{InlineKeyboardMarkup, MessageId, ParseMode, ReplyParameters, ThreadId};
+use teloxide::types::{InlineKeyboardMarkup, MessageId, ParseMode, ReplyParameters};
 use teloxide::{ApiError, RequestError};
 
 use super::super::format::{MESSAGE_LIMIT, Part, escape_html, telegram_len};
 use super::super::markdown::render_parts;
 use super::call::{SendFailure, call};
 use super::keyboard::{ButtonContext, keyboard};
+use super::target::Target;
 use crate::reply::Reply;
-
-/// Where an answer goes: the chat, the forum topic, and (in groups) the
-/// message it answers.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Target {
-    pub chat: ChatId,
-    /// The forum topic, when the message came from one.
-    pub thread: Option<ThreadId>,
-    /// The message to reply to (groups, so it is clear whom the bot answers).
-    pub reply_to: Option<MessageId>,
-}
-
-impl Target {
-    /// The target answering `msg`: same chat, same forum topic, and in
-    /// groups a reply to it.
-    pub fn answering(msg: &Message) -> Self {
-        let is_group = msg.chat.is_group() || msg.chat.is_supergroup();
-        Target {
-            chat: msg.chat.id,
-            thread: msg.thread_id.filter(|_| msg.is_topic_message),
-            reply_to: is_group.then_some(msg.id),
-        }
-    }
-}
 
 /// One answer on its way: where it goes, its text (Markdown as the model
 /// wrote it), its buttons, its picture, and the message it replaces. It is
@@ -283,6 +260,7 @@ pub async fn answer_press(bot: &Bot, query: &CallbackQuery, text: Option<&str>, 
 mod tests {
     use super::*;
     use handlers::Lang;
+    use teloxide::types::ThreadId;
 
     #[test]
     fn an_outgoing_answer_survives_the_outbox_round_trip() {

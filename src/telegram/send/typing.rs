@@ -10,7 +10,7 @@ use teloxide::prelude::*;
 use teloxide::types::{ChatAction, ThreadId};
 
 use super::call::call;
-use super::message::Target;
+use super::target::Target;
 
 /// Telegram shows "typing…" for about 5 seconds; it is refreshed this often.
 const TYPING_REFRESH: Duration = Duration::from_secs(4);
