@@ -16,16 +16,20 @@ impl Lang {
 
     /// The language a text is written in: Chinese if it has any CJK
     /// character — Traditional when it has characters only Traditional
-    /// writing uses (Traditional → Simplified changes it) and none only
+    /// writing uses (Traditional → Simplified changes it on its own) and none only
     /// Simplified writing uses ([`zh_hant::simplified_left`]) — else
     /// English if it has Latin letters.
     pub fn detect(text: &str) -> Option<Lang> {
         if !text.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)) {
             return text.chars().any(|c| c.is_ascii_alphabetic()).then_some(Lang::En);
         }
-        let traditional = zh_hant::simplified_if_other(text).is_some();
+        // Most Chinese messages have no character only Traditional writes:
+        // Simplified, told from a lookup per character.
+        if !text.chars().any(zh_hant::is_traditional_only) {
+            return Some(Lang::Zh);
+        }
         let simplified = !zh_hant::simplified_left(text).is_empty();
-        Some(if traditional && !simplified { Lang::ZhHant } else { Lang::Zh })
+        Some(if simplified { Lang::Zh } else { Lang::ZhHant })
     }
 
     /// The language of `text`, with `preferred` (a Telegram language, the

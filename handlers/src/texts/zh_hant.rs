@@ -5,7 +5,8 @@
 //! Simplified ones.
 
 use std::borrow::Cow;
-use std::sync::OnceLock;
+use std::collections::HashMap;
+use std::sync::{OnceLock, RwLock};
 
 use ferrous_opencc::OpenCC;
 use ferrous_opencc::config::BuiltinConfig;
@@ -431,17 +432,43 @@ pub fn simplified_if_other(text: &str) -> Option<String> {
 /// since on its own the dictionaries give their Traditional form; see
 /// [`simplified_left`] for a whole text.
 pub fn is_simplified_only(c: char) -> bool {
-    let mut buf = [0u8; 4];
-    let c = &*c.encode_utf8(&mut buf);
-    c.len() > 1 && to_traditional(c) != c && to_simplified(c) == c
+    script_of(c).simplified_only
 }
 
 /// Whether only Traditional Chinese writes `c` (`這`, `們`, `裡`):
 /// Traditional → Simplified changes it.
 pub fn is_traditional_only(c: char) -> bool {
+    script_of(c).traditional_only
+}
+
+/// Which script writes a character, as the dictionaries say of it alone.
+#[derive(Debug, Clone, Copy)]
+struct Script {
+    simplified_only: bool,
+    traditional_only: bool,
+}
+
+/// [`Script`] of `c`: converted once per character, then remembered (every
+/// message's language is told from its characters, and a character's
+/// conversion costs more than a lookup).
+fn script_of(c: char) -> Script {
+    static KNOWN: OnceLock<RwLock<HashMap<char, Script>>> = OnceLock::new();
+    if c.is_ascii() {
+        return Script { simplified_only: false, traditional_only: false };
+    }
+    let known = KNOWN.get_or_init(RwLock::default);
+    if let Some(script) = known.read().unwrap_or_else(|e| e.into_inner()).get(&c) {
+        return *script;
+    }
     let mut buf = [0u8; 4];
-    let c = &*c.encode_utf8(&mut buf);
-    c.len() > 1 && to_simplified(c) != c
+    let text = &*c.encode_utf8(&mut buf);
+    let simplified = to_simplified(text);
+    let script = Script {
+        simplified_only: to_traditional(text) != text && simplified == text,
+        traditional_only: simplified != text,
+    };
+    known.write().unwrap_or_else(|e| e.into_inner()).insert(c, script);
+    script
 }
 
 /// The characters of `text` only Simplified Chinese writes
