@@ -237,17 +237,17 @@ fn call_result(spec: &ToolSpec, lang: Lang, result: Result<ToolOutput, ToolError
                 Value::Object(map) => Value::Object(map),
                 other => json!({ "result": other }),
             };
-            structured_result(data, text, false)
+            structured_result(data, text)
         }
         Err(e) => error_result(e.model_message()),
     }
 }
 
-fn structured_result(data: Value, text: String, is_error: bool) -> CallToolResult {
+fn structured_result(data: Value, text: String) -> CallToolResult {
     let wire = json!({
         "content": [{"type": "text", "text": text}],
         "structuredContent": data,
-        "isError": is_error,
+        "isError": false,
     });
     serde_json::from_value(wire).unwrap_or_else(|_| CallToolResult::error(Vec::new()))
 }

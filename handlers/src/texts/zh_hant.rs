@@ -421,11 +421,6 @@ pub fn to_simplified(text: &str) -> String {
     }
 }
 
-/// `text` in Simplified characters, when that differs from `text`.
-pub fn simplified_if_other(text: &str) -> Option<String> {
-    Some(to_simplified(text)).filter(|s| s != text)
-}
-
 /// Whether only Simplified Chinese writes `c` (`这`, `们`): Simplified →
 /// Traditional changes it and Traditional → Simplified keeps it. A few
 /// characters both scripts write are among them (`干` of 干涉, `后` of 皇后),
