@@ -14,6 +14,7 @@
 //! once a minute; spans beyond the queue are dropped, nothing waits.
 
 use std::collections::HashMap;
+use std::fmt::Write as _;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -245,8 +246,8 @@ pub fn turn_span(platform: &str, chat_id: i64, turn: &str, text: &str) -> tracin
         otel.kind = "internal",
         gen_ai.operation.name = "invoke_agent",
         gen_ai.agent.name = "mallbot",
-        gen_ai.conversation.id = %conversation_id(platform, chat_id),
-        mallbot.turn = %turn,
+        gen_ai.conversation.id = conversation_id(platform, chat_id).as_str(),
+        mallbot.turn = turn,
         mallbot.platform = platform,
         mallbot.resumed = false,
         gen_ai.input.messages = tracing::field::Empty,
@@ -287,7 +288,7 @@ pub fn chat_span(model: &str, provider: &'static str, url: &reqwest::Url, stream
     tracing::info_span!(
         target: "otel",
         "chat",
-        otel.name = %format!("chat {model}"),
+        otel.name = format!("chat {model}").as_str(),
         otel.kind = "client",
         gen_ai.operation.name = "chat",
         gen_ai.provider.name = provider,
@@ -328,7 +329,7 @@ pub fn tool_span(name: &str, call_id: &str, level: &str) -> tracing::Span {
     tracing::info_span!(
         target: "otel",
         "execute_tool",
-        otel.name = %format!("execute_tool {name}"),
+        otel.name = format!("execute_tool {name}").as_str(),
         otel.kind = "internal",
         gen_ai.operation.name = "execute_tool",
         gen_ai.tool.name = name,
@@ -383,7 +384,7 @@ pub fn mcp_span(tool: &str, server: bool) -> tracing::Span {
     tracing::info_span!(
         target: "otel",
         "mcp",
-        otel.name = %format!("tools/call {tool}"),
+        otel.name = format!("tools/call {tool}").as_str(),
         otel.kind = if server { "server" } else { "client" },
         mcp.method.name = "tools/call",
         gen_ai.tool.name = tool,
@@ -406,7 +407,11 @@ pub fn record_error(span: &tracing::Span, error_type: &str) {
 pub fn conversation_id(platform: &str, chat_id: i64) -> String {
     let key = CONVERSATION_KEY.get_or_init(|| conversation_key(""));
     let tag = ring::hmac::sign(key, format!("{platform}:{chat_id}").as_bytes());
-    tag.as_ref()[..16].iter().map(|b| format!("{b:02x}")).collect()
+    let mut hex = String::with_capacity(32);
+    for b in &tag.as_ref()[..16] {
+        let _ = write!(hex, "{b:02x}");
+    }
+    hex
 }
 
 static CONVERSATION_KEY: OnceLock<ring::hmac::Key> = OnceLock::new();

@@ -245,7 +245,7 @@ impl FunctionCallRouter {
         let trace = crate::otel::traceparent_of(&agent);
         let reply_trace = trace.clone();
         let finishing = async move {
-            let reply = self.locked(&conversation, self.finish_claim(claim, progress)).await;
+            let reply = self.locked(&conversation, Box::pin(self.finish_claim(claim, progress))).await;
             crate::otel::record_answer(&answered, &reply.text);
             Reply { trace: reply_trace, ..reply }
         }
@@ -484,7 +484,8 @@ impl FunctionCallRouter {
             if action.code.as_deref() == Some(typed) {
                 return Some(match self.claim(&stored.token, action, true).await {
                     PressCheck::Accepted { claim, outcome } => {
-                        let follow_up = self.finish_claim(claim, &Progress::none()).await;
+                        // Boxed: a rare path that would otherwise size every message's future.
+                        let follow_up = Box::pin(self.finish_claim(claim, &Progress::none())).await;
                         Reply { text: format!("{outcome}\n\n{}", follow_up.text), ..follow_up }
                     }
                     PressCheck::AlreadyDone { alert }

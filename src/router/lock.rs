@@ -11,6 +11,7 @@
 //! goes ahead: a message is never dropped for it.
 
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -56,8 +57,10 @@ impl Drop for Held {
 }
 
 impl FunctionCallRouter {
-    /// Runs `turn` holding the lock of `conversation`.
-    pub(super) async fn locked<T>(&self, conversation: &str, turn: impl Future<Output = T>) -> T {
+    /// Runs `turn` holding the lock of `conversation`. The turn comes boxed:
+    /// a whole turn's future is kilobytes, and it would be copied into the
+    /// lock's wait and into the renewal below.
+    pub(super) async fn locked<T, F: Future<Output = T>>(&self, conversation: &str, turn: Pin<Box<F>>) -> T {
         let queue = self.locks.queue(conversation);
         let result = {
             let _turn_in_this_process = queue.lock().await;
@@ -104,13 +107,11 @@ impl FunctionCallRouter {
 
     /// Runs `turn`, renewing `held` every third of its TTL so that a turn
     /// longer than the TTL keeps its lock.
-    async fn renewing<T>(&self, held: &Held, turn: impl Future<Output = T>) -> T {
+    async fn renewing<T, F: Future<Output = T>>(&self, held: &Held, mut turn: Pin<Box<F>>) -> T {
         let ttl = self.settings.lock_ttl;
         let every = ttl / 3;
         let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
         ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        let turn = std::pin::pin!(turn);
-        let mut turn = turn;
         loop {
             tokio::select! {
                 result = &mut turn => return result,

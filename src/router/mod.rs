@@ -337,15 +337,18 @@ impl FunctionCallRouter {
                 Admission::Dropped => return Reply::default(),
             }
         }
-        self.locked(&ctx.conversation_key(), async {
-            if let Some(reply) = self.try_code(&ctx).await {
-                return reply;
-            }
-            let mut turn = self.open_turn(&ctx).await;
-            self.check_budget(&mut turn).await;
-            let (turn, end) = self.tool_loop(turn, progress).await;
-            self.close_turn(turn, end, &ctx.text).await
-        })
+        self.locked(
+            &ctx.conversation_key(),
+            Box::pin(async {
+                if let Some(reply) = self.try_code(&ctx).await {
+                    return reply;
+                }
+                let mut turn = self.open_turn(&ctx).await;
+                self.check_budget(&mut turn).await;
+                let (turn, end) = self.tool_loop(turn, progress).await;
+                self.close_turn(turn, end, &ctx.text).await
+            }),
+        )
         .await
     }
 

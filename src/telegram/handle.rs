@@ -163,7 +163,7 @@ impl Handle {
             let buttons = self.buttons(lang, reply).await;
             self.tg.outbox.deliver(&self.bot, &self.target, reply, &buttons, replace).await?;
             if let (true, Some(order_id)) = (paying, reply.invoice.as_deref()) {
-                self.send_invoice(lang, order_id).await?;
+                Box::pin(self.send_invoice(lang, order_id)).await?;
             }
             Ok(())
         };

@@ -81,7 +81,10 @@ pub async fn on_message(bot: Bot, msg: Message, me: Me, tg: Arc<Transport>) -> H
     };
     let is_group = msg.chat.is_group() || msg.chat.is_supergroup();
     let handle = Handle::new(bot, me, tg, from, Target::answering(&msg), is_group);
-    let queued = handle.tg.lanes.clone().run(msg.chat.id, message_update(handle.clone(), msg, kind));
+    // The message is boxed: a `Message` is kilobytes, and the lane keeps it
+    // in the update's future until its turn comes.
+    let chat = msg.chat.id;
+    let queued = handle.tg.lanes.clone().run(chat, message_update(handle.clone(), Box::new(msg), kind));
     dropped(queued, "message", &handle, true);
     Ok(())
 }
@@ -107,9 +110,11 @@ fn dropped(queued: Queued, kind: &'static str, handle: &Handle, notice: bool) {
     }
 }
 
-async fn message_update(handle: Handle, msg: Message, kind: &'static str) {
+async fn message_update(handle: Handle, msg: Box<Message>, kind: &'static str) {
     if let Some(payment) = msg.successful_payment() {
-        match handle.on_successful_payment(&msg, payment).await {
+        // Boxed, as the other rare kinds of update below: each would
+        // otherwise add its size to the future of every message.
+        match Box::pin(handle.on_successful_payment(&msg, payment)).await {
             Ok(outcome) => crate::ops::count_update("payment", outcome),
             Err(e) => {
                 crate::ops::count_update("payment", "failed");
@@ -122,7 +127,7 @@ async fn message_update(handle: Handle, msg: Message, kind: &'static str) {
         Ok(outcome) => crate::ops::count_update(kind, outcome),
         Err(e) => {
             crate::ops::count_update(kind, "failed");
-            handle.apologise(&e).await;
+            Box::pin(handle.apologise(&e)).await;
         }
     }
 }
@@ -176,7 +181,7 @@ async fn button_update(handle: Handle, query: CallbackQuery) {
         Ok(outcome) => crate::ops::count_update("button", outcome),
         Err(e) => {
             crate::ops::count_update("button", "failed");
-            handle.apologise(&e).await;
+            Box::pin(handle.apologise(&e)).await;
         }
     }
 }
@@ -207,7 +212,7 @@ impl Handle {
                     return Ok(IGNORED);
                 }
                 let ctx = self.context(String::new(), inbound::reply_text(msg)).await;
-                self.handle_speech(ctx, speech).await
+                Box::pin(self.handle_speech(ctx, speech)).await
             }
             Content::Photo { sizes, caption } => {
                 let bot_id = BotIdentity::from_me(&self.me);
@@ -221,7 +226,7 @@ impl Handle {
                 }
                 let ctx = self.context(addressing.text, inbound::reply_text(msg)).await;
                 if self.tg.app.reads_photos() {
-                    self.handle_photo(ctx, sizes).await
+                    Box::pin(self.handle_photo(ctx, sizes)).await
                 } else if ctx.text.is_empty() {
                     // Without vision a photo is its caption, and this one has none.
                     self.say(self.lang().await.texts().media.photo_unseen).await.map(|_| ANSWERED)

@@ -164,7 +164,10 @@ where
         error: RequestError::InvalidJson { source: Arc::new(e), raw: "".into() },
         transient: false,
     })?;
-    calling::<P::Output>(bot, P::NAME, Body::Json(body)).await
+    // Boxed: a request's future is kilobytes (its answer, the retry rule),
+    // and unboxed it would grow every future that sends, each of which is
+    // copied whenever it moves (into a task, a lane, a span).
+    Box::pin(calling::<P::Output>(bot, P::NAME, Body::Json(body))).await
 }
 
 /// Calls the Bot API method `P` with `fields` (a JSON object: strings as
@@ -184,7 +187,7 @@ where
             RequestError::Api(ApiError::Unknown(format!("{}: the fields are not an object", P::NAME)));
         return Err(SendFailure { error, transient: false });
     };
-    calling::<P::Output>(bot, P::NAME, Body::Form { fields, uploads }).await
+    Box::pin(calling::<P::Output>(bot, P::NAME, Body::Form { fields, uploads })).await
 }
 
 async fn calling<T: DeserializeOwned>(

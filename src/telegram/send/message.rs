@@ -104,10 +104,15 @@ pub async fn send_now(bot: &Bot, out: &Outgoing) -> Result<Vec<MessageId>, Undel
             Err(failure) => return Err(Undelivered { failure, parts_sent: i }),
         }
     }
+    // Pictures go out boxed: most answers have none, and their uploads would
+    // otherwise add kilobytes to the future of every answer (copied each
+    // time it moves).
     if let Some(image) = out.image.as_deref() {
-        send_picture(bot, &out.target, image).await;
+        Box::pin(send_picture(bot, &out.target, image)).await;
     }
-    super::super::photos::send_pictures(bot, &out.target, &out.pictures).await;
+    if !out.pictures.is_empty() {
+        Box::pin(super::super::photos::send_pictures(bot, &out.target, &out.pictures)).await;
+    }
     Ok(sent)
 }
 
@@ -142,16 +147,18 @@ async fn send_part(
     if let Some(markup) = markup {
         payload = payload.reply_markup(markup);
     }
-    let message = match call(bot, &payload).await {
+    // Only the id is kept: a whole `Message` held across the second call
+    // would be a kilobyte more in this future.
+    let sent = call(bot, &payload).await.map(|message| message.id);
+    match sent {
         Err(SendFailure { error: RequestError::Api(ApiError::CantParseEntities(why)), .. }) => {
             tracing::warn!(error = %why, "telegram could not parse the HTML; sending plain text");
             payload.parse_mode = None;
             payload.text = part.plain.clone();
-            call(bot, &payload).await?
+            Ok(call(bot, &payload).await?.id)
         }
-        other => other?,
-    };
-    Ok(message.id)
+        other => other,
+    }
 }
 
 /// Edits message `id` into `part` (with `markup`, or no buttons). "Not
@@ -167,12 +174,13 @@ async fn edit_part(
         .parse_mode(ParseMode::Html)
         .reply_markup(markup.unwrap_or_default());
     payload.link_preview_options = super::super::trust::preview_options(&part.html);
-    let result = match call(bot, &payload).await {
+    let edited = call(bot, &payload).await.map(drop);
+    let result = match edited {
         Err(SendFailure { error: RequestError::Api(ApiError::CantParseEntities(why)), .. }) => {
             tracing::warn!(error = %why, "telegram could not parse the HTML; editing in plain text");
             payload.parse_mode = None;
             payload.text = part.plain.clone();
-            call(bot, &payload).await
+            call(bot, &payload).await.map(drop)
         }
         other => other,
     };
