@@ -26,6 +26,8 @@ pub struct Process {
     pub name: String,
     pub child: Child,
     log: Arc<Mutex<String>>,
+    /// Reads the log until the child closes its standard error.
+    reader: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl Process {
@@ -57,7 +59,7 @@ impl Process {
         let stderr = child.stderr.take().expect("stderr");
         let log = Arc::new(Mutex::new(String::new()));
         let sink = Arc::clone(&log);
-        tokio::spawn(async move {
+        let reader = tokio::spawn(async move {
             let mut lines = BufReader::new(stderr).lines();
             while let Ok(Some(line)) = lines.next_line().await {
                 let mut log = sink.lock().unwrap();
@@ -65,7 +67,7 @@ impl Process {
                 log.push('\n');
             }
         });
-        Process { name: name.to_owned(), child, log }
+        Process { name: name.to_owned(), child, log, reader: Some(reader) }
     }
 
     pub fn log(&self) -> String {
@@ -95,10 +97,16 @@ impl Process {
 
     /// How it exited (waiting at most [`BOUND`]).
     pub async fn exit_status(&mut self) -> ExitStatus {
-        match tokio::time::timeout(BOUND, self.child.wait()).await {
+        let status = match tokio::time::timeout(BOUND, self.child.wait()).await {
             Ok(status) => status.expect("wait"),
             Err(_) => panic!("{} still running {} s after it was told to stop", self.name, BOUND.as_secs()),
+        };
+        // Its last lines may still be in the pipe: the log is whole once the
+        // reader has drained it.
+        if let Some(reader) = self.reader.take() {
+            let _ = tokio::time::timeout(BOUND, reader).await;
         }
+        status
     }
 }
 
