@@ -163,6 +163,8 @@ impl Handle {
             let buttons = self.buttons(lang, reply).await;
             self.tg.outbox.deliver(&self.bot, &self.target, reply, &buttons, replace).await?;
             if let (true, Some(order_id)) = (paying, reply.invoice.as_deref()) {
+                // Boxed: most answers send no invoice, and its future would
+                // otherwise add 3 KB to every delivery's.
                 Box::pin(self.send_invoice(lang, order_id)).await?;
             }
             Ok(())

@@ -112,9 +112,7 @@ fn dropped(queued: Queued, kind: &'static str, handle: &Handle, notice: bool) {
 
 async fn message_update(handle: Handle, msg: Box<Message>, kind: &'static str) {
     if let Some(payment) = msg.successful_payment() {
-        // Boxed, as the other rare kinds of update below: each would
-        // otherwise add its size to the future of every message.
-        match Box::pin(handle.on_successful_payment(&msg, payment)).await {
+        match handle.on_successful_payment(&msg, payment).await {
             Ok(outcome) => crate::ops::count_update("payment", outcome),
             Err(e) => {
                 crate::ops::count_update("payment", "failed");
@@ -127,7 +125,7 @@ async fn message_update(handle: Handle, msg: Box<Message>, kind: &'static str) {
         Ok(outcome) => crate::ops::count_update(kind, outcome),
         Err(e) => {
             crate::ops::count_update(kind, "failed");
-            Box::pin(handle.apologise(&e)).await;
+            handle.apologise(&e).await;
         }
     }
 }
@@ -181,7 +179,7 @@ async fn button_update(handle: Handle, query: CallbackQuery) {
         Ok(outcome) => crate::ops::count_update("button", outcome),
         Err(e) => {
             crate::ops::count_update("button", "failed");
-            Box::pin(handle.apologise(&e)).await;
+            handle.apologise(&e).await;
         }
     }
 }
@@ -212,7 +210,7 @@ impl Handle {
                     return Ok(IGNORED);
                 }
                 let ctx = self.context(String::new(), inbound::reply_text(msg)).await;
-                Box::pin(self.handle_speech(ctx, speech)).await
+                self.handle_speech(ctx, speech).await
             }
             Content::Photo { sizes, caption } => {
                 let bot_id = BotIdentity::from_me(&self.me);
@@ -226,7 +224,7 @@ impl Handle {
                 }
                 let ctx = self.context(addressing.text, inbound::reply_text(msg)).await;
                 if self.tg.app.reads_photos() {
-                    Box::pin(self.handle_photo(ctx, sizes)).await
+                    self.handle_photo(ctx, sizes).await
                 } else if ctx.text.is_empty() {
                     // Without vision a photo is its caption, and this one has none.
                     self.say(self.lang().await.texts().media.photo_unseen).await.map(|_| ANSWERED)

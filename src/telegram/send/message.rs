@@ -104,15 +104,10 @@ pub async fn send_now(bot: &Bot, out: &Outgoing) -> Result<Vec<MessageId>, Undel
             Err(failure) => return Err(Undelivered { failure, parts_sent: i }),
         }
     }
-    // Pictures go out boxed: most answers have none, and their uploads would
-    // otherwise add kilobytes to the future of every answer (copied each
-    // time it moves).
     if let Some(image) = out.image.as_deref() {
-        Box::pin(send_picture(bot, &out.target, image)).await;
+        send_picture(bot, &out.target, image).await;
     }
-    if !out.pictures.is_empty() {
-        Box::pin(super::super::photos::send_pictures(bot, &out.target, &out.pictures)).await;
-    }
+    super::super::photos::send_pictures(bot, &out.target, &out.pictures).await;
     Ok(sent)
 }
 
