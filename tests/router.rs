@@ -143,42 +143,65 @@ async fn the_round_limit_ends_with_a_graceful_answer() {
     assert_eq!(bot.model.seen().len(), 4, "exactly max_rounds model calls");
 }
 
-/// A mall whose cart never answers in time.
-struct SlowMall(EmbeddedMall);
+/// The embedded mall, with a cart that never answers in time (`cart_hangs`)
+/// and store searches that are counted and wait until `searches_gate` has a
+/// permit.
+struct HeldMall {
+    mall: EmbeddedMall,
+    cart_hangs: bool,
+    searches_gate: tokio::sync::Semaphore,
+    searches: std::sync::atomic::AtomicUsize,
+}
+
+impl HeldMall {
+    fn new(cart_hangs: bool, searches_open: bool) -> HeldMall {
+        HeldMall {
+            mall: EmbeddedMall::in_memory(),
+            cart_hangs,
+            searches_gate: tokio::sync::Semaphore::new(usize::from(searches_open)),
+            searches: Default::default(),
+        }
+    }
+}
 
 #[async_trait]
-impl MallApi for SlowMall {
+impl MallApi for HeldMall {
     async fn health(&self) -> MallResult<Health> {
-        self.0.health().await
+        self.mall.health().await
     }
     async fn search_products(&self, q: &ProductQuery) -> MallResult<Page<ProductBrief>> {
-        self.0.search_products(q).await
+        self.mall.search_products(q).await
     }
     async fn get_product(&self, id: &str) -> MallResult<Product> {
-        self.0.get_product(id).await
+        self.mall.get_product(id).await
     }
     async fn search_stores(&self, q: &StoreQuery) -> MallResult<Page<Store>> {
-        self.0.search_stores(q).await
+        self.searches.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        drop(self.searches_gate.acquire().await);
+        self.mall.search_stores(q).await
     }
     async fn get_store(&self, id: &str) -> MallResult<Store> {
-        self.0.get_store(id).await
+        self.mall.get_store(id).await
     }
     async fn store_promotions(&self, id: &str) -> MallResult<Page<Promotion>> {
-        self.0.store_promotions(id).await
+        self.mall.store_promotions(id).await
     }
     async fn store_reviews(&self, id: &str, page: PageRequest) -> MallResult<Page<Review>> {
-        self.0.store_reviews(id, page).await
+        self.mall.store_reviews(id, page).await
     }
     async fn list_areas(&self) -> MallResult<Page<Area>> {
-        self.0.list_areas().await
+        self.mall.list_areas().await
     }
     async fn get_area(&self, id: &str) -> MallResult<Area> {
-        self.0.get_area(id).await
+        self.mall.get_area(id).await
     }
     async fn route(&self, to: &str, from: Option<String>) -> MallResult<Route> {
-        self.0.route(to, from).await
+        self.mall.route(to, from).await
     }
-    async fn get_cart(&self, _s: &Shopper) -> MallResult<Cart> {
+    async fn get_cart(&self, s: &Shopper) -> MallResult<Cart> {
+        if !self.cart_hangs {
+            return self.mall.get_cart(s).await;
+        }
         tokio::time::sleep(Duration::from_secs(30)).await;
         Err(ServiceError::Unavailable { message: "slow".into() })
     }
@@ -188,13 +211,13 @@ impl MallApi for SlowMall {
         i: &AddCartItem,
         k: Option<IdempotencyKey>,
     ) -> MallResult<Cart> {
-        self.0.add_cart_item(s, i, k).await
+        self.mall.add_cart_item(s, i, k).await
     }
     async fn remove_cart_item(&self, s: &Shopper, i: &str, k: Option<IdempotencyKey>) -> MallResult<Cart> {
-        self.0.remove_cart_item(s, i, k).await
+        self.mall.remove_cart_item(s, i, k).await
     }
     async fn clear_cart(&self, s: &Shopper, k: Option<IdempotencyKey>) -> MallResult<Cart> {
-        self.0.clear_cart(s, k).await
+        self.mall.clear_cart(s, k).await
     }
     async fn create_order(
         &self,
@@ -202,16 +225,16 @@ impl MallApi for SlowMall {
         o: &CreateOrder,
         k: Option<IdempotencyKey>,
     ) -> MallResult<Order> {
-        self.0.create_order(s, o, k).await
+        self.mall.create_order(s, o, k).await
     }
     async fn list_orders(&self, s: &Shopper, p: PageRequest) -> MallResult<Page<Order>> {
-        self.0.list_orders(s, p).await
+        self.mall.list_orders(s, p).await
     }
     async fn get_order(&self, s: &Shopper, id: &str) -> MallResult<Order> {
-        self.0.get_order(s, id).await
+        self.mall.get_order(s, id).await
     }
     async fn cancel_order(&self, s: &Shopper, id: &str, k: Option<IdempotencyKey>) -> MallResult<Order> {
-        self.0.cancel_order(s, id, k).await
+        self.mall.cancel_order(s, id, k).await
     }
     async fn pay_order(
         &self,
@@ -220,16 +243,16 @@ impl MallApi for SlowMall {
         p: &RecordPayment,
         k: Option<IdempotencyKey>,
     ) -> MallResult<Order> {
-        self.0.pay_order(s, id, p, k).await
+        self.mall.pay_order(s, id, p, k).await
     }
     async fn events(&self, after: Option<String>, limit: u32) -> MallResult<EventPage> {
-        self.0.events(after, limit).await
+        self.mall.events(after, limit).await
     }
     async fn mark_ready(&self, id: &str) -> MallResult<Order> {
-        self.0.mark_ready(id).await
+        self.mall.mark_ready(id).await
     }
     async fn mark_picked_up(&self, id: &str) -> MallResult<Order> {
-        self.0.mark_picked_up(id).await
+        self.mall.mark_picked_up(id).await
     }
 }
 
@@ -237,7 +260,7 @@ impl MallApi for SlowMall {
 async fn a_tool_that_times_out_gives_the_model_a_safe_sentence() {
     let model =
         ScriptedModel::new(vec![calls(&[("view_cart", "{}")]), text("购物车暂时打不开，请稍后再试。")]);
-    let bot = bot_with(model, Arc::new(SlowMall(EmbeddedMall::in_memory())), |c| c.llm.tool_timeout_secs = 1);
+    let bot = bot_with(model, Arc::new(HeldMall::new(true, true)), |c| c.llm.tool_timeout_secs = 1);
     let reply = bot.app.router.dispatch(&msg("看看购物车")).await;
     assert_eq!(reply.text, "购物车暂时打不开，请稍后再试。");
     let result = &bot.model.last_tool_results()[0].1;
@@ -642,6 +665,36 @@ async fn a_repeated_search_comes_from_the_cache_until_its_ttl_and_carts_never_do
     bot.model.push(text("e"));
     bot.app.router.dispatch(&msg("跑鞋")).await;
     assert_eq!(hits(&bot), 1, "an expired result is not reused");
+}
+
+#[tokio::test]
+async fn shoppers_asking_the_same_way_at_once_share_one_call_to_the_mall() {
+    const SHOPPERS: usize = 8;
+    let mut steps: Vec<Step> =
+        (0..SHOPPERS).map(|_| calls(&[("navigate_to_store", r#"{"store_name":"Nike"}"#)])).collect();
+    steps.extend((0..SHOPPERS).map(|_| text("Nike 在一楼")));
+    let mall = Arc::new(HeldMall::new(false, false));
+    let bot = bot_with(ScriptedModel::new(steps), mall.clone(), |c| c.bot.tool_cache_secs = 30);
+    let asks: Vec<MessageContext> = (0..SHOPPERS)
+        .map(|i| MessageContext::private("telegram", 9000 + i as i64, "Nike 店在哪", Lang::Zh))
+        .collect();
+    let turns = futures::future::join_all(asks.iter().map(|ctx| bot.app.router.dispatch(ctx)));
+    // Every shopper's round is asked for before the mall's first answer comes back.
+    let opening = async {
+        while bot.model.seen().len() < SHOPPERS {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        mall.searches_gate.add_permits(1);
+    };
+    let (replies, ()) = tokio::join!(turns, opening);
+    assert!(replies.iter().all(|reply| reply.text == "Nike 在一楼"), "{replies:?}");
+    assert_eq!(mall.searches.load(std::sync::atomic::Ordering::SeqCst), 1, "the mall was asked once");
+    assert_eq!(hits(&bot), SHOPPERS as u64 - 1, "the others had its result");
+    let results: Vec<String> = bot.model.seen()[SHOPPERS..]
+        .iter()
+        .map(|seen| seen.messages.last().expect("the tool's result").text().to_owned())
+        .collect();
+    assert!(results.iter().all(|r| r == &results[0] && r.contains("Nike")), "{results:?}");
 }
 
 #[tokio::test]

@@ -10,7 +10,7 @@ use handlers::{Level, Scope, ToolError, ToolOutput};
 use serde_json::Value;
 use tracing::Instrument;
 
-use super::cache::ToolCache;
+use super::cache::{Source, ToolCache};
 use super::turn::{Turn, TurnEnd};
 use super::{FunctionCallRouter, calls};
 use crate::llm::{ChatMessage, ChatRequest, ChatResponse, Role, Usage};
@@ -269,19 +269,19 @@ impl FunctionCallRouter {
             let ctx = ctx.clone();
             async move {
                 let PlannedCall::Run { tool, args } = plan else { return None };
-                let key = self.cacheable(tool).then(|| ToolCache::key(tool.name(), lang, args));
-                if let Some(hit) = key.as_deref().and_then(|key| self.tool_cache.get(key)) {
+                let run = || calls::run_tool(tool, call, Level::Safe, ctx, args.clone(), limit);
+                if !self.cacheable(tool) {
+                    return Some(run().await);
+                }
+                let key = ToolCache::key(tool.name(), lang, args);
+                let (result, source) = self.tool_cache.get_or_run(key, run).await;
+                if source == Source::Cache {
                     self.stats.tool_cache_hits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     tracing::info!(name = tool.name(), call_id = %call.id, outcome = "cached", "tool call");
                     crate::otel::tool_span(tool.name(), &call.id, Level::Safe.as_str())
                         .record("mallbot.tool.outcome", "cached");
                     metrics::counter!(crate::ops::TOOL_CALLS, "tool" => tool.name(), "outcome" => "cached")
                         .increment(1);
-                    return Some(Ok(hit));
-                }
-                let result = calls::run_tool(tool, call, Level::Safe, ctx, args.clone(), limit).await;
-                if let (Some(key), Ok(output)) = (key, &result) {
-                    self.tool_cache.put(key, output);
                 }
                 Some(result)
             }
