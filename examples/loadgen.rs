@@ -3,8 +3,9 @@
 //! scripted OpenAI-compatible model (one `search_products` round, then a text
 //! answer, with set latency and time to first token) and the embedded mall —
 //! or, with `--mall http`, a `mallbot mall-server` child on loopback that the
-//! bot reaches over HTTP (`--tool navigate_to_store`: the model's round asks
-//! the way to Nike for "Nike 店在哪" instead of searching products).
+//! bot reaches over HTTP, or `--mall python` with a small Python server in
+//! front of it (`--tool navigate_to_store`: the model's round asks the way to
+//! Nike for "Nike 店在哪" instead of searching products).
 //! Prints messages/s, the bot's own CPU time per message and peak RSS, and
 //! p50/p99 of the time from an update being handed out to the first visible
 //! sign, the first answer text and the whole answer; when streamed, also how
@@ -89,10 +90,12 @@ struct Options {
     /// takes and discards them; `down`, sent to a closed port.
     #[arg(long, default_value = "off", value_parser = ["off", "on", "down"])]
     otel: String,
-    /// The mall: `embedded` (in the bot's process) or `http` (a
+    /// The mall: `embedded` (in the bot's process), `http` (a
     /// `mallbot mall-server` child on loopback, the bot's `mall.backend =
-    /// "http"`).
-    #[arg(long, default_value = "embedded", value_parser = ["embedded", "http"])]
+    /// "http"`) or `python` (the same behind a small Python server:
+    /// `examples/support/python_mall.py`, Python's standard-library HTTP
+    /// server with its defaults, HTTP/1.0 and a listen backlog of five).
+    #[arg(long, default_value = "embedded", value_parser = ["embedded", "http", "python"])]
     mall: String,
     /// The tool of the model's round: `search_products` (shoppers ask for
     /// Nike running shoes) or `navigate_to_store` (shoppers ask "Nike 店在哪",
@@ -258,11 +261,13 @@ fn capacity_report(arrivals: &[fake_model::Arrival], started: Instant, capacity:
 const MALL_KEY: &str = "loadgen-mall-key";
 
 /// A `mallbot mall-server` child on a free loopback port (the demo mall in
-/// its own database), stopped when dropped.
+/// its own database), stopped when dropped; with `--mall python`, the small
+/// Python server in front of it that the bot is given instead.
 struct MallServer {
     url: String,
     pid: u32,
     _child: tokio::process::Child,
+    front: Option<(u32, tokio::process::Child)>,
 }
 
 impl MallServer {
@@ -285,15 +290,59 @@ impl MallServer {
             .env("MALLBOT_MALL__API_KEY", MALL_KEY);
         let mut child = command.spawn().map_err(|e| anyhow::anyhow!("cannot start the mall server: {e}"))?;
         let pid = child.id().ok_or_else(|| anyhow::anyhow!("the mall server exited at once"))?;
-        let ready_by = Instant::now() + Duration::from_secs(30);
-        while tokio::net::TcpStream::connect(addr).await.is_err() {
-            if Instant::now() > ready_by || child.try_wait()?.is_some() {
-                anyhow::bail!("the mall server never listened on {addr}");
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        Ok(MallServer { url: format!("http://{addr}"), pid, _child: child })
+        listening(addr, &mut child, "the mall server").await?;
+        Ok(MallServer { url: format!("http://{addr}"), pid, _child: child, front: None })
     }
+
+    /// Puts the small Python server (`examples/support/python_mall.py`) in
+    /// front: the bot is given its address.
+    async fn behind_python(mut self) -> anyhow::Result<MallServer> {
+        let addr = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?;
+        let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/support/python_mall.py");
+        let mut child = tokio::process::Command::new("python3")
+            .arg(script)
+            .arg(addr.port().to_string())
+            .arg(&self.url)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| anyhow::anyhow!("cannot start python3 for --mall python: {e}"))?;
+        let pid = child.id().ok_or_else(|| anyhow::anyhow!("the Python mall exited at once"))?;
+        listening(addr, &mut child, "the Python mall").await?;
+        self.url = format!("http://{addr}");
+        self.front = Some((pid, child));
+        Ok(self)
+    }
+
+    /// How many requests the Python server in front has passed on, if there is one.
+    async fn requests(&self) -> Option<u64> {
+        self.front.as_ref()?;
+        let answer = reqwest::get(format!("{}/loadgen/requests", self.url)).await.ok()?;
+        answer.text().await.ok()?.trim().parse().ok()
+    }
+
+    /// The CPU time of the mall server and of the Python server in front, if any.
+    fn cpu_time(&self, ticks: f64) -> Option<(Duration, Option<Duration>)> {
+        let front = self.front.as_ref().map(|(pid, _)| measure::cpu_time(*pid, ticks).unwrap_or_default());
+        Some((measure::cpu_time(self.pid, ticks)?, front))
+    }
+}
+
+/// Waits until `child` listens on `addr` (30 s at most).
+async fn listening(
+    addr: std::net::SocketAddr,
+    child: &mut tokio::process::Child,
+    what: &str,
+) -> anyhow::Result<()> {
+    let ready_by = Instant::now() + Duration::from_secs(30);
+    while tokio::net::TcpStream::connect(addr).await.is_err() {
+        if Instant::now() > ready_by || child.try_wait()?.is_some() {
+            anyhow::bail!("{what} never listened on {addr}");
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    Ok(())
 }
 
 /// `callgrind_control <what> <pid>`, reported on failure.
@@ -338,6 +387,7 @@ async fn main() -> anyhow::Result<()> {
     std::fs::create_dir_all(&dir)?;
     let mall = match options.mall.as_str() {
         "http" => Some(MallServer::start(&binary, &dir).await?),
+        "python" => Some(MallServer::start(&binary, &dir).await?.behind_python().await?),
         _ => None,
     };
     let state_url = match options.state.as_str() {
@@ -445,7 +495,7 @@ async fn main() -> anyhow::Result<()> {
     let ticks = measure::clock_ticks();
     let cpu_before = measure::cpu_time(pid, ticks).unwrap_or_default();
     let (user_before, _) = measure::cpu_times(pid, ticks).unwrap_or_default();
-    let mall_cpu_before = mall.as_ref().and_then(|m| measure::cpu_time(m.pid, ticks)).unwrap_or_default();
+    let mall_cpu_before = mall.as_ref().and_then(|m| m.cpu_time(ticks)).unwrap_or_default();
     let started = Instant::now();
     for i in 0..options.chats {
         let chat = FIRST_CHAT + i as i64;
@@ -471,11 +521,15 @@ async fn main() -> anyhow::Result<()> {
     let wall = started.elapsed();
     let cpu = measure::cpu_time(pid, ticks).unwrap_or_default().saturating_sub(cpu_before);
     let user = measure::cpu_times(pid, ticks).map(|(u, _)| u.saturating_sub(user_before)).unwrap_or_default();
-    let mall_cpu = mall
-        .as_ref()
-        .and_then(|m| measure::cpu_time(m.pid, ticks))
-        .map(|c| c.saturating_sub(mall_cpu_before));
+    let mall_cpu = mall.as_ref().and_then(|m| m.cpu_time(ticks)).map(|(server, front)| {
+        let since = |now: Duration, before: Duration| now.saturating_sub(before);
+        (since(server, mall_cpu_before.0), front.map(|f| since(f, mall_cpu_before.1.unwrap_or_default())))
+    });
     let rss = measure::peak_rss_kib(pid);
+    let mall_requests = match &mall {
+        Some(mall) => mall.requests().await,
+        None => None,
+    };
     if options.callgrind_zero {
         callgrind_control("--dump=messages", pid);
     }
@@ -533,18 +587,43 @@ async fn main() -> anyhow::Result<()> {
         user.as_secs_f64() * 1000.0,
         cpu.saturating_sub(user).as_secs_f64() * 1000.0,
     );
-    if let Some(mall_cpu) = mall_cpu {
-        println!(
-            "mall-server CPU       {:.0} ms in all, {:.3} ms per message",
-            mall_cpu.as_secs_f64() * 1000.0,
-            mall_cpu.as_secs_f64() * 1000.0 / answered.max(1) as f64
-        );
+    if let Some((server, front)) = mall_cpu {
+        let per_message = |cpu: Duration| {
+            format!(
+                "{:.0} ms in all, {:.3} ms per message",
+                cpu.as_secs_f64() * 1000.0,
+                cpu.as_secs_f64() * 1000.0 / answered.max(1) as f64
+            )
+        };
+        println!("mall-server CPU       {}", per_message(server));
+        if let Some(front) = front {
+            println!("Python mall CPU       {}", per_message(front));
+        }
+        if let Some(requests) = mall_requests {
+            println!(
+                "mall requests         {requests} in all, {:.3} per message",
+                requests as f64 / answered.max(1) as f64
+            );
+        }
     }
     println!(
         "bot peak RSS          {}",
         rss.map(|k| format!("{:.1} MiB", k as f64 / 1024.0)).unwrap_or("—".into())
     );
     println!("model calls           {}", model.calls());
+    let mut methods: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+    for request in api.requests() {
+        *methods.entry(request.method).or_default() += 1;
+    }
+    println!(
+        "Bot API calls         {}",
+        methods
+            .iter()
+            .map(|(method, n)| format!("{method} {:.2}", *n as f64 / answered.max(1) as f64))
+            .collect::<Vec<_>>()
+            .join(", ")
+            + " per message"
+    );
     let exports = otel_exports.load(std::sync::atomic::Ordering::Relaxed);
     println!("otel                  {} ({exports} OTLP exports received)", options.otel);
     if options.model_capacity > 0 {
