@@ -129,6 +129,9 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Mcp { listen: Some(listen) } => {
+            // Listening for the stop signals before the port opens: a SIGTERM
+            // sent as soon as it accepts connections stops the server cleanly.
+            let stop = mallbot::telegram::stop_signal();
             let app = App::build(config).await?;
             let listener = tokio::net::TcpListener::bind(listen)
                 .await
@@ -136,7 +139,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             tracing::info!(%listen, "MCP server listening");
             eprintln!("MCP server listening on http://{listen}/mcp");
             let shutdown = async {
-                let signal = mallbot::telegram::stop_signal().await;
+                let signal = stop.await;
                 tracing::info!(signal, "MCP server stopping");
             };
             mallbot::mcp::server::serve_http(app, listener, shutdown).await?;
@@ -145,21 +148,27 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Webapp { listen } => {
             let configured = app_listen(&config.webapp.listen);
             let listen = listen.or(configured).unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 8090)));
+            // Listening for the stop signals before the port opens: a SIGTERM
+            // sent as soon as it accepts connections stops the server cleanly.
+            let stop = mallbot::telegram::stop_signal();
             let app = App::build(config).await?;
             let listener = tokio::net::TcpListener::bind(listen)
                 .await
                 .with_context(|| format!("cannot listen on {listen}"))?;
             eprintln!("The Mini App: open http://{listen}/webapp/ in a browser (Ctrl-C stops).");
             let shutdown = async {
-                let signal = mallbot::telegram::stop_signal().await;
+                let signal = stop.await;
                 tracing::info!(signal, "Mini App stopping");
             };
             mallbot::webapp::serve(mallbot::webapp::WebApp::new(app, None), listener, shutdown).await?;
             Ok(ExitCode::SUCCESS)
         }
         Command::MallServer { listen } => {
+            // Listening for the stop signals before the port opens: a SIGTERM
+            // sent as soon as it accepts connections stops the server cleanly.
+            let stop = mallbot::telegram::stop_signal();
             let shutdown = async {
-                let signal = mallbot::telegram::stop_signal().await;
+                let signal = stop.await;
                 tracing::info!(signal, "mall server stopping");
             };
             mallbot::mall_server::serve(&config, listen, shutdown).await?;
