@@ -522,8 +522,11 @@ async fn main() -> anyhow::Result<()> {
     let cpu = measure::cpu_time(pid, ticks).unwrap_or_default().saturating_sub(cpu_before);
     let user = measure::cpu_times(pid, ticks).map(|(u, _)| u.saturating_sub(user_before)).unwrap_or_default();
     let mall_cpu = mall.as_ref().and_then(|m| m.cpu_time(ticks)).map(|(server, front)| {
-        let since = |now: Duration, before: Duration| now.saturating_sub(before);
-        (since(server, mall_cpu_before.0), front.map(|f| since(f, mall_cpu_before.1.unwrap_or_default())))
+        let (server_before, front_before) = mall_cpu_before;
+        (
+            server.saturating_sub(server_before),
+            front.map(|f| f.saturating_sub(front_before.unwrap_or_default())),
+        )
     });
     let rss = measure::peak_rss_kib(pid);
     let mall_requests = match &mall {
