@@ -213,6 +213,7 @@ fn not_run(_: ToolContext, _: Value) -> BoxFuture<'static, ToolResult> {
 
 static SEARCH: ToolSpec = ToolSpec {
     name: "search_products",
+    module: module_path!(),
     description: "Search products by keyword.",
     level: Level::Safe,
     scope: Scope::Both,
@@ -228,6 +229,7 @@ static SEARCH: ToolSpec = ToolSpec {
 
 static VIEW_CART: ToolSpec = ToolSpec {
     name: "view_cart",
+    module: module_path!(),
     description: "Show the shopper's cart.",
     level: Level::Safe,
     scope: Scope::Private,

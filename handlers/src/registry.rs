@@ -75,6 +75,9 @@ pub type ProgressFn = fn(Lang, &Value) -> Option<String>;
 pub struct ToolSpec {
     /// The name the model calls it by.
     pub name: &'static str,
+    /// The module that defines it (`module_path!()`): `handlers::…` for a
+    /// built-in tool, another crate's path for a tool added outside.
+    pub module: &'static str,
     /// The doc comment of the function: what the model reads.
     pub description: &'static str,
     /// Default level (an operator may override it in config).
@@ -103,6 +106,11 @@ pub struct ToolSpec {
 inventory::collect!(ToolSpec);
 
 impl ToolSpec {
+    /// Whether this crate defines the tool (not a crate that links it).
+    pub fn is_built_in(&self) -> bool {
+        self.module.split("::").next() == Some(env!("CARGO_CRATE_NAME"))
+    }
+
     /// The cached parameter schema of this tool.
     pub fn parameters(&self) -> &'static Value {
         static CACHE: OnceLock<BTreeMap<&'static str, Value>> = OnceLock::new();

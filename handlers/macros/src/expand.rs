@@ -138,6 +138,7 @@ fn try_expand(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> 
             ::handlers::__private::inventory::submit! {
                 ::handlers::ToolSpec {
                     name: #tool_name,
+                    module: ::core::module_path!(),
                     description: #description,
                     level: #level,
                     scope: #scope,
