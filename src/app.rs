@@ -45,6 +45,7 @@ impl App {
                 crate::redact::shown_url(&config.state.url)
             )
         })?;
+        crate::otel::key_conversations(state.as_ref()).await;
         Self::with_parts(config, mall, state)
     }
 

@@ -131,7 +131,7 @@ async fn trace_request(request: Request, next: Next) -> Response {
         crate::otel::continue_from(&span, header("traceparent"), header("tracestate"));
     }
     let response = tracing::Instrument::instrument(next.run(request), span.clone()).await;
-    span.record("http.response.status_code", response.status().as_u16());
+    span.record("http.response.status_code", i64::from(response.status().as_u16()));
     if response.status().is_server_error() {
         span.record("otel.status_code", "error");
     }

@@ -100,7 +100,10 @@ pub fn layer<S>(config: &Config) -> Result<Option<Box<dyn Layer<S> + Send + Sync
 where
     S: tracing::Subscriber + for<'a> LookupSpan<'a> + Send + Sync,
 {
-    let _ = CONVERSATION_KEY.set(conversation_key(config.telegram.token.expose()));
+    let token = config.telegram.token.expose();
+    if !token.is_empty() {
+        let _ = CONVERSATION_KEY.set(conversation_key(token));
+    }
     let config = &config.otel;
     if !wanted(config) {
         return Ok(None);
@@ -295,7 +298,7 @@ pub fn chat_span(model: &str, provider: &'static str, url: &reqwest::Url, stream
         gen_ai.request.model = model,
         gen_ai.request.stream = stream,
         server.address = url.host_str().unwrap_or(""),
-        server.port = url.port_or_known_default().unwrap_or(0),
+        server.port = int(url.port_or_known_default().unwrap_or(0)),
         gen_ai.response.model = tracing::field::Empty,
         gen_ai.usage.input_tokens = tracing::field::Empty,
         gen_ai.usage.output_tokens = tracing::field::Empty,
@@ -394,6 +397,13 @@ pub fn mcp_span(tool: &str, server: bool) -> tracing::Span {
     )
 }
 
+/// A count or size as the OTLP exporter types it: `tracing-opentelemetry`
+/// exports `i64` (and `f64`, `bool`, `&str`) with their type, but any
+/// unsigned integer as its `Debug` string — so numbers go through this.
+pub fn int(value: impl TryInto<i64>) -> i64 {
+    value.try_into().unwrap_or(i64::MAX)
+}
+
 /// Marks a span failed with an `error.type`.
 pub fn record_error(span: &tracing::Span, error_type: &str) {
     span.record("error.type", error_type);
@@ -401,11 +411,13 @@ pub fn record_error(span: &tracing::Span, error_type: &str) {
 }
 
 /// `gen_ai.conversation.id` of a chat: an HMAC-SHA256 (ring) of the platform
-/// and chat id under a key derived from the bot's token, cut to 128 bits of
-/// hex — stable across restarts and instances, never the id itself, and not
-/// found again by hashing every chat id without the token.
+/// and chat id under a key derived from the bot's token — or, with no token
+/// (the terminal chat), from the installation's secret ([`key_conversations`])
+/// — cut to 128 bits of hex: stable across restarts and instances, never the
+/// id itself, and not found again by hashing every chat id without the key.
+/// Before either is known, a key of this process alone.
 pub fn conversation_id(platform: &str, chat_id: i64) -> String {
-    let key = CONVERSATION_KEY.get_or_init(|| conversation_key(""));
+    let key = CONVERSATION_KEY.get_or_init(|| conversation_key(&new_secret()));
     let tag = ring::hmac::sign(key, format!("{platform}:{chat_id}").as_bytes());
     let mut hex = String::with_capacity(32);
     for b in &tag.as_ref()[..16] {
@@ -415,6 +427,46 @@ pub fn conversation_id(platform: &str, chat_id: i64) -> String {
 }
 
 static CONVERSATION_KEY: OnceLock<ring::hmac::Key> = OnceLock::new();
+
+/// Where the installation's secret is kept in the state store.
+const INSTALLATION_SECRET: &str = "otel:installation-secret";
+/// How long it is kept.
+const INSTALLATION_SECRET_TTL: Duration = Duration::from_secs(10 * 365 * 24 * 3600);
+
+/// Keys conversation ids with the installation's secret when there is no
+/// bot token to derive them from: 256 random bits made once and kept in the
+/// state store, so ids stay stable across restarts (and instances on one
+/// store) without an empty key anyone could hash chat ids under. Only
+/// while tracing is on; with a token, the token's key stays.
+pub async fn key_conversations(values: &dyn crate::state::ValueStore) {
+    if !is_on() || CONVERSATION_KEY.get().is_some() {
+        return;
+    }
+    let secret = match values.get_value(INSTALLATION_SECRET).await {
+        Ok(Some(secret)) if secret.len() >= 32 => secret,
+        Ok(_) => {
+            let secret = new_secret();
+            if let Err(e) = values.put_value(INSTALLATION_SECRET, &secret, INSTALLATION_SECRET_TTL).await {
+                tracing::warn!(error = %e, "could not keep the installation's secret: conversation ids change at restart");
+            }
+            secret
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "could not read the installation's secret: conversation ids change at restart");
+            new_secret()
+        }
+    };
+    let _ = CONVERSATION_KEY.set(conversation_key(&secret));
+}
+
+/// 256 random bits as hex.
+fn new_secret() -> String {
+    let mut hex = String::with_capacity(64);
+    for _ in 0..4 {
+        let _ = write!(hex, "{:016x}", rand::random::<u64>());
+    }
+    hex
+}
 
 fn conversation_key(token: &str) -> ring::hmac::Key {
     let derived = ring::hmac::sign(

@@ -46,6 +46,9 @@ struct Got {
     name: String,
     kind: i32,
     attributes: BTreeMap<String, String>,
+    /// The attributes exported as OTLP integers (a number exported as a
+    /// string is in `attributes` only).
+    ints: BTreeMap<String, i64>,
     events: Vec<(String, BTreeMap<String, String>)>,
 }
 
@@ -56,6 +59,32 @@ impl Got {
             .map(String::as_str)
             .unwrap_or_else(|| panic!("{} has no {key}: {self:#?}", self.name))
     }
+
+    /// An attribute exported as an integer, as the GenAI and HTTP
+    /// conventions type counts, sizes and status codes.
+    fn int(&self, key: &str) -> i64 {
+        self.attr(key);
+        *self.ints.get(key).unwrap_or_else(|| panic!("{} exports {key} as a string: {self:#?}", self.name))
+    }
+}
+
+/// The attributes that carry a number, wherever a span has them.
+const NUMBERS: &[&str] = &[
+    "gen_ai.usage.input_tokens",
+    "gen_ai.usage.output_tokens",
+    "gen_ai.usage.cache_read.input_tokens",
+    "mallbot.tool_calls",
+    "server.port",
+    "http.response.status_code",
+];
+
+fn ints(list: &[KeyValue]) -> BTreeMap<String, i64> {
+    list.iter()
+        .filter_map(|kv| match kv.value.as_ref()?.value.as_ref()? {
+            any_value::Value::IntValue(i) => Some((kv.key.clone(), *i)),
+            _ => None,
+        })
+        .collect()
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -108,6 +137,7 @@ async fn receive(State(collector): State<Collector>, body: Bytes) -> &'static st
                     name: span.name.clone(),
                     kind: span.kind,
                     attributes: attributes(&span.attributes),
+                    ints: ints(&span.attributes),
                     events: span.events.iter().map(|e| (e.name.clone(), attributes(&e.attributes))).collect(),
                 });
             }
@@ -183,9 +213,11 @@ fn check_round(round: &Got, finish: &str) {
     assert_eq!(round.attr("gen_ai.provider.name"), "openai");
     assert_eq!(round.attr("gen_ai.request.model"), "scripted-model");
     assert_eq!(round.attr("gen_ai.response.model"), "scripted-model");
-    assert!(round.attr("gen_ai.usage.input_tokens").parse::<u64>().unwrap() > 100, "{round:#?}");
-    assert!(round.attr("gen_ai.usage.output_tokens").parse::<u64>().unwrap() > 0, "{round:#?}");
-    round.attr("gen_ai.usage.cache_read.input_tokens").parse::<u64>().unwrap();
+    assert!(round.int("gen_ai.usage.input_tokens") > 100, "{round:#?}");
+    assert!(round.int("gen_ai.usage.output_tokens") > 0, "{round:#?}");
+    assert!(round.int("gen_ai.usage.cache_read.input_tokens") >= 0, "{round:#?}");
+    assert!(round.int("mallbot.tool_calls") >= 0, "{round:#?}");
+    assert!(round.int("server.port") > 0, "{round:#?}");
     assert_eq!(round.attr("gen_ai.response.finish_reasons"), format!("[{finish}]"));
 }
 
@@ -204,12 +236,14 @@ fn check_tool(spans: &[Got], parent: &Got, tool: &str, level: &str, route: &str)
         .unwrap_or_else(|| panic!("{route} under execute_tool {tool}: {spans:#?}"));
     assert_eq!(mall_call.kind, SpanKind::Client as i32);
     assert_eq!(mall_call.service, "mallbot");
-    assert!(mall_call.attr("http.response.status_code").starts_with('2'), "{mall_call:#?}");
+    assert!((200..300).contains(&mall_call.int("http.response.status_code")), "{mall_call:#?}");
+    assert!(mall_call.int("server.port") > 0, "{mall_call:#?}");
     // The mall's side, in the same trace: the traceparent went with the call.
     let served =
         one(spans, &format!("the mall serving {route}"), |s| s.service == "mall" && s.parent == mall_call.id);
     assert_eq!(served.name, route);
     assert_eq!(served.kind, SpanKind::Server as i32);
+    assert!((200..300).contains(&served.int("http.response.status_code")), "{served:#?}");
 }
 
 /// The answer of `turn` sent to Telegram in its trace: the Bot API calls,
@@ -347,6 +381,13 @@ async fn the_seed_purchase_flow_is_one_trace_per_step_with_the_genai_spans_and_n
         check_round(answers[0], "stop");
         for turn in [asking, resumed] {
             assert_eq!(turn.attr("gen_ai.conversation.id"), conversation, "one conversation");
+        }
+    }
+
+    // Every number is exported as an OTLP integer, on every span that has one.
+    for span in &spans {
+        for key in NUMBERS.iter().filter(|key| span.attributes.contains_key(**key)) {
+            span.int(key);
         }
     }
 
@@ -528,4 +569,70 @@ async fn streamed_rounds_have_a_time_to_first_chunk_and_content_is_there_only_wh
     assert!(call.attr("gen_ai.tool.call.arguments").contains("Nike"), "{call:#?}");
     call.attr("gen_ai.tool.call.result");
     drop(bot);
+}
+
+/// `mallbot chat` as user 5 in `dir`, tracing to `endpoint`; says hello and quits.
+fn traced_chat(endpoint: &str, dir: &std::path::Path) {
+    use std::io::Write as _;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mallbot"))
+        .args(["chat", "--user", "5"])
+        .envs(otel_env(endpoint, "mallbot"))
+        .env("MALLBOT_STATE__URL", format!("sqlite://{}", dir.join("state.db").display()))
+        .env("MALLBOT_MALL__EMBEDDED_DB", dir.join("mall.db"))
+        .env_remove("MALLBOT_TELEGRAM__TOKEN")
+        .env_remove("MALLBOT_CONFIG")
+        .current_dir(dir)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all("你好\n".as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "chat failed: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// The `gen_ai.conversation.id`s of the turns received so far.
+fn conversation_ids(collector: &Collector) -> Vec<String> {
+    collector
+        .spans()
+        .iter()
+        .filter(|s| s.name == "invoke_agent mallbot")
+        .map(|s| s.attr("gen_ai.conversation.id").to_owned())
+        .collect()
+}
+
+/// What an id keyed with an empty secret would be: anyone can compute it
+/// for every chat id, so it must not be what is exported.
+fn keyed_with_nothing(platform: &str, chat_id: i64) -> String {
+    let label = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, b"mallbot otel conversation id");
+    let derived = ring::hmac::sign(&label, b"");
+    let key = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, derived.as_ref());
+    hex(&ring::hmac::sign(&key, format!("{platform}:{chat_id}").as_bytes()).as_ref()[..16])
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn terminal_chat_conversation_ids_are_keyed_with_the_installations_own_secret() {
+    let (collector, endpoint) = Collector::start().await;
+    let (one, other) = (TempDir::new("otel-chat-one"), TempDir::new("otel-chat-other"));
+    let run = |dir: std::path::PathBuf, turns: usize| {
+        let endpoint = endpoint.clone();
+        let collector = collector.clone();
+        async move {
+            tokio::task::spawn_blocking(move || traced_chat(&endpoint, &dir)).await.unwrap();
+            collector
+                .wait_until("the chat's turn", |spans| {
+                    spans.iter().filter(|s| s.name == "invoke_agent mallbot").count() >= turns
+                })
+                .await;
+            conversation_ids(&collector).pop().unwrap()
+        }
+    };
+    let first = run(one.path().to_owned(), 1).await;
+    assert_eq!(first.len(), 32, "a hash: {first}");
+    assert_ne!(first, keyed_with_nothing("console", 5), "not keyed with an empty secret");
+    let again = run(one.path().to_owned(), 2).await;
+    assert_eq!(again, first, "the same installation keeps its ids across restarts");
+    let elsewhere = run(other.path().to_owned(), 3).await;
+    assert_ne!(elsewhere, first, "another installation has its own secret");
 }

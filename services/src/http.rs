@@ -222,7 +222,7 @@ impl HttpMall {
             http.request.method = %call.method,
             http.route = %route_of(&call.url),
             server.address = call.url.host_str().unwrap_or(""),
-            server.port = call.url.port_or_known_default().unwrap_or(0),
+            server.port = i64::from(call.url.port_or_known_default().unwrap_or(0)),
             http.response.status_code = tracing::field::Empty,
             error.type = tracing::field::Empty,
             otel.status_code = tracing::field::Empty,
@@ -252,7 +252,7 @@ impl HttpMall {
             Ok(response) => response,
             Err(e) => return Outcome::transient(self.describe_failure(&e)),
         };
-        span.record("http.response.status_code", response.status().as_u16());
+        span.record("http.response.status_code", i64::from(response.status().as_u16()));
         let status = response.status();
         let retry_after = retry_after(response.headers());
         let body = match response.bytes().await {

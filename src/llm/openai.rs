@@ -100,10 +100,10 @@ impl OpenAiClient {
         match result {
             Ok(response) => {
                 let usage = response.usage;
-                chat.record("gen_ai.usage.input_tokens", usage.prompt_tokens);
-                chat.record("gen_ai.usage.output_tokens", usage.completion_tokens);
-                chat.record("gen_ai.usage.cache_read.input_tokens", usage.cached_tokens);
-                chat.record("mallbot.tool_calls", response.message.tool_calls.len());
+                chat.record("gen_ai.usage.input_tokens", crate::otel::int(usage.prompt_tokens));
+                chat.record("gen_ai.usage.output_tokens", crate::otel::int(usage.completion_tokens));
+                chat.record("gen_ai.usage.cache_read.input_tokens", crate::otel::int(usage.cached_tokens));
+                chat.record("mallbot.tool_calls", crate::otel::int(response.message.tool_calls.len()));
                 if let Some(reason) = response.finish_reason.as_deref() {
                     crate::otel::record_finish_reasons(chat, &[reason]);
                 }
@@ -179,8 +179,8 @@ impl OpenAiClient {
         span.record("latency_ms", millis(started.elapsed()));
         match &result {
             Ok(response) => {
-                span.record("tokens_in", response.usage.prompt_tokens);
-                span.record("tokens_out", response.usage.completion_tokens);
+                span.record("tokens_in", crate::otel::int(response.usage.prompt_tokens));
+                span.record("tokens_out", crate::otel::int(response.usage.completion_tokens));
                 tracing::info!(
                     tool_calls = response.message.tool_calls.len(),
                     finish_reason = response.finish_reason.as_deref().unwrap_or(""),
