@@ -542,3 +542,104 @@ async fn in_chromium_the_cart_shows_this_shoppers_lines_in_traditional_chinese_a
     assert!(browser.text("#open-in-telegram").await.contains("Open this page in Telegram"));
     browser.close().await;
 }
+
+/// The floor plan's labels as the shopper sees them now: how many there
+/// are, how many are shown, how many pairs of shown ones overlap on screen
+/// (by more than a pixel), and the height of the smallest shown line.
+async fn labels_seen(browser: &Browser) -> (u64, u64, u64, f64) {
+    let seen = browser
+        .client
+        .execute(
+            r##"const all = [...document.querySelectorAll("#plan g.label")];
+            const shown = all.filter((g) => getComputedStyle(g).display !== "none");
+            const boxes = shown.map((g) => g.getBoundingClientRect());
+            let overlaps = 0;
+            for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+              const [a, b] = [boxes[i], boxes[j]];
+              if (Math.min(a.right, b.right) - Math.max(a.left, b.left) > 1 &&
+                  Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 1) overlaps++;
+            }
+            const lines = shown.flatMap((g) => [...g.querySelectorAll("text")].map((t) => t.getBoundingClientRect().height));
+            return [all.length, shown.length, overlaps, lines.length ? Math.min(...lines) : 99];"##,
+            vec![],
+        )
+        .await
+        .unwrap();
+    let seen = seen.as_array().unwrap();
+    let n = |i: usize| seen[i].as_u64().unwrap();
+    (n(0), n(1), n(2), seen[3].as_f64().unwrap())
+}
+
+#[tokio::test]
+async fn in_chromium_at_320_px_floor_labels_read_never_overlap_and_more_appear_zoomed_in() {
+    let served = Served::start("webapp-labels").await;
+    let dir = TempDir::new("webapp-labels-chromium");
+    let Some(browser) = Browser::start("the floor plan's labels in Chromium", &dir).await else {
+        return;
+    };
+    browser.client.set_window_size(320, 700).await.unwrap();
+    let (_, floors) = served.get("floors", None).await;
+    let floors: Vec<i64> =
+        floors["floors"].as_array().unwrap().iter().map(|f| f["floor"].as_i64().unwrap()).collect();
+    for lang in ["en", "zh"] {
+        browser.open(&served.url(&format!("?lang={lang}"))).await;
+        let (mut at_fit, mut zoomed) = (0, 0);
+        for &floor in &floors {
+            browser
+                .client
+                .find(Locator::Css(&format!("#floors button[data-floor='{floor}']")))
+                .await
+                .unwrap()
+                .click()
+                .await
+                .unwrap();
+            browser.wait_for(&format!("#plan[data-floor='{floor}'] g.label")).await;
+            let (all, shown, overlaps, smallest) = labels_seen(&browser).await;
+            browser.screenshot(&format!("labels-{lang}-floor{floor}-320px")).await;
+            assert_eq!(overlaps, 0, "{lang} floor {floor} at 320 px: no two labels overlap");
+            assert!(
+                shown == 0 || smallest >= 8.0,
+                "{lang} floor {floor}: a shown line is {smallest:.1} px high"
+            );
+            at_fit += shown;
+            // Twice as close, zoomed about the middle of the plan (the wheel, as a mouse does).
+            browser
+                .client
+                .execute(
+                    r#"const v = document.getElementById("viewport"), r = v.getBoundingClientRect();
+                    for (let i = 0; i < 5; i++) v.dispatchEvent(new WheelEvent("wheel",
+                      { deltaY: -1, clientX: r.left + r.width / 2, clientY: r.top + r.height / 2, cancelable: true }));"#,
+                    vec![],
+                )
+                .await
+                .unwrap();
+            let (_, shown_zoomed, overlaps, smallest) = labels_seen(&browser).await;
+            browser.screenshot(&format!("labels-{lang}-floor{floor}-320px-2x")).await;
+            assert_eq!(overlaps, 0, "{lang} floor {floor} at 2×: no two labels overlap");
+            assert!(
+                shown_zoomed == 0 || smallest >= 8.0,
+                "{lang} floor {floor} at 2×: a line is {smallest:.1} px high"
+            );
+            assert!(
+                shown_zoomed >= shown && shown_zoomed <= all,
+                "{lang} floor {floor}: zooming in hides nothing"
+            );
+            zoomed += shown_zoomed;
+        }
+        assert!(
+            zoomed > at_fit,
+            "{lang}: zooming in shows labels too small to read before ({at_fit} → {zoomed})"
+        );
+    }
+
+    // A store's pin still opens its card with the whole name.
+    browser.open(&served.url("?lang=en")).await;
+    browser.client.find(Locator::Css("#floors button[data-floor='1']")).await.unwrap().click().await.unwrap();
+    browser.wait_for("#plan[data-floor='1'] .pins circle[data-store]").await;
+    let pin = browser.client.find(Locator::Css("#plan .pins circle[data-store]")).await.unwrap();
+    let name = pin.find(Locator::Css("title")).await.unwrap().html(true).await.unwrap();
+    pin.click().await.unwrap();
+    browser.wait_for("#sheet-body h2").await;
+    assert!(browser.text("#sheet-body h2").await.contains(name.trim()), "the card names {name}");
+    browser.close().await;
+}

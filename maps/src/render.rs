@@ -235,13 +235,49 @@ fn text_width(text: &str) -> f64 {
     text.chars().map(|c| if c.is_ascii() || (c as u32) < 0x2e80 { 0.56 } else { 1.0 }).sum()
 }
 
-/// The label's lines and font size to fit a box `w` × `h` pixels.
+/// The largest label, in drawing pixels.
+const LABEL_MAX: f64 = 20.0;
+/// A label that would be smaller than this is left out: nobody reads it,
+/// in a picture or zoomed in.
+const LABEL_MIN: f64 = 5.0;
+/// A label at least this big is read without zooming in a picture; below it
+/// a shorter form of the name is tried.
+const LABEL_READABLE: f64 = 9.0;
+
+/// Words that say what kind of place a store is, left out of its short
+/// label when the whole name does not fit ("Apple Store" → "Apple").
+const GENERIC_ENDINGS: &[&str] = &[
+    " Store",
+    " Shop",
+    " Boutique",
+    " Flagship",
+    " Hotpot",
+    " Coffee",
+    " Restaurant",
+    "零售店",
+    "专卖店",
+    "專賣店",
+    "旗舰店",
+    "旗艦店",
+    "之家",
+    "火锅",
+    "火鍋",
+    "咖啡",
+];
+
+/// A name without the word that says what kind of place it is, when it has one.
+fn short_form(name: &str) -> Option<&str> {
+    GENERIC_ENDINGS.iter().find_map(|end| name.strip_suffix(end)).map(str::trim).filter(|s| !s.is_empty())
+}
+
+/// The label's lines and font size to fit a box `w` × `h` pixels (at most
+/// [`LABEL_MAX`]; it may be too small to draw, see [`LABEL_MIN`]).
 fn fit_label(text: &str, w: f64, h: f64) -> (Vec<String>, f64) {
     let one = vec![text.to_owned()];
     let size_one = (w * 0.9 / text_width(text)).min(h * 0.5);
     let words: Vec<&str> = text.split(' ').collect();
-    if size_one >= 9.0 || words.len() < 2 {
-        return (one, size_one.clamp(6.0, 13.0));
+    if size_one >= LABEL_READABLE || words.len() < 2 {
+        return (one, size_one.min(LABEL_MAX));
     }
     // Two lines, split where they are most even.
     let (mut best, mut best_size) = (one, size_one);
@@ -252,7 +288,104 @@ fn fit_label(text: &str, w: f64, h: f64) -> (Vec<String>, f64) {
             (best, best_size) = (vec![a, b], size);
         }
     }
-    (best, best_size.clamp(6.0, 13.0))
+    (best, best_size.min(LABEL_MAX))
+}
+
+/// A unit's label as placed: its lines, size, where it sits, and the box it
+/// covers (left, top, right, bottom).
+struct Label<'a> {
+    store: Option<&'a str>,
+    lines: Vec<String>,
+    size: f64,
+    centre: (f64, f64),
+    bold: bool,
+    rect: [f64; 4],
+}
+
+impl Label<'_> {
+    fn overlaps(&self, other: &Label) -> bool {
+        let ([a0, a1, a2, a3], [b0, b1, b2, b3]) = (self.rect, other.rect);
+        a0 < b2 && b0 < a2 && a1 < b3 && b1 < a3
+    }
+}
+
+/// The labels of `units`: each the whole name when it is readable in its
+/// unit, else the short form when that is, else the larger of the two; none
+/// too small to draw; and where two would overlap, the destination's or the
+/// larger one alone.
+fn place_labels<'a>(
+    map: &'a IndoorMap,
+    frame: &Frame,
+    units: &[usize],
+    overlay: &Overlay,
+    words: &MapWords,
+) -> Vec<Label<'a>> {
+    let mut labels: Vec<Label> = Vec::new();
+    for &u in units {
+        let unit = &map.units[u];
+        let store = map.places.iter().find(|p| p.unit == Some(u) && p.kind == PlaceKind::Store);
+        let text = match (store, (words.unit_label)(unit.kind)) {
+            (Some(place), _) => words.name(&place.name).into_owned(),
+            (None, Some(short)) => short.to_owned(),
+            (None, None) => continue,
+        };
+        let (min, max) = unit.outline.bounds();
+        let (bw, bh) = ((max.x - min.x) * SCALE, (max.y - min.y) * SCALE);
+        let mut fitted = fit_label(&text, bw, bh);
+        if let Some(short) = short_form(&text).filter(|_| fitted.1 < LABEL_READABLE) {
+            let shorter = fit_label(short, bw, bh);
+            if shorter.1 > fitted.1 {
+                fitted = shorter;
+            }
+        }
+        let (lines, size) = fitted;
+        if size < LABEL_MIN {
+            continue;
+        }
+        let centre = frame.pixel(unit.display_point);
+        let width = lines.iter().map(|l| text_width(l)).fold(0.0, f64::max) * size;
+        let height = lines.len() as f64 * size * 1.2;
+        let rect = [
+            centre.0 - width / 2.0,
+            centre.1 - height / 2.0,
+            centre.0 + width / 2.0,
+            centre.1 + height / 2.0,
+        ];
+        let bold = overlay.destination_units.contains(&u);
+        labels.push(Label { store: store.map(|p| p.id.as_str()), lines, size, centre, bold, rect });
+    }
+    labels.sort_by(|a, b| b.bold.cmp(&a.bold).then(b.size.total_cmp(&a.size)));
+    let mut placed: Vec<Label> = Vec::with_capacity(labels.len());
+    for label in labels {
+        if !placed.iter().any(|p| p.overlaps(&label)) {
+            placed.push(label);
+        }
+    }
+    placed
+}
+
+/// One label: a group the Mini App shows or hides by its size at the zoom
+/// it is seen at (`data-size`), and knows the store of (`data-store`).
+fn draw_label(s: &mut String, label: &Label) {
+    let _ = write!(s, r#"<g class="label" data-size="{:.1}""#, label.size);
+    if let Some(store) = label.store {
+        let _ = write!(s, r#" data-store="{}""#, escape(store));
+    }
+    s.push('>');
+    let (cx, cy) = label.centre;
+    let size = label.size;
+    let top = cy - (label.lines.len() as f64 - 1.0) * size * 0.6 + size * 0.35;
+    for (i, line) in label.lines.iter().enumerate() {
+        let _ = write!(
+            s,
+            r##"<text x="{cx:.1}" y="{:.1}" font-size="{size:.1}" text-anchor="middle" fill="{}"{}>{}</text>"##,
+            top + i as f64 * size * 1.2,
+            if label.bold { "#ffffff" } else { "#37474f" },
+            if label.bold { r#" font-weight="bold""# } else { "" },
+            escape(line)
+        );
+    }
+    s.push_str("</g>");
 }
 
 fn fill_of(kind: UnitKind) -> &'static str {
@@ -327,30 +460,8 @@ pub fn level_svg(map: &IndoorMap, level: usize, overlay: &Overlay, words: &MapWo
         );
     }
     // Labels: a store's name, else what the unit is.
-    for &u in &units {
-        let unit = &map.units[u];
-        let store = map.places.iter().find(|p| p.unit == Some(u) && p.kind == PlaceKind::Store);
-        let label = match (store, (words.unit_label)(unit.kind)) {
-            (Some(place), _) => words.name(&place.name).into_owned(),
-            (None, Some(short)) => short.to_owned(),
-            (None, None) => continue,
-        };
-        let (min, max) = unit.outline.bounds();
-        let (bw, bh) = ((max.x - min.x) * SCALE, (max.y - min.y) * SCALE);
-        let (lines, size) = fit_label(&label, bw, bh);
-        let (cx, cy) = frame.pixel(unit.display_point);
-        let bold = overlay.destination_units.contains(&u);
-        let top = cy - (lines.len() as f64 - 1.0) * size * 0.6 + size * 0.35;
-        for (i, line) in lines.iter().enumerate() {
-            let _ = write!(
-                s,
-                r##"<text x="{cx:.1}" y="{:.1}" font-size="{size:.1}" text-anchor="middle" fill="{}"{}>{}</text>"##,
-                top + i as f64 * size * 1.2,
-                if bold { "#ffffff" } else { "#37474f" },
-                if bold { r#" font-weight="bold""# } else { "" },
-                escape(line)
-            );
-        }
+    for label in place_labels(map, &frame, &units, overlay, words) {
+        draw_label(&mut s, &label);
     }
     // Entrances on this level.
     for place in map.entrances().filter(|p| p.level == level) {
@@ -502,4 +613,42 @@ fn draw_north_arrow(s: &mut String, w: u32, words: &MapWords) {
         y + 22.0,
         y + 32.0,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn short_forms_leave_out_what_kind_of_place_it_is() {
+        assert_eq!(short_form("Apple Store"), Some("Apple"));
+        assert_eq!(short_form("Apple 零售店"), Some("Apple"));
+        assert_eq!(short_form("小米之家"), Some("小米"));
+        assert_eq!(short_form("Haidilao Hotpot"), Some("Haidilao"));
+        assert_eq!(short_form("Perfect Diary"), None);
+        assert_eq!(short_form("咖啡"), None, "never an empty label");
+    }
+
+    #[test]
+    fn every_floor_of_the_demo_has_labels_that_fit_and_never_overlap() {
+        let router = crate::demo::router();
+        let map = router.map();
+        for words in [&MapWords::CHINESE, &MapWords::ENGLISH] {
+            for level in 0..map.levels.len() {
+                let frame = Frame::of_level(map, level);
+                let units: Vec<usize> =
+                    (0..map.units.len()).filter(|&u| map.units[u].level == level).collect();
+                let labels = place_labels(map, &frame, &units, &Overlay::default(), words);
+                assert!(!labels.is_empty(), "level {level} has labels");
+                for (i, a) in labels.iter().enumerate() {
+                    assert!((LABEL_MIN..=LABEL_MAX).contains(&a.size), "{:?} at {}", a.lines, a.size);
+                    for b in &labels[i + 1..] {
+                        assert!(!a.overlaps(b), "{:?} and {:?} overlap on level {level}", a.lines, b.lines);
+                    }
+                }
+            }
+        }
+    }
 }

@@ -136,6 +136,8 @@ async function showFloor(floor) {
   for (const c of $("plan").querySelectorAll(".pins circle")) {
     c.addEventListener("click", (e) => { e.stopPropagation(); haptic(); openStore(c.dataset.store); });
   }
+  $("plan").dataset.floor = f.floor;
+  view.labelled = null;
   fitFloor(f);
 }
 
@@ -148,6 +150,22 @@ function fitFloor(f) {
 }
 function applyView() {
   $("plan").style.transform = `translate(${view.x}px, ${view.y}px) scale(${view.scale})`;
+  if (view.scale !== view.labelled) showLabels();
+}
+
+// A label is shown when it reads at the zoom it is seen at (at least
+// LEGIBLE_PX on screen); a store whose label shows keeps its pin only as a
+// place to tap, one whose label is hidden shows the pin as a dot.
+const LEGIBLE_PX = 8;
+function showLabels() {
+  view.labelled = view.scale;
+  const named = new Set();
+  for (const g of $("plan").querySelectorAll("g.label")) {
+    const on = Number(g.dataset.size) * view.scale >= LEGIBLE_PX;
+    g.style.display = on ? "" : "none";
+    if (on && g.dataset.store) named.add(g.dataset.store);
+  }
+  for (const c of $("plan").querySelectorAll(".pins circle")) c.classList.toggle("labelled", named.has(c.dataset.store));
 }
 
 // Pan with one finger or the mouse, pinch or wheel to zoom.
