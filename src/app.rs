@@ -113,7 +113,7 @@ impl App {
         // Every state-store operation is timed for `/metrics`.
         let state: Arc<dyn StateStore> = Arc::new(crate::state::timed::TimedStore(state));
         let stats = Arc::new(Stats::default());
-        let planner: Arc<dyn ChatModel> = Arc::new(OfflinePlanner::learning(mall.clone()));
+        let planner = OfflinePlanner::learning(mall.clone());
         let chat_model = (config.llm.provider == Provider::Openai).then(|| model.clone());
         let remote = Arc::new(RemoteTools::default());
         let router = FunctionCallRouter::new(RouterParts {
@@ -155,6 +155,7 @@ impl App {
 pub fn router_settings(config: &Config) -> RouterSettings {
     RouterSettings {
         max_rounds: config.llm.max_rounds,
+        direct_answers: config.llm.direct_answers,
         tool_timeout: config.tool_timeout(),
         history_messages: config.bot.history_messages,
         history_tokens: config.bot.history_tokens,

@@ -110,6 +110,9 @@ pub struct LlmConfig {
     pub vision: bool,
     /// The most tokens one model answer may have (`max_tokens` on every request).
     pub max_tokens: u32,
+    /// A tool's own words end the turn when they are the whole answer
+    /// (directions, a store, the cart, an order), without a second model round.
+    pub direct_answers: bool,
 }
 
 impl Default for LlmConfig {
@@ -128,6 +131,7 @@ impl Default for LlmConfig {
             max_concurrent: 0,
             vision: false,
             max_tokens: 1024,
+            direct_answers: true,
         }
     }
 }

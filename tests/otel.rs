@@ -294,6 +294,9 @@ async fn the_seed_purchase_flow_is_one_trace_per_step_with_the_genai_spans_and_n
         ("MALLBOT_MALL__BASE_URL", format!("http://{mall_addr}")),
         ("MALLBOT_MALL__API_KEY", MALL_KEY.to_owned()),
         ("MALLBOT_EVENTS__POLL_SECS", "0".to_owned()),
+        // Every step's model rounds, the one after a confirmed call too (by
+        // default that call's own words answer it, with no round to trace).
+        ("MALLBOT_LLM__DIRECT_ANSWERS", "false".to_owned()),
     ]);
     let bot = Process::spawn("bot", &["run"], &env, dir.path());
     api.wait_until("the bot polls", |api| !api.calls("getUpdates").is_empty()).await;

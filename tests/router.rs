@@ -31,6 +31,9 @@ struct Bot {
 fn bot_with(model: ScriptedModel, mall: Arc<dyn MallApi>, tweak: impl FnOnce(&mut Config)) -> Bot {
     let mut config = Config::default();
     config.state.url = "memory://".into();
+    // The scripts here play every model round; the rounds a tool's own
+    // words save are tested with `direct_answers` on, below.
+    config.llm.direct_answers = false;
     tweak(&mut config);
     let app = App::with_model(config, mall.clone(), Arc::new(MemoryStore::new()), Arc::new(model.clone()));
     Bot { app, model, mall }
@@ -468,7 +471,7 @@ async fn a_turn_longer_than_the_lock_ttl_keeps_its_conversation_across_instances
         };
         Arc::new(FunctionCallRouter::new(RouterParts {
             model: Arc::new(model.clone()),
-            planner: Arc::new(mallbot::llm::offline::OfflinePlanner::new()),
+            planner: mallbot::llm::offline::OfflinePlanner::new(),
             chat: mallbot::fallback::ChatFallback::new(None),
             mall: mall.clone(),
             state: state.clone(),
@@ -776,4 +779,83 @@ async fn a_round_of_tools_is_reported_before_the_tools_run_one_line_per_call() {
         }
         other => panic!("one Working event expected, got {other:?}"),
     }
+}
+
+/// A bot whose tools' own words may end a turn (`llm.direct_answers`, the default).
+fn direct_bot(steps: Vec<Step>) -> Bot {
+    bot_with(ScriptedModel::new(steps), Arc::new(EmbeddedMall::in_memory()), |config| {
+        config.llm.direct_answers = true;
+    })
+}
+
+#[tokio::test]
+async fn where_is_a_store_takes_one_model_round_and_answers_with_the_route_and_its_floor_plans() {
+    let bot = direct_bot(vec![calls(&[("navigate_to_store", r#"{"store_name":"Nike"}"#)])]);
+    let reply = bot.app.router.dispatch(&msg("Nike 店在哪")).await;
+    assert_eq!(bot.model.seen().len(), 1, "one model round: {}", reply.text);
+    assert!(reply.text.contains("耐克") && reply.text.contains("3F"), "the route in words: {}", reply.text);
+    assert!(!reply.pictures.is_empty(), "with its floor plans");
+
+    // The turn is remembered as usual: the next request carries the call,
+    // its result and the answer given, after the same system prompt.
+    bot.model.push(text("不客气！"));
+    bot.app.router.dispatch(&msg("谢谢")).await;
+    let seen = bot.model.seen();
+    let next = &seen[1].messages;
+    assert_eq!(next[0].text(), seen[0].messages[0].text(), "the same system prompt");
+    assert!(next.iter().any(|m| m.tool_calls.iter().any(|c| c.name == "navigate_to_store")));
+    assert!(next.iter().any(|m| m.role == Role::Assistant && m.text() == reply.text), "the answer shown");
+}
+
+#[tokio::test]
+async fn where_is_a_store_in_english_is_answered_in_english() {
+    let bot = direct_bot(vec![calls(&[("navigate_to_store", r#"{"store_name":"Nike"}"#)])]);
+    let reply =
+        bot.app.router.dispatch(&MessageContext::private("telegram", USER, "where is Nike?", Lang::En)).await;
+    assert_eq!(bot.model.seen().len(), 1);
+    assert!(reply.text.contains("Nike") && reply.text.contains("3F"), "{}", reply.text);
+    assert!(
+        !reply.text.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)),
+        "English only: {}",
+        reply.text
+    );
+}
+
+#[tokio::test]
+async fn a_question_the_route_does_not_cover_still_gets_the_models_words() {
+    let bot = direct_bot(vec![
+        calls(&[("navigate_to_store", r#"{"store_name":"Nike"}"#)]),
+        text("耐克在 3F，营业到 22:00，本周跑鞋满 500 减 50。"),
+    ]);
+    let reply = bot.app.router.dispatch(&msg("Nike 店在哪，几点关门，有什么优惠")).await;
+    assert_eq!(bot.model.seen().len(), 2, "the model words what the route did not say");
+    assert_eq!(reply.text, "耐克在 3F，营业到 22:00，本周跑鞋满 500 减 50。");
+}
+
+#[tokio::test]
+async fn a_search_is_worded_by_the_model_and_direct_answers_can_be_turned_off() {
+    let searching = direct_bot(vec![
+        calls(&[("search_products", r#"{"keyword":"跑鞋","brand":"Nike"}"#)]),
+        text("推荐这双。"),
+    ]);
+    assert_eq!(searching.app.router.dispatch(&msg("有什么 Nike 跑鞋")).await.text, "推荐这双。");
+    assert_eq!(searching.model.seen().len(), 2, "results to compare: the model speaks");
+
+    let off = bot(vec![calls(&[("navigate_to_store", r#"{"store_name":"Nike"}"#)]), text("在三楼。")]);
+    assert_eq!(off.app.router.dispatch(&msg("Nike 店在哪")).await.text, "在三楼。");
+    assert_eq!(off.model.seen().len(), 2, "llm.direct_answers = false: the model words every answer");
+}
+
+#[tokio::test]
+async fn a_confirmed_cart_change_is_answered_in_the_tools_words_without_another_round() {
+    let mall: Arc<dyn MallApi> = Arc::new(EmbeddedMall::in_memory());
+    let shoe = nike_shoe(mall.as_ref()).await;
+    let args = format!(r#"{{"product_id":"{}","quantity":1,"sku_id":"{}"}}"#, shoe.brief.id, sku_42(&shoe));
+    let model = ScriptedModel::new(vec![calls(&[("add_to_cart", &args)])]);
+    let bot = bot_with(model, mall, |config| config.llm.direct_answers = true);
+    let reply = bot.app.router.dispatch(&msg("42码")).await;
+    let done = approve(&bot, &reply).await;
+    assert_eq!(bot.model.seen().len(), 1, "no round after the press: {}", done.text);
+    assert!(done.text.contains("购物车"), "the cart in the tool's words: {}", done.text);
+    assert_eq!(bot.mall.get_cart(&shopper()).await.unwrap().items.len(), 1);
 }

@@ -256,15 +256,19 @@ fn average_rating(reviews: &[Review]) -> Option<f64> {
 /// One of the products listed last, picked by its place ("第二个", "the 2nd
 /// one", "最后一个"): priority 60. Its answer offers to add it to the cart
 /// when there is only one size to choose.
-pub static PRODUCT_DETAIL_OFFLINE: OfflineHook =
-    OfflineHook::new(recognise_pick, product_answer).priority(60).reply(product_reply).failed(product_failed);
+pub static PRODUCT_DETAIL_OFFLINE: OfflineHook = OfflineHook::new(recognise_pick, product_answer)
+    .priority(60)
+    .reply(product_reply)
+    .failed(product_failed)
+    .direct();
 
 /// Hours, promotions or reviews of a store ("星巴克几点开门", "any deals at
 /// Nike", "海底捞评价怎么样"): priority 30.
 pub static STORE_INFO_OFFLINE: OfflineHook = OfflineHook::new(recognise_store_info, store_info_answer)
     .priority(30)
     .reply(store_info_reply)
-    .failed(crate::navigation::store_failed);
+    .failed(crate::navigation::store_failed)
+    .direct();
 
 #[rustfmt::skip]
 const VIEW_FILLER: &[&str] = &[

@@ -298,11 +298,14 @@ mod tests {
 
 /// An area asked for as a place ("美食广场在哪", "运动区有哪些店"): priority 40.
 pub static NAVIGATE_TO_AREA_OFFLINE: OfflineHook =
-    OfflineHook::new(recognise_area, area_answer).priority(40).reply(area_reply).failed(area_failed);
+    OfflineHook::new(recognise_area, area_answer).priority(40).reply(area_reply).failed(area_failed).direct();
 
 /// A store asked for as a place ("优衣库怎么走", "where is Uniqlo"): priority 42.
-pub static NAVIGATE_TO_STORE_OFFLINE: OfflineHook =
-    OfflineHook::new(recognise_store, route_answer).priority(42).reply(route_reply).failed(store_failed);
+pub static NAVIGATE_TO_STORE_OFFLINE: OfflineHook = OfflineHook::new(recognise_store, route_answer)
+    .priority(42)
+    .reply(route_reply)
+    .failed(store_failed)
+    .direct();
 
 /// A place a message asks for with a word of place ("在哪", "怎么走",
 /// "有哪些店", "where is", "take me to"), by what the place is.

@@ -223,22 +223,27 @@ async fn single_order_output(ctx: &ToolContext, order: &Order) -> ToolResult<Ord
 pub static CANCEL_ORDER_OFFLINE: OfflineHook = OfflineHook::new(recognise_cancel, cancelled_answer)
     .priority(10)
     .reply(cancelled_reply)
-    .failed(order_failed);
+    .failed(order_failed)
+    .direct();
 
 /// "订单 o-123 到哪了", "status of my order" (the latest), "pay for my
 /// order" (the newest unpaid one, shown with its pay button): priority 11.
-pub static ORDER_STATUS_OFFLINE: OfflineHook =
-    OfflineHook::new(recognise_status, status_answer).priority(11).reply(status_reply).failed(order_failed);
+pub static ORDER_STATUS_OFFLINE: OfflineHook = OfflineHook::new(recognise_status, status_answer)
+    .priority(11)
+    .reply(status_reply)
+    .failed(order_failed)
+    .direct();
 
 /// "下单", "checkout": the cart is read, then ordered: priority 12.
 pub static CREATE_ORDER_OFFLINE: OfflineHook = OfflineHook::new(recognise_checkout, created_answer)
     .priority(12)
     .reply(created_reply)
-    .failed(order_stock);
+    .failed(order_stock)
+    .direct();
 
 /// "我的订单", "my orders": priority 13.
 pub static LIST_ORDERS_OFFLINE: OfflineHook =
-    OfflineHook::new(recognise_list, list_answer).priority(13).reply(list_reply);
+    OfflineHook::new(recognise_list, list_answer).priority(13).reply(list_reply).direct();
 
 /// What a message asks about orders.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -306,21 +306,21 @@ pub async fn view_cart(ctx: &ToolContext, _args: NoArguments) -> ToolResult<Cart
 /// "加入购物车", "42码", "要两双", "我要这个" for the product shown last:
 /// priority 20. Its answer offers to place the order.
 pub static ADD_TO_CART_OFFLINE: OfflineHook =
-    OfflineHook::new(recognise_add, added_answer).priority(20).reply(added_reply).failed(add_failed);
+    OfflineHook::new(recognise_add, added_answer).priority(20).reply(added_reply).failed(add_failed).direct();
 
 /// "清空购物车", "empty my cart": priority 21.
 pub static CLEAR_CART_OFFLINE: OfflineHook =
-    OfflineHook::new(recognise_clear, cleared_answer).priority(21).reply(cleared_reply);
+    OfflineHook::new(recognise_clear, cleared_answer).priority(21).reply(cleared_reply).direct();
 
 /// "删掉第一件", "remove the shoes": the cart is read first, then the line
 /// named is removed: priority 22.
 pub static REMOVE_FROM_CART_OFFLINE: OfflineHook =
-    OfflineHook::new(recognise_remove, removed_answer).priority(22).reply(removed_reply);
+    OfflineHook::new(recognise_remove, removed_answer).priority(22).reply(removed_reply).direct();
 
 /// "看看购物车", "my cart": priority 23. A cart with something in it is
 /// answered with an offer to order it.
 pub static VIEW_CART_OFFLINE: OfflineHook =
-    OfflineHook::new(recognise_view, cart_answer).priority(23).reply(cart_reply);
+    OfflineHook::new(recognise_view, cart_answer).priority(23).reply(cart_reply).direct();
 
 /// Which cart line the shopper means.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -31,6 +31,8 @@ pub const MODEL_SECONDS: &str = "mallbot_model_call_seconds";
 pub const MODEL_TOKENS: &str = "mallbot_model_tokens_total";
 /// Tool calls by `tool` and `outcome` (`ok`, `error`, `failed`, `cached`).
 pub const TOOL_CALLS: &str = "mallbot_tool_calls_total";
+/// Turns answered in their tools' own words, without a model round to re-word them.
+pub const DIRECT_ANSWERS: &str = "mallbot_direct_answers_total";
 /// Seconds a tool call took, by `tool`.
 pub const TOOL_SECONDS: &str = "mallbot_tool_call_seconds";
 /// Confirmations by `event` (`shown`, `approved`, `declined`, `expired`).

@@ -25,6 +25,7 @@ use tracing::Instrument;
 use crate::context::{ChosenLang, MessageContext};
 use crate::fallback::ChatFallback;
 use crate::llm::ChatModel;
+use crate::llm::offline::OfflinePlanner;
 use crate::progress::Progress;
 use crate::reply::Reply;
 use crate::state::StateStore;
@@ -50,6 +51,8 @@ pub use self::stats::Access;
 pub struct RouterSettings {
     /// Model calls per shopper message (`llm.max_rounds`).
     pub max_rounds: u32,
+    /// A tool's own words may end the turn (`llm.direct_answers`).
+    pub direct_answers: bool,
     /// Time limit of one tool call (`llm.tool_timeout_secs`).
     pub tool_timeout: Duration,
     /// Messages remembered per conversation (`bot.history_messages`).
@@ -87,6 +90,7 @@ impl Default for RouterSettings {
     fn default() -> Self {
         RouterSettings {
             max_rounds: 10,
+            direct_answers: true,
             tool_timeout: Duration::from_secs(10),
             history_messages: 20,
             history_tokens: 0,
@@ -110,8 +114,9 @@ impl Default for RouterSettings {
 pub struct RouterParts {
     /// The configured model (or the offline planner).
     pub model: Arc<dyn ChatModel>,
-    /// The offline planner, used when the model cannot be reached.
-    pub planner: Arc<dyn ChatModel>,
+    /// The offline planner, used when the model cannot be reached, and to
+    /// tell when a tool's own words are the answer.
+    pub planner: OfflinePlanner,
     /// Small talk.
     pub chat: ChatFallback,
     /// The mall.
@@ -139,7 +144,7 @@ pub enum Admission {
 /// Routes messages and button presses through the tool loop.
 pub struct FunctionCallRouter {
     model: Arc<dyn ChatModel>,
-    planner: Arc<dyn ChatModel>,
+    planner: OfflinePlanner,
     chat: ChatFallback,
     mall: Arc<dyn MallApi>,
     state: Arc<dyn StateStore>,

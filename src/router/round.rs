@@ -13,7 +13,7 @@ use tracing::Instrument;
 use super::cache::{Source, ToolCache};
 use super::turn::{Turn, TurnEnd};
 use super::{FunctionCallRouter, calls};
-use crate::llm::{ChatMessage, ChatRequest, ChatResponse, Role, Usage};
+use crate::llm::{ChatMessage, ChatModel as _, ChatRequest, ChatResponse, Role, Usage};
 use crate::progress::Progress;
 use crate::reply::Reply;
 use crate::tools::Tool;
@@ -65,6 +65,12 @@ impl FunctionCallRouter {
     /// Runs model rounds until an answer, a confirmation, or the round limit.
     pub(super) async fn tool_loop(&self, mut turn: Turn, progress: &Progress) -> (Turn, TurnEnd) {
         let tools = self.tools_for(turn.scope.is_group, turn.scope.mentioned);
+        // Resumed by a press: the confirmed call's own words may be the answer.
+        if turn.messages.last().is_some_and(|m| m.role == Role::Tool)
+            && let Some(text) = self.direct_answer(&turn, &tools, true).await
+        {
+            return (turn, TurnEnd::Answer(text));
+        }
         let mut failed_rounds = 0u32;
         while turn.rounds_used < self.settings.max_rounds {
             turn.rounds_used += 1;
@@ -83,6 +89,9 @@ impl FunctionCallRouter {
             match self.play_round(&mut turn, message, &tools, progress).await {
                 RoundEnd::Stop(end) => return (turn, *end),
                 RoundEnd::Continue { all_failed } => {
+                    if !all_failed && let Some(text) = self.direct_answer(&turn, &tools, false).await {
+                        return (turn, TurnEnd::Answer(text));
+                    }
                     failed_rounds = if all_failed { failed_rounds + 1 } else { 0 };
                     if failed_rounds >= FAILED_ROUNDS_LIMIT {
                         tracing::warn!("three rounds of failed tool calls; giving up on this turn");
@@ -92,6 +101,33 @@ impl FunctionCallRouter {
             }
         }
         (turn, TurnEnd::GaveUp)
+    }
+
+    /// The turn's answer in its tools' own words, when those are the whole
+    /// answer (`llm.direct_answers`): every call of the last round is to a
+    /// tool whose words stand alone, and basic mode, reading the same
+    /// conversation, would have made these calls for this message and then
+    /// answered — or, after a press, the round was the confirmed call alone.
+    /// Saves the model round that would only re-word them.
+    async fn direct_answer(&self, turn: &Turn, tools: &[Tool], confirmed: bool) -> Option<String> {
+        if !self.settings.direct_answers || turn.basic_mode {
+            return None;
+        }
+        let round = turn.messages.iter().rev().find(|m| m.role == Role::Assistant)?;
+        let stands_alone =
+            |name: &str| handlers::find(name).and_then(|spec| spec.offline).is_some_and(|hook| hook.direct);
+        if round.tool_calls.is_empty()
+            || (confirmed && round.tool_calls.len() != 1)
+            || !round.tool_calls.iter().all(|call| stands_alone(&call.name))
+        {
+            return None;
+        }
+        let names: Vec<&str> = tools.iter().map(Tool::name).collect();
+        let lexicon = self.planner.lexicon().await;
+        let text = crate::llm::offline::direct_answer(&turn.messages, &names, &lexicon, confirmed)?;
+        tracing::info!(tools = ?turn.tools_used, confirmed, "the tools' own words are the answer: no model round to re-word them");
+        metrics::counter!(crate::ops::DIRECT_ANSWERS).increment(1);
+        Some(text)
     }
 
     /// One model call; falls back to the offline planner (basic mode) when

@@ -238,6 +238,11 @@ pub struct OfflineHook {
     /// Basic mode's explanation of a failure of this tool (`Error: …`),
     /// when the tool has a better one than the general words.
     pub failed: Option<fn(&Said, &str) -> Option<String>>,
+    /// The tool's worded result can stand as the whole answer with a model
+    /// too (directions, a store's card, the cart, an order): when the
+    /// shopper's message asked for this and nothing else, the turn ends
+    /// with these words instead of a second model round (`llm.direct_answers`).
+    pub direct: bool,
 }
 
 impl OfflineHook {
@@ -251,7 +256,19 @@ impl OfflineHook {
         recognise: fn(&Said) -> Option<Step>,
         answer: fn(Lang, &Value) -> Option<String>,
     ) -> Self {
-        OfflineHook { priority: Self::DEFAULT_PRIORITY, recognise, answer, reply: None, failed: None }
+        OfflineHook {
+            priority: Self::DEFAULT_PRIORITY,
+            recognise,
+            answer,
+            reply: None,
+            failed: None,
+            direct: false,
+        }
+    }
+
+    /// The same hook, its answer able to stand alone ([`OfflineHook::direct`]).
+    pub const fn direct(self) -> Self {
+        OfflineHook { direct: true, ..self }
     }
 
     /// The same hook asked at `priority`.

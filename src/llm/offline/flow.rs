@@ -22,6 +22,61 @@ pub(crate) fn next_step(dialogue: &Dialogue, tools: &[&str], lexicon: &Lexicon) 
     }
 }
 
+/// The answer basic mode words from the calls made this turn, when those
+/// words can stand as the whole answer with a model too: every call's tool
+/// says so ([`handlers::OfflineHook::direct`]) and brought data, and either
+/// the shopper confirmed the turn's last call (`confirmed`: the caller
+/// knows it was the only call of its round, so the press asked for exactly
+/// that) and the message, read as basic mode reads it, asks for no other
+/// change, or the
+/// message, read as basic mode reads it, asks for exactly these calls and
+/// nothing after them. `None`: the model words the answer.
+pub(crate) fn direct_answer(
+    dialogue: &Dialogue,
+    tools: &[&str],
+    lexicon: &Lexicon,
+    confirmed: bool,
+) -> Option<String> {
+    let calls: Vec<&Made> = dialogue.turn_calls().collect();
+    let stands_alone = |made: &&Made| {
+        handlers::find(&made.name).and_then(|spec| spec.offline).is_some_and(|hook| hook.direct)
+            && matches!(made.outcome, Some(Outcome::Data(_)))
+    };
+    if calls.is_empty() || !calls.iter().all(stands_alone) {
+        return None;
+    }
+    let open_offer = || previous_offer(dialogue, tools, lexicon);
+    let said = Said::new(dialogue, lexicon, &open_offer);
+    let reply = if confirmed {
+        let last = calls.last()?;
+        let Some(Outcome::Data(data)) = &last.outcome else { return None };
+        // The message asked for another change too ("加入购物车然后下单"): the model goes on.
+        if let Some(Step::Call(call)) = basic::recognise(&said) {
+            let risky = handlers::find(call.tool).is_some_and(|spec| spec.level != handlers::Level::Safe);
+            if risky && call.tool != last.name {
+                return None;
+            }
+        }
+        basic::reply(last, data, &said)
+    } else {
+        let mut expected = basic::recognise(&said)?;
+        for made in &calls {
+            let Step::Call(call) = expected else { return None };
+            let Some(Outcome::Data(data)) = &made.outcome else { return None };
+            if call.tool != made.name {
+                return None;
+            }
+            expected = match call.then.and_then(|then| then(data, &said)) {
+                Some(step) => step,
+                None => Step::Answer(basic::reply(made, data, &said)),
+            };
+        }
+        let Step::Answer(reply) = expected else { return None };
+        reply
+    };
+    (!reply.text.trim().is_empty()).then_some(reply.text)
+}
+
 /// What the message asks for: a hook's first step, or on a bare "yes" the
 /// call the previous answer offered; with neither, an empty answer (the
 /// chat fallback answers).
