@@ -272,11 +272,13 @@ def main():
                 "name": labels(zh, en), "alt_name": None,
                 "level_id": level_id, "display_point": point(*centre(poly)),
             }))
+            # The accessible restroom's door is past the restrooms' (further along the corridor).
+            door = off + 3 if key == "accessible" else off
             openings.append(feature(fid("opening", floor, key), "opening",
-                                    line(along(wing, off - 2, sign * CORRIDOR), along(wing, off + 2, sign * CORRIDOR)), {
+                                    line(along(wing, door - 1.5, sign * CORRIDOR), along(wing, door + 1.5, sign * CORRIDOR)), {
                 "category": "pedestrian", "accessibility": ["wheelchair"], "access_control": None,
                 "door": {"type": "hinged", "automatic": False, "material": "wood"},
-                "name": None, "alt_name": None, "display_point": point(*along(wing, off, sign * CORRIDOR)),
+                "name": None, "alt_name": None, "display_point": point(*along(wing, door, sign * CORRIDOR)),
                 "level_id": level_id,
             }))
             for category_ in categories:

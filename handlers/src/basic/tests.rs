@@ -346,7 +346,7 @@ fn small_talk_and_gibberish_ask_for_nothing() {
 #[test]
 fn hooks_are_asked_in_priority_order() {
     let hooks = super::hooks();
-    assert_eq!(hooks.len(), 14, "every built-in tool declares its basic mode");
+    assert_eq!(hooks.len(), crate::all().len(), "every built-in tool declares its basic mode");
     assert!(hooks.windows(2).all(|w| (w[0].1.priority, w[0].0.name) <= (w[1].1.priority, w[1].0.name)));
 }
 
@@ -359,4 +359,32 @@ fn reads_chinese_numerals() {
     }
     assert_eq!(cn_number("一千零五"), Some(1005));
     assert_eq!(cn_number("双"), None);
+}
+
+#[test]
+fn facilities_are_asked_for_by_kind_and_never_looked_up_as_stores() {
+    for (text, kind, from) in [
+        ("洗手间在哪", "restroom", None),
+        ("最近的洗手间", "restroom", None),
+        ("有母婴室吗", "mothersroom", None),
+        ("我在优衣库，最近的母婴室在哪", "mothersroom", Some("优衣库")),
+        ("nearest ATM from the north gate", "atm", Some("north gate")),
+        ("where is the accessible toilet?", "restroom.wheelchair", None),
+        ("I'm at Nike, where's the nearest restroom?", "restroom", Some("Nike")),
+        ("我在3楼，洗手间在哪", "restroom", Some("3楼")),
+        ("停车场入口在哪", "parking", None),
+    ] {
+        let (tool, args, _) = call(text);
+        assert_eq!(tool, "find_facility", "{text}");
+        assert_eq!(args["kind"], kind, "{text}");
+        assert_eq!(args.get("from").and_then(Value::as_str), from, "{text}: {args}");
+    }
+    // What parking costs is the mall's information, not a place to walk to.
+    for text in ["停车怎么收费", "how much is parking?"] {
+        let tool = match first(text) {
+            Some(Step::Call(call)) => Some(call.tool),
+            _ => None,
+        };
+        assert_ne!(tool, Some("find_facility"), "{text}");
+    }
 }
