@@ -134,10 +134,13 @@ pub fn kind(key: &str) -> Option<&'static FacilityKind> {
     KINDS.iter().find(|k| k.key == key).or_else(|| KINDS.iter().find(|k| k.covers(&key)))
 }
 
-/// The kind a facility place is marked as on a plan: the first that covers its category.
+/// The kind a facility place is marked as: the most particular that covers
+/// its category (an accessible restroom is `restroom.wheelchair`, not any restroom).
 pub fn kind_of(place: &Place) -> Option<&'static FacilityKind> {
     match &place.kind {
-        PlaceKind::Amenity(category) => KINDS.iter().find(|k| k.covers(category)),
+        PlaceKind::Amenity(category) => {
+            KINDS.iter().filter(|k| k.covers(category)).min_by_key(|k| k.categories.len())
+        }
         _ => None,
     }
 }

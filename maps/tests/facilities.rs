@@ -218,3 +218,36 @@ fn the_nearest_on_foot_wins_over_the_nearest_in_a_straight_line() {
         to_x.distance_m
     );
 }
+
+#[test]
+fn floor_plans_mark_the_facilities_with_badges_and_a_route_to_one_is_drawn() {
+    let router = demo();
+    let map = router.map();
+    let level = |floor: i32| map.levels.iter().position(|l| l.floor == floor).unwrap();
+    let svg = |floor: i32| {
+        maps::render::level_svg(
+            map,
+            level(floor),
+            &maps::render::Overlay::default(),
+            &maps::MapWords::CHINESE,
+        )
+        .0
+    };
+    let badge = |text: &str| format!(">{text}</text>");
+    let (b1, f1, f2) = (svg(-1), svg(1), svg(2));
+    for mark in ["P", "ATM", "LK", "WC"] {
+        assert!(b1.contains(&badge(mark)), "B1 has {mark}");
+    }
+    for mark in ["i", "+", "ATM", "USB", "WC"] {
+        assert!(f1.contains(&badge(mark)), "1F has {mark}");
+    }
+    assert!(f2.contains(&badge("BB")) && !f1.contains(&badge("BB")), "the nursing room is on 2F, not 1F");
+    // The nursing room's two amenities (nursing, baby changing) make one badge.
+    assert_eq!(f2.matches(&badge("BB")).count(), 1);
+
+    let route = nearest(&router, "main_entrance", "mothersroom");
+    let pictures = maps::render::route_pictures(map, &route, &maps::MapWords::CHINESE).unwrap();
+    assert_eq!(pictures.len(), 2);
+    assert!(pictures[1].title.contains("前往 母婴室"), "{}", pictures[1].title);
+    assert!(pictures.iter().all(|p| p.png.starts_with(b"\x89PNG")));
+}
