@@ -28,8 +28,7 @@ pub static HELP_FACILITIES: HelpLine = HelpLine {
 /// Arguments of `find_facility`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct FindFacilityArgs {
-    /// restroom, restroom.wheelchair, restroom.family, mothersroom, information, atm, firstaid,
-    /// powerchargingstation, coinlocker, drinkingfountain, smokingarea, elevator, parking…
+    /// IMDF amenity category (restroom, mothersroom, atm…) or the shopper's words.
     pub kind: String,
     /// Start: store, entrance or floor; default main entrance.
     pub from: Option<String>,
@@ -158,7 +157,7 @@ fn find_facility_progress(lang: Lang, args: &FindFacilityArgs) -> String {
     (texts.progress)(name)
 }
 
-/// The nearest facility of a kind (restroom, nursing room, ATM…) on foot: floor, steps, floor plans.
+/// Nearest restroom, nursing room, ATM, service desk… on foot: floor, steps, floor plans.
 #[tool_function(level = "safe", scope = "both", progress = find_facility_progress, help = HELP_FACILITIES, offline = FIND_FACILITY_OFFLINE)]
 pub async fn find_facility(ctx: &ToolContext, args: FindFacilityArgs) -> ToolResult<FindFacilityResult> {
     let texts = &ctx.lang.texts().facilities;
