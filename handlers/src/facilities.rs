@@ -303,6 +303,7 @@ pub fn answer(result: &FindFacilityResult, lang: Lang) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
