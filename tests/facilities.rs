@@ -132,6 +132,15 @@ fn photos(api: &FakeBotApi, chat: i64) -> Vec<Value> {
     calls.into_iter().filter(|b| b["chat_id"] == json!(chat)).collect()
 }
 
+/// Sends `ask` and waits for the floor plan it brings: the one photo call
+/// to `chat` that was not there before.
+async fn ask_for_plan(api: &FakeBotApi, chat: Shopper, ask: &str) -> Value {
+    let before = photos(api, chat.id);
+    api.push_update(private_text(chat, ask));
+    api.wait_until(ask, |api| photos(api, chat.id).len() > before.len()).await;
+    photos(api, chat.id).into_iter().find(|p| !before.contains(p)).unwrap()
+}
+
 /// The caption of a photo call (the first picture's, for an album).
 fn caption(call: &Value) -> String {
     call["caption"].as_str().or_else(|| call["media"][0]["caption"].as_str()).unwrap_or_default().to_owned()
@@ -149,19 +158,14 @@ async fn on_telegram_in_basic_mode_a_facility_comes_with_its_floor_plan() {
     ]);
     let bot = Process::spawn("bot", &["run"], &env, dir.path());
     bot.wait_for_log("connected to telegram").await;
-    for (n, (ask, caption_starts, answer)) in [
+    for (ask, caption_starts, answer) in [
         ("洗手间在哪", "1F ", "最近的洗手间在 1楼"),
         ("有母婴室吗", "1F ", "最近的母婴室在 2楼"),
         ("nearest ATM", "1F ", "Nearest: ATM on 1F"),
         ("最近的洗手間", "1F ", "最近的洗手間在 1樓"),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        api.push_update(private_text(ALICE, ask));
-        api.wait_until(ask, |api| photos(api, ALICE.id).len() > n).await;
-        let photo = &photos(&api, ALICE.id)[n];
-        assert!(caption(photo).starts_with(caption_starts), "{ask}: {photo}");
+    ] {
+        let photo = ask_for_plan(&api, ALICE, ask).await;
+        assert!(caption(&photo).starts_with(caption_starts), "{ask}: {photo}");
         api.wait_until(answer, |api| api.shown_to(ALICE.id).iter().any(|t| t.contains(answer))).await;
     }
     assert!(
@@ -171,10 +175,21 @@ async fn on_telegram_in_basic_mode_a_facility_comes_with_its_floor_plan() {
     );
 }
 
+/// The scripted model's reading of the four questions: `find_facility`
+/// with the kind each asks for.
+fn facility_call(text: &str) -> Option<(String, Value)> {
+    let kind = [("洗手间", "restroom"), ("母婴室", "mothersroom"), ("ATM", "atm"), ("洗手間", "restroom")]
+        .into_iter()
+        .find(|(word, _)| text.contains(word))?
+        .1;
+    Some(("find_facility".to_owned(), json!({"kind": kind})))
+}
+
 #[tokio::test]
-async fn with_a_model_the_tool_result_names_the_facility_and_the_shopper_gets_the_plan() {
+async fn with_a_model_the_tool_result_names_the_facility_in_the_shoppers_language_and_the_plan_is_sent() {
     let api = FakeBotApi::start().await;
     let model = FakeModel::start(ModelBehaviour {
+        tool_for: Some(facility_call),
         tool: Some(("find_facility".into(), json!({"kind": "mothersroom", "from": "优衣库"}))),
         ..ModelBehaviour::default()
     })
@@ -188,34 +203,52 @@ async fn with_a_model_the_tool_result_names_the_facility_and_the_shopper_gets_th
         ("MALLBOT_LLM__MODEL", "test-model".to_owned()),
         ("MALLBOT_STATE__URL", format!("sqlite://{}", dir.file("state.db"))),
         ("MALLBOT_MALL__EMBEDDED_DB", dir.file("mall.db")),
+        ("MALLBOT_BOT__RATE_LIMIT_PER_MINUTE", "0".to_owned()),
     ]);
     let bot = Process::spawn("bot", &["run"], &env, dir.path());
     bot.wait_for_log("connected to telegram").await;
-    api.push_update(private_text(ALICE, "我在优衣库，最近的母婴室在哪"));
-    api.wait_until("the floor plan", |api| !photos(api, ALICE.id).is_empty()).await;
-    let photo = &photos(&api, ALICE.id)[0];
-    assert!(caption(photo).starts_with("2F "), "{photo}");
-    assert!(caption(photo).contains("母婴室"), "{photo}");
-    model.wait_for_calls(2).await;
-    // What the model read: the tool's result, the nursing room on 2F from Uniqlo.
-    let bodies = model.bodies();
-    let tool_message = bodies[1]["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["role"] == "tool")
-        .map(|m| m["content"].as_str().unwrap_or_default().to_owned())
-        .unwrap();
-    let result: Value = serde_json::from_str(&tool_message).unwrap();
-    assert_eq!(
-        (result["kind"].as_str(), result["floor"].as_i64()),
-        (Some("mothersroom"), Some(2)),
-        "{result}"
-    );
-    assert_eq!(result["name"], "母婴室");
-    assert!(result["from_name"].as_str().unwrap().contains("优衣库"), "{result}");
-    assert!(result["eta_minutes"].as_u64().unwrap() >= 1);
-    assert!(!tool_message.contains("PNG"), "no picture bytes for the model");
-    // And with the model's words, the shopper was answered.
-    api.wait_until("the model's answer", |api| !api.shown_to(ALICE.id).is_empty()).await;
+    for (n, (ask, kind, name, floor, title)) in [
+        ("洗手间在哪", "restroom", "洗手间", 1, "前往 洗手间"),
+        ("有母婴室吗", "mothersroom", "母婴室", 2, "前往 母婴室"),
+        ("nearest ATM", "atm", "ATM", 1, "to ATM"),
+        ("最近的洗手間", "restroom", "洗手間", 1, "前往 洗手間"),
+        ("我在优衣库，最近的哺乳室在哪", "mothersroom", "母婴室", 2, "前往 母婴室"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let photo = ask_for_plan(&api, ALICE, ask).await;
+        let caption = caption(&photo);
+        assert!(caption.contains(title), "{ask}: {caption}");
+        model.wait_for_calls(2 * (n + 1)).await;
+        // What the model read: the tool's result, in the shopper's language.
+        let bodies = model.bodies();
+        let tool_message = bodies[2 * n + 1]["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .rev()
+            .find(|m| m["role"] == "tool")
+            .map(|m| m["content"].as_str().unwrap_or_default().to_owned())
+            .unwrap();
+        let result: Value = serde_json::from_str(&tool_message).unwrap();
+        assert_eq!(result["kind"], kind, "{ask}: {result}");
+        assert_eq!(
+            (result["name"].as_str(), result["floor"].as_i64()),
+            (Some(name), Some(floor)),
+            "{ask}: {result}"
+        );
+        assert!(
+            result["eta_minutes"].as_u64().unwrap() >= 1 && !result["steps"].as_array().unwrap().is_empty()
+        );
+        assert!(!tool_message.contains("PNG"), "no picture bytes for the model");
+        // The start: the one the model passed (Uniqlo, on the nursing room's floor), else the main entrance.
+        let from = match ask {
+            "nearest ATM" => "Main entrance",
+            "最近的洗手間" => "正門",
+            _ if ask.contains("优衣库") => "优衣库",
+            _ => "正门",
+        };
+        assert!(result["from_name"].as_str().unwrap().starts_with(from), "{ask}: {result}");
+    }
 }
