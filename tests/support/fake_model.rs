@@ -45,6 +45,9 @@ pub enum ModelFault {
     CutStream,
 }
 
+/// Picks the tool and arguments for a shopper's message.
+pub type ToolFor = fn(&str) -> Option<(String, Value)>;
+
 /// How the model answers when no fault applies.
 #[derive(Debug, Clone)]
 pub struct ModelBehaviour {
@@ -59,7 +62,7 @@ pub struct ModelBehaviour {
     pub tool: Option<(String, Value)>,
     /// The tool and arguments for a shopper's message, when they depend on
     /// it (`None` from it: [`ModelBehaviour::tool`] or `search_products`).
-    pub tool_for: Option<fn(&str) -> Option<(String, Value)>>,
+    pub tool_for: Option<ToolFor>,
     /// Calls taken at once (0 = no cap); a call beyond it is refused with
     /// 429 and `Retry-After: retry_after_secs`, as a provider's concurrency
     /// limit does. A call counts until its answer starts.
