@@ -81,7 +81,7 @@ fn the_terminal_chat_finds_facilities_in_three_languages_with_their_floor_plans(
 }
 
 #[test]
-fn the_terminal_chat_names_the_kinds_when_asked_for_one_the_map_lacks() {
+fn the_terminal_chat_names_the_kinds_when_asked_for_one_the_map_lacks_and_asks_for_an_unknown_start() {
     let dir = TempDir::new("facilities-missing");
     // An archive without its smoking area: the demo's, with those amenities left out.
     let imdf = dir.path().join("imdf");
@@ -113,7 +113,7 @@ fn the_terminal_chat_names_the_kinds_when_asked_for_one_the_map_lacks() {
         .stdin
         .take()
         .unwrap()
-        .write_all("吸烟区在哪\nwhere can I find a smoking area\n".as_bytes())
+        .write_all("吸烟区在哪\nwhere can I find a smoking area\n我在西门，洗手间在哪\n".as_bytes())
         .unwrap();
     let out = child.wait_with_output().unwrap();
     let out = String::from_utf8(out.stdout).unwrap();
@@ -122,6 +122,8 @@ fn the_terminal_chat_names_the_kinds_when_asked_for_one_the_map_lacks() {
         out.contains("Sorry, the mall's map has no smoking area. It has: restroom, accessible restroom"),
         "{out}"
     );
+    // A start the map does not know: the shopper is asked where they are, nothing is guessed.
+    assert!(out.contains(handlers::Lang::Zh.texts().facilities.unknown_start), "{out}");
     assert_eq!(floor_plans(&out), 0, "{out}");
 }
 

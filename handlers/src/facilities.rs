@@ -213,8 +213,10 @@ pub async fn find_facility(ctx: &ToolContext, args: FindFacilityArgs) -> ToolRes
 /// ATM from the north gate"): priority 25, before stores and places, so
 /// that a restroom is never looked up as a store. A question about fees or
 /// hours ("停车怎么收费") is not one: that is the mall's information.
-pub static FIND_FACILITY_OFFLINE: OfflineHook =
-    OfflineHook::new(recognise_facility, facility_answer).priority(25).reply(facility_reply);
+pub static FIND_FACILITY_OFFLINE: OfflineHook = OfflineHook::new(recognise_facility, facility_answer)
+    .priority(25)
+    .reply(facility_reply)
+    .failed(facility_failed);
 
 /// Words of a question about something other than where a facility is:
 /// fees, hours, passwords, buying.
@@ -266,6 +268,16 @@ fn recognise_facility(said: &Said) -> Option<Step> {
         args["from"] = json!(start);
     }
     Some(Step::Call(Call::new("find_facility", args)))
+}
+
+/// A start the map does not know, or a mall without a map, in the shopper's words.
+fn facility_failed(said: &Said, error: &str) -> Option<String> {
+    let texts = &said.texts().facilities;
+    if error.contains("invalid argument `from`") {
+        Some(texts.unknown_start.to_owned())
+    } else {
+        error.to_ascii_lowercase().starts_with("error: not found").then(|| texts.no_map.to_owned())
+    }
 }
 
 fn facility_answer(lang: Lang, data: &Value) -> Option<String> {

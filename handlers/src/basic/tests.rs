@@ -388,3 +388,21 @@ fn facilities_are_asked_for_by_kind_and_never_looked_up_as_stores() {
         assert_ne!(tool, Some("find_facility"), "{text}");
     }
 }
+
+#[test]
+fn a_facility_from_a_place_the_map_does_not_know_asks_where_the_shopper_is() {
+    let dialogue = after_a_product("我在西门，洗手间在哪");
+    let no_offer = || None::<Offer>;
+    let said = Said::new(&dialogue, demo(), &no_offer);
+    match recognise(&said) {
+        Some(Step::Call(call)) => {
+            assert_eq!((call.tool, &call.arguments["from"]), ("find_facility", &json!("西门")));
+        }
+        other => panic!("{other:?}"),
+    }
+    let failed = crate::find("find_facility").unwrap().offline.unwrap().failed.unwrap();
+    let error = crate::ToolError::invalid("from", "no place called \"西门\" on the map").model_message();
+    assert_eq!(failed(&said, &error).as_deref(), Some(Lang::Zh.texts().facilities.unknown_start));
+    let error = crate::ToolError::NotFound("no map".into()).model_message();
+    assert_eq!(failed(&said, &error).as_deref(), Some(Lang::Zh.texts().facilities.no_map));
+}

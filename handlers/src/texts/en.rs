@@ -289,6 +289,7 @@ pub(crate) static TEXTS: Texts = Texts {
         },
         missing: |kind, kinds| format!("Sorry, the mall's map has no {kind}. It has: {kinds}."),
         no_map: "Sorry, this mall has no indoor map yet, so I can't find its facilities. The service desk can help.",
+        unknown_start: "Sorry, I can't find where you said you are on the map. Tell me a store, an entrance or a floor (\"I'm on 3F\") and I'll look again.",
         ask_nearest: |kind| format!("Nearest {kind}"),
     },
     media: Media {

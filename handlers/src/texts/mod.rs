@@ -561,6 +561,8 @@ pub struct Facilities {
     pub missing: fn(&str, &str) -> String,
     /// The mall has no indoor map to find facilities on.
     pub no_map: &'static str,
+    /// The place the shopper said they are at is not on the map.
+    pub unknown_start: &'static str,
     /// A suggestion button asking for the nearest of a kind: (the kind's name).
     pub ask_nearest: fn(&str) -> String,
 }

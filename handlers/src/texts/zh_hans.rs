@@ -257,6 +257,7 @@ pub(crate) static TEXTS: Texts = Texts {
         },
         missing: |kind, kinds| format!("抱歉，商场地图上没有{kind}。这里有：{kinds}。"),
         no_map: "抱歉，这个商场还没有室内地图，我找不到设施的位置。可以问问服务台。",
+        unknown_start: "抱歉，我在地图上找不到您说的位置。告诉我您在哪家店、哪个入口或几楼（如「我在3楼」），我再帮您找。",
         ask_nearest: |kind| format!("最近的{kind}"),
     },
     media: Media {

@@ -307,6 +307,7 @@ pub(crate) static TEXTS: Texts = Texts {
         },
         missing: |kind, kinds| format!("抱歉，商場地圖上沒有{kind}。這裡有：{kinds}。"),
         no_map: "抱歉，這個商場還沒有室內地圖，我找不到設施的位置。可以問問服務中心。",
+        unknown_start: "抱歉，我在地圖上找不到您說的位置。告訴我您在哪家店、哪個入口或幾樓（如「我在3樓」），我再幫您找。",
         ask_nearest: |kind| format!("最近的{kind}"),
     },
     media: Media {
