@@ -641,5 +641,126 @@ async fn in_chromium_at_320_px_floor_labels_read_never_overlap_and_more_appear_z
     pin.click().await.unwrap();
     browser.wait_for("#sheet-body h2").await;
     assert!(browser.text("#sheet-body h2").await.contains(name.trim()), "the card names {name}");
+
+#[tokio::test]
+async fn the_facility_api_marks_facilities_per_floor_and_routes_to_the_nearest_as_the_tool_does() {
+    let served = Served::start("webapp-facility").await;
+    let (status, floors) = served.get("floors?lang=en", None).await;
+    assert_eq!(status, 200, "{floors}");
+    let kinds: Vec<&str> =
+        floors["facility_kinds"].as_array().unwrap().iter().map(|k| k["kind"].as_str().unwrap()).collect();
+    assert!(
+        kinds.contains(&"restroom") && kinds.contains(&"mothersroom") && kinds.contains(&"atm"),
+        "{kinds:?}"
+    );
+    let marked = |floor: i64, kind: &str| {
+        floors["floors"].as_array().unwrap().iter().find(|f| f["floor"] == floor).unwrap()["facilities"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["kind"] == kind)
+    };
+    assert!(marked(2, "mothersroom") && !marked(3, "mothersroom"), "nursing rooms on 2F and 4F only");
+    assert!(marked(-1, "parking") && marked(1, "information"));
+
+    let (status, route) = served.get("facility?kind=mothersroom&from=s-uniqlo", None).await;
+    assert_eq!(status, 200, "{route}");
+    let ctx = handlers::ToolContext::new(
+        std::sync::Arc::new(services::EmbeddedMall::in_memory()),
+        services::Shopper::new("telegram", 1),
+        handlers::Lang::Zh,
+    )
+    .with_map(Some(maps::demo::router()))
+    .without_pictures();
+    let tool = handlers::find("find_facility").unwrap();
+    let by_tool = tool.invoke(ctx, json!({"kind": "mothersroom", "from": "s-uniqlo"})).await.unwrap().data;
+    assert_eq!(route["name"], "母婴室");
+    assert_eq!(route["floor"], 2);
+    assert_eq!(route["steps"], by_tool["steps"]);
+    let legs: Vec<i64> =
+        route["legs"].as_array().unwrap().iter().map(|l| l["floor"].as_i64().unwrap()).collect();
+    assert_eq!(json!(legs), by_tool["floors"]);
+    let (status, body) = served.get("facility?kind=swimming-pool", None).await;
+    assert_eq!(status, 400, "{body}");
+}
+
+#[tokio::test]
+async fn in_chromium_facilities_are_marked_filtered_and_the_store_card_routes_to_the_nearest() {
+    let served = Served::start("webapp-browser-facility").await;
+    let dir = TempDir::new("webapp-browser-facility-chromium");
+    let Some(browser) = Browser::start("the Mini App's facilities in Chromium", &dir).await else {
+        return;
+    };
+    let count = |css: &'static str| {
+        let client = browser.client.clone();
+        async move { client.find_all(Locator::Css(css)).await.unwrap().len() }
+    };
+    browser.open(&served.url("?lang=zh")).await;
+    browser.wait_for("#plan .facilities g[data-facility='information']").await;
+    assert!(count("#plan .facilities g[data-facility='atm']").await >= 1, "1F has an ATM marked");
+    // The filter: only ATMs, then none.
+    browser
+        .client
+        .find(Locator::Css("#facility-filter option[value='atm']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    browser.wait_for("#plan .facilities g[data-facility='atm'] circle[r='12']").await;
+    let all = count("#plan .facilities g").await;
+    assert_eq!(all, count("#plan .facilities g[data-facility='atm']").await, "only ATMs are shown");
+    browser.screenshot("facilities-atm-zh").await;
+    browser
+        .client
+        .find(Locator::Css("#facility-filter option[value='none']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    browser
+        .client
+        .wait()
+        .at_most(Duration::from_secs(10))
+        .for_element(Locator::XPath("//*[@class='facilities'][not(*)]"))
+        .await
+        .unwrap();
+    browser
+        .client
+        .find(Locator::Css("#facility-filter option[value='']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+
+    // Uniqlo's card: the way to the nearest nursing room.
+    browser.client.find(Locator::Css("#floors button[data-floor='2']")).await.unwrap().click().await.unwrap();
+    browser.wait_for("#plan .facilities g[data-facility='mothersroom']").await;
+    browser
+        .client
+        .find(Locator::Css("#plan circle[data-store='s-uniqlo']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    browser.wait_for("#facility-go").await;
+    browser
+        .client
+        .find(Locator::Css("#facility-kind option[value='mothersroom']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    browser.client.find(Locator::Css("#facility-go")).await.unwrap().click().await.unwrap();
+    browser.wait_for("body[data-route-kind='mothersroom']").await;
+    let floors = browser.client.execute("return document.body.dataset.routeFloors", vec![]).await.unwrap();
+    assert_eq!(floors.as_str(), Some("2"), "the nursing room on Uniqlo's floor");
+    assert!(browser.text("#route-info").await.contains("母婴室"), "{}", browser.text("#route-info").await);
+    assert!(!browser.client.find_all(Locator::Css("#plan .route polyline")).await.unwrap().is_empty());
+    browser.screenshot("facility-route-zh").await;
     browser.close().await;
 }

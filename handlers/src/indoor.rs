@@ -1,15 +1,17 @@
 //! Directions and floor plans from the mall's indoor map, for the
 //! navigation tools when the mall has one ([`ToolContext::map`]): the route
-//! by walking distance, its steps and waypoints for the model, and one
-//! picture per floor for the shopper.
+//! by walking distance (to a store, or to the nearest facility of a kind),
+//! its steps and waypoints for the model, and one picture per floor for the
+//! shopper.
 
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Mutex};
 
-use maps::{IndoorMap, Place, PlaceKind, Route, RouteOptions, Router, directions, render};
+use maps::{FacilityKind, IndoorMap, Place, PlaceKind, Route, RouteOptions, Router, directions, render};
 use serde_json::{Value, json};
 use services::{Area, Store};
 
+use crate::basic::text::cn_number;
 use crate::texts::zh_hant::to_simplified;
 use crate::{Lang, Picture, ToolContext, ToolError};
 
@@ -48,9 +50,66 @@ fn default_start(map: &IndoorMap) -> Option<&Place> {
         .or_else(|| map.places.first())
 }
 
-/// Directions on the map to `store`, from `from` (an entrance, a store or
-/// another named place; the main entrance when absent). `None` when there is
-/// no map or the store is not on it: the caller answers without a map.
+/// Where a walk starts: `from` (an entrance, a store or another named
+/// place of the map, or a floor: "3楼", "B1", "3rd floor"), the main
+/// entrance when absent; an error naming the field when the map has no
+/// such place.
+pub fn start_place(map: &IndoorMap, from: Option<&str>) -> Result<Place, ToolError> {
+    let Some(name) = from.map(str::trim).filter(|f| !f.is_empty()) else {
+        return default_start(map)
+            .cloned()
+            .ok_or_else(|| ToolError::NotFound("the indoor map has no place to start from".into()));
+    };
+    if let Some(place) = floor_named(name).and_then(|floor| map.floor_start(floor)) {
+        return Ok(place);
+    }
+    match map.find_place(name).or_else(|| map.find_place(&to_simplified(name))) {
+        Some(place) => Ok(place.clone()),
+        None => {
+            let entrances: Vec<String> =
+                map.entrances().map(|e| format!("{} ({})", e.name.zh, e.name.en)).collect();
+            Err(ToolError::InvalidArguments {
+                field: Some("from".into()),
+                message: format!(
+                    "no place called \"{name}\" on the map; use an entrance ({}), a store name or a floor",
+                    entrances.join(", ")
+                ),
+            })
+        }
+    }
+}
+
+/// The floor a text names ("3楼", "3F", "三楼", "B1", "负一楼", "floor 3",
+/// "3rd floor"): the mall's floor number (1 = ground, -1 = B1).
+pub fn floor_named(text: &str) -> Option<i32> {
+    let t = to_simplified(text.trim()).to_lowercase().replace(' ', "");
+    let basement = |rest: &str| -> Option<i32> {
+        let n: i32 = rest.parse().ok().or_else(|| cn_number(rest).map(|n| n as i32))?;
+        (n > 0).then_some(-n)
+    };
+    if let Some(rest) = t.strip_prefix('b') {
+        return basement(rest.trim_end_matches(['f', '层', '楼']));
+    }
+    for prefix in ["负", "地下", "-"] {
+        if let Some(rest) = t.strip_prefix(prefix) {
+            return basement(rest.trim_end_matches(['f', '层', '楼']));
+        }
+    }
+    let number = t
+        .strip_suffix('楼')
+        .or_else(|| t.strip_suffix('层'))
+        .or_else(|| t.strip_suffix('f'))
+        .or_else(|| t.strip_prefix("floor"))
+        .or_else(|| t.strip_prefix("level"))
+        .or_else(|| t.strip_suffix("floor"))?;
+    let number = number.trim_start_matches('第').trim_end_matches(['s', 't', 'n', 'd', 'r', 'h']);
+    let n: i32 = number.parse().ok().or_else(|| cn_number(number).map(|n| n as i32))?;
+    (1..=200).contains(&n).then_some(n)
+}
+
+/// Directions on the map to `store`, from `from` (see [`start_place`]).
+/// `None` when there is no map or the store is not on it: the caller
+/// answers without a map.
 pub fn directions_to_store(
     ctx: &ToolContext,
     store: &Store,
@@ -60,22 +119,9 @@ pub fn directions_to_store(
     let router = ctx.map.as_ref()?;
     let map = router.map();
     let to = store_place(map, store)?.clone();
-    let start = match from.map(str::trim).filter(|f| !f.is_empty()) {
-        Some(name) => match map.find_place(name).or_else(|| map.find_place(&to_simplified(name))) {
-            Some(place) => place.clone(),
-            None => {
-                let entrances: Vec<String> =
-                    map.entrances().map(|e| format!("{} ({})", e.name.zh, e.name.en)).collect();
-                return Some(Err(ToolError::InvalidArguments {
-                    field: Some("from".into()),
-                    message: format!(
-                        "no place called \"{name}\" on the map; use an entrance ({}) or a store name",
-                        entrances.join(", ")
-                    ),
-                }));
-            }
-        },
-        None => default_start(map)?.clone(),
+    let start = match start_place(map, from) {
+        Ok(place) => place,
+        Err(e) => return Some(Err(e)),
     };
     let options = RouteOptions { avoid_stairs };
     let route = match router.route_between(start, to, options) {
@@ -83,6 +129,31 @@ pub fn directions_to_store(
         Err(e) => return Some(Err(ToolError::NotFound(e.to_string()))),
     };
     Some(Ok(describe(router, &route, avoid_stairs, ctx.lang, ctx.pictures)))
+}
+
+/// Directions to the nearest facility of `kind` by walking route from
+/// `from` (see [`start_place`]), with the facility's `to_name` and
+/// `to_floor` added to the data. `None` when there is no map or no such
+/// facility can be walked to.
+pub fn directions_to_nearest(
+    ctx: &ToolContext,
+    kind: &FacilityKind,
+    from: Option<&str>,
+) -> Option<Result<MapDirections, ToolError>> {
+    let router = ctx.map.as_ref()?;
+    let map = router.map();
+    let start = match start_place(map, from) {
+        Ok(place) => place,
+        Err(e) => return Some(Err(e)),
+    };
+    let route = router.nearest(&start, |p| kind.matches(p), RouteOptions::default())?;
+    let mut directions = describe(router, &route, false, ctx.lang, ctx.pictures);
+    let l = &ctx.lang.texts().map;
+    if let Value::Object(data) = &mut directions.data {
+        data.insert("to_name".into(), json!(l.name(&route.to.name)));
+        data.insert("to_floor".into(), json!(map.levels[route.to.level].floor));
+    }
+    Some(Ok(directions))
 }
 
 fn describe(

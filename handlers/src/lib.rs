@@ -22,6 +22,7 @@ pub mod result;
 pub mod schema;
 pub mod texts;
 
+pub mod facilities;
 pub mod general;
 pub mod indoor;
 pub mod info;

@@ -12,6 +12,7 @@ const TOOLS: &[(&str, Level, Scope, &[&str])] = &[
     ("cancel_order", Level::Critical, Scope::Private, &["order_id"]),
     ("clear_cart", Level::Confirm, Scope::Private, &[]),
     ("create_order", Level::Critical, Scope::Private, &["cart_id"]),
+    ("find_facility", Level::Safe, Scope::Both, &["kind", "from?"]),
     ("get_order_status", Level::Safe, Scope::Private, &["order_id"]),
     ("get_product_detail", Level::Safe, Scope::Both, &["product_id"]),
     ("get_store_info", Level::Safe, Scope::Both, &["store_id", "info_type"]),

@@ -1,12 +1,15 @@
 //! Routing and drawing on the demo mall's map: times every store from the
-//! main entrance (routes) and one floor picture per floor of those routes
-//! (rendering), prints p50/p99, then runs divan's micro-benchmarks.
+//! main entrance (routes), the nearest facility of each kind from every
+//! store (one search, and for comparison one route per candidate), and one
+//! floor picture per floor of those routes (rendering), prints p50/p99, then
+//! runs divan's micro-benchmarks.
 //!
 //! `cargo bench -p maps --bench maps`
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use maps::facility::{self, KINDS};
 use maps::render::{self, Overlay};
 use maps::{MapWords, RouteOptions, demo};
 
@@ -52,8 +55,47 @@ fn report() {
             }
         }
     }
+    // The nearest facility of each kind from every store: one search, and
+    // one route per candidate as it would be done without it.
+    let mut nearest = Vec::new();
+    let mut per_candidate = Vec::new();
+    for round in 0..ROUNDS {
+        for store in &stores {
+            let from = map.find_place(store).expect("a store").clone();
+            for kind in KINDS {
+                let started = Instant::now();
+                black_box(router.nearest(&from, |p| kind.matches(p), RouteOptions::default()));
+                nearest.push(started.elapsed());
+                if round < 3 {
+                    let started = Instant::now();
+                    let best = facility::places_of(map, kind)
+                        .filter_map(|p| {
+                            router.route_between(from.clone(), p.clone(), RouteOptions::default()).ok()
+                        })
+                        .min_by_key(|r| r.distance_m);
+                    black_box(best);
+                    per_candidate.push(started.elapsed());
+                }
+            }
+        }
+    }
+    nearest.sort_unstable();
+    per_candidate.sort_unstable();
     routing.sort_unstable();
     rendering.sort_unstable();
+    println!(
+        "\nnearest facility (store → kind, one search, {} searches): p50={:.1} µs p99={:.1} µs max={:.1} µs",
+        nearest.len(),
+        percentile(&nearest, 0.5).as_secs_f64() * 1e6,
+        percentile(&nearest, 0.99).as_secs_f64() * 1e6,
+        nearest.last().copied().unwrap_or_default().as_secs_f64() * 1e6,
+    );
+    println!(
+        "nearest facility (one route per candidate, {} lookups): p50={:.1} µs p99={:.1} µs",
+        per_candidate.len(),
+        percentile(&per_candidate, 0.5).as_secs_f64() * 1e6,
+        percentile(&per_candidate, 0.99).as_secs_f64() * 1e6,
+    );
     println!(
         "\nroute (entrance → store, {} routes): p50={:.1} µs p99={:.1} µs max={:.1} µs",
         routing.len(),
@@ -98,4 +140,13 @@ fn svg_only(bencher: divan::Bencher) {
     let leg = &route.legs[1];
     let overlay = Overlay { route: leg.points.clone(), ..Overlay::default() };
     bencher.bench(|| render::level_svg(router.map(), leg.level, black_box(&overlay), &MapWords::CHINESE));
+}
+
+/// The nearest facility of a kind from a store, by walking route.
+#[divan::bench(args = [("s-taier", "restroom"), ("s-nike", "mothersroom"), ("s-apple", "parking")])]
+fn nearest_facility(bencher: divan::Bencher, (store, kind): (&str, &str)) {
+    let router = demo::router();
+    let from = router.map().find_place(store).expect("a store").clone();
+    let kind = facility::kind(kind).expect("a kind");
+    bencher.bench(|| router.nearest(black_box(&from), |p| kind.matches(p), RouteOptions::default()));
 }

@@ -111,7 +111,12 @@ fn ride_step(map: &IndoorMap, kind: UnitKind, from_unit: usize, to_unit: usize, 
 
 fn arrival(map: &IndoorMap, route: &Route, heading: Option<(Point, Point)>, words: &MapWords) -> String {
     let to = &route.to;
-    let unit = to.unit.and_then(|u| map.units[u].name.as_ref()).map(|n| words.name(n));
+    // A unit's name tells where a store is; a corridor's would only repeat the last step.
+    let unit = to
+        .unit
+        .filter(|&u| map.units[u].kind != UnitKind::Walkway)
+        .and_then(|u| map.units[u].name.as_ref())
+        .map(|n| words.name(n));
     // Which hand the destination is on, walking the last corridor.
     let side = heading.and_then(|(a, b)| {
         let (hx, hy) = (b.x - a.x, b.y - a.y);

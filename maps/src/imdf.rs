@@ -226,6 +226,33 @@ impl IndoorMap {
         self.places.iter().filter(|p| p.kind == PlaceKind::Entrance)
     }
 
+    /// Where a walk starts when the shopper says only which floor they are
+    /// on: the escalators of that floor (else its lift, else its first
+    /// walkway), named after the floor. `floor` is the mall's floor number
+    /// (1 = ground, -1 = B1).
+    pub fn floor_start(&self, floor: i32) -> Option<Place> {
+        let level = self.levels.iter().position(|l| l.floor == floor)?;
+        let on_level = |kind: UnitKind| self.units.iter().position(|u| u.level == level && u.kind == kind);
+        let unit = on_level(UnitKind::Escalator)
+            .or_else(|| on_level(UnitKind::Elevator))
+            .or_else(|| on_level(UnitKind::Walkway))?;
+        let u = &self.units[unit];
+        let sign = &self.levels[level].short_name;
+        let name = match &u.name {
+            Some(n) => Labels::new(format!("{} {}", sign.zh, n.zh), format!("{} {}", sign.en, n.en)),
+            None => sign.clone(),
+        };
+        Some(Place {
+            id: format!("floor:{floor}"),
+            kind: PlaceKind::Amenity(u.category.clone()),
+            name,
+            level,
+            unit: Some(unit),
+            opening: None,
+            point: u.display_point,
+        })
+    }
+
     /// The section with that id or name.
     pub fn find_section(&self, wanted: &str) -> Option<&Section> {
         let wanted = wanted.trim().to_lowercase();
@@ -533,6 +560,15 @@ impl<'a> Reader<'a> {
             let name = labels(f.pointer("/properties/name"))
                 .or_else(|| u.name.clone())
                 .unwrap_or_else(|| Labels::new(category.clone(), category.clone()));
+            // Where it stands: its own point when it has one inside its unit
+            // (an ATM along a corridor), else the unit's centre.
+            let point = match f.pointer("/geometry/coordinates") {
+                Some(p) if f.pointer("/geometry/type").and_then(Value::as_str) == Some("Point") => {
+                    let at = self.point(&file.file, &id, Some(p), "the amenity's point")?;
+                    if u.outline.contains(at) { at } else { u.display_point }
+                }
+                _ => u.display_point,
+            };
             places.push(Place {
                 id: string(f, "ref").unwrap_or(id),
                 kind: PlaceKind::Amenity(category),
@@ -540,7 +576,7 @@ impl<'a> Reader<'a> {
                 level: u.level,
                 unit: Some(unit),
                 opening: None,
-                point: u.display_point,
+                point,
             });
         }
 

@@ -1,10 +1,12 @@
 //! Indoor maps for the mall guide: reading IMDF archives ([`IndoorMap`]),
 //! walking routes across floors on the map ([`Router`]), the route's steps
 //! in the shopper's language ([`MapWords`]), and floor plans with the route drawn
-//! ([`render`]). The demo mall's archive is compiled in ([`demo`]).
+//! ([`render`]), and the facilities shoppers ask for by kind ([`facility`]:
+//! the nearest by walking route is [`Router::nearest`]). The demo mall's archive is compiled in ([`demo`]).
 
 pub mod demo;
 pub mod directions;
+pub mod facility;
 pub mod geo;
 pub mod imdf;
 pub mod render;
@@ -12,6 +14,7 @@ pub mod route;
 pub mod unit;
 pub mod words;
 
+pub use facility::FacilityKind;
 pub use geo::Point;
 pub use imdf::{ImdfError, IndoorMap, Level, Place, PlaceKind, Section, Unit};
 pub use render::{FloorPicture, RenderError};

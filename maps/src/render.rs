@@ -1,7 +1,8 @@
 //! Floor plans as pictures: an SVG of one level drawn from the map (units
 //! outlined and labelled in the shopper's language, escalators and lifts
-//! marked, a legend and a north arrow), with a route or an area on top,
-//! rasterised to PNG with resvg and the bundled CJK font subset.
+//! marked, facilities as badges, a legend and a north arrow), with a route
+//! or an area on top, rasterised to PNG with resvg and the bundled CJK font
+//! subset.
 
 use std::fmt::Write as _;
 use std::sync::{Arc, LazyLock};
@@ -10,6 +11,7 @@ use resvg::tiny_skia;
 use resvg::usvg;
 
 use crate::MapWords;
+use crate::facility;
 use crate::geo::{Point, bounds};
 use crate::imdf::{IndoorMap, PlaceKind};
 use crate::route::Route;
@@ -476,11 +478,46 @@ pub fn level_svg(map: &IndoorMap, level: usize, overlay: &Overlay, words: &MapWo
             escape(&words.name(&place.name))
         );
     }
+    draw_facilities(&mut s, &frame, map, level);
     draw_route(&mut s, &frame, overlay);
     draw_legend(&mut s, w, h, words);
     draw_north_arrow(&mut s, w, words);
     s.push_str("</svg>");
     (s, frame)
+}
+
+/// Kinds whose units are drawn and labelled as such: no badge for them.
+pub const UNBADGED: &[&str] = &["elevator", "escalator", "stairs"];
+
+/// Where a facility's badge goes, in pixels: at the facility when it
+/// stands in a walkway, else above its unit's label.
+pub fn facility_badge_at(frame: &Frame, map: &IndoorMap, place: &crate::Place) -> (f64, f64) {
+    let (x, y) = frame.pixel(place.point);
+    let in_room = place.unit.is_some_and(|u| map.units[u].kind != UnitKind::Walkway);
+    if in_room { (x, y - 16.0) } else { (x, y) }
+}
+
+/// The facilities of `level` (restrooms, nursing rooms, ATMs…) as round
+/// badges with their letters, one per kind and unit.
+fn draw_facilities(s: &mut String, frame: &Frame, map: &IndoorMap, level: usize) {
+    let mut drawn: Vec<(Option<usize>, &str)> = Vec::new();
+    for place in map.places.iter().filter(|p| p.level == level) {
+        let Some(kind) = facility::kind_of(place) else { continue };
+        if UNBADGED.contains(&kind.key) || drawn.contains(&(place.unit, kind.badge)) {
+            continue;
+        }
+        drawn.push((place.unit, kind.badge));
+        let (x, y) = facility_badge_at(frame, map, place);
+        let size = if kind.badge.len() > 2 { 7.0 } else { 9.0 };
+        let _ = write!(
+            s,
+            r##"<g class="facility" data-kind="{}"><circle cx="{x:.1}" cy="{y:.1}" r="9" fill="{}" stroke="#ffffff" stroke-width="1.5"/><text x="{x:.1}" y="{:.1}" font-size="{size}" font-weight="bold" text-anchor="middle" fill="#ffffff">{}</text></g>"##,
+            kind.key,
+            hex(kind.colour),
+            y + size * 0.36,
+            escape(kind.badge)
+        );
+    }
 }
 
 fn draw_route(s: &mut String, frame: &Frame, overlay: &Overlay) {

@@ -60,6 +60,9 @@ struct Edge {
 enum Node {
     Opening,
     Centre(usize),
+    /// A place standing at its own point inside a unit (an ATM along a
+    /// corridor): an end of a walk, never walked through.
+    Spot,
 }
 
 /// The walkable graph of one map, ready to route on.
@@ -68,6 +71,8 @@ pub struct Router {
     map: IndoorMap,
     nodes: Vec<(Node, usize, Point)>,
     edges: Vec<Vec<Edge>>,
+    /// The node of each place of the map standing at its own point, by index into `map.places`.
+    spots: std::collections::HashMap<usize, usize>,
 }
 
 /// One stretch of a route on one floor.
@@ -185,6 +190,26 @@ impl Router {
                 }
             }
         }
+        // Places standing at their own point inside a unit: straight walks
+        // to the unit's doors and centre.
+        let mut spots = std::collections::HashMap::new();
+        for (i, place) in map.places.iter().enumerate() {
+            let Some(u) = place.unit else { continue };
+            let unit = &map.units[u];
+            if place.opening.is_some() || place.point.distance(unit.display_point) < 0.5 {
+                continue;
+            }
+            let node = nodes.len();
+            nodes.push((Node::Spot, unit.level, place.point));
+            edges.push(Vec::new());
+            let d = place.point.distance(unit.display_point);
+            add(&mut edges, node, centre_base + u, d, d, Move::Walk { unit: u });
+            for &door in &portals[u] {
+                let d = place.point.distance(nodes[door].2);
+                add(&mut edges, node, door, d, d, Move::Walk { unit: u });
+            }
+            spots.insert(i, node);
+        }
         // Between floors.
         for c in &map.connections {
             let (a, b) = (&map.units[c.from_unit], &map.units[c.to_unit]);
@@ -199,7 +224,7 @@ impl Router {
             let (na, nb) = (centre_base + c.from_unit, centre_base + c.to_unit);
             add(&mut edges, na, nb, m, if c.kind == UnitKind::Elevator { 0.0 } else { m }, how);
         }
-        Router { map, nodes, edges }
+        Router { map, nodes, edges, spots }
     }
 
     /// The map routed on.
@@ -208,9 +233,13 @@ impl Router {
     }
 
     fn node_of(&self, place: &Place) -> usize {
+        let spot = || {
+            let index = self.map.places.iter().position(|p| p.id == place.id && p.point == place.point)?;
+            self.spots.get(&index).copied()
+        };
         match (place.opening, place.unit) {
             (Some(o), _) => o,
-            (None, Some(u)) => self.map.openings.len() + u,
+            (None, Some(u)) => spot().unwrap_or(self.map.openings.len() + u),
             (None, None) => 0,
         }
     }
@@ -227,6 +256,49 @@ impl Router {
     /// The shortest route between two places of this map.
     pub fn route_between(&self, from: Place, to: Place, options: RouteOptions) -> Result<Route, RouteError> {
         let (source, target) = (self.node_of(&from), self.node_of(&to));
+        match self.search(source, &[target], options) {
+            Some((_, back)) => Ok(self.route_from_search(from, to, target, &back)),
+            None => Err(RouteError::Unreachable { from: from.id.clone(), to: to.id.clone() }),
+        }
+    }
+
+    /// The route on foot from `from` to the nearest of the places `wanted`
+    /// picks — nearest by walking (rides counted as [`Router::route`]
+    /// counts them), not in a straight line — found by one search from
+    /// `from` that stops at the first place reached; `None` when no such
+    /// place can be walked to.
+    pub fn nearest(
+        &self,
+        from: &Place,
+        wanted: impl Fn(&Place) -> bool,
+        options: RouteOptions,
+    ) -> Option<Route> {
+        let targets: Vec<(usize, usize)> = self
+            .map
+            .places
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| wanted(p))
+            .map(|(i, p)| (self.spots.get(&i).copied().unwrap_or_else(|| self.node_of(p)), i))
+            .collect();
+        if targets.is_empty() {
+            return None;
+        }
+        let nodes: Vec<usize> = targets.iter().map(|(n, _)| *n).collect();
+        let (reached, back) = self.search(self.node_of(from), &nodes, options)?;
+        let (_, place) = targets.iter().find(|(n, _)| *n == reached)?;
+        Some(self.route_from_search(from.clone(), self.map.places[*place].clone(), reached, &back))
+    }
+
+    /// Dijkstra from `source` until the first of `targets` is settled: that
+    /// target and the way back to the source from every node reached.
+    #[allow(clippy::type_complexity)]
+    fn search(
+        &self,
+        source: usize,
+        targets: &[usize],
+        options: RouteOptions,
+    ) -> Option<(usize, Vec<Option<(usize, Edge)>>)> {
         let n = self.nodes.len();
         let mut best = vec![f64::INFINITY; n];
         let mut back: Vec<Option<(usize, Edge)>> = vec![None; n];
@@ -234,11 +306,11 @@ impl Router {
         best[source] = 0.0;
         queue.push(Queued(0.0, source));
         while let Some(Queued(cost, node)) = queue.pop() {
-            if node == target {
-                break;
-            }
             if cost > best[node] {
                 continue;
+            }
+            if targets.contains(&node) {
+                return Some((node, back));
             }
             // No walking through shops: a shop's centre is only ever a start or an end.
             if node != source && self.is_dead_end(node) {
@@ -258,9 +330,17 @@ impl Router {
                 }
             }
         }
-        if !best[target].is_finite() {
-            return Err(RouteError::Unreachable { from: from.id.clone(), to: to.id.clone() });
-        }
+        None
+    }
+
+    /// The route a search found from `from` to `to` (at node `target`).
+    fn route_from_search(
+        &self,
+        from: Place,
+        to: Place,
+        target: usize,
+        back: &[Option<(usize, Edge)>],
+    ) -> Route {
         let mut hops = Vec::new();
         let mut at = target;
         while let Some((prev, edge)) = back[at] {
@@ -307,12 +387,13 @@ impl Router {
             .count() as u32;
         let distance_m = metres.round() as u32;
         let eta_minutes = ((metres / WALK_M_PER_MIN).ceil() as u32 + rides).max(1);
-        Ok(Route { from, to, legs, hops, distance_m, eta_minutes })
+        Route { from, to, legs, hops, distance_m, eta_minutes }
     }
 
     fn is_dead_end(&self, node: usize) -> bool {
         match self.nodes[node].0 {
             Node::Centre(u) => matches!(self.map.units[u].kind, UnitKind::Room | UnitKind::Restroom),
+            Node::Spot => true,
             Node::Opening => false,
         }
     }

@@ -23,9 +23,7 @@ impl UnitKind {
             "escalator" | "movingwalkway" => UnitKind::Escalator,
             "elevator" => UnitKind::Elevator,
             "stairs" | "steps" => UnitKind::Stairs,
-            "restroom" | "restroom.female" | "restroom.male" | "restroom.family" | "restroom.unisex" => {
-                UnitKind::Restroom
-            }
+            c if c == "restroom" || c.starts_with("restroom.") => UnitKind::Restroom,
             "structure" | "nonpublic" | "shaft" | "unenclosedarea" | "vegetation" | "water" => {
                 UnitKind::Closed
             }

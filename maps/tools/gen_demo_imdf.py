@@ -107,6 +107,38 @@ def overlaps(a, b):
     return ax0 < bx1 - 1e-6 and bx0 < ax1 - 1e-6 and ay0 < by1 - 1e-6 and by0 < ay1 - 1e-6
 
 
+# Facility rooms: (floors, wing, side, offset, key, unit category, amenity categories, zh, en).
+FACILITY_ROOMS = [
+    ((-1, 1, 2, 3, 4, 5), "west", "left", 75, "accessible", "restroom.unisex.wheelchair",
+     ["restroom.unisex.wheelchair"], "无障碍洗手间", "Accessible restroom"),
+    ((2, 4), "north", "right", 75, "nursing", "mothersroom", ["mothersroom", "babychanging"], "母婴室",
+     "Nursing room"),
+    ((4,), "north", "left", 75, "family", "restroom.family", ["restroom.family"], "家庭洗手间", "Family restroom"),
+    ((1,), "south", "right", 20, "service", "room", ["information"], "服务台", "Service desk"),
+    ((1,), "south", "left", 20, "firstaid", "room", ["firstaid"], "医务室", "First aid room"),
+    ((5,), "east", "right", 75, "smoking", "room", ["smokingarea"], "吸烟区", "Smoking area"),
+    ((-1,), "south", "left", 75, "parking-a", "room", ["parking"], "停车场入口 A", "Car park entrance A"),
+    ((-1,), "north", "right", 75, "parking-b", "room", ["parking"], "停车场入口 B", "Car park entrance B"),
+]
+# Facilities standing in a corridor or the atrium: (floors, wing or None for the
+# atrium, offset, side offset, key, amenity category, zh, en).
+FACILITY_POINTS = [
+    ((-1, 1), "east", 72, 3, "atm", "atm", "自动取款机", "ATM"),
+    ((1, 2, 3, 4, 5), None, -8, 8, "charging", "powerchargingstation", "充电站", "Phone charging"),
+    ((-1,), "west", 72, -3, "lockers", "coinlocker", "储物柜", "Lockers"),
+    ((1,), "south", 27, 3, "lockers", "coinlocker", "储物柜", "Lockers"),
+    ((3, 5), "west", 66, -3, "water", "drinkingfountain", "饮水机", "Drinking water"),
+]
+
+
+def amenity(amenity_id, category, at, unit_id, zh, en, accessibility=None):
+    return feature(amenity_id, "amenity", point(*at), {
+        "category": category, "accessibility": accessibility, "unit_ids": [unit_id],
+        "name": labels(zh, en), "alt_name": None, "hours": None, "phone": None,
+        "website": None, "address_id": None, "correlation_id": None,
+    })
+
+
 CATEGORY = {
     "supermarket": "grocery", "personal_care": "personalcare", "snacks": "grocery",
     "coffee": "coffee", "tea_drinks": "restaurant", "fast_food": "restaurant.fastfood",
@@ -125,6 +157,7 @@ def main():
     levels, units, openings, amenities, occupants, anchors, sections, relationships = ([] for _ in range(8))
     walkways = {}  # floor -> {"atrium": id, wing: id}
     lifts, escalators, stairs = {}, {}, {}
+    placed = {}  # floor -> [(id, polygon)]: rooms that must not overlap
 
     for fl in catalog["floors"]:
         floor = fl["floor"]
@@ -223,6 +256,40 @@ def main():
             "name": labels("洗手间", "Restrooms"), "alt_name": None, "hours": None, "phone": None,
             "website": None, "address_id": None, "correlation_id": None,
         }))
+        # The other facilities of this floor: rooms off a corridor, and points in one.
+        for floors, wing, side, off, key, category, categories, zh, en in FACILITY_ROOMS:
+            if floor not in floors:
+                continue
+            sign = 1 if side == "left" else -1
+            poly = rect(*along(wing, off - WIDTH / 2, sign * CORRIDOR),
+                        *along(wing, off + WIDTH / 2, sign * (CORRIDOR + DEPTH)))
+            assert off + WIDTH / 2 <= wing_length(wing, floor), f"{key} is past the end of its corridor"
+            placed.setdefault(floor, []).append((f"facility-{key}", poly))
+            uid = fid("unit", floor, key)
+            wheelchair = ["wheelchair"] if "wheelchair" in category or key.startswith("parking") else None
+            units.append(feature(uid, "unit", polygon(poly), {
+                "category": category, "restriction": None, "accessibility": wheelchair,
+                "name": labels(zh, en), "alt_name": None,
+                "level_id": level_id, "display_point": point(*centre(poly)),
+            }))
+            # The accessible restroom's door is past the restrooms' (further along the corridor).
+            door = off + 3 if key == "accessible" else off
+            openings.append(feature(fid("opening", floor, key), "opening",
+                                    line(along(wing, door - 1.5, sign * CORRIDOR), along(wing, door + 1.5, sign * CORRIDOR)), {
+                "category": "pedestrian", "accessibility": ["wheelchair"], "access_control": None,
+                "door": {"type": "hinged", "automatic": False, "material": "wood"},
+                "name": None, "alt_name": None, "display_point": point(*along(wing, door, sign * CORRIDOR)),
+                "level_id": level_id,
+            }))
+            for category_ in categories:
+                amenities.append(amenity(fid("amenity", floor, key, category_), category_, centre(poly), uid, zh, en,
+                                         wheelchair))
+        for floors, wing, off, side_off, key, category, zh, en in FACILITY_POINTS:
+            if floor not in floors:
+                continue
+            at = (off, side_off) if wing is None else along(wing, off, side_off)
+            unit_id = w["atrium"] if wing is None else w[wing]
+            amenities.append(amenity(fid("amenity", floor, key), category, at, unit_id, zh, en))
         for kind, uid, at in (("escalator", esc_id, (0, 0)), ("elevator", lift_id, (7, 7)),
                               ("stairs", sid, (WING_LEN + 3, 0))):
             amenities.append(feature(fid("amenity", floor, kind), "amenity", point(*at), {
@@ -247,7 +314,6 @@ def main():
         }))
 
     # Stores: a unit, its door onto the corridor, an anchor and the occupant.
-    placed = {}
     for store in catalog["stores"]:
         floor, pos = store["floor"], store["position"]
         wing, off = pos["wing"], pos["offset_m"]

@@ -1,6 +1,6 @@
 //! The indoor map as the Mini App shows it: every floor as SVG (the maps
-//! crate's own drawing, not a picture), where each store sits on it, and a
-//! route's waypoints turned into points on those drawings. Drawn once per
+//! crate's own drawing, not a picture), where each store and facility sits
+//! on it, and a route's waypoints turned into points on those drawings. Drawn once per
 //! language and kept.
 
 use std::io::Write as _;
@@ -8,7 +8,8 @@ use std::sync::{Arc, OnceLock};
 
 use bytes::Bytes;
 use handlers::Lang;
-use maps::render::{Frame, Overlay, level_svg};
+use maps::facility;
+use maps::render::{Frame, Overlay, UNBADGED, facility_badge_at, level_svg};
 use maps::{PlaceKind, Router};
 use serde::Serialize;
 
@@ -31,7 +32,30 @@ pub struct Floor {
     pub svg: Bytes,
     pub svg_gzip: Bytes,
     pub stores: Vec<Pin>,
+    /// The facilities marked on it (restrooms, nursing rooms, ATMs…).
+    pub facilities: Vec<FacilityPin>,
     frame: Frame,
+}
+
+/// A facility on a floor's drawing, where the drawing's own badge is.
+#[derive(Debug, Clone, Serialize)]
+pub struct FacilityPin {
+    /// Its kind's IMDF key (`restroom`).
+    pub kind: &'static str,
+    /// The kind's name in the page's language.
+    pub name: String,
+    /// The badge's letters and colour (`#00897b`).
+    pub badge: &'static str,
+    pub colour: String,
+    pub x: f64,
+    pub y: f64,
+}
+
+/// A kind of facility the map has, named in the page's language.
+#[derive(Debug, Clone, Serialize)]
+pub struct FacilityKindName {
+    pub kind: &'static str,
+    pub name: String,
 }
 
 /// A place on a floor's drawing, in the drawing's pixels.
@@ -79,6 +103,15 @@ impl MapViews {
             .collect()
     }
 
+    /// The kinds of facility the map has, named in `lang`, in the order they are listed.
+    pub fn facility_kinds(&self, lang: Lang) -> Vec<FacilityKindName> {
+        let names = &lang.texts().facilities;
+        facility::kinds_on(self.router.map())
+            .into_iter()
+            .map(|k| FacilityKindName { kind: k.key, name: (names.kind)(k.key).unwrap_or(k.key).to_owned() })
+            .collect()
+    }
+
     /// Points in metres on `floor` as points of its drawing.
     pub fn to_pixels(&self, lang: Lang, floor: i32, points: &[(f64, f64)]) -> Vec<(f64, f64)> {
         let Some(drawn) = self.floors(lang).floors.iter().find(|f| f.floor == floor) else {
@@ -115,11 +148,47 @@ fn draw(router: &Router, lang: Lang) -> FloorSet {
                     Pin { id: p.id.clone(), name: words.name(&p.name).into_owned(), x, y }
                 })
                 .collect();
+            let facilities = facility_pins(map, index, &frame, lang);
             let svg_gzip = gzip(svg.as_bytes());
-            Floor { floor: level.floor, label, width, height, svg: Bytes::from(svg), svg_gzip, stores, frame }
+            Floor {
+                floor: level.floor,
+                label,
+                width,
+                height,
+                svg: Bytes::from(svg),
+                svg_gzip,
+                stores,
+                facilities,
+                frame,
+            }
         })
         .collect();
     FloorSet { floors }
+}
+
+/// The facilities of `level` as the drawing badges them: one per kind and unit.
+fn facility_pins(map: &maps::IndoorMap, level: usize, frame: &Frame, lang: Lang) -> Vec<FacilityPin> {
+    let names = &lang.texts().facilities;
+    let mut pins: Vec<FacilityPin> = Vec::new();
+    let mut seen: Vec<(Option<usize>, &str)> = Vec::new();
+    for place in map.places.iter().filter(|p| p.level == level) {
+        let Some(kind) = facility::kind_of(place) else { continue };
+        if UNBADGED.contains(&kind.key) || seen.contains(&(place.unit, kind.badge)) {
+            continue;
+        }
+        seen.push((place.unit, kind.badge));
+        let (x, y) = facility_badge_at(frame, map, place);
+        let [r, g, b] = kind.colour;
+        pins.push(FacilityPin {
+            kind: kind.key,
+            name: (names.kind)(kind.key).unwrap_or(kind.key).to_owned(),
+            badge: kind.badge,
+            colour: format!("#{r:02x}{g:02x}{b:02x}"),
+            x: (x * 10.0).round() / 10.0,
+            y: (y * 10.0).round() / 10.0,
+        });
+    }
+    pins
 }
 
 /// `bytes` gzip-compressed (best compression: each is compressed once).

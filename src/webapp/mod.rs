@@ -69,6 +69,7 @@ pub fn router(web: WebApp) -> axum::Router {
         .route("/webapp/api/floors", get(floor_list))
         .route("/webapp/api/floors/{floor}/svg", get(floor_svg))
         .route("/webapp/api/route", get(route))
+        .route("/webapp/api/facility", get(facility_route))
         .route("/webapp/api/stores", get(directory))
         .route("/webapp/api/stores/{id}", get(store_card))
         .route("/webapp/api/me", get(me))
@@ -309,10 +310,13 @@ async fn floor_list(State(web): State<WebApp>, headers: HeaderMap, Query(q): Que
         .floors
         .iter()
         .map(|f| {
-            json!({"floor": f.floor, "label": f.label, "width": f.width, "height": f.height, "stores": f.stores})
+            json!({"floor": f.floor, "label": f.label, "width": f.width, "height": f.height, "stores": f.stores,
+                   "facilities": f.facilities})
         })
         .collect();
-    Ok(Json(json!({"floors": floors, "entrances": views.entrances(lang)})))
+    Ok(Json(
+        json!({"floors": floors, "entrances": views.entrances(lang), "facility_kinds": views.facility_kinds(lang)}),
+    ))
 }
 
 async fn floor_svg(
@@ -351,13 +355,50 @@ async fn route(State(web): State<WebApp>, headers: HeaderMap, Query(q): Query<Ro
     if let Some(from) = q.from.as_deref().filter(|f| !f.trim().is_empty()) {
         args["from"] = json!(from);
     }
-    let mut data = web.run(web.context(None, lang), "navigate_to_store", args).await?;
+    let data = web.run(web.context(None, lang), "navigate_to_store", args).await?;
     if data.get("not_found").is_some() {
         return Err(ApiError {
             detail: data,
             ..ApiError::new(StatusCode::NOT_FOUND, texts::of(lang).not_found)
         });
     }
+    Ok(Json(with_legs(&views, lang, data)))
+}
+
+/// `?kind=restroom&from=STORE`
+#[derive(Debug, Deserialize)]
+struct FacilityQuery {
+    kind: String,
+    from: Option<String>,
+    lang: Option<String>,
+}
+
+/// The way to the nearest facility of a kind from the `find_facility` tool,
+/// its waypoints as points on each floor's drawing; 404 with the kinds there
+/// are when the mall has none of that kind.
+async fn facility_route(
+    State(web): State<WebApp>,
+    headers: HeaderMap,
+    Query(q): Query<FacilityQuery>,
+) -> ApiResult {
+    let lang = web.lang(&LangQuery { lang: q.lang.clone() }, web.maybe_shopper(&headers).as_ref());
+    let views = web.views(lang)?.clone();
+    let mut args = json!({"kind": q.kind});
+    if let Some(from) = q.from.as_deref().filter(|f| !f.trim().is_empty()) {
+        args["from"] = json!(from);
+    }
+    let data = web.run(web.context(None, lang), "find_facility", args).await?;
+    if data.get("not_available").is_some() {
+        return Err(ApiError {
+            detail: data,
+            ..ApiError::new(StatusCode::NOT_FOUND, texts::of(lang).not_found)
+        });
+    }
+    Ok(Json(with_legs(&views, lang, data)))
+}
+
+/// A route's data with its waypoints as legs of points on each floor's drawing.
+fn with_legs(views: &MapViews, lang: Lang, mut data: Value) -> Value {
     // Consecutive waypoints on one floor are one leg.
     let mut legs: Vec<(i32, Vec<(f64, f64)>)> = Vec::new();
     for point in data.get("waypoints").and_then(Value::as_array).into_iter().flatten() {
@@ -377,7 +418,7 @@ async fn route(State(web): State<WebApp>, headers: HeaderMap, Query(q): Query<Ro
         map.remove("floor_plans_sent");
         map.insert("legs".into(), Value::Array(legs));
     }
-    Ok(Json(data))
+    data
 }
 
 /// `?q=&floor=&category=`

@@ -51,6 +51,14 @@ pub struct WebTexts {
     pub changed: &'static str,
     pub pay_at_store: &'static str,
     pub not_payable: &'static str,
+    /// The facility filter: every facility shown.
+    pub facilities_all: &'static str,
+    /// The facility filter: none shown.
+    pub facilities_none: &'static str,
+    /// Before the kind picker on a store's card.
+    pub nearest_facility: &'static str,
+    /// The button that draws the way to the nearest facility of that kind.
+    pub facility_go: &'static str,
 }
 
 /// The table of `lang`.
@@ -107,6 +115,10 @@ static ZH_HANS: WebTexts = WebTexts {
     changed: "价格或库存有变化，请再核对一次。",
     pay_at_store: "请到取货门店付款。",
     not_payable: "这个订单现在不能支付。",
+    facilities_all: "🚻 全部设施",
+    facilities_none: "隐藏设施",
+    nearest_facility: "离这里最近的",
+    facility_go: "🚻 带我去",
 };
 
 static ZH_HANT: WebTexts = WebTexts {
@@ -154,6 +166,10 @@ static ZH_HANT: WebTexts = WebTexts {
     changed: "價格或庫存有變化，請再核對一次。",
     pay_at_store: "請到取貨門市付款。",
     not_payable: "這個訂單現在無法付款。",
+    facilities_all: "🚻 全部設施",
+    facilities_none: "隱藏設施",
+    nearest_facility: "離這裡最近的",
+    facility_go: "🚻 帶我去",
 };
 
 static EN: WebTexts = WebTexts {
@@ -201,6 +217,10 @@ static EN: WebTexts = WebTexts {
     changed: "Prices or stock changed; please check again.",
     pay_at_store: "Please pay at the pickup store.",
     not_payable: "This order cannot be paid now.",
+    facilities_all: "🚻 All facilities",
+    facilities_none: "Hide facilities",
+    nearest_facility: "Nearest from here",
+    facility_go: "🚻 Take me there",
 };
 
 #[cfg(test)]

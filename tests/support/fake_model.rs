@@ -45,6 +45,9 @@ pub enum ModelFault {
     CutStream,
 }
 
+/// Picks the tool and arguments for a shopper's message.
+pub type ToolFor = fn(&str) -> Option<(String, Value)>;
+
 /// How the model answers when no fault applies.
 #[derive(Debug, Clone)]
 pub struct ModelBehaviour {
@@ -57,6 +60,9 @@ pub struct ModelBehaviour {
     /// Another tool to call instead of `search_products`: its name and
     /// arguments (e.g. `navigate_to_store` with `{"store_name": "Nike"}`).
     pub tool: Option<(String, Value)>,
+    /// The tool and arguments for a shopper's message, when they depend on
+    /// it (`None` from it: [`ModelBehaviour::tool`] or `search_products`).
+    pub tool_for: Option<ToolFor>,
     /// Calls taken at once (0 = no cap); a call beyond it is refused with
     /// 429 and `Retry-After: retry_after_secs`, as a provider's concurrency
     /// limit does. A call counts until its answer starts.
@@ -71,6 +77,7 @@ impl Default for ModelBehaviour {
             ttft: Duration::ZERO,
             keyword: "Nike".into(),
             tool: None,
+            tool_for: None,
             capacity: 0,
             retry_after_secs: 1,
         }
@@ -442,8 +449,10 @@ fn reply_to(request: &Value, behaviour: &ModelBehaviour) -> Reply {
     if last_role.as_deref() == Some("tool") {
         Reply::Text(answer_for(&tag))
     } else {
-        let (name, arguments) = match &behaviour.tool {
-            Some((name, arguments)) => (name.clone(), arguments.to_string()),
+        let chosen =
+            behaviour.tool_for.and_then(|pick| pick(&shopper_text)).or_else(|| behaviour.tool.clone());
+        let (name, arguments) = match chosen {
+            Some((name, arguments)) => (name, arguments.to_string()),
             None => ("search_products".to_owned(), json!({"keyword": behaviour.keyword}).to_string()),
         };
         Reply::Call { id: format!("call_{tag}"), name, arguments }

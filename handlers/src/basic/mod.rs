@@ -212,8 +212,8 @@ pub fn read<T: DeserializeOwned>(data: &Value) -> Option<T> {
 ///
 /// Hooks are asked in order of [`OfflineHook::priority`], lowest first (ties
 /// by tool name), and the first that recognises a message wins. The
-/// built-in tools use 10–80: orders 10–13, the cart 20–23, store
-/// information 30, places 40–42, picking a listed product 60, product
+/// built-in tools use 10–80: orders 10–13, the cart 20–23, facilities
+/// 25, store information 30, places 40–42, picking a listed product 60, product
 /// search 80. A new tool that should be asked before them takes a lower
 /// number (the default, [`OfflineHook::DEFAULT_PRIORITY`], is asked first).
 #[derive(Debug)]

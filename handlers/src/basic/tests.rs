@@ -370,3 +370,49 @@ fn reads_chinese_numerals() {
     assert_eq!(cn_number("一千零五"), Some(1005));
     assert_eq!(cn_number("双"), None);
 }
+
+#[test]
+fn facilities_are_asked_for_by_kind_and_never_looked_up_as_stores() {
+    for (text, kind, from) in [
+        ("洗手间在哪", "restroom", None),
+        ("最近的洗手间", "restroom", None),
+        ("有母婴室吗", "mothersroom", None),
+        ("我在优衣库，最近的母婴室在哪", "mothersroom", Some("优衣库")),
+        ("nearest ATM from the north gate", "atm", Some("north gate")),
+        ("where is the accessible toilet?", "restroom.wheelchair", None),
+        ("I'm at Nike, where's the nearest restroom?", "restroom", Some("Nike")),
+        ("我在3楼，洗手间在哪", "restroom", Some("3楼")),
+        ("停车场入口在哪", "parking", None),
+    ] {
+        let (tool, args, _) = call(text);
+        assert_eq!(tool, "find_facility", "{text}");
+        assert_eq!(args["kind"], kind, "{text}");
+        assert_eq!(args.get("from").and_then(Value::as_str), from, "{text}: {args}");
+    }
+    // What parking costs is the mall's information, not a place to walk to.
+    for text in ["停车怎么收费", "how much is parking?"] {
+        let tool = match first(text) {
+            Some(Step::Call(call)) => Some(call.tool),
+            _ => None,
+        };
+        assert_ne!(tool, Some("find_facility"), "{text}");
+    }
+}
+
+#[test]
+fn a_facility_from_a_place_the_map_does_not_know_asks_where_the_shopper_is() {
+    let dialogue = after_a_product("我在西门，洗手间在哪");
+    let no_offer = || None::<Offer>;
+    let said = Said::new(&dialogue, demo(), &no_offer);
+    match recognise(&said) {
+        Some(Step::Call(call)) => {
+            assert_eq!((call.tool, &call.arguments["from"]), ("find_facility", &json!("西门")));
+        }
+        other => panic!("{other:?}"),
+    }
+    let failed = crate::find("find_facility").unwrap().offline.unwrap().failed.unwrap();
+    let error = crate::ToolError::invalid("from", "no place called \"西门\" on the map").model_message();
+    assert_eq!(failed(&said, &error).as_deref(), Some(Lang::Zh.texts().facilities.unknown_start));
+    let error = crate::ToolError::NotFound("no map".into()).model_message();
+    assert_eq!(failed(&said, &error).as_deref(), Some(Lang::Zh.texts().facilities.no_map));
+}

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use services::OrderStatus;
 
-use super::{Answers, Commands, Confirm, Format, Mcp, Media, Pay, SmallTalk, Texts, Tools, Turn};
+use super::{Answers, Commands, Confirm, Facilities, Format, Mcp, Media, Pay, SmallTalk, Texts, Tools, Turn};
 use crate::context::Lang;
 
 pub(crate) static TEXTS: Texts = Texts {
@@ -261,6 +261,37 @@ pub(crate) static TEXTS: Texts = Texts {
         menu_button: "🛍 Mall",
     },
     map: maps::MapWords::ENGLISH,
+    facilities: Facilities {
+        kind: |key| {
+            Some(match key {
+                "restroom" => "restroom",
+                "restroom.wheelchair" => "accessible restroom",
+                "restroom.family" => "family restroom",
+                "mothersroom" => "nursing room",
+                "babychanging" => "baby changing room",
+                "information" => "service desk",
+                "atm" => "ATM",
+                "firstaid" => "first aid room",
+                "powerchargingstation" => "phone charging station",
+                "coinlocker" => "lockers",
+                "drinkingfountain" => "drinking water",
+                "smokingarea" => "smoking area",
+                "elevator" => "lift",
+                "escalator" => "escalator",
+                "stairs" => "stairs",
+                "parking" => "car park entrance",
+                _ => return None,
+            })
+        },
+        progress: |kind| format!("🚻 Finding the nearest {kind}…"),
+        nearest: |name, floor, from, m, min| {
+            format!("Nearest: {name} on {floor}, about {m} m from {from}, a {min} min walk:")
+        },
+        missing: |kind, kinds| format!("Sorry, the mall's map has no {kind}. It has: {kinds}."),
+        no_map: "Sorry, this mall has no indoor map yet, so I can't find its facilities. The service desk can help.",
+        unknown_start: "Sorry, I can't find where you said you are on the map. Tell me a store, an entrance or a floor (\"I'm on 3F\") and I'll look again.",
+        ask_nearest: |kind| format!("Nearest {kind}"),
+    },
     media: Media {
         listening: "🎤 Listening to your voice message…",
         looking: "🖼️ Looking at your photo…",

@@ -60,6 +60,8 @@ pub struct Texts {
     pub tools: Tools,
     /// Directions steps and floor-plan words.
     pub map: maps::MapWords,
+    /// The mall's facilities (restrooms, nursing rooms, ATMs…) and the way to the nearest.
+    pub facilities: Facilities,
     /// Voice messages and photos.
     pub media: Media,
     /// Paying for orders, hearing back about them, and the staff's commands.
@@ -543,4 +545,24 @@ pub struct Mcp {
     pub kept_changing: &'static str,
     /// The confirmation could not be asked (the client failed).
     pub could_not_ask: &'static str,
+}
+
+/// The mall's facilities and the way to the nearest one (`find_facility`).
+#[derive(Debug)]
+pub struct Facilities {
+    /// A kind's name by its IMDF key (`restroom` → "洗手间", "restroom");
+    /// `None` for a key this table does not name.
+    pub kind: fn(&str) -> Option<&'static str>,
+    /// The status line while the nearest is looked up: (the kind's name).
+    pub progress: fn(&str) -> String,
+    /// The nearest found: (its name, its floor, where the walk starts, metres, minutes).
+    pub nearest: fn(&str, &str, &str, u32, u32) -> String,
+    /// The mall has none of a kind: (the kind asked, the kinds it has).
+    pub missing: fn(&str, &str) -> String,
+    /// The mall has no indoor map to find facilities on.
+    pub no_map: &'static str,
+    /// The place the shopper said they are at is not on the map.
+    pub unknown_start: &'static str,
+    /// A suggestion button asking for the nearest of a kind: (the kind's name).
+    pub ask_nearest: fn(&str) -> String,
 }

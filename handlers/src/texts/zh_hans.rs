@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use services::OrderStatus;
 
-use super::{Answers, Commands, Confirm, Format, Mcp, Media, Pay, SmallTalk, Texts, Tools, Turn};
+use super::{Answers, Commands, Confirm, Facilities, Format, Mcp, Media, Pay, SmallTalk, Texts, Tools, Turn};
 use crate::context::Lang;
 
 pub(crate) static TEXTS: Texts = Texts {
@@ -229,6 +229,37 @@ pub(crate) static TEXTS: Texts = Texts {
         menu_button: "🛍 商场",
     },
     map: maps::MapWords::CHINESE,
+    facilities: Facilities {
+        kind: |key| {
+            Some(match key {
+                "restroom" => "洗手间",
+                "restroom.wheelchair" => "无障碍洗手间",
+                "restroom.family" => "家庭洗手间",
+                "mothersroom" => "母婴室",
+                "babychanging" => "婴儿换尿布台",
+                "information" => "服务台",
+                "atm" => "自动取款机（ATM）",
+                "firstaid" => "医务室",
+                "powerchargingstation" => "手机充电站",
+                "coinlocker" => "储物柜",
+                "drinkingfountain" => "饮水机",
+                "smokingarea" => "吸烟区",
+                "elevator" => "电梯",
+                "escalator" => "扶梯",
+                "stairs" => "楼梯",
+                "parking" => "停车场入口",
+                _ => return None,
+            })
+        },
+        progress: |kind| format!("🚻 正在找最近的{kind}…"),
+        nearest: |name, floor, from, m, min| {
+            format!("最近的{name}在 {floor}，从{from}步行约 {m} 米，约 {min} 分钟：")
+        },
+        missing: |kind, kinds| format!("抱歉，商场地图上没有{kind}。这里有：{kinds}。"),
+        no_map: "抱歉，这个商场还没有室内地图，我找不到设施的位置。可以问问服务台。",
+        unknown_start: "抱歉，我在地图上找不到您说的位置。告诉我您在哪家店、哪个入口或几楼（如「我在3楼」），我再帮您找。",
+        ask_nearest: |kind| format!("最近的{kind}"),
+    },
     media: Media {
         listening: "🎤 正在听您的语音…",
         looking: "🖼️ 正在看您的照片…",

@@ -15,7 +15,7 @@ use maps::words::chinese_arrival;
 use maps::{MapWords, UnitKind};
 use services::OrderStatus;
 
-use super::{Answers, Commands, Confirm, Format, Mcp, Media, Pay, SmallTalk, Texts, Tools, Turn};
+use super::{Answers, Commands, Confirm, Facilities, Format, Mcp, Media, Pay, SmallTalk, Texts, Tools, Turn};
 use crate::context::Lang;
 
 pub(crate) static TEXTS: Texts = Texts {
@@ -278,6 +278,37 @@ pub(crate) static TEXTS: Texts = Texts {
         },
         legend: ["路線", "起點", "目的地", "手扶梯", "電梯", "樓梯", "洗手間"],
         north: "北",
+    },
+    facilities: Facilities {
+        kind: |key| {
+            Some(match key {
+                "restroom" => "洗手間",
+                "restroom.wheelchair" => "無障礙洗手間",
+                "restroom.family" => "親子洗手間",
+                "mothersroom" => "哺乳室",
+                "babychanging" => "嬰兒換尿布區",
+                "information" => "服務中心",
+                "atm" => "提款機（ATM）",
+                "firstaid" => "醫務室",
+                "powerchargingstation" => "手機充電站",
+                "coinlocker" => "置物櫃",
+                "drinkingfountain" => "飲水機",
+                "smokingarea" => "吸菸區",
+                "elevator" => "電梯",
+                "escalator" => "手扶梯",
+                "stairs" => "樓梯",
+                "parking" => "停車場入口",
+                _ => return None,
+            })
+        },
+        progress: |kind| format!("🚻 正在找最近的{kind}…"),
+        nearest: |name, floor, from, m, min| {
+            format!("最近的{name}在 {floor}，從{from}步行約 {m} 公尺，約 {min} 分鐘：")
+        },
+        missing: |kind, kinds| format!("抱歉，商場地圖上沒有{kind}。這裡有：{kinds}。"),
+        no_map: "抱歉，這個商場還沒有室內地圖，我找不到設施的位置。可以問問服務中心。",
+        unknown_start: "抱歉，我在地圖上找不到您說的位置。告訴我您在哪家店、哪個入口或幾樓（如「我在3樓」），我再幫您找。",
+        ask_nearest: |kind| format!("最近的{kind}"),
     },
     media: Media {
         listening: "🎤 正在聽您的語音…",

@@ -98,6 +98,7 @@ $("sheet").addEventListener("click", (e) => { if (e.target.id === "sheet") close
 // --- Map ----------------------------------------------------------------------
 let floors = [];
 let entrances = [];
+let facilityKinds = [];
 let shownFloor = null;
 let route = null;
 const view = { x: 0, y: 0, scale: 1 };
@@ -112,6 +113,11 @@ async function loadFloors() {
   const { body } = await api("floors");
   floors = body.floors;
   entrances = body.entrances;
+  facilityKinds = body.facility_kinds || [];
+  const marked = new Set(floors.flatMap((f) => (f.facilities || []).map((p) => p.kind)));
+  $("facility-filter").innerHTML = `<option value="">${esc(T.facilities_all)}</option>` +
+    facilityKinds.filter((k) => marked.has(k.kind)).map((k) => `<option value="${esc(k.kind)}">${esc(k.name)}</option>`).join("") +
+    `<option value="none">${esc(T.facilities_none)}</option>`;
   $("floors").innerHTML = floors.map((f) => `<button data-floor="${f.floor}">${esc(f.label.split(" ")[0])}</button>`).join("");
   for (const b of $("floors").children) b.addEventListener("click", () => { haptic(); showFloor(Number(b.dataset.floor)); });
 }
@@ -127,12 +133,16 @@ async function showFloor(floor) {
   const response = await fetch(`api/floors/${f.floor}/svg?lang=${encodeURIComponent(lang)}`);
   const svg = await response.text();
   const pins = f.stores.map((s) => `<circle data-store="${esc(s.id)}" cx="${s.x}" cy="${s.y}" r="11"><title>${esc(s.name)}</title></circle>`).join("");
+  const shown = $("facility-filter").value;
+  const facilities = (f.facilities || []).filter((p) => shown !== "none" && (!shown || p.kind === shown))
+    .map((p) => `<g data-facility="${esc(p.kind)}" transform="translate(${p.x} ${p.y})"><circle r="${shown ? 12 : 9}" fill="${esc(p.colour)}"/>` +
+      `<text y="3" font-size="${p.badge.length > 2 ? 7 : 9}">${esc(p.badge)}</text><title>${esc(p.name)}</title></g>`).join("");
   const legs = route ? route.legs.filter((l) => l.floor === f.floor) : [];
   const lines = legs.map((l) => `<polyline data-floor="${l.floor}" points="${l.points.map((p) => p.join(",")).join(" ")}"/>`).join("");
   $("plan").innerHTML = svg +
     `<svg class="layer" width="${f.width}" height="${f.height}" viewBox="0 0 ${f.width} ${f.height}" style="position:absolute;left:0;top:0">` +
-    `<g class="route">${lines}</g><g class="pins">${pins}</g></svg>`;
-  if (route) for (const c of $("plan").querySelectorAll(".pins circle")) c.classList.toggle("target", c.dataset.store === route.store.store_id);
+    `<g class="route">${lines}</g><g class="facilities">${facilities}</g><g class="pins">${pins}</g></svg>`;
+  if (route && route.store) for (const c of $("plan").querySelectorAll(".pins circle")) c.classList.toggle("target", c.dataset.store === route.store.store_id);
   for (const c of $("plan").querySelectorAll(".pins circle")) {
     c.addEventListener("click", (e) => { e.stopPropagation(); haptic(); openStore(c.dataset.store); });
   }
@@ -222,10 +232,16 @@ async function openStore(id) {
     ${reviews.length ? "<ul>" + reviews.slice(0, 3).map((r) => `<li>${"★".repeat(Math.round(r.rating || 0))} ${esc(r.text)}</li>`).join("") + "</ul>" : `<p class="hint">${esc(T.none)}</p>`}
     <p><label>${esc(T.from)} <select id="route-from">${places.map(([pid, name]) => `<option value="${esc(pid)}">${esc(name)}</option>`).join("")}</select></label>
     <label><input type="checkbox" id="route-lifts"> ${esc(T.avoid_stairs)}</label></p>
-    <button id="route-go">${esc(T.route_here)}</button>`);
+    <button id="route-go">${esc(T.route_here)}</button>
+    ${facilityKinds.length ? `<p><label>${esc(T.nearest_facility)} <select id="facility-kind">${facilityKinds.map((k) => `<option value="${esc(k.kind)}">${esc(k.name)}</option>`).join("")}</select></label>
+    <button id="facility-go">${esc(T.facility_go)}</button></p>` : ""}`);
   $("route-go").addEventListener("click", () => {
     haptic();
     drawRoute(id, $("route-from").value, $("route-lifts").checked);
+  });
+  if ($("facility-go")) $("facility-go").addEventListener("click", () => {
+    haptic();
+    drawFacilityRoute($("facility-kind").value, id);
   });
 }
 
@@ -238,12 +254,28 @@ async function drawRoute(to, from, avoidStairs) {
   } catch (e) {
     return fail(e);
   }
+  await showRoute(route.store.name, tapped);
+}
+
+// The way to the nearest facility of `kind` from the store `from`, drawn as a store's route is.
+async function drawFacilityRoute(kind, from) {
+  const tapped = performance.now();
+  try {
+    route = (await api("facility?kind=" + encodeURIComponent(kind) + "&from=" + encodeURIComponent(from))).body;
+  } catch (e) {
+    return fail(e);
+  }
+  document.body.dataset.routeKind = route.kind;
+  await showRoute(route.name, tapped);
+}
+
+async function showRoute(name, tapped) {
   closeSheet();
   showTab("map");
   await showFloor(route.legs.length ? route.legs[0].floor : shownFloor);
   const info = $("route-info");
   info.hidden = false;
-  info.innerHTML = `<b>${esc(route.store.name)}</b> · ${esc(route.distance_m)} ${esc(T.metres)} · ${esc(route.eta_minutes)} ${esc(T.minutes)}` +
+  info.innerHTML = `<b>${esc(name)}</b> · ${esc(route.distance_m)} ${esc(T.metres)} · ${esc(route.eta_minutes)} ${esc(T.minutes)}` +
     `<div class="chips">${route.legs.map((l, i) => `<button data-leg-floor="${l.floor}">${i + 1}. ${esc(floorLabel(l.floor))}</button>`).join("")}</div>` +
     `<ol>${(route.steps || []).map((s) => `<li>${esc(s)}</li>`).join("")}</ol>`;
   for (const b of info.querySelectorAll("[data-leg-floor]")) b.addEventListener("click", () => showFloor(Number(b.dataset.legFloor)));
@@ -379,6 +411,7 @@ async function start() {
   }
   document.body.dataset.ready = "1";
 }
+$("facility-filter").addEventListener("change", () => { if (shownFloor !== null) showFloor(shownFloor); });
 $("lang").addEventListener("change", () => {
   const url = new URL(location.href);
   url.searchParams.set("lang", $("lang").value);
