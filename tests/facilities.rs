@@ -206,6 +206,9 @@ async fn with_a_model_the_tool_result_names_the_facility_in_the_shoppers_languag
         ("MALLBOT_STATE__URL", format!("sqlite://{}", dir.file("state.db"))),
         ("MALLBOT_MALL__EMBEDDED_DB", dir.file("mall.db")),
         ("MALLBOT_BOT__RATE_LIMIT_PER_MINUTE", "0".to_owned()),
+        // The model is given the result and words it (by default, where
+        // nothing else was asked, the tool's own words answer: tests/direct_answers.rs).
+        ("MALLBOT_LLM__DIRECT_ANSWERS", "false".to_owned()),
     ]);
     let bot = Process::spawn("bot", &["run"], &env, dir.path());
     bot.wait_for_log("connected to telegram").await;

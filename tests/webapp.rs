@@ -641,6 +641,8 @@ async fn in_chromium_at_320_px_floor_labels_read_never_overlap_and_more_appear_z
     pin.click().await.unwrap();
     browser.wait_for("#sheet-body h2").await;
     assert!(browser.text("#sheet-body h2").await.contains(name.trim()), "the card names {name}");
+    browser.close().await;
+}
 
 #[tokio::test]
 async fn the_facility_api_marks_facilities_per_floor_and_routes_to_the_nearest_as_the_tool_does() {
