@@ -217,6 +217,10 @@ pub struct MallConfig {
     /// The indoor map: an IMDF folder or .zip. Empty: the embedded demo mall
     /// uses its own map; a mall on the HTTP backend gives text directions.
     pub imdf: String,
+    /// A folder of Markdown files with the mall's own information (hours,
+    /// parking, services, policies), one section per heading, for a mall whose
+    /// backend has no `GET /api/mall/info`. Empty: the backend's.
+    pub info_dir: String,
     /// The mall's own host names: `mall-server` answers only requests whose
     /// `Host` is one of them (or localhost/127.0.0.1/::1), and they are the
     /// default of `bot.link_hosts` and the hosts product pictures may come from.
@@ -234,6 +238,7 @@ impl Default for MallConfig {
             request_timeout_secs: 10,
             max_retries: 2,
             imdf: String::new(),
+            info_dir: String::new(),
             allowed_hosts: Vec::new(),
         }
     }
@@ -653,6 +658,15 @@ impl Config {
                 return Err(invalid("mall.base_url", "required when mall.backend = \"http\""));
             }
             check_url("mall.base_url", &self.mall.base_url)?;
+        }
+        let info_dir = self.mall.info_dir.trim();
+        if !info_dir.is_empty() && !std::path::Path::new(info_dir).is_dir() {
+            let why =
+                if std::path::Path::new(info_dir).exists() { "is not a folder" } else { "does not exist" };
+            return Err(invalid(
+                "mall.info_dir",
+                format!("`{info_dir}` {why}: give a folder of Markdown files (.md), or leave it empty"),
+            ));
         }
         let url = &self.state.url;
         if !(url.starts_with("sqlite://")

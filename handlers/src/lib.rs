@@ -25,6 +25,7 @@ pub mod texts;
 pub mod general;
 pub mod indoor;
 pub mod info;
+pub mod mall;
 pub mod navigation;
 pub mod orders;
 pub mod search;

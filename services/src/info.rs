@@ -7,8 +7,9 @@
 //! Unlike product search, a question's terms are not all required: a section
 //! is scored by the terms it has (rarer terms and terms in its title count
 //! more), and it answers only when it covers at least half of what the
-//! question asks (weighted by rarity); a question whose content words no
-//! section has answers nothing rather than something near.
+//! question asks (weighted by rarity; a word no section has weighs half the
+//! rarest); a question whose content words no section has answers nothing
+//! rather than something near.
 
 use std::collections::HashMap;
 
@@ -51,11 +52,13 @@ const TOPICS: &[&[&str]] = &[
 const QUESTION_WORDS: &[&str] = &[
     "怎么", "怎样", "如何", "什么", "多少", "哪里", "在哪", "哪儿", "是不是", "有没有", "能不能", "可不可以",
     "可以", "能", "吗", "呢", "吧", "啊", "请问", "一下", "是", "的", "了", "有", "我", "我们", "你们", "要",
-    "商场", "这里", "这边", "你们商场", "商城", "购物中心", "知道",
+    "商场", "这里", "这边", "你们商场", "商城", "购物中心", "知道", "东西", "买的", "买了", "买", "想", "需要",
     "how", "what", "where", "when", "which", "who", "is", "are", "was", "do", "does", "did", "can", "could",
     "may", "i", "we", "you", "my", "your", "the", "a", "an", "to", "of", "for", "in", "at", "on", "it",
     "there", "here", "this", "that", "mall", "please", "tell", "me", "about", "any", "have", "has", "get",
-    "and", "or", "with", "be", "s", "much",
+    "and", "or", "with", "be", "s", "much", "something", "anything", "thing", "things", "stuff", "item",
+    "items", "buy", "bought", "purchase", "purchased", "want", "need", "would", "like", "if", "ive", "im",
+    "id", "should", "will",
 ];
 
 /// Field of a term: where it was found in a section.
@@ -110,7 +113,14 @@ impl InfoIndex {
             let mut doc = Doc::default();
             for (text, field) in [(title, TITLE), (body, BODY)] {
                 let units = units(text);
-                for m in lexicon.all_matches(&units) {
+                let matches = lexicon.all_matches(&units);
+                // A term inside a longer one is not there ("refund" in "tax refund").
+                let inside = |m: &crate::embedded::text::Match| {
+                    matches
+                        .iter()
+                        .any(|o| o.start <= m.start && m.end <= o.end && o.end - o.start > m.end - m.start)
+                };
+                for m in matches.iter().filter(|m| !inside(m)) {
                     if let Entry::Concept(c) = m.entry {
                         *doc.terms.entry(concept_key(&lexicon, c)).or_default() |= field;
                     }
@@ -162,14 +172,17 @@ impl InfoIndex {
     }
 
     /// The sections that answer `question`, best first, at most `k`: each
-    /// covers at least half of the question's weight and scores at least
-    /// half of the best.
+    /// covers at least half of the question's weight, has a term of it in
+    /// its title (or three quarters of a question of several terms in its
+    /// text), and scores at least half of the best.
     pub fn search(&self, question: &str, k: usize) -> Vec<InfoHit> {
         let terms = self.question_terms(question);
         let n = self.docs.len() as f32;
-        let weight = |term: &str| {
-            let df = self.frequency.get(term).copied().unwrap_or(0) as f32;
-            (1.0 + n / df.max(1.0)).ln()
+        // A word no section has weighs half the rarest: it may be the whole question
+        // ("ice rink") or a detail of it ("return a jacket").
+        let weight = |term: &str| match self.frequency.get(term) {
+            Some(&df) => (1.0 + n / df as f32).ln(),
+            None => (1.0 + n).ln() / 2.0,
         };
         let asked: f32 = terms.iter().map(|t| weight(t)).sum();
         if asked <= 0.0 {
@@ -180,16 +193,20 @@ impl InfoIndex {
             .iter()
             .enumerate()
             .filter_map(|(section, doc)| {
-                let mut covered = 0.0;
-                let mut score = 0.0;
+                let (mut covered, mut score, mut matched, mut in_title) = (0.0, 0.0, 0, false);
                 for term in &terms {
                     if let Some(fields) = doc.terms.get(term) {
                         let w = weight(term);
                         covered += w;
+                        matched += 1;
+                        in_title |= fields & TITLE != 0;
                         score += w * if fields & TITLE != 0 { 3.0 } else { 1.0 };
                     }
                 }
-                (covered * 2.0 >= asked && score > 0.0).then_some(InfoHit { section, score })
+                // Its title names what is asked, or its text has most of a question of
+                // several words: "return it the same day" does not answer "can I return it".
+                let about = in_title || (matched >= 2 && covered * 4.0 >= asked * 3.0);
+                (about && covered * 2.0 >= asked).then_some(InfoHit { section, score })
             })
             .collect();
         hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.section.cmp(&b.section)));
@@ -223,9 +240,11 @@ mod tests {
 
     const SECTIONS: &[(&str, &str)] = &[
         ("营业时间 Opening hours", "周一至周四 10:00–22:00。Open Monday to Thursday 10:00–22:00."),
+        ("婴儿车 Strollers", "服务台免费借用，当日归还。Free at the desk; return it the same day."),
         ("停车收费 Parking fees", "首小时 10 元，之后每小时 5 元。10 yuan for the first hour."),
         ("免费 Wi-Fi Free Wi-Fi", "网络名 GalaxyPlaza-Free，无需密码。No password."),
         ("退换货 Returns and exchanges", "凭小票 7 天内可退换。Within 7 days with the receipt."),
+        ("离境退税 Tax refund", "满 500 元可退税。Ask for a refund form."),
         ("新能源汽车充电 EV charging", "B2 东区 40 个快充桩。40 fast chargers on B2."),
     ];
 
@@ -237,15 +256,17 @@ mod tests {
     fn questions_in_either_language_find_their_section() {
         let index = InfoIndex::new(SECTIONS.iter().copied());
         for (question, section) in [
-            ("停车怎么收费", 1),
-            ("how much is parking", 1),
+            ("停车怎么收费", 2),
+            ("how much is parking", 2),
             ("商场几点关门", 0),
             ("what time does the mall close", 0),
-            ("wifi密码是多少", 2),
-            ("what's the wifi password", 2),
-            ("可以退货吗", 3),
-            ("can I return a jacket", 3),
-            ("有充电桩吗", 4),
+            ("wifi密码是多少", 3),
+            ("what's the wifi password", 3),
+            ("可以退货吗", 4),
+            ("can I return a jacket", 4),
+            ("can I return something I bought?", 4),
+            ("有充电桩吗", 6),
+            ("how do I get a tax refund", 5),
         ] {
             assert_eq!(best(&index, question), Some(section), "{question}");
         }

@@ -409,7 +409,7 @@ mod tests {
 /// A section of the mall's own information (opening hours, parking, Wi-Fi,
 /// services, policies, contacts): `GET /api/mall/info`. Chinese and English;
 /// a side left empty falls back to the other.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub struct InfoSection {
     /// Stable id (`parking`, `service-desk`): the section with id
     /// [`InfoSection::SERVICE_DESK`] is named when nothing else answers.
