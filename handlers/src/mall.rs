@@ -115,7 +115,7 @@ fn mall_info_progress(lang: Lang, _args: &MallInfoArgs) -> String {
     lang.texts().mall.info_progress.to_owned()
 }
 
-/// The mall's own information (hours, holidays, parking, Wi-Fi, services, policies, contacts): the sections answering `question`. Answer only from them; if `unknown`, say so and name `service_desk`.
+/// Sections of the mall's own information (hours, parking, Wi-Fi, returns…) answering the question; answer only from them.
 #[tool_function(level = "safe", scope = "both", progress = mall_info_progress, help = HELP_MALL, offline = MALL_INFO_OFFLINE)]
 pub async fn mall_info(ctx: &ToolContext, args: MallInfoArgs) -> ToolResult<MallInfoResult> {
     let sections = match ctx.mall.mall_info().await {
@@ -174,9 +174,8 @@ pub enum When {
 /// Arguments of `mall_events`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct MallEventsArgs {
-    /// Default: the coming days.
     pub when: Option<When>,
-    /// Also the stores' offers.
+    /// Add every store's offers.
     pub offers: Option<bool>,
 }
 
@@ -317,7 +316,7 @@ fn mall_events_progress(lang: Lang, _args: &MallEventsArgs) -> String {
     lang.texts().mall.events_progress.to_owned()
 }
 
-/// The mall's events (dates, times, places) and its offers across all stores.
+/// The mall's events and its offers across all stores.
 #[tool_function(level = "safe", scope = "both", progress = mall_events_progress, help = HELP_MALL, offline = MALL_EVENTS_OFFLINE)]
 pub async fn mall_events(ctx: &ToolContext, args: MallEventsArgs) -> ToolResult<MallEventsResult> {
     let lang = ctx.lang;
@@ -587,4 +586,77 @@ fn events_reply(answering: &Answering) -> Option<Reply> {
     let lang = answering.lang();
     let offers_asked = answering.args.get("offers").and_then(Value::as_bool) == Some(true);
     Some(Reply::text(if offers_asked { offers_answer(&result, lang) } else { events_answer(&result, lang) }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(text: &str) -> LocalTime {
+        LocalTime::parse(text).unwrap_or_else(|| panic!("{text} parses"))
+    }
+
+    fn days(when: Option<When>, now: &str) -> (String, String) {
+        let now = at(now);
+        let (start, end, _) = window(when, now);
+        (LocalTime::at(start, now.offset).rfc3339(), LocalTime::at(end, now.offset).rfc3339())
+    }
+
+    #[test]
+    fn the_days_asked_for_are_the_malls_local_days() {
+        let wednesday = "2026-11-25T12:00:00+08:00";
+        assert_eq!(
+            days(Some(When::Weekend), wednesday),
+            ("2026-11-28T00:00:00+08:00".to_owned(), "2026-11-30T00:00:00+08:00".to_owned())
+        );
+        assert_eq!(
+            days(Some(When::Weekend), "2026-11-29T21:00:00+08:00"),
+            ("2026-11-29T21:00:00+08:00".to_owned(), "2026-11-30T00:00:00+08:00".to_owned()),
+            "on Sunday evening: what is left of it"
+        );
+        assert_eq!(days(Some(When::Today), wednesday).1, "2026-11-26T00:00:00+08:00");
+        assert_eq!(
+            days(Some(When::Tomorrow), wednesday),
+            ("2026-11-26T00:00:00+08:00".to_owned(), "2026-11-27T00:00:00+08:00".to_owned())
+        );
+        assert_eq!(days(Some(When::Week), wednesday).1, "2026-12-02T00:00:00+08:00");
+        // 23:30 UTC on Friday is Saturday morning in the mall.
+        assert_eq!(days(Some(When::Today), "2026-11-27T23:30:00Z").0, "2026-11-27T23:30:00Z");
+        let saturday_morning = LocalTime::at(at("2026-11-27T23:30:00Z").unix, 8 * 3600);
+        assert_eq!(saturday_morning.weekday(), 6);
+    }
+
+    #[test]
+    fn nothing_left_then_says_so_before_the_next_events() {
+        let event = EventLine {
+            title: "中庭灯光秀".into(),
+            date: "2026-11-28".into(),
+            weekday: 6,
+            time: "19:30–19:45".into(),
+            place: "1F 中庭".into(),
+            ..EventLine::default()
+        };
+        let result = MallEventsResult {
+            when: "今天".into(),
+            none_then: true,
+            events: vec![event],
+            ..Default::default()
+        };
+        let text = events_answer(&result, Lang::Zh);
+        assert!(text.starts_with("今天没有（或已结束）活动安排。接下来的活动："), "{text}");
+        assert!(text.contains("中庭灯光秀 — 11月28日（周六） 19:30–19:45，1F 中庭"), "{text}");
+        let english = events_answer(&MallEventsResult { when: "today".into(), ..result }, Lang::En);
+        assert!(english.contains("Nothing (more) on today") && english.contains("Sat 28 Nov"), "{english}");
+        assert_eq!(events_answer(&MallEventsResult::default(), Lang::En), Lang::En.texts().mall.no_events);
+    }
+
+    #[test]
+    fn without_an_answer_the_service_desk_is_named_and_nothing_is_guessed() {
+        let desk = SectionLine { title: "Concierge".into(), body: "L1, 10:00 to 22:00".into() };
+        let result = MallInfoResult { unknown: true, service_desk: Some(desk), ..Default::default() };
+        let text = info_answer(&result, Lang::En);
+        assert!(text.starts_with("I don't know") && text.contains("Concierge: L1, 10:00 to 22:00"), "{text}");
+        let bare = info_answer(&MallInfoResult { unknown: true, ..Default::default() }, Lang::ZhHant);
+        assert_eq!(bare, Lang::ZhHant.texts().mall.unknown);
+    }
 }
