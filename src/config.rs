@@ -1006,6 +1006,24 @@ mod tests {
     }
 
     #[test]
+    fn an_info_dir_must_be_a_folder_named_by_its_key() {
+        let mut c = Config::default();
+        c.mall.info_dir = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/malls/harbour-info").into();
+        c.validate().unwrap();
+        for (path, why) in
+            [("/nonexistent/mall-info", "does not exist"), (env!("CARGO_MANIFEST_PATH"), "is not a folder")]
+        {
+            c.mall.info_dir = path.into();
+            match c.validate() {
+                Err(ConfigError::Invalid { key, message }) => {
+                    assert_eq!(key, "mall.info_dir");
+                    assert!(message.contains(why) && message.contains(path), "{message}");
+                }
+                other => panic!("{path}: {other:?}"),
+            }
+        }
+    }
+    #[test]
     fn the_example_file_is_valid_and_complete() {
         let text = include_str!("../config.example.toml");
         let parsed: Config = toml::from_str(text).unwrap();

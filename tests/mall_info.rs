@@ -146,7 +146,7 @@ async fn store_questions_still_go_to_the_store() {
 #[tokio::test]
 async fn mall_wide_offers_list_the_malls_own_then_the_stores() {
     let dir = TempDir::new("mall-info-offers");
-    let out = chat(&dir, &[], "商场有什么优惠\nany deals in the mall?\n").await;
+    let out = chat(&dir, &[], "商场有什么优惠\nany deals in the mall?\n商場有什麼優惠\n").await;
     let zh = answer(&out, 0);
     assert!(zh.contains("商场的优惠") && zh.contains("周末全场满 500 减 50"), "{zh}");
     assert!(zh.contains("各店铺的优惠") && zh.contains("盒马鲜生："), "the stores' too:\n{zh}");

@@ -20,8 +20,8 @@ use crate::{HelpLine, Lang, OfflineHook, ToolContext, ToolOutput, ToolResult, to
 
 /// The `/help` line of the mall's information and events.
 pub static HELP_MALL: HelpLine = HelpLine {
-    zh: "🏬 商场服务：「停车怎么收费？」「这周末有什么活动？」",
-    en: "🏬 The mall: \"How much is parking?\" \"What's on this weekend?\"",
+    zh: "ℹ️ 商场服务：「停车怎么收费？」「这周末有什么活动？」",
+    en: "ℹ️ The mall: \"How much is parking?\" \"What's on this weekend?\"",
 };
 
 /// Sections given to the model for one question, at most.
