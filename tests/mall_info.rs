@@ -135,6 +135,16 @@ async fn basic_mode_answers_the_malls_questions_in_three_scripts() {
 }
 
 #[tokio::test]
+async fn an_events_place_button_takes_the_shopper_there() {
+    let dir = TempDir::new("mall-info-place");
+    let out = chat(&dir, &[], "这周末有什么活动\n2\nwhat's on this weekend?\n2\n").await;
+    assert!(answer(&out, 0).contains("[2] 带我去亲子乐园"), "{out}");
+    assert!(answer(&out, 1).contains("亲子乐园在4楼") && answer(&out, 1).contains("乐高"), "{out}");
+    assert!(answer(&out, 2).contains("[2] Take me to Kids & Toys"), "{out}");
+    assert!(answer(&out, 3).contains("Kids & Toys is on 4F") && out.contains("floor plan"), "{out}");
+}
+
+#[tokio::test]
 async fn store_questions_still_go_to_the_store() {
     let dir = TempDir::new("mall-info-store");
     let out = chat(&dir, &[], "星巴克几点开门\n耐克有什么活动\n").await;

@@ -64,6 +64,11 @@ pub struct MallInfoResult {
     pub service_desk: Option<SectionLine>,
 }
 
+/// The mall has no such endpoint: the contract's `404`, or a page of a server that does not know the path.
+fn absent(error: &ServiceError) -> bool {
+    matches!(error, ServiceError::NotFound { .. } | ServiceError::InvalidResponse { status: 404, .. })
+}
+
 /// A Chinese and an English text in the shopper's language, the other when one is empty.
 fn either(lang: Lang, zh: &str, en: &str) -> String {
     let (zh, en) = (zh.trim(), en.trim());
@@ -120,7 +125,7 @@ fn mall_info_progress(lang: Lang, _args: &MallInfoArgs) -> String {
 pub async fn mall_info(ctx: &ToolContext, args: MallInfoArgs) -> ToolResult<MallInfoResult> {
     let sections = match ctx.mall.mall_info().await {
         Ok(page) => page.items,
-        Err(ServiceError::NotFound { .. }) => Vec::new(),
+        Err(error) if absent(&error) => Vec::new(),
         Err(error) => return Err(error.into()),
     };
     let hits = index_of(&sections).search(&to_simplified(&args.question), SHOWN_SECTIONS);
@@ -327,7 +332,7 @@ pub async fn mall_events(ctx: &ToolContext, args: MallEventsArgs) -> ToolResult<
     };
     let events = match ctx.mall.mall_events(&query).await {
         Ok(page) => page.items,
-        Err(ServiceError::NotFound { .. }) => Vec::new(),
+        Err(error) if absent(&error) => Vec::new(),
         Err(error) => return Err(error.into()),
     };
     let offset = events.iter().find_map(|e| LocalTime::parse(&e.starts_at)).map_or(0, |t| t.offset);
@@ -346,7 +351,7 @@ pub async fn mall_events(ctx: &ToolContext, args: MallEventsArgs) -> ToolResult<
     }
     let promotions = match ctx.mall.mall_promotions().await {
         Ok(page) => page.items,
-        Err(ServiceError::NotFound { .. }) => Vec::new(),
+        Err(error) if absent(&error) => Vec::new(),
         Err(error) => return Err(error.into()),
     };
     let current = |until: &str| LocalTime::parse(until).is_none_or(|t| t.unix > now);

@@ -327,6 +327,8 @@ impl MallApi for WithInfoFolder {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use super::*;
 
     #[test]
