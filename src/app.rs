@@ -173,8 +173,24 @@ pub fn router_settings(config: &Config) -> RouterSettings {
     }
 }
 
-/// The mall the config names.
+/// The mall the config names, its information from `mall.info_dir` when set.
 pub fn open_mall(config: &Config) -> anyhow::Result<Arc<dyn MallApi>> {
+    with_info_dir(config, open_backend(config)?)
+}
+
+/// `mall`, answering the mall's information from the Markdown folder `mall.info_dir` when set.
+pub fn with_info_dir(config: &Config, mall: Arc<dyn MallApi>) -> anyhow::Result<Arc<dyn MallApi>> {
+    let dir = config.mall.info_dir.trim();
+    if dir.is_empty() {
+        return Ok(mall);
+    }
+    let folder = services::InfoFolder::open(dir)
+        .with_context(|| format!("cannot read the mall's information (mall.info_dir = {dir})"))?;
+    Ok(Arc::new(services::WithInfoFolder::new(mall, folder)))
+}
+
+/// The mall backend the config names.
+fn open_backend(config: &Config) -> anyhow::Result<Arc<dyn MallApi>> {
     Ok(match config.mall.backend {
         MallBackend::Embedded => {
             let path = std::path::Path::new(&config.mall.embedded_db);

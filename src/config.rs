@@ -221,6 +221,10 @@ pub struct MallConfig {
     /// The indoor map: an IMDF folder or .zip. Empty: the embedded demo mall
     /// uses its own map; a mall on the HTTP backend gives text directions.
     pub imdf: String,
+    /// A folder of Markdown files with the mall's own information (hours,
+    /// parking, services, policies), one section per heading, for a mall whose
+    /// backend has no `GET /api/mall/info`. Empty: the backend's.
+    pub info_dir: String,
     /// The mall's own host names: `mall-server` answers only requests whose
     /// `Host` is one of them (or localhost/127.0.0.1/::1), and they are the
     /// default of `bot.link_hosts` and the hosts product pictures may come from.
@@ -238,6 +242,7 @@ impl Default for MallConfig {
             request_timeout_secs: 10,
             max_retries: 2,
             imdf: String::new(),
+            info_dir: String::new(),
             allowed_hosts: Vec::new(),
         }
     }
@@ -658,6 +663,15 @@ impl Config {
             }
             check_url("mall.base_url", &self.mall.base_url)?;
         }
+        let info_dir = self.mall.info_dir.trim();
+        if !info_dir.is_empty() && !std::path::Path::new(info_dir).is_dir() {
+            let why =
+                if std::path::Path::new(info_dir).exists() { "is not a folder" } else { "does not exist" };
+            return Err(invalid(
+                "mall.info_dir",
+                format!("`{info_dir}` {why}: give a folder of Markdown files (.md), or leave it empty"),
+            ));
+        }
         let url = &self.state.url;
         if !(url.starts_with("sqlite://")
             || url.starts_with("redis://")
@@ -995,6 +1009,24 @@ mod tests {
         assert_eq!(c.image_hosts(), vec!["img.mall.example", "mall.example.com", "shop.example"]);
     }
 
+    #[test]
+    fn an_info_dir_must_be_a_folder_named_by_its_key() {
+        let mut c = Config::default();
+        c.mall.info_dir = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/malls/harbour-info").into();
+        c.validate().unwrap();
+        for (path, why) in
+            [("/nonexistent/mall-info", "does not exist"), (env!("CARGO_MANIFEST_PATH"), "is not a folder")]
+        {
+            c.mall.info_dir = path.into();
+            match c.validate() {
+                Err(ConfigError::Invalid { key, message }) => {
+                    assert_eq!(key, "mall.info_dir");
+                    assert!(message.contains(why) && message.contains(path), "{message}");
+                }
+                other => panic!("{path}: {other:?}"),
+            }
+        }
+    }
     #[test]
     fn the_example_file_is_valid_and_complete() {
         let text = include_str!("../config.example.toml");

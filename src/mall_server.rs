@@ -77,6 +77,8 @@ pub async fn serve(
     let mall = services::EmbeddedMall::open(std::path::Path::new(&config.mall.embedded_db))
         .with_context(|| format!("cannot open mall.embedded_db = {}", config.mall.embedded_db))?
         .with_policy(config.order_policy());
+    // A mall.info_dir replaces the demo mall's information with the folder's.
+    let served = crate::app::with_info_dir(config, Arc::new(mall.clone()))?;
     let listener =
         tokio::net::TcpListener::bind(listen).await.with_context(|| format!("cannot listen on {listen}"))?;
     let key = (!config.mall.api_key.is_empty()).then(|| config.mall.api_key.expose().to_owned());
@@ -100,7 +102,7 @@ pub async fn serve(
             }
         }
     });
-    let routes = services::server::router(Arc::new(mall), key, staff_key)
+    let routes = services::server::router(served, key, staff_key)
         .layer(middleware::from_fn_with_state(Arc::new(allowed), check_host))
         .layer(middleware::from_fn(trace_request));
     axum::serve(listener, routes).with_graceful_shutdown(shutdown).await?;

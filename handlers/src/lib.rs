@@ -26,6 +26,7 @@ pub mod facilities;
 pub mod general;
 pub mod indoor;
 pub mod info;
+pub mod mall;
 pub mod navigation;
 pub mod orders;
 pub mod search;

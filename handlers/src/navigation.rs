@@ -249,11 +249,13 @@ pub async fn navigate_to_area(
 /// Chinese script), else the first whose name contains the text or is
 /// contained in it.
 fn find_area(wanted: &str, areas: Vec<Area>) -> Option<Area> {
-    let wanted = to_simplified(wanted.trim()).to_lowercase();
+    // Letters and digits only: "Kids Toys" is "Kids & Toys".
+    let key = |s: &str| s.to_lowercase().chars().filter(|c| c.is_alphanumeric()).collect::<String>();
+    let wanted = key(&to_simplified(wanted.trim()));
     if wanted.is_empty() {
         return None;
     }
-    let names = |a: &Area| [to_simplified(&a.name).to_lowercase(), a.name_en.to_lowercase()];
+    let names = |a: &Area| [key(&to_simplified(&a.name)), key(&a.name_en)];
     let exact = areas.iter().position(|a| a.id.to_lowercase() == wanted || names(a).contains(&wanted));
     let partial = || {
         areas.iter().position(|a| {

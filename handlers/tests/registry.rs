@@ -17,6 +17,8 @@ const TOOLS: &[(&str, Level, Scope, &[&str])] = &[
     ("get_product_detail", Level::Safe, Scope::Both, &["product_id"]),
     ("get_store_info", Level::Safe, Scope::Both, &["store_id", "info_type"]),
     ("list_orders", Level::Safe, Scope::Private, &[]),
+    ("mall_events", Level::Safe, Scope::Both, &["when?", "offers?"]),
+    ("mall_info", Level::Safe, Scope::Both, &["question"]),
     ("navigate_to_area", Level::Safe, Scope::Both, &["area_name", "show_stores?"]),
     ("navigate_to_store", Level::Safe, Scope::Both, &["store_name", "highlight?", "from?", "avoid_stairs?"]),
     ("remove_from_cart", Level::Confirm, Scope::Private, &["item_id?", "product_id?", "sku_id?"]),

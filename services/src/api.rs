@@ -126,4 +126,20 @@ pub trait MallApi: Send + Sync {
     async fn mark_ready(&self, order_id: &str) -> MallResult<Order>;
     /// `POST /api/staff/orders/{id}/picked-up` (staff key): `READY` → `COMPLETED`.
     async fn mark_picked_up(&self, order_id: &str) -> MallResult<Order>;
+    /// `GET /api/mall/info`: the mall's own information, one section per topic. A mall
+    /// without it answers `NotFound`.
+    async fn mall_info(&self) -> MallResult<Page<InfoSection>> {
+        Err(ServiceError::not_found("this mall has no information sections"))
+    }
+    /// `GET /api/mall/events?from=&to=`: the mall's events in a window, soonest first. A
+    /// mall without them answers `NotFound`.
+    async fn mall_events(&self, query: &EventQuery) -> MallResult<Page<MallEvent>> {
+        let _ = query;
+        Err(ServiceError::not_found("this mall lists no events"))
+    }
+    /// `GET /api/mall/promotions`: the offers across the mall and of every store. A mall
+    /// without the endpoint answers `NotFound`.
+    async fn mall_promotions(&self) -> MallResult<Page<MallPromotion>> {
+        Err(ServiceError::not_found("this mall lists no mall-wide promotions"))
+    }
 }

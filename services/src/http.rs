@@ -14,8 +14,9 @@ use serde::de::DeserializeOwned;
 use crate::api::{IdempotencyKey, MallApi, MallResult, Shopper};
 use crate::error::{ErrorBody, ServiceError};
 use crate::models::{
-    AddCartItem, Area, Cart, CreateOrder, EventPage, Health, Order, Page, PageRequest, Product, ProductBrief,
-    ProductQuery, Promotion, RecordPayment, Review, Route, Store, StoreQuery,
+    AddCartItem, Area, Cart, CreateOrder, EventPage, EventQuery, Health, InfoSection, MallEvent,
+    MallPromotion, Order, Page, PageRequest, Product, ProductBrief, ProductQuery, Promotion, RecordPayment,
+    Review, Route, Store, StoreQuery,
 };
 use crate::retry::RetryPolicy;
 
@@ -429,6 +430,22 @@ impl MallApi for HttpMall {
             .key(key)?
             .json(payment)?;
         self.send(call).await
+    }
+
+    async fn mall_info(&self) -> MallResult<Page<InfoSection>> {
+        self.send(self.request(Method::GET, &["api", "mall", "info"])?).await
+    }
+
+    async fn mall_events(&self, query: &EventQuery) -> MallResult<Page<MallEvent>> {
+        let call = self
+            .request(Method::GET, &["api", "mall", "events"])?
+            .query("from", query.from.as_ref())
+            .query("to", query.to.as_ref());
+        self.send(call).await
+    }
+
+    async fn mall_promotions(&self) -> MallResult<Page<MallPromotion>> {
+        self.send(self.request(Method::GET, &["api", "mall", "promotions"])?).await
     }
 
     async fn events(&self, after: Option<String>, limit: u32) -> MallResult<EventPage> {

@@ -5,9 +5,12 @@
 //! This crate knows nothing of Telegram or language models.
 
 pub mod api;
+pub mod calendar;
 pub mod embedded;
 pub mod error;
 pub mod http;
+pub mod info;
+pub mod info_dir;
 pub mod models;
 pub mod retry;
 pub mod server;
@@ -18,5 +21,7 @@ pub use api::{IdempotencyKey, MallApi, MallResult, Shopper};
 pub use embedded::{Catalog, EmbeddedMall, OrderPolicy, rfc3339};
 pub use error::ServiceError;
 pub use http::{HttpMall, HttpMallConfig};
+pub use info::{InfoHit, InfoIndex};
+pub use info_dir::{InfoDirError, InfoFolder, WithInfoFolder};
 pub use models::*;
 pub use retry::RetryPolicy;

@@ -405,3 +405,97 @@ mod tests {
         assert_eq!(back["price_cents"], 69900);
     }
 }
+
+/// A section of the mall's own information (opening hours, parking, Wi-Fi,
+/// services, policies, contacts): `GET /api/mall/info`. Chinese and English;
+/// a side left empty falls back to the other.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub struct InfoSection {
+    /// Stable id (`parking`, `service-desk`): the section with id
+    /// [`InfoSection::SERVICE_DESK`] is named when nothing else answers.
+    pub id: String,
+    /// Chinese title.
+    #[serde(default)]
+    pub title: String,
+    /// Chinese text (plain text or light Markdown).
+    #[serde(default)]
+    pub body: String,
+    #[serde(default)]
+    pub title_en: String,
+    #[serde(default)]
+    pub body_en: String,
+}
+
+impl InfoSection {
+    /// The id of the section that says where the service desk is and when it is open.
+    pub const SERVICE_DESK: &'static str = "service-desk";
+}
+
+/// One occurrence of an event the mall holds (a show, a workshop, a market):
+/// `GET /api/mall/events`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct MallEvent {
+    pub id: String,
+    /// Chinese title.
+    pub title: String,
+    #[serde(default)]
+    pub title_en: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub description_en: String,
+    /// RFC 3339 with the mall's UTC offset.
+    pub starts_at: String,
+    /// RFC 3339 with the mall's UTC offset.
+    pub ends_at: String,
+    /// Where it is held, in Chinese ("1F 中庭").
+    #[serde(default)]
+    pub place: String,
+    #[serde(default)]
+    pub place_en: String,
+    /// The store it is held in or at, when one: routable like any store.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub store_id: Option<String>,
+    /// The area it is held in, when one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub area_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub floor: Option<i32>,
+}
+
+/// `from` / `to` of `GET /api/mall/events`: the occurrences that end after
+/// `from` (default: now) and start before `to` (default: 14 days after `from`),
+/// soonest first.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct EventQuery {
+    /// RFC 3339.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    /// RFC 3339.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+}
+
+/// An offer across the mall (`store_id` absent) or of one store, listed with
+/// the others: `GET /api/mall/promotions`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct MallPromotion {
+    /// Chinese title.
+    pub title: String,
+    #[serde(default)]
+    pub title_en: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub description_en: String,
+    /// RFC 3339.
+    pub valid_until: String,
+    /// The store whose offer it is; absent for an offer of the whole mall.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub store_id: Option<String>,
+    /// That store's Chinese name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub store_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub store_name_en: Option<String>,
+}

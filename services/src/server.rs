@@ -26,8 +26,9 @@ use crate::api::{IdempotencyKey, MallApi, Shopper};
 use crate::error::ServiceError;
 use crate::http::{IDEMPOTENCY_HEADER, SHOPPER_HEADER};
 use crate::models::{
-    AddCartItem, Area, Cart, CreateOrder, EventPage, Health, Order, Page, PageRequest, Product, ProductBrief,
-    ProductQuery, Promotion, RecordPayment, Review, Route, Store, StoreQuery,
+    AddCartItem, Area, Cart, CreateOrder, EventPage, EventQuery, Health, InfoSection, MallEvent,
+    MallPromotion, Order, Page, PageRequest, Product, ProductBrief, ProductQuery, Promotion, RecordPayment,
+    Review, Route, Store, StoreQuery,
 };
 
 /// Largest request body the server reads (64 KiB); a larger one is answered `413`.
@@ -171,6 +172,9 @@ fn endpoints() -> Vec<Endpoint> {
         endpoint(Post, "/api/orders/{id}/cancel", cancel_order),
         endpoint(Post, "/api/orders/{id}/payments", pay_order),
         endpoint(Get, "/api/events", events),
+        endpoint(Get, "/api/mall/info", mall_info),
+        endpoint(Get, "/api/mall/events", mall_events),
+        endpoint(Get, "/api/mall/promotions", mall_promotions),
         staff_endpoint(Post, "/api/staff/orders/{id}/ready", mark_ready),
         staff_endpoint(Post, "/api/staff/orders/{id}/picked-up", mark_picked_up),
     ]
@@ -243,6 +247,19 @@ async fn get_area(State(mall): State<Mall>, PathId(id): PathId) -> ApiResult<Are
 async fn route(State(mall): State<Mall>, params: Params) -> ApiResult<Route> {
     let to_store = params.required_text("to_store")?;
     Ok(Json(mall.route(&to_store, params.text("from")).await?))
+}
+
+async fn mall_info(State(mall): State<Mall>) -> ApiResult<Page<InfoSection>> {
+    Ok(Json(mall.mall_info().await?))
+}
+
+async fn mall_events(State(mall): State<Mall>, params: Params) -> ApiResult<Page<MallEvent>> {
+    let query = EventQuery { from: params.text("from"), to: params.text("to") };
+    Ok(Json(mall.mall_events(&query).await?))
+}
+
+async fn mall_promotions(State(mall): State<Mall>) -> ApiResult<Page<MallPromotion>> {
+    Ok(Json(mall.mall_promotions().await?))
 }
 
 async fn get_cart(State(mall): State<Mall>, Caller(shopper): Caller) -> ApiResult<Cart> {
@@ -839,6 +856,15 @@ mod tests {
         async fn mark_picked_up(&self, _: &str) -> MallResult<Order> {
             named("mark_picked_up")
         }
+        async fn mall_info(&self) -> MallResult<Page<InfoSection>> {
+            named("mall_info")
+        }
+        async fn mall_events(&self, _: &EventQuery) -> MallResult<Page<MallEvent>> {
+            named("mall_events")
+        }
+        async fn mall_promotions(&self) -> MallResult<Page<MallPromotion>> {
+            named("mall_promotions")
+        }
     }
 
     /// Every route of the contract, a request that reaches it, and the mall method it calls.
@@ -868,6 +894,9 @@ mod tests {
             "pay_order",
         ),
         ("GET", "/api/events", "?after=5", "events"),
+        ("GET", "/api/mall/info", "", "mall_info"),
+        ("GET", "/api/mall/events", "?from=2026-11-28T00:00:00%2B08:00", "mall_events"),
+        ("GET", "/api/mall/promotions", "", "mall_promotions"),
         ("POST", "/api/staff/orders/{id}/ready", "", "mark_ready"),
         ("POST", "/api/staff/orders/{id}/picked-up", "", "mark_picked_up"),
     ];

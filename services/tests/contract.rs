@@ -683,6 +683,10 @@ contract_suite!(
     the_same_key_sent_twice_at_once_places_one_order,
     the_same_key_with_another_body_is_a_conflict,
     the_same_key_adds_an_item_once,
+    the_mall_has_information_sections_in_both_languages,
+    events_in_a_window_come_soonest_first_with_their_place,
+    an_unreadable_event_window_is_refused_by_name,
+    mall_promotions_list_the_malls_offers_then_every_stores,
 );
 
 /// Stamps out every case of [`suite`] that also needs the embedded mall behind the API (to move
@@ -730,9 +734,9 @@ mod suite {
     use std::time::Duration;
 
     use services::{
-        AddCartItem, Cart, CreateOrder, EmbeddedMall, IdempotencyKey, MallApi, Order, OrderPolicy,
-        OrderStatus, PageRequest, Product, ProductBrief, ProductQuery, RecordPayment, Refund, RefundStatus,
-        ServiceError, Shopper, Sku, StoreQuery,
+        AddCartItem, Cart, CreateOrder, EmbeddedMall, EventQuery, IdempotencyKey, InfoSection, MallApi,
+        Order, OrderPolicy, OrderStatus, PageRequest, Product, ProductBrief, ProductQuery, RecordPayment,
+        Refund, RefundStatus, ServiceError, Shopper, Sku, StoreQuery,
     };
 
     use crate::common::{Running, STAFF_KEY, client_for, mall_server};
@@ -961,6 +965,72 @@ mod suite {
         }
         assert!(promoted, "some store has a promotion");
         assert!(reviewed, "some store has more than one review, paged one at a time");
+    }
+
+    pub async fn the_mall_has_information_sections_in_both_languages(mall: Mall) {
+        let info = mall.mall_info().await.unwrap();
+        assert_eq!(info.total as usize, info.items.len());
+        let ids: Vec<&str> = info.items.iter().map(|s| s.id.as_str()).collect();
+        for id in ["hours", "parking", "wifi", "returns", InfoSection::SERVICE_DESK] {
+            assert!(ids.contains(&id), "section {id} in {ids:?}");
+        }
+        for section in &info.items {
+            let sides = [&section.title, &section.body, &section.title_en, &section.body_en];
+            assert!(sides.iter().all(|text| !text.trim().is_empty()), "{section:?}");
+        }
+        let parking = info.items.iter().find(|s| s.id == "parking").unwrap();
+        assert!(parking.body.contains("元") && parking.body_en.contains("yuan"), "{parking:?}");
+    }
+
+    pub async fn events_in_a_window_come_soonest_first_with_their_place(mall: Mall) {
+        let weekend = EventQuery {
+            from: Some("2026-11-28T00:00:00+08:00".into()),
+            to: Some("2026-11-30T00:00:00+08:00".into()),
+        };
+        let page = mall.mall_events(&weekend).await.unwrap();
+        assert_eq!(page.total as usize, page.items.len());
+        assert!(page.items.len() >= 4, "a weekend's programme: {:?}", page.items);
+        assert!(page.items.windows(2).all(|w| w[0].starts_at <= w[1].starts_at), "soonest first");
+        for event in &page.items {
+            assert!(event.starts_at.as_str() < "2026-11-30T00:00:00+08:00", "{event:?}");
+            assert!(event.ends_at.as_str() > "2026-11-28T00:00:00+08:00", "{event:?}");
+            assert!(!event.title.is_empty() && !event.title_en.is_empty() && !event.place.is_empty());
+            assert!(event.store_id.is_some() || event.area_id.is_some(), "a place to go: {event:?}");
+        }
+        let lego = page.items.iter().find(|e| e.store_id.as_deref() == Some("s-lego")).unwrap();
+        assert_eq!(
+            (lego.starts_at.as_str(), lego.ends_at.as_str()),
+            ("2026-11-29T10:30:00+08:00", "2026-11-29T12:00:00+08:00")
+        );
+        mall.get_store("s-lego").await.unwrap();
+        for area in page.items.iter().filter_map(|e| e.area_id.as_deref()) {
+            mall.get_area(area).await.unwrap();
+        }
+        let upcoming = mall.mall_events(&EventQuery::default()).await.unwrap();
+        assert!(!upcoming.items.is_empty(), "the next two weeks have events");
+    }
+
+    pub async fn an_unreadable_event_window_is_refused_by_name(mall: Mall) {
+        let query = EventQuery { from: Some("next saturday".into()), to: None };
+        let error = mall.mall_events(&query).await.unwrap_err();
+        assert!(matches!(error, ServiceError::InvalidArgument { .. }), "{error:?}");
+        assert_eq!(field_of(&error), Some("from"));
+    }
+
+    pub async fn mall_promotions_list_the_malls_offers_then_every_stores(mall: Mall) {
+        let all = mall.mall_promotions().await.unwrap();
+        assert_eq!(all.total as usize, all.items.len());
+        let first_store = all.items.iter().position(|p| p.store_id.is_some()).unwrap();
+        assert!(first_store > 0, "the mall's own offers first");
+        assert!(all.items[first_store..].iter().all(|p| p.store_id.is_some() && p.store_name.is_some()));
+        let nike = mall.store_promotions("s-nike").await.unwrap().items;
+        let listed: Vec<&str> = all
+            .items
+            .iter()
+            .filter(|p| p.store_id.as_deref() == Some("s-nike"))
+            .map(|p| p.title.as_str())
+            .collect();
+        assert_eq!(listed, nike.iter().map(|p| p.title.as_str()).collect::<Vec<_>>());
     }
 
     pub async fn areas_list_their_stores(mall: Mall) {

@@ -152,9 +152,11 @@ impl Lexicon {
 
     /// Whether a place name is an area of the mall.
     pub fn is_area(&self, place: &str) -> bool {
-        let place = place.to_lowercase();
-        self.areas.iter().any(|a| place.contains(a.as_str()))
-            || AREA_ENDINGS.iter().any(|e| place.ends_with(e))
+        // Letters and digits only: "Kids Toys" (a message's "&" is not kept) is "Kids & Toys".
+        let key = |s: &str| s.to_lowercase().chars().filter(|c| c.is_alphanumeric()).collect::<String>();
+        let (lower, compact) = (place.to_lowercase(), key(place));
+        self.areas.iter().any(|a| compact.contains(&key(a)))
+            || AREA_ENDINGS.iter().any(|e| lower.ends_with(e))
     }
 
     /// The kind of store a place name asks for (`咖啡店` → `咖啡`, `coffee

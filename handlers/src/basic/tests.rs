@@ -267,6 +267,43 @@ fn stores_areas_and_store_information() {
     }
 }
 
+#[test]
+fn the_malls_own_information_events_and_offers() {
+    let info = |text: &str| ("mall_info", json!({"question": text}), false);
+    for text in [
+        "停车怎么收费",
+        "商场几点关门",
+        "几点关门",
+        "可以退货吗",
+        "wifi密码是多少",
+        "what time does the mall close",
+        "how much is parking",
+        "what's the wifi password?",
+        "can I bring my dog",
+        "停车场收费多少钱",
+    ] {
+        assert_eq!(call(text), info(text), "{text}");
+    }
+    let events = |args: Value| ("mall_events", args, false);
+    let cases = [
+        ("这周末有什么活动", events(json!({"when": "weekend"}))),
+        ("what's on today", events(json!({"when": "today"}))),
+        ("what's on this weekend?", events(json!({"when": "weekend"}))),
+        ("商场最近有什么活动", events(json!({}))),
+        ("商场有什么优惠", events(json!({"offers": true}))),
+        ("any deals in the mall this week", events(json!({"when": "week", "offers": true}))),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(call(text), expected, "{text}");
+    }
+    // A store's own hours and offers, and the way to a facility, are not the mall's information.
+    assert_eq!(call("星巴克几点开门").0, "get_store_info");
+    assert_eq!(call("when does Apple close").0, "get_store_info");
+    assert_eq!(call("耐克有什么活动").0, "get_store_info");
+    let way = first("停车场在哪").map(|s| format!("{s:?}")).unwrap_or_default();
+    assert!(!way.contains("mall_info"), "the way to the car park is the map's: {way}");
+}
+
 fn cart() -> Value {
     let item = |id: &str, name: &str| {
         json!({"item_id": id, "product_id": "p", "name": name, "quantity": 1,

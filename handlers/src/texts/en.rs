@@ -393,4 +393,5 @@ pub(crate) static TEXTS: Texts = Texts {
         kept_changing: "The order kept changing while you confirmed, so nothing was done — please try again shortly.",
         could_not_ask: "Your confirmation could not be asked for, so nothing was done.",
     },
+    mall: super::mall::EN,
 };

@@ -20,6 +20,7 @@ use crate::context::Lang;
 
 pub(crate) mod en;
 mod lang;
+pub mod mall;
 pub(crate) mod zh_hans;
 pub mod zh_hant;
 
@@ -69,6 +70,8 @@ pub struct Texts {
     /// What the MCP side says to a person: an assistant's user, a shopper
     /// watching the status line.
     pub mcp: Mcp,
+    /// The mall's own information, its events and the offers across it.
+    pub mall: mall::MallTexts,
 }
 
 /// How prices, floors, places and cart lines read.

@@ -333,4 +333,5 @@ pub(crate) static TEXTS: Texts = Texts {
         kept_changing: "订单信息一直在变化，这次没有下单，请稍后再试。",
         could_not_ask: "无法向您请求确认，所以什么也没做。",
     },
+    mall: super::mall::ZH_HANS,
 };

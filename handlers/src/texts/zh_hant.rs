@@ -383,6 +383,7 @@ pub(crate) static TEXTS: Texts = Texts {
         kept_changing: "訂單資訊一直在變化，這次沒有下單，請稍後再試。",
         could_not_ask: "無法向您請求確認，所以什麼也沒做。",
     },
+    mall: super::mall::ZH_HANT,
 };
 
 // ---- Simplified ↔ Traditional: OpenCC's dictionaries (ferrous-opencc) ----

@@ -5,6 +5,7 @@
 mod fixtures;
 
 mod info;
+mod mall;
 mod navigation;
 mod orders;
 mod search;

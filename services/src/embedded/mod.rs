@@ -9,11 +9,12 @@ mod data;
 mod db;
 mod generate;
 mod index;
+mod info;
 mod inventory;
 mod route;
 mod search;
 mod shopping;
-mod text;
+pub(crate) mod text;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -310,5 +311,34 @@ impl MallApi for EmbeddedMall {
     async fn mark_picked_up(&self, order_id: &str) -> MallResult<Order> {
         let order_id = order_id.to_owned();
         self.blocking(move |state| state.mark_picked_up(&order_id)).await
+    }
+
+    async fn mall_info(&self) -> MallResult<Page<InfoSection>> {
+        let items = info::demo().sections.clone();
+        Ok(Page { total: items.len() as u64, items })
+    }
+
+    async fn mall_events(&self, query: &EventQuery) -> MallResult<Page<MallEvent>> {
+        info::demo().events(query, self.state.now())
+    }
+
+    /// The offers of the whole mall first, then every store's, in the catalog's order.
+    async fn mall_promotions(&self) -> MallResult<Page<MallPromotion>> {
+        let catalog = &self.state.catalog;
+        let mut items = info::demo().promotions.clone();
+        for store in catalog.stores() {
+            for p in catalog.promotions(&store.id).unwrap_or_default() {
+                items.push(MallPromotion {
+                    title: p.title.clone(),
+                    description: p.description.clone(),
+                    valid_until: p.valid_until.clone(),
+                    store_id: Some(store.id.clone()),
+                    store_name: Some(store.name.clone()),
+                    store_name_en: Some(store.name_en.clone()),
+                    ..MallPromotion::default()
+                });
+            }
+        }
+        Ok(Page { total: items.len() as u64, items })
     }
 }
