@@ -167,6 +167,12 @@ pub fn router_settings(config: &Config) -> RouterSettings {
         allowed_chats: config.bot.allowed_chats.clone(),
         payments_online: config.payments.enabled(),
         order_ttl_mins: config.payments.order_ttl_mins,
+        desk: crate::support::Desk::new(
+            config.support.chat_id,
+            &config.support.hours,
+            &config.support.utc_offset,
+            config.support.answer_within_mins,
+        ),
         ..RouterSettings::default()
     }
 }

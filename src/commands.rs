@@ -36,6 +36,9 @@ pub enum Command {
     Ready(Option<String>),
     /// `/pickedup ORDER`: staff mark an order picked up (admins only).
     PickedUp(Option<String>),
+    /// `/human [reason]`: a person at the service desk (in the terminal chat,
+    /// what would be sent to the desk).
+    Human(Option<String>),
     /// `/pay`: the terminal chat pays its last invoice with a test payment.
     Pay,
     /// Any other command.
@@ -85,6 +88,7 @@ impl Command {
             "ready" => Command::Ready(arg),
             "pickedup" | "picked_up" => Command::PickedUp(arg),
             "pay" => Command::Pay,
+            "human" | "staff" => Command::Human(arg),
             _ => Command::Unknown,
         })
     }
@@ -177,6 +181,11 @@ pub async fn answer(router: &FunctionCallRouter, ctx: &MessageContext, command: 
         },
         // Transports with files of their own send the recording or picture itself.
         Command::Voice(_) | Command::Photo(_) => Reply::text(lang.texts().media.send_it_instead),
+        Command::Human(_) if ctx.is_group => Reply::text(lang.texts().turn.private_only),
+        Command::Human(reason) => {
+            let asked = lang.texts().support.asked_reason;
+            router.handoff_reply(lang, reason.as_deref().unwrap_or(asked))
+        }
         Command::Health
         | Command::Stats
         | Command::Ready(_)

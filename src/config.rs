@@ -29,6 +29,7 @@ pub struct Config {
     pub events: EventsConfig,
     pub webapp: WebappConfig,
     pub otel: OtelConfig,
+    pub support: SupportConfig,
     /// Per-tool overrides: `[tools.add_to_cart] level = "safe"`.
     pub tools: BTreeMap<String, ToolOverride>,
     /// What loading noticed but did not refuse (unknown `MALLBOT_*`
@@ -397,6 +398,33 @@ impl Default for EventsConfig {
     }
 }
 
+/// `[support]`: the mall's service desk, a Telegram forum supergroup where
+/// each shopper who asks for a person gets a topic of their own.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SupportConfig {
+    /// The desk's forum supergroup (`-100…`); 0 = no desk in Telegram: a
+    /// shopper asking for a person is told where the service desk is.
+    pub chat_id: i64,
+    /// When staff answer, `HH:MM-HH:MM` in `utc_offset`'s time; empty = always.
+    pub hours: String,
+    /// The desk's time zone as an offset from UTC (`+08:00`).
+    pub utc_offset: String,
+    /// Minutes without a staff answer before the shopper may go on with the bot (0 = never asked).
+    pub answer_within_mins: u64,
+}
+
+impl Default for SupportConfig {
+    fn default() -> Self {
+        SupportConfig {
+            chat_id: 0,
+            hours: String::new(),
+            utc_offset: "+08:00".to_owned(),
+            answer_within_mins: 10,
+        }
+    }
+}
+
 /// `[otel]`: OpenTelemetry traces over OTLP/HTTP; off while `endpoint` is
 /// empty (and no `OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT` is set).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -744,6 +772,15 @@ impl Config {
         if self.safety.confirm_ttl_secs == 0 {
             return Err(invalid("safety.confirm_ttl_secs", "must be at least 1"));
         }
+        if self.support.chat_id > 0 {
+            return Err(invalid(
+                "support.chat_id",
+                "must be the desk's supergroup id, which is negative (-100…); a positive id is a person",
+            ));
+        }
+        crate::support::parse_offset(&self.support.utc_offset)
+            .map_err(|why| invalid("support.utc_offset", why))?;
+        crate::support::Hours::parse(&self.support.hours).map_err(|why| invalid("support.hours", why))?;
         if self.bot.history_messages < 2 {
             return Err(invalid("bot.history_messages", "must be at least 2"));
         }

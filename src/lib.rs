@@ -26,6 +26,7 @@ pub mod secret;
 pub mod state;
 pub mod stats;
 pub mod stt;
+pub mod support;
 pub mod telegram;
 pub mod tools;
 pub mod webapp;

@@ -27,6 +27,9 @@ pub struct Reply {
     /// The store an answer shows the way to or describes: transports with
     /// the Mini App offer its map ("🗺 在地图上看").
     pub map_store: Option<String>,
+    /// The conversation goes to a person at the service desk, for this
+    /// reason: transports with a desk open the shopper's topic after the text.
+    pub handoff: Option<String>,
     /// The W3C `traceparent` of the turn that answered, when traced: the
     /// transport's sends of this reply join that trace.
     pub trace: Option<String>,

@@ -29,6 +29,7 @@ pub mod navigation;
 pub mod orders;
 pub mod search;
 pub mod shopping;
+pub mod staff;
 
 pub use basic::OfflineHook;
 pub use context::{Approval, Lang, ToolContext};

@@ -61,6 +61,12 @@ pub const PAYMENTS: &str = "mallbot_payments_total";
 pub const CHECKOUTS: &str = "mallbot_pre_checkouts_total";
 /// Order events told to shoppers, by `status`.
 pub const EVENTS_TOLD: &str = "mallbot_order_events_told_total";
+/// Requests for a person, by `outcome` (`opened`, `reopened`, `no_desk`,
+/// `after_hours`, `failed`).
+pub const HANDOFFS: &str = "mallbot_handoffs_total";
+/// Messages relayed between shoppers and the service desk, by `direction`
+/// (`to_desk`, `to_shopper`) and `outcome` (`relayed`, `failed`, `blocked`, `nobody`).
+pub const DESK_MESSAGES: &str = "mallbot_desk_messages_total";
 
 /// Failed OTLP exports of spans (`[otel]`): each one a batch dropped.
 pub const OTEL_EXPORT_FAILURES: &str = "mallbot_otel_export_failures_total";
@@ -94,6 +100,8 @@ pub const ALL: &[&str] = &[
     PAYMENTS,
     CHECKOUTS,
     EVENTS_TOLD,
+    HANDOFFS,
+    DESK_MESSAGES,
     OTEL_EXPORT_FAILURES,
     GEN_AI_TOKEN_USAGE,
     GEN_AI_OPERATION_DURATION,

@@ -81,6 +81,8 @@ pub struct RouterSettings {
     pub payments_online: bool,
     /// Minutes an unpaid order lasts (`payments.order_ttl_mins`).
     pub order_ttl_mins: u64,
+    /// The service desk (`[support]`), when there is one in Telegram.
+    pub desk: Option<crate::support::Desk>,
 }
 
 impl Default for RouterSettings {
@@ -102,6 +104,7 @@ impl Default for RouterSettings {
             lock_ttl: Duration::from_secs(120),
             payments_online: false,
             order_ttl_mins: 30,
+            desk: None,
         }
     }
 }
@@ -337,6 +340,11 @@ impl FunctionCallRouter {
                 Admission::Dropped => return Reply::default(),
             }
         }
+        // Asking for a person in words goes to the desk without a model call.
+        if !ctx.is_group && handlers::staff::asks_for_person(&ctx.text) {
+            tracing::info!("the shopper asked for a person");
+            return self.handoff_reply(ctx.lang, ctx.lang.texts().support.asked_reason);
+        }
         self.locked(
             &ctx.conversation_key(),
             Box::pin(async {
@@ -350,6 +358,28 @@ impl FunctionCallRouter {
             }),
         )
         .await
+    }
+
+    /// The answer to a request for a person (in words, or the model's
+    /// `contact_staff`): without a desk, where the service desk is; outside
+    /// `support.hours`, when it opens; else the hand-off, which the
+    /// transport carries out after the text.
+    pub fn handoff_reply(&self, lang: Lang, reason: &str) -> Reply {
+        let texts = &lang.texts().support;
+        let Some(desk) = &self.settings.desk else {
+            metrics::counter!(crate::ops::HANDOFFS, "outcome" => "no_desk").increment(1);
+            return Reply::text(texts.no_desk);
+        };
+        if let Some(opens) = desk.closed_until(crate::state::unix_now()) {
+            metrics::counter!(crate::ops::HANDOFFS, "outcome" => "after_hours").increment(1);
+            return Reply::text((texts.after_hours)(&opens));
+        }
+        Reply { handoff: Some(reason.to_owned()), ..Reply::text(texts.connecting) }
+    }
+
+    /// The service desk, when there is one.
+    pub fn desk(&self) -> Option<&crate::support::Desk> {
+        self.settings.desk.as_ref()
     }
 
     /// Stage: at most `bot.rate_limit_per_minute` messages per shopper; one

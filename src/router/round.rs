@@ -173,6 +173,7 @@ impl FunctionCallRouter {
         let mut results: Vec<Option<String>> = Vec::with_capacity(planned.len());
         let mut failures = 0usize;
         let mut question = None;
+        let mut handoff = None;
         for (index, (plan, outcome)) in planned.into_iter().zip(outcomes).enumerate() {
             match (plan, outcome) {
                 (PlannedCall::Refused(text), _) => {
@@ -183,6 +184,9 @@ impl FunctionCallRouter {
                     turn.tools_ran = true;
                     turn.tools_used.push(tool.name());
                     match &result {
+                        Ok(out) if tool.name() == "contact_staff" => {
+                            handoff = out.data["reason"].as_str().map(str::to_owned);
+                        }
                         Ok(out) => keep_extras(turn, out),
                         Err(_) => {
                             failures += 1;
@@ -215,6 +219,11 @@ impl FunctionCallRouter {
         let count = results.len();
         for (call, result) in assistant.tool_calls.iter().zip(results) {
             turn.messages.push(ChatMessage::tool(call.id.clone(), result.unwrap_or_default()));
+        }
+        if let Some(reason) = handoff {
+            let reply = self.handoff_reply(turn.scope.lang, &reason);
+            turn.messages.push(ChatMessage::assistant(reply.text.clone()));
+            return RoundEnd::Stop(Box::new(TurnEnd::Stopped(reply)));
         }
         RoundEnd::Continue { all_failed: failures == count }
     }

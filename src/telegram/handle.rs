@@ -162,6 +162,10 @@ impl Handle {
         let delivering = async {
             let buttons = self.buttons(lang, reply).await;
             self.tg.outbox.deliver(&self.bot, &self.target, reply, &buttons, replace).await?;
+            if let (false, Some(reason)) = (self.is_group, reply.handoff.as_deref()) {
+                // Boxed: a hand-off is rare, and its future is large.
+                Box::pin(self.open_desk(lang, reason)).await?;
+            }
             if let (true, Some(order_id)) = (paying, reply.invoice.as_deref()) {
                 // Boxed: most answers send no invoice, and its future would
                 // otherwise add 3 KB to every delivery's.

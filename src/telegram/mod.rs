@@ -27,6 +27,7 @@ use crate::state::StateStore;
 
 pub mod callback;
 mod commands;
+mod desk;
 mod dispatch;
 pub mod drafts;
 pub mod files;

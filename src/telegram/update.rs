@@ -170,6 +170,7 @@ async fn button_update(handle: Handle, query: CallbackQuery) {
         Some(ButtonData::Suggestion(index)) => handle.on_suggestion(&query, message, index).await,
         Some(ButtonData::Pay(order_id)) => handle.on_pay_button(&query, &order_id).await,
         Some(ButtonData::Route(store_id)) => handle.on_route_button(&query, &store_id).await,
+        Some(ButtonData::Desk(action)) => handle.on_desk_button(&query, message, action).await,
         None => {
             send::answer_press(&handle.bot, &query, None, false).await;
             Ok(ANSWERED)
@@ -187,6 +188,14 @@ async fn button_update(handle: Handle, query: CallbackQuery) {
 impl Handle {
     async fn handle_message(&self, msg: &Message) -> Result<Outcome, RequestError> {
         let is_group = self.is_group;
+        // The service desk's group: staff writing to shoppers.
+        if self.from_desk() {
+            return self.from_staff(msg).await;
+        }
+        // A shopper talking to a person: copied to their topic, the bot quiet.
+        if !is_group && let Some(outcome) = self.to_desk(msg).await? {
+            return Ok(outcome);
+        }
         match inbound::content(msg) {
             Content::Service => Ok(IGNORED),
             Content::Unreadable if is_group => Ok(IGNORED),
@@ -237,7 +246,7 @@ impl Handle {
 
     /// Whether `ctx`'s sender may use the bot here; `Some` with the outcome when not
     /// (a refusal was sent, or nothing).
-    async fn refused(&self, ctx: &MessageContext) -> Result<Option<Outcome>, RequestError> {
+    pub(super) async fn refused(&self, ctx: &MessageContext) -> Result<Option<Outcome>, RequestError> {
         match self.tg.app.router.access("telegram", ctx.user_id, ctx.chat_id, ctx.lang).await {
             Access::Allowed => Ok(None),
             Access::Refused(reply) => {
@@ -251,7 +260,7 @@ impl Handle {
     /// Counts the message against the rate limit before anything costly is
     /// done for it; `Some` with the outcome when it is held back (the first
     /// time in a window with the "slow down" notice, later in silence).
-    async fn limited(&self, ctx: &MessageContext) -> Result<Option<Outcome>, RequestError> {
+    pub(super) async fn limited(&self, ctx: &MessageContext) -> Result<Option<Outcome>, RequestError> {
         match self.tg.app.router.admission(ctx).await {
             Admission::Admitted => Ok(None),
             Admission::SlowDown(notice) => {
