@@ -110,8 +110,12 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
             Some(Command::Human(reason)) => {
                 let asked = ctx.lang.texts().support.asked_reason;
                 let reason = reason.as_deref().unwrap_or(asked);
-                self.show_desk(&ctx, reason).await?;
-                router.handoff_reply(ctx.lang, reason)
+                let reply = router.handoff_reply(ctx.lang, reason);
+                // With a desk open now, `show` prints the card with the reply.
+                if reply.handoff.is_none() {
+                    self.show_desk(&ctx, reason).await?;
+                }
+                reply
             }
             Some(Command::Ready(Some(order)) | Command::PickedUp(Some(order))) => {
                 // The terminal's shopper runs the bot: the staff's calls too.

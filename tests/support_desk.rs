@@ -288,7 +288,7 @@ async fn outside_its_hours_the_desk_says_when_it_opens_and_without_a_desk_where_
     let mut bot = Process::spawn("bot (no desk)", &["run"], &env, dir.path());
     api.push_update(private_text(ALICE, "轉人工"));
     let texts = api.wait_for_texts(ALICE.id, 2).await;
-    assert!(texts[1].contains("服務台") && texts[1].contains("400-820-8820"), "{}", texts[1]);
+    assert!(texts[1].contains("服務臺") && texts[1].contains("400-820-8820"), "{}", texts[1]);
     bot.terminate();
     assert_eq!(bot.exit_status().await.code(), Some(0));
 }

@@ -20,7 +20,7 @@ pub static HELP_STAFF: HelpLine = HelpLine {
 /// Arguments of `contact_staff`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ContactStaffArgs {
-    /// Why, in a few words (staff read it).
+    /// Why, briefly.
     pub reason: String,
 }
 
@@ -33,9 +33,8 @@ pub struct ContactStaffResult {
     pub reason: String,
 }
 
-/// Hand the conversation to a person at the mall's service desk. Use when the
-/// shopper asks for a person, or only staff can help (lost child or item,
-/// dispute with a store, refund).
+/// Hand over to a person at the service desk: the shopper asks for one, or
+/// only staff can help (lost child or item, dispute, refund).
 #[tool_function(level = "safe", scope = "private", help = HELP_STAFF, offline = STAFF_OFFLINE)]
 pub async fn contact_staff(_ctx: &ToolContext, args: ContactStaffArgs) -> ToolResult<ContactStaffResult> {
     let reason: String = args.reason.trim().chars().take(200).collect();
@@ -76,7 +75,7 @@ fn is_cjk_punct(c: char) -> bool {
 /// Chinese words that name a person to talk to (both scripts).
 #[rustfmt::skip]
 const ZH_CUES: &[&str] = &[
-    "人工", "真人", "客服", "转人", "轉人", "工作人员", "工作人員", "服务台", "服務台", "店员", "店員",
+    "人工", "真人", "客服", "转人", "轉人", "工作人员", "工作人員", "服务台", "服務台", "服務臺", "店员", "店員",
 ];
 
 /// Messages with a cue that are not asking for a person.

@@ -346,7 +346,7 @@ fn small_talk_and_gibberish_ask_for_nothing() {
 #[test]
 fn hooks_are_asked_in_priority_order() {
     let hooks = super::hooks();
-    assert_eq!(hooks.len(), 14, "every built-in tool declares its basic mode");
+    assert_eq!(hooks.len(), 15, "every built-in tool declares its basic mode");
     assert!(hooks.windows(2).all(|w| (w[0].1.priority, w[0].0.name) <= (w[1].1.priority, w[1].0.name)));
 }
 
