@@ -30,6 +30,7 @@ pub struct Config {
     pub webapp: WebappConfig,
     pub otel: OtelConfig,
     pub support: SupportConfig,
+    pub report: ReportConfig,
     /// Per-tool overrides: `[tools.add_to_cart] level = "safe"`.
     pub tools: BTreeMap<String, ToolOverride>,
     /// What loading noticed but did not refuse (unknown `MALLBOT_*`
@@ -425,6 +426,20 @@ impl Default for SupportConfig {
     }
 }
 
+/// `[report]`: what went unanswered (`mallbot report`, `/report`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ReportConfig {
+    /// Days the report's counts (and the questions' words in them) are kept.
+    pub keep_days: u64,
+}
+
+impl Default for ReportConfig {
+    fn default() -> Self {
+        ReportConfig { keep_days: 30 }
+    }
+}
+
 /// `[otel]`: OpenTelemetry traces over OTLP/HTTP; off while `endpoint` is
 /// empty (and no `OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT` is set).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -781,6 +796,9 @@ impl Config {
         crate::support::parse_offset(&self.support.utc_offset)
             .map_err(|why| invalid("support.utc_offset", why))?;
         crate::support::Hours::parse(&self.support.hours).map_err(|why| invalid("support.hours", why))?;
+        if self.report.keep_days == 0 {
+            return Err(invalid("report.keep_days", "must be at least 1"));
+        }
         if self.bot.history_messages < 2 {
             return Err(invalid("bot.history_messages", "must be at least 2"));
         }

@@ -98,6 +98,9 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
             // The terminal's shopper runs the bot: they are its operator.
             Some(Command::Health) => Reply::text(crate::health::collect(app).await.render(ctx.lang)),
             Some(Command::Stats) => Reply::text(router.day_stats(ctx.lang).await),
+            Some(Command::Report(period)) => {
+                Reply::text(crate::commands::report(router, period.as_deref()).await)
+            }
             Some(Command::Voice(Some(arg))) => return self.voice(ctx, arg.trim()).await,
             Some(Command::Photo(Some(arg))) => {
                 let (path, caption) = split_path(&arg);
@@ -110,7 +113,7 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
             Some(Command::Human(reason)) => {
                 let asked = ctx.lang.texts().support.asked_reason;
                 let reason = reason.as_deref().unwrap_or(asked);
-                let reply = router.handoff_reply(ctx.lang, reason);
+                let reply = router.handoff_reply(&ctx.conversation_key(), ctx.lang, reason).await;
                 // With a desk open now, `show` prints the card with the reply.
                 if reply.handoff.is_none() {
                     self.show_desk(&ctx, reason).await?;

@@ -21,6 +21,7 @@ pub mod pending;
 pub mod progress;
 pub mod redact;
 pub mod reply;
+pub mod report;
 pub mod router;
 pub mod secret;
 pub mod state;

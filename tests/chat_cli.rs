@@ -115,7 +115,10 @@ fn human_shows_what_the_service_desk_would_get_and_asking_for_a_person_is_not_a_
     let dir = std::env::temp_dir().join(format!("mallbot-chat-human-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let out = chat(&dir, "Nike 在几楼\n/human 丢了钱包\n我要找人工客服\n");
-    assert!(out.contains("[to the service desk ([support] chat_id not set), topic"), "the desk's side:\n{out}");
+    assert!(
+        out.contains("[to the service desk ([support] chat_id not set), topic"),
+        "the desk's side:\n{out}"
+    );
     assert!(out.contains("| 原因：丢了钱包"), "the card's reason:\n{out}");
     assert!(out.contains("| 🧑 Nike 在几楼"), "the card's recent messages:\n{out}");
     // Without a desk, where the service desk is: never a product search.

@@ -67,6 +67,10 @@ pub const HANDOFFS: &str = "mallbot_handoffs_total";
 /// Messages relayed between shoppers and the service desk, by `direction`
 /// (`to_desk`, `to_shopper`) and `outcome` (`relayed`, `failed`, `blocked`, `nobody`).
 pub const DESK_MESSAGES: &str = "mallbot_desk_messages_total";
+/// What the report counts, by `kind` (`dont_know`, `empty_search`,
+/// `tool_error`, `round_limit`, `handoff`, `thumbs_up`, `thumbs_down`): the
+/// same events `mallbot report` lists.
+pub const REPORT_EVENTS: &str = "mallbot_report_events_total";
 
 /// Failed OTLP exports of spans (`[otel]`): each one a batch dropped.
 pub const OTEL_EXPORT_FAILURES: &str = "mallbot_otel_export_failures_total";
@@ -102,6 +106,7 @@ pub const ALL: &[&str] = &[
     EVENTS_TOLD,
     HANDOFFS,
     DESK_MESSAGES,
+    REPORT_EVENTS,
     OTEL_EXPORT_FAILURES,
     GEN_AI_TOKEN_USAGE,
     GEN_AI_OPERATION_DURATION,

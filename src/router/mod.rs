@@ -83,6 +83,8 @@ pub struct RouterSettings {
     pub order_ttl_mins: u64,
     /// The service desk (`[support]`), when there is one in Telegram.
     pub desk: Option<crate::support::Desk>,
+    /// How long the report's counts are kept (`report.keep_days`).
+    pub report_keep: Duration,
 }
 
 impl Default for RouterSettings {
@@ -105,6 +107,7 @@ impl Default for RouterSettings {
             payments_online: false,
             order_ttl_mins: 30,
             desk: None,
+            report_keep: Duration::from_secs(30 * 86_400),
         }
     }
 }
@@ -343,7 +346,8 @@ impl FunctionCallRouter {
         // Asking for a person in words goes to the desk without a model call.
         if !ctx.is_group && handlers::staff::asks_for_person(&ctx.text) {
             tracing::info!("the shopper asked for a person");
-            return self.handoff_reply(ctx.lang, ctx.lang.texts().support.asked_reason);
+            let reason = ctx.lang.texts().support.asked_reason;
+            return self.handoff_reply(&ctx.conversation_key(), ctx.lang, reason).await;
         }
         self.locked(
             &ctx.conversation_key(),
@@ -364,8 +368,14 @@ impl FunctionCallRouter {
     /// `contact_staff`): without a desk, where the service desk is; outside
     /// `support.hours`, when it opens; else the hand-off, which the
     /// transport carries out after the text.
-    pub fn handoff_reply(&self, lang: Lang, reason: &str) -> Reply {
+    pub async fn handoff_reply(&self, conversation: &str, lang: Lang, reason: &str) -> Reply {
         let texts = &lang.texts().support;
+        let event = [crate::report::Event::Handoff(reason.to_owned())];
+        crate::report::record(self.state.as_ref(), self.settings.report_keep, conversation, false, &event)
+            .await;
+        if let Err(e) = self.state.take_value(&turn::misses_key(conversation)).await {
+            tracing::warn!(error = %e, "could not reset the misses in a row");
+        }
         let Some(desk) = &self.settings.desk else {
             metrics::counter!(crate::ops::HANDOFFS, "outcome" => "no_desk").increment(1);
             return Reply::text(texts.no_desk);
@@ -375,6 +385,16 @@ impl FunctionCallRouter {
             return Reply::text((texts.after_hours)(&opens));
         }
         Reply { handoff: Some(reason.to_owned()), ..Reply::text(texts.connecting) }
+    }
+
+    /// How long the report's counts are kept (`report.keep_days`).
+    pub fn report_keep(&self) -> Duration {
+        self.settings.report_keep
+    }
+
+    /// The state store (the report reads it).
+    pub fn state(&self) -> &Arc<dyn StateStore> {
+        &self.state
     }
 
     /// The service desk, when there is one.

@@ -49,7 +49,7 @@ mod update;
 pub mod webhook;
 
 pub(crate) use dispatch::dispatch_until;
-pub use dispatch::{SHUTDOWN_GRACE, dispatcher, schema, stop_signal};
+pub use dispatch::{ALLOWED_UPDATES, SHUTDOWN_GRACE, dispatcher, schema, stop_signal};
 pub use format::{escape_html, split_message};
 pub use transport::{TelegramError, Transport, outbox_max_age};
 
@@ -207,8 +207,12 @@ pub async fn run(app: App) -> anyhow::Result<()> {
 
 /// Long polling until `stop` resolves.
 async fn poll(bot: Bot, app: App, stop: impl Future<Output = &'static str>) -> Result<(), TelegramError> {
-    let listener =
-        Polling::builder(bot.clone()).timeout(Duration::from_secs(10)).delete_webhook().await.build();
+    let listener = Polling::builder(bot.clone())
+        .timeout(Duration::from_secs(10))
+        .allowed_updates(ALLOWED_UPDATES.to_vec())
+        .delete_webhook()
+        .await
+        .build();
     let listener_errors = Arc::new(|error: RequestError| async move {
         tracing::warn!(error = %error, "getUpdates failed; retrying");
     });

@@ -130,6 +130,56 @@ async fn message_update(handle: Handle, msg: Box<Message>, kind: &'static str) {
     }
 }
 
+/// A reaction in a private chat to one of the bot's answers: a 👍 or 👎
+/// newly put counts in the report with the answer's question and tools
+/// (kept with the message when it was sent); anything else is ignored.
+pub async fn on_reaction(
+    reaction: teloxide::types::MessageReactionUpdated,
+    tg: Arc<Transport>,
+) -> HandlerResult {
+    let emojis = |list: &[teloxide::types::ReactionType]| -> Vec<String> {
+        list.iter()
+            .filter_map(|r| match r {
+                teloxide::types::ReactionType::Emoji { emoji } => Some(emoji.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    let (new, old) = (emojis(&reaction.new_reaction), emojis(&reaction.old_reaction));
+    let put = |e: &str| new.iter().any(|n| n == e) && !old.iter().any(|o| o == e);
+    let up = match (put("👍"), put("👎")) {
+        (true, false) => true,
+        (false, true) => false,
+        _ => {
+            crate::ops::count_update("reaction", IGNORED);
+            return Ok(());
+        }
+    };
+    let Some(user) = reaction.user().filter(|_| reaction.chat.is_private()) else {
+        crate::ops::count_update("reaction", IGNORED);
+        return Ok(());
+    };
+    let chat = reaction.chat.id.0;
+    let key = super::handle::rated_key(chat, reaction.message_id.0);
+    let rated = match tg.app.state.get_value(&key).await {
+        Ok(value) => value.and_then(|v| serde_json::from_str::<crate::reply::Rated>(&v).ok()),
+        Err(e) => {
+            tracing::warn!(error = %e, "could not read what a reaction is about");
+            None
+        }
+    };
+    let Some(rated) = rated else {
+        crate::ops::count_update("reaction", IGNORED);
+        return Ok(());
+    };
+    let conversation = crate::context::conversation_key("telegram", chat, user.id.0 as i64);
+    let event = crate::report::Event::Reaction { up, tools: rated.tools, question: rated.question };
+    let keep = tg.app.router.report_keep();
+    crate::report::record(tg.app.state.as_ref(), keep, &conversation, false, &[event]).await;
+    crate::ops::count_update("reaction", ANSWERED);
+    Ok(())
+}
+
 /// A press of one of the bot's buttons: its [`Handle`] is built (answering
 /// in the chat and topic of the pressed message), then it is handled in the
 /// lane of that chat, after the messages that came before it.
