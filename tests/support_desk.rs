@@ -383,3 +383,105 @@ async fn two_instances_on_redis_relay_each_message_once() {
     wait_for_copies(&api, ALICE.id, 3).await;
     b.terminate();
 }
+
+// ---------------------------------------------------------------- misses, reactions, the report
+
+const PERSON_BUTTON: &str = "👤 人工";
+
+/// The value of the sample `name_and_labels` in a Prometheus scrape (0 when absent).
+fn sample(scrape: &str, name_and_labels: &str) -> f64 {
+    scrape
+        .lines()
+        .find_map(|line| line.strip_prefix(name_and_labels)?.strip_prefix(' ')?.parse().ok())
+        .unwrap_or(0.0)
+}
+
+/// The last message the bot sent to `chat`, with its buttons.
+fn last_sent(api: &FakeBotApi, chat: i64) -> Value {
+    api.sent_to(chat).last().cloned().expect("a message")
+}
+
+/// Sends `text` as Alice and waits for the bot's answer; returns that message.
+async fn ask(api: &FakeBotApi, text: &str) -> Value {
+    let before = api.texts_to(ALICE.id).len();
+    api.push_update(private_text(ALICE, text));
+    api.wait_for_texts(ALICE.id, before + 1).await;
+    last_sent(api, ALICE.id)
+}
+
+fn has_person_button(message: &Value) -> bool {
+    buttons(message).iter().any(|(label, _)| label == PERSON_BUTTON)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_misses_offer_a_person_one_does_not_and_the_report_and_metrics_list_what_went_unanswered() {
+    let api = FakeBotApi::start().await;
+    let dir = TempDir::new("desk-report");
+    let ops = free_addr();
+    let mut env = desk_env(&api, &dir);
+    env.push(("MALLBOT_OPS__LISTEN", ops.to_string()));
+    let mut bot = Process::spawn("bot", &["run"], &env, dir.path());
+    wait_for_listener(ops, &bot).await;
+
+    // One miss (not understood), then a found search: no button either time.
+    assert!(!has_person_button(&ask(&api, "有卖拖拉机吗").await), "one miss offers no person");
+    let found = ask(&api, "Nike 跑鞋").await;
+    assert!(!has_person_button(&found), "a helped turn offers no person");
+    // A miss after it is the first of a new row; the next one offers a person.
+    assert!(!has_person_button(&ask(&api, "帮我找拖拉机").await), "the count started again");
+    let second = ask(&api, "有没有卖割草机的").await;
+    assert!(has_person_button(&second), "two misses in a row offer a person: {second}");
+
+    // 👎 on the found search's answer (a reaction, as Telegram sends it).
+    api.push_update(reaction(ALICE, found["message_id"].as_i64().unwrap(), "👎", ""));
+    // The button asks for a person: the desk gets the shopper's topic.
+    api.push_update(press(ALICE, &second, &button_data(&second, PERSON_BUTTON).unwrap()));
+    let (_, card) = wait_for_card(&api).await;
+    assert!(card["text"].as_str().unwrap().contains("割草机"), "the card shows the misses: {}", card["text"]);
+
+    // The report, from the same state store, as an operator runs it.
+    let scrape_url = format!("http://{ops}/metrics");
+    let deadline = tokio::time::Instant::now() + BOUND;
+    let scrape = loop {
+        let scrape = reqwest::get(&scrape_url).await.unwrap().text().await.unwrap();
+        if sample(&scrape, r#"mallbot_report_events_total{kind="thumbs_down"}"#) >= 1.0
+            || tokio::time::Instant::now() > deadline
+        {
+            break scrape;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mallbot"))
+        .args(["report", "--since", "1d", "--format", "json"])
+        .env("MALLBOT_STATE__URL", format!("sqlite://{}", dir.file("state.db")))
+        .env_remove("MALLBOT_CONFIG")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = |section: &str| -> Vec<(String, i64)> {
+        report[section]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| (r["text"].as_str().unwrap().to_owned(), r["count"].as_i64().unwrap()))
+            .collect()
+    };
+    assert_eq!(rows("unanswered"), vec![("有卖拖拉机吗".to_owned(), 1)], "{report}");
+    assert_eq!(rows("empty_searches"), vec![("割草机".to_owned(), 1), ("拖拉机".to_owned(), 1)], "{report}");
+    assert_eq!(rows("handoffs"), vec![("顾客要求人工".to_owned(), 1)], "{report}");
+    assert_eq!(report["thumbs"]["search_products"]["down"], json!(1), "{report}");
+    assert_eq!(rows("thumbs_down"), vec![("Nike 跑鞋".to_owned(), 1)], "{report}");
+    assert_eq!((report["conversations"].as_i64(), report["with_person"].as_i64()), (Some(1), Some(1)));
+    let text = report.to_string();
+    assert!(!text.contains("Alice") && !text.contains(&ALICE.id.to_string()), "nobody named: {text}");
+
+    // The same numbers in /metrics.
+    for (kind, count) in [("dont_know", 1.0), ("empty_search", 2.0), ("handoff", 1.0), ("thumbs_down", 1.0)] {
+        let got = sample(&scrape, &format!(r#"mallbot_report_events_total{{kind="{kind}"}}"#));
+        assert_eq!(got, count, "{kind} in /metrics");
+    }
+    assert_eq!(sample(&scrape, r#"mallbot_handoffs_total{outcome="opened"}"#), 1.0);
+    bot.terminate();
+    assert_eq!(bot.exit_status().await.code(), Some(0));
+}
