@@ -30,6 +30,8 @@ const STAFF: Shopper = Shopper { id: 7001, name: "Wang" };
 const MALLORY: Shopper = Shopper { id: 6666, name: "Mallory" };
 const DESK: i64 = -100_900;
 const OTHER_FORUM: i64 = -100_901;
+const BOSS: Shopper = Shopper { id: 9001, name: "Boss" };
+const GROUP: i64 = -100_777;
 
 const CONNECTING: &str = "正在为您转接人工客服";
 const JOINED: &str = "客服已接入";
@@ -420,6 +422,7 @@ async fn two_misses_offer_a_person_one_does_not_and_the_report_and_metrics_list_
     let ops = free_addr();
     let mut env = desk_env(&api, &dir);
     env.push(("MALLBOT_OPS__LISTEN", ops.to_string()));
+    env.push(("MALLBOT_TELEGRAM__ADMINS", BOSS.id.to_string()));
     let mut bot = Process::spawn("bot", &["run"], &env, dir.path());
     wait_for_listener(ops, &bot).await;
 
@@ -482,6 +485,20 @@ async fn two_misses_offer_a_person_one_does_not_and_the_report_and_metrics_list_
         assert_eq!(got, count, "{kind} in /metrics");
     }
     assert_eq!(sample(&scrape, r#"mallbot_handoffs_total{outcome="opened"}"#), 1.0);
+
+    // `/report` for an admin, in private only.
+    api.push_update(private_text(BOSS, "/report"));
+    let said = api.wait_for_texts(BOSS.id, 1).await;
+    assert!(said[0].contains("Unanswered questions") && said[0].contains("有卖拖拉机吗"), "{}", said[0]);
+    assert!(said[0].contains("resolved without a person: 0%"), "{}", said[0]);
+    api.push_update(text_message(
+        GROUP,
+        BOSS,
+        "/report@MallGuideBot",
+        command_entity("/report@MallGuideBot"),
+    ));
+    let said = api.wait_for_texts(GROUP, 1).await;
+    assert!(said[0].contains("私聊"), "not in a group: {}", said[0]);
     bot.terminate();
     assert_eq!(bot.exit_status().await.code(), Some(0));
 }
