@@ -411,8 +411,9 @@ pub struct SupportConfig {
     pub hours: String,
     /// The desk's time zone as an offset from UTC (`+08:00`).
     pub utc_offset: String,
-    /// Minutes without a staff answer before the shopper may go on with the bot (0 = never asked).
-    pub answer_within_mins: u64,
+    /// Minutes without a staff answer before the shopper may go on with the
+    /// bot (0 = never asked; fractions allowed: 0.5 = 30 s).
+    pub answer_within_mins: f64,
 }
 
 impl Default for SupportConfig {
@@ -421,7 +422,7 @@ impl Default for SupportConfig {
             chat_id: 0,
             hours: String::new(),
             utc_offset: "+08:00".to_owned(),
-            answer_within_mins: 10,
+            answer_within_mins: 10.0,
         }
     }
 }
@@ -791,6 +792,13 @@ impl Config {
             return Err(invalid(
                 "support.chat_id",
                 "must be the desk's supergroup id, which is negative (-100…); a positive id is a person",
+            ));
+        }
+        let wait = self.support.answer_within_mins;
+        if !wait.is_finite() || !(0.0..=1440.0).contains(&wait) {
+            return Err(invalid(
+                "support.answer_within_mins",
+                "must be between 0 (never ask) and 1440 minutes",
             ));
         }
         crate::support::parse_offset(&self.support.utc_offset)

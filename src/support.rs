@@ -31,7 +31,7 @@ pub struct Desk {
 
 impl Desk {
     /// The desk of `[support]`; `None` when `chat_id` is 0 (no desk in Telegram).
-    pub fn new(chat_id: i64, hours: &str, utc_offset: &str, answer_within_mins: u64) -> Option<Desk> {
+    pub fn new(chat_id: i64, hours: &str, utc_offset: &str, answer_within_mins: f64) -> Option<Desk> {
         if chat_id == 0 {
             return None;
         }
@@ -39,7 +39,8 @@ impl Desk {
             chat_id,
             hours: Hours::parse(hours).ok().flatten(),
             offset_mins: parse_offset(utc_offset).unwrap_or(480),
-            answer_within: (answer_within_mins > 0).then(|| Duration::from_secs(answer_within_mins * 60)),
+            answer_within: (answer_within_mins > 0.0)
+                .then(|| Duration::from_secs_f64(answer_within_mins * 60.0)),
         })
     }
 
@@ -246,6 +247,8 @@ pub async fn shopping_summary(mall: &dyn MallApi, platform: &str, user_id: i64, 
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use super::*;
 
     #[test]
@@ -267,11 +270,11 @@ mod tests {
 
     #[test]
     fn a_closed_desk_says_when_it_opens_in_its_own_time() {
-        let desk = Desk::new(-100, "09:00-22:00", "+08:00", 10).unwrap();
+        let desk = Desk::new(-100, "09:00-22:00", "+08:00", 10.0).unwrap();
         // 2026-01-01 00:30 UTC = 08:30 in +08:00: closed until 09:00.
         let at = 1_767_227_400;
         assert_eq!(desk.closed_until(at).as_deref(), Some("09:00"));
         assert_eq!(desk.closed_until(at + 3600), None);
-        assert_eq!(Desk::new(0, "", "+08:00", 10), None);
+        assert_eq!(Desk::new(0, "", "+08:00", 10.0), None);
     }
 }

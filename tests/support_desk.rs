@@ -502,3 +502,52 @@ async fn two_misses_offer_a_person_one_does_not_and_the_report_and_metrics_list_
     bot.terminate();
     assert_eq!(bot.exit_status().await.code(), Some(0));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nobody_answering_in_time_lets_the_shopper_wait_or_go_on_with_the_bot() {
+    let api = FakeBotApi::start().await;
+    let dir = TempDir::new("desk-wait");
+    let mut env = desk_env(&api, &dir);
+    env.retain(|(key, _)| *key != "MALLBOT_SUPPORT__ANSWER_WITHIN_MINS");
+    env.push(("MALLBOT_SUPPORT__ANSWER_WITHIN_MINS", "0.02".to_owned()));
+    let mut bot = Process::spawn("bot", &["run"], &env, dir.path());
+
+    api.push_update(private_text(ALICE, "人工"));
+    let (thread, _) = wait_for_card(&api).await;
+    let asked = |api: &FakeBotApi| {
+        api.sent_to(ALICE.id)
+            .into_iter()
+            .find(|m| m["text"].as_str().unwrap_or_default().contains("还没有人回复"))
+    };
+    api.wait_until("the shopper told nobody answered yet", |api| asked(api).is_some()).await;
+    let question = asked(&api).unwrap();
+    let labels: Vec<String> = buttons(&question).into_iter().map(|(label, _)| label).collect();
+    assert_eq!(labels, ["⏳ 继续等", "🤖 先问导购"]);
+
+    // Keep waiting: the message says so and keeps the way back to the bot.
+    api.push_update(press(ALICE, &question, &button_data(&question, "⏳ 继续等").unwrap()));
+    let waiting = |api: &FakeBotApi| {
+        api.sent_to(ALICE.id)
+            .into_iter()
+            .find(|m| m["text"].as_str().unwrap_or_default().contains("客服一回复"))
+    };
+    api.wait_until("the answer to waiting", |api| waiting(api).is_some()).await;
+    let waiting = waiting(&api).unwrap();
+    assert_eq!(buttons(&waiting).len(), 1, "{waiting}");
+    api.push_update(private_text(ALICE, "我在等"));
+    wait_for_copies(&api, DESK, 1).await;
+
+    // Go on with the bot: the conversation ends, noted in the topic, and the bot answers.
+    api.push_update(press(ALICE, &waiting, &button_data(&waiting, "🤖 先问导购").unwrap()));
+    api.wait_until("the topic told", |api| {
+        in_topic(api, thread).iter().any(|m| m["text"].as_str().unwrap_or_default().contains("先问智能导购"))
+    })
+    .await;
+    let before = api.texts_to(ALICE.id).len();
+    api.push_update(private_text(ALICE, "Nike 在几楼"));
+    let texts = api.wait_for_texts(ALICE.id, before + 1).await;
+    assert!(texts.last().unwrap().contains("Nike"), "the bot answers again: {texts:?}");
+    assert_eq!(api.copies_to(DESK).len(), 1, "not copied to the desk any more");
+    bot.terminate();
+    assert_eq!(bot.exit_status().await.code(), Some(0));
+}

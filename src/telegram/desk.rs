@@ -9,7 +9,9 @@
 //! a shopper only from the desk's group and that shopper's own topic.
 
 use handlers::Lang;
-use teloxide::payloads::{CloseForumTopic, CopyMessage, CreateForumTopic, EditForumTopic, ReopenForumTopic};
+use teloxide::payloads::{
+    CloseForumTopic, CopyMessage, CreateForumTopic, EditForumTopic, EditMessageText, ReopenForumTopic,
+};
 use teloxide::prelude::*;
 use teloxide::types::{InlineKeyboardButton, InlineKeyboardMarkup, Message, MessageId, ThreadId};
 use teloxide::{ApiError, RequestError};
@@ -48,7 +50,7 @@ impl Handle {
     }
 
     /// Whether this update comes from the desk's group.
-    pub(super) fn from_desk(&self) -> bool {
+    pub(super) fn in_desk_group(&self) -> bool {
         self.desk_chat() == Some(self.target.chat.0)
     }
 
@@ -207,7 +209,7 @@ impl Handle {
     /// A message in the desk's group: in a shopper's open topic it is copied
     /// to that shopper (`/close` ends the conversation); anywhere else it
     /// reaches nobody.
-    pub(super) async fn from_staff(&self, msg: &Message) -> Result<&'static str, RequestError> {
+    pub(super) async fn staff_message(&self, msg: &Message) -> Result<&'static str, RequestError> {
         let nobody = || {
             metrics::counter!(crate::ops::DESK_MESSAGES, "direction" => "to_shopper", "outcome" => "nobody")
                 .increment(1);
@@ -337,7 +339,7 @@ impl Handle {
             DeskAction::Close(user) => {
                 let link = support::link_of(state.as_ref(), PLATFORM, user).await;
                 let in_topic = message.thread_id.map(|t| t.0.0);
-                let link = link.filter(|l| self.from_desk() && in_topic == Some(l.thread) && l.open);
+                let link = link.filter(|l| self.in_desk_group() && in_topic == Some(l.thread) && l.open);
                 let Some(link) = link else {
                     let already = self.desk_lang().texts().support.already_closed;
                     send::answer_press(&self.bot, query, Some(already), false).await;
@@ -348,9 +350,17 @@ impl Handle {
                 self.close_desk(link, note, true).await?;
             }
             DeskAction::Wait => {
-                let lang = self.lang().await;
+                // The message says so and keeps the way back to the bot.
+                let texts = &self.lang().await.texts().support;
                 send::answer_press(&self.bot, query, None, false).await;
-                send::close_buttons(&self.bot, message, lang.texts().support.waiting).await;
+                let back = ButtonData::Desk(DeskAction::Back).encode();
+                let markup =
+                    InlineKeyboardMarkup::new([[InlineKeyboardButton::callback(texts.back_to_bot, back)]]);
+                let edit =
+                    EditMessageText::new(message.chat.id, message.id, texts.waiting).reply_markup(markup);
+                if let Err(e) = send::call(&self.bot, &edit).await {
+                    tracing::warn!(error = %e, "could not show that the shopper keeps waiting");
+                }
             }
             DeskAction::Back => {
                 let lang = self.lang().await;

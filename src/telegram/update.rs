@@ -239,8 +239,8 @@ impl Handle {
     async fn handle_message(&self, msg: &Message) -> Result<Outcome, RequestError> {
         let is_group = self.is_group;
         // The service desk's group: staff writing to shoppers.
-        if self.from_desk() {
-            return self.from_staff(msg).await;
+        if self.in_desk_group() {
+            return self.staff_message(msg).await;
         }
         // A shopper talking to a person: copied to their topic, the bot quiet.
         if !is_group && let Some(outcome) = self.to_desk(msg).await? {
