@@ -149,6 +149,11 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let mut report = mallbot::health::collect(&app).await;
             if !app.config.telegram.token.is_empty() {
                 report.checks.push(mallbot::telegram::check(&app.config.telegram).await);
+                if app.config.support.chat_id != 0 {
+                    let desk =
+                        mallbot::telegram::check_desk(&app.config.telegram, app.config.support.chat_id);
+                    report.checks.push(desk.await);
+                }
             }
             println!("{}", mallbot::redact::scrub(&report.render(app.config.bot.language)));
             Ok(if report.all_ok() { ExitCode::SUCCESS } else { ExitCode::FAILURE })

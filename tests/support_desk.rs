@@ -551,3 +551,29 @@ async fn nobody_answering_in_time_lets_the_shopper_wait_or_go_on_with_the_bot() 
     bot.terminate();
     assert_eq!(bot.exit_status().await.code(), Some(0));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn check_says_whether_the_bot_may_manage_the_desks_topics() {
+    let api = FakeBotApi::start().await;
+    let dir = TempDir::new("desk-check");
+    let env = desk_env(&api, &dir);
+    let check = |env: &[(&str, String)]| {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_mallbot"));
+        command.arg("check").current_dir(dir.path()).env_remove("MALLBOT_CONFIG");
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        let out = command.output().unwrap();
+        (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let (code, out) = check(&env);
+    let line = out.lines().find(|l| l.contains("support desk")).unwrap_or_else(|| panic!("{out}"));
+    assert!(line.contains("manages topics"), "{line}");
+    assert_eq!(code, Some(0), "{out}");
+
+    api.without_topic_rights();
+    let (code, out) = check(&env);
+    let line = out.lines().find(|l| l.contains("support desk")).unwrap_or_else(|| panic!("{out}"));
+    assert!(line.contains("can_manage_topics"), "{line}");
+    assert_eq!(code, Some(1), "{out}");
+}

@@ -91,6 +91,42 @@ pub async fn check(config: &TelegramConfig) -> crate::health::Check {
     crate::health::Check { name: "telegram", ok, detail, latency_ms }
 }
 
+/// The service desk's line of `mallbot check` (`[support] chat_id` set):
+/// the bot must be an administrator of the desk's group allowed to manage
+/// topics, or the owner.
+pub async fn check_desk(config: &TelegramConfig, chat_id: i64) -> crate::health::Check {
+    let started = std::time::Instant::now();
+    let (ok, detail) = match connect(config).await {
+        Ok((bot, me)) => {
+            let asked = teloxide::payloads::GetChatMember::new(ChatId(chat_id), me.user.id);
+            match send::call(&bot, &asked).await {
+                Ok(member) => match member.kind {
+                    teloxide::types::ChatMemberKind::Owner(_) => {
+                        (true, format!("{chat_id}: the bot owns it"))
+                    }
+                    teloxide::types::ChatMemberKind::Administrator(admin) if admin.can_manage_topics => {
+                        (true, format!("{chat_id}: admin, manages topics"))
+                    }
+                    teloxide::types::ChatMemberKind::Administrator(_) => (
+                        false,
+                        format!(
+                            "{chat_id}: the bot is an admin without \"Manage topics\" (can_manage_topics)"
+                        ),
+                    ),
+                    _ => (
+                        false,
+                        format!("{chat_id}: the bot is not an admin; make it one with \"Manage topics\""),
+                    ),
+                },
+                Err(e) => (false, format!("{chat_id}: {e}")),
+            }
+        }
+        Err(e) => (false, e.to_string()),
+    };
+    let latency_ms = Some(started.elapsed().as_millis() as u64);
+    crate::health::Check { name: "support desk", ok, detail, latency_ms }
+}
+
 /// Fills Telegram's command menu, in Chinese, English and the default
 /// language (Telegram names menus by two-letter codes only, so a
 /// Traditional Chinese menu shows where the default language is `zh-hant`). A failure is logged: the bot works without the menu.

@@ -103,6 +103,8 @@ struct Inner {
     incoming: Mutex<HashMap<(i64, i64), Value>>,
     /// Chats whose user blocked the bot: sends to them fail with 403.
     blocked: Mutex<Vec<i64>>,
+    /// `getChatMember` reports the bot without "Manage topics".
+    no_topic_rights: Mutex<bool>,
 }
 
 /// The running fake server.
@@ -183,6 +185,11 @@ impl FakeBotApi {
     /// so that `copyMessage` can copy it.
     pub fn remember(&self, update: &Value) {
         remember_incoming(&self.inner, update);
+    }
+
+    /// Makes `getChatMember` report the bot as an admin without `can_manage_topics`.
+    pub fn without_topic_rights(&self) {
+        *self.inner.no_topic_rights.lock().expect("lock") = true;
     }
 
     /// Makes `chat`'s user block the bot: sends to it fail with
@@ -651,6 +658,15 @@ async fn handle(
                     return (StatusCode::BAD_REQUEST, axum::Json(error)).into_response();
                 }
             }
+        }
+        // The bot is an admin of every group, managing topics unless told otherwise.
+        "getChatMember" => {
+            let topics = !*inner.no_topic_rights.lock().expect("lock");
+            json!({"user": bot_user_json(), "status": "administrator", "is_anonymous": false,
+                   "can_be_edited": false, "can_manage_chat": true, "can_change_info": false,
+                   "can_delete_messages": true, "can_manage_video_chats": false, "can_invite_users": true,
+                   "can_restrict_members": false, "can_pin_messages": true, "can_promote_members": false,
+                   "can_manage_topics": topics})
         }
         "getWebhookInfo" => json!({"url": "", "has_custom_certificate": false, "pending_update_count": 0}),
         "sendMessage" => store_message(&inner, &body, None),
