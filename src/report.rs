@@ -55,6 +55,11 @@ impl Event {
     }
 }
 
+/// The key of a conversation's misses in a row (two offer a person).
+pub fn misses_key(conversation: &str) -> String {
+    format!("misses:{conversation}")
+}
+
 /// The key of a day's report (days since the Unix epoch, UTC).
 pub fn day_key(day: i64) -> String {
     format!("report:{day}")

@@ -447,9 +447,9 @@ async fn two_misses_offer_a_person_one_does_not_and_the_report_and_metrics_list_
     let deadline = tokio::time::Instant::now() + BOUND;
     let scrape = loop {
         let scrape = reqwest::get(&scrape_url).await.unwrap().text().await.unwrap();
-        if sample(&scrape, r#"mallbot_report_events_total{kind="thumbs_down"}"#) >= 1.0
-            || tokio::time::Instant::now() > deadline
-        {
+        let counted = sample(&scrape, r#"mallbot_report_events_total{kind="thumbs_down"}"#) >= 1.0
+            && sample(&scrape, r#"mallbot_handoffs_total{outcome="opened"}"#) >= 1.0;
+        if counted || tokio::time::Instant::now() > deadline {
             break scrape;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
@@ -576,4 +576,43 @@ async fn check_says_whether_the_bot_may_manage_the_desks_topics() {
     let line = out.lines().find(|l| l.contains("support desk")).unwrap_or_else(|| panic!("{out}"));
     assert!(line.contains("can_manage_topics"), "{line}");
     assert_eq!(code, Some(1), "{out}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_desk_that_refuses_the_topic_tells_the_shopper_where_the_desk_is_and_a_deleted_topic_is_replaced() {
+    let api = FakeBotApi::start().await;
+    let dir = TempDir::new("desk-refused");
+    let env = desk_env(&api, &dir);
+    let mut bot = Process::spawn("bot", &["run"], &env, dir.path());
+
+    api.fail_next(
+        "createForumTopic",
+        400,
+        json!({"ok": false, "error_code": 400, "description": "Bad Request: not enough rights to create a topic"}),
+    );
+    api.push_update(private_text(ALICE, "人工"));
+    let texts = api.wait_for_texts(ALICE.id, 2).await;
+    assert!(texts[0].contains(CONNECTING), "{}", texts[0]);
+    assert!(texts[1].contains("400-820-8820"), "where the desk is instead: {}", texts[1]);
+
+    // The next request opens a topic; after staff deleted it, another one.
+    api.push_update(private_text(ALICE, "人工"));
+    let (first, _) = wait_for_card(&api).await;
+    api.push_update(topic_text(DESK, STAFF, first, "/close"));
+    api.wait_until("closed", |api| api.texts_to(ALICE.id).iter().any(|t| t.contains(CLOSED))).await;
+    api.fail_next(
+        "reopenForumTopic",
+        400,
+        json!({"ok": false, "error_code": 400, "description": "Bad Request: TOPIC_ID_INVALID"}),
+    );
+    api.push_update(private_text(ALICE, "人工"));
+    api.wait_until("a second topic", |api| api.calls("createForumTopic").len() == 2).await;
+    api.wait_until("its card", |api| {
+        api.sent_to(DESK)
+            .iter()
+            .any(|m| m["message_thread_id"].is_i64() && m["message_thread_id"] != json!(first))
+    })
+    .await;
+    bot.terminate();
+    assert_eq!(bot.exit_status().await.code(), Some(0));
 }

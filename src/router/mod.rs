@@ -373,7 +373,7 @@ impl FunctionCallRouter {
         let event = [crate::report::Event::Handoff(reason.to_owned())];
         crate::report::record(self.state.as_ref(), self.settings.report_keep, conversation, false, &event)
             .await;
-        if let Err(e) = self.state.take_value(&turn::misses_key(conversation)).await {
+        if let Err(e) = self.state.take_value(&crate::report::misses_key(conversation)).await {
             tracing::warn!(error = %e, "could not reset the misses in a row");
         }
         let Some(desk) = &self.settings.desk else {

@@ -290,7 +290,7 @@ impl FunctionCallRouter {
         if turn.scope.is_group {
             return;
         }
-        let key = misses_key(&conversation);
+        let key = crate::report::misses_key(&conversation);
         let missed = !turn.helped && turn.events.iter().any(Event::is_miss);
         if !missed {
             if let Err(e) = self.state.take_value(&key).await {
@@ -451,11 +451,6 @@ impl FunctionCallRouter {
 
 /// How long misses in a row are remembered.
 const MISSES_TTL: std::time::Duration = std::time::Duration::from_secs(3600);
-
-/// The key of a conversation's misses in a row.
-pub(super) fn misses_key(conversation: &str) -> String {
-    format!("misses:{conversation}")
-}
 
 /// How long the day's figures are kept.
 const DAY_FIGURES_TTL: std::time::Duration = std::time::Duration::from_secs(3 * 24 * 3600);

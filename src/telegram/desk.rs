@@ -68,15 +68,25 @@ impl Handle {
         let user = self.user_id();
         let name = self.from.full_name();
         let earlier = support::link_of(state.as_ref(), PLATFORM, user).await;
-        let (thread, outcome) = match &earlier {
+        // The shopper's own topic again; a new one only the first time, or
+        // when staff deleted theirs.
+        let reopened = match &earlier {
             Some(link) => {
                 let reopen = ReopenForumTopic::new(ChatId(desk.chat_id), ThreadId(MessageId(link.thread)));
-                // "TOPIC_NOT_MODIFIED" when it was open: fine either way.
-                if let Err(e) = send::call(&self.bot, &reopen).await {
-                    tracing::debug!(error = %e, "reopening the shopper's topic");
+                match send::call(&self.bot, &reopen).await {
+                    Ok(_) => Some(link.thread),
+                    // It was open: fine.
+                    Err(e) if e.to_string().contains("TOPIC_NOT_MODIFIED") => Some(link.thread),
+                    Err(e) => {
+                        tracing::warn!(error = %e, thread = link.thread, "the shopper's topic is gone; opening another");
+                        None
+                    }
                 }
-                (link.thread, "reopened")
             }
+            None => None,
+        };
+        let (thread, outcome) = match reopened {
+            Some(thread) => (thread, "reopened"),
             None => {
                 let create = CreateForumTopic::new(ChatId(desk.chat_id), support::topic_name(&name, user));
                 match send::call(&self.bot, &create).await {
@@ -114,11 +124,11 @@ impl Handle {
             metrics::counter!(crate::ops::HANDOFFS, "outcome" => "failed").increment(1);
             return self.deliver_text(lang.texts().support.no_desk).await.map(drop);
         }
+        metrics::counter!(crate::ops::HANDOFFS, "outcome" => outcome).increment(1);
         self.tg
             .outbox
             .deliver_with_markup(&self.bot, &topic_target(desk.chat_id, thread), &card, Some(markup))
             .await?;
-        metrics::counter!(crate::ops::HANDOFFS, "outcome" => outcome).increment(1);
         tracing::info!(thread, outcome, "the shopper's conversation went to the service desk");
         if let Some(after) = desk.answer_within {
             self.remind_later(link.opened_ms, after);
