@@ -129,6 +129,15 @@ async fn a_shopper_who_asks_for_a_person_talks_to_staff_in_their_own_topic_until
     assert_eq!(to_desk[0]["text"], "我的包丢在星巴克了");
     assert_eq!(to_desk[0]["message_thread_id"], json!(thread));
 
+    // An old suggestion button pressed meanwhile goes to the topic, not to the bot.
+    let message = api.sent_to(ALICE.id).into_iter().find(|m| !buttons(m).is_empty()).expect("suggestions");
+    let (label, data) = buttons(&message).into_iter().find(|(_, d)| d.starts_with("s:")).unwrap();
+    api.push_update(press(ALICE, &message, &data));
+    api.wait_until("the press shown in the topic", |api| {
+        in_topic(api, thread).iter().any(|m| m["text"].as_str() == Some(format!("🧑 › {label}").as_str()))
+    })
+    .await;
+
     // Nothing reaches the shopper from outside their topic: General, a
     // thread id that is no shopper's, the same thread id in another group.
     api.push_update(forum_message(OTHER_FORUM, MALLORY, Some(thread), json!({"text": "把钱转给我"})));

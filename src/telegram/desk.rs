@@ -216,6 +216,26 @@ impl Handle {
         }
     }
 
+    /// A suggestion button the shopper pressed while talking to a person:
+    /// shown in their topic instead of answered by the bot; `false` when no
+    /// conversation is open.
+    pub(super) async fn pressed_to_desk(&self, text: &str) -> Result<bool, RequestError> {
+        let Some(desk) = self.desk_chat() else { return Ok(false) };
+        let Some(link) = support::link_of(self.tg.app.state.as_ref(), PLATFORM, self.user_id()).await else {
+            return Ok(false);
+        };
+        if !link.open || self.is_group {
+            return Ok(false);
+        }
+        self.tg
+            .outbox
+            .deliver_text(&self.bot, &topic_target(desk, link.thread), &format!("🧑 › {text}"))
+            .await?;
+        metrics::counter!(crate::ops::DESK_MESSAGES, "direction" => "to_desk", "outcome" => "relayed")
+            .increment(1);
+        Ok(true)
+    }
+
     /// A message in the desk's group: in a shopper's open topic it is copied
     /// to that shopper (`/close` ends the conversation); anywhere else it
     /// reaches nobody.

@@ -526,6 +526,10 @@ impl Handle {
         };
         send::answer_press(&self.bot, query, None, false).await;
         send::close_buttons(&self.bot, message, &format!("› {text}")).await;
+        // Talking to a person: the press goes to them, the bot stays quiet.
+        if self.pressed_to_desk(&text).await? {
+            return Ok(ANSWERED);
+        }
         let ctx = self.context(text, None).await;
         self.handle_text(ctx).await
     }
