@@ -625,3 +625,23 @@ async fn a_desk_that_refuses_the_topic_tells_the_shopper_where_the_desk_is_and_a
     bot.terminate();
     assert_eq!(bot.exit_status().await.code(), Some(0));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn asking_for_a_person_in_a_group_continues_in_the_private_chat() {
+    let api = FakeBotApi::start().await;
+    let dir = TempDir::new("desk-group");
+    let env = desk_env(&api, &dir);
+    let mut bot = Process::spawn("bot", &["run"], &env, dir.path());
+
+    api.push_update(group_mention(GROUP, ALICE, "我要找人工客服"));
+    let said = api.wait_for_texts(GROUP, 1).await;
+    let link = buttons(&last_sent(&api, GROUP)).into_iter().find(|(_, url)| url.starts_with("https://t.me/"));
+    let (_, link) = link.unwrap_or_else(|| panic!("a private-chat link: {said:?}"));
+    assert!(api.calls("createForumTopic").is_empty(), "no topic from a group");
+    let payload = link.rsplit('=').next().unwrap().to_owned();
+    api.push_update(private_text(ALICE, &format!("/start {payload}")));
+    let (_, card) = wait_for_card(&api).await;
+    assert!(card["text"].as_str().unwrap().contains("Alice"), "{}", card["text"]);
+    bot.terminate();
+    assert_eq!(bot.exit_status().await.code(), Some(0));
+}
