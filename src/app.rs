@@ -169,6 +169,13 @@ pub fn router_settings(config: &Config) -> RouterSettings {
         allowed_chats: config.bot.allowed_chats.clone(),
         payments_online: config.payments.enabled(),
         order_ttl_mins: config.payments.order_ttl_mins,
+        report_keep: Duration::from_secs(config.report.keep_days.max(1) * 86_400),
+        desk: crate::support::Desk::new(
+            config.support.chat_id,
+            &config.support.hours,
+            &config.support.utc_offset,
+            config.support.answer_within_mins,
+        ),
         ..RouterSettings::default()
     }
 }

@@ -36,6 +36,11 @@ pub enum Command {
     Ready(Option<String>),
     /// `/pickedup ORDER`: staff mark an order picked up (admins only).
     PickedUp(Option<String>),
+    /// `/report [period]`: what went unanswered (operators only, private chat).
+    Report(Option<String>),
+    /// `/human [reason]`: a person at the service desk (in the terminal chat,
+    /// what would be sent to the desk).
+    Human(Option<String>),
     /// `/pay`: the terminal chat pays its last invoice with a test payment.
     Pay,
     /// Any other command.
@@ -85,6 +90,8 @@ impl Command {
             "ready" => Command::Ready(arg),
             "pickedup" | "picked_up" => Command::PickedUp(arg),
             "pay" => Command::Pay,
+            "human" | "staff" => Command::Human(arg),
+            "report" => Command::Report(arg),
             _ => Command::Unknown,
         })
     }
@@ -92,6 +99,18 @@ impl Command {
     /// Whether the answer runs a tool against the mall (and so may be slow).
     pub fn asks_the_mall(&self) -> bool {
         matches!(self, Command::Cart | Command::Orders)
+    }
+}
+
+/// `/report [period]` (default 7 days): the report as text, or what is wrong.
+pub async fn report(router: &FunctionCallRouter, period: Option<&str>) -> String {
+    let days = match crate::report::parse_since(period.unwrap_or("7d")) {
+        Ok(days) => days,
+        Err(e) => return e,
+    };
+    match crate::report::collect(router.state().as_ref(), days).await {
+        Ok(report) => crate::report::text(&report),
+        Err(e) => format!("the report could not be read: {e}"),
     }
 }
 
@@ -177,11 +196,17 @@ pub async fn answer(router: &FunctionCallRouter, ctx: &MessageContext, command: 
         },
         // Transports with files of their own send the recording or picture itself.
         Command::Voice(_) | Command::Photo(_) => Reply::text(lang.texts().media.send_it_instead),
+        Command::Human(_) if ctx.is_group => Reply::text(lang.texts().turn.private_only),
+        Command::Human(reason) => {
+            let asked = lang.texts().support.asked_reason;
+            router.handoff_reply(&ctx.conversation_key(), lang, reason.as_deref().unwrap_or(asked)).await
+        }
         Command::Health
         | Command::Stats
         | Command::Ready(_)
         | Command::PickedUp(_)
         | Command::Pay
+        | Command::Report(_)
         | Command::Unknown => Reply::text(lang.texts().commands.unknown_command),
     }
 }

@@ -29,6 +29,8 @@ pub struct Config {
     pub events: EventsConfig,
     pub webapp: WebappConfig,
     pub otel: OtelConfig,
+    pub support: SupportConfig,
+    pub report: ReportConfig,
     /// Per-tool overrides: `[tools.add_to_cart] level = "safe"`.
     pub tools: BTreeMap<String, ToolOverride>,
     /// What loading noticed but did not refuse (unknown `MALLBOT_*`
@@ -406,6 +408,48 @@ impl Default for EventsConfig {
     }
 }
 
+/// `[support]`: the mall's service desk, a Telegram forum supergroup where
+/// each shopper who asks for a person gets a topic of their own.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SupportConfig {
+    /// The desk's forum supergroup (`-100…`); 0 = no desk in Telegram: a
+    /// shopper asking for a person is told where the service desk is.
+    pub chat_id: i64,
+    /// When staff answer, `HH:MM-HH:MM` in `utc_offset`'s time; empty = always.
+    pub hours: String,
+    /// The desk's time zone as an offset from UTC (`+08:00`).
+    pub utc_offset: String,
+    /// Minutes without a staff answer before the shopper may go on with the
+    /// bot (0 = never asked; fractions allowed: 0.5 = 30 s).
+    pub answer_within_mins: f64,
+}
+
+impl Default for SupportConfig {
+    fn default() -> Self {
+        SupportConfig {
+            chat_id: 0,
+            hours: String::new(),
+            utc_offset: "+08:00".to_owned(),
+            answer_within_mins: 10.0,
+        }
+    }
+}
+
+/// `[report]`: what went unanswered (`mallbot report`, `/report`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ReportConfig {
+    /// Days the report's counts (and the questions' words in them) are kept.
+    pub keep_days: u64,
+}
+
+impl Default for ReportConfig {
+    fn default() -> Self {
+        ReportConfig { keep_days: 30 }
+    }
+}
+
 /// `[otel]`: OpenTelemetry traces over OTLP/HTTP; off while `endpoint` is
 /// empty (and no `OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT` is set).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -761,6 +805,25 @@ impl Config {
         }
         if self.safety.confirm_ttl_secs == 0 {
             return Err(invalid("safety.confirm_ttl_secs", "must be at least 1"));
+        }
+        if self.support.chat_id > 0 {
+            return Err(invalid(
+                "support.chat_id",
+                "must be the desk's supergroup id, which is negative (-100…); a positive id is a person",
+            ));
+        }
+        let wait = self.support.answer_within_mins;
+        if !wait.is_finite() || !(0.0..=1440.0).contains(&wait) {
+            return Err(invalid(
+                "support.answer_within_mins",
+                "must be between 0 (never ask) and 1440 minutes",
+            ));
+        }
+        crate::support::parse_offset(&self.support.utc_offset)
+            .map_err(|why| invalid("support.utc_offset", why))?;
+        crate::support::Hours::parse(&self.support.hours).map_err(|why| invalid("support.hours", why))?;
+        if self.report.keep_days == 0 {
+            return Err(invalid("report.keep_days", "must be at least 1"));
         }
         if self.bot.history_messages < 2 {
             return Err(invalid("bot.history_messages", "must be at least 2"));

@@ -98,6 +98,9 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
             // The terminal's shopper runs the bot: they are its operator.
             Some(Command::Health) => Reply::text(crate::health::collect(app).await.render(ctx.lang)),
             Some(Command::Stats) => Reply::text(router.day_stats(ctx.lang).await),
+            Some(Command::Report(period)) => {
+                Reply::text(crate::commands::report(router, period.as_deref()).await)
+            }
             Some(Command::Voice(Some(arg))) => return self.voice(ctx, arg.trim()).await,
             Some(Command::Photo(Some(arg))) => {
                 let (path, caption) = split_path(&arg);
@@ -107,6 +110,16 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
                 Reply::text(ctx.lang.texts().media.console_usage)
             }
             Some(Command::Pay) => self.test_payment(ctx.lang).await,
+            Some(Command::Human(reason)) => {
+                let asked = ctx.lang.texts().support.asked_reason;
+                let reason = reason.as_deref().unwrap_or(asked);
+                let reply = router.handoff_reply(&ctx.conversation_key(), ctx.lang, reason).await;
+                // With a desk open now, `show` prints the card with the reply.
+                if reply.handoff.is_none() {
+                    self.show_desk(&ctx, reason).await?;
+                }
+                reply
+            }
             Some(Command::Ready(Some(order)) | Command::PickedUp(Some(order))) => {
                 // The terminal's shopper runs the bot: the staff's calls too.
                 let ready = text.trim_start().to_ascii_lowercase().starts_with("/ready");
@@ -277,6 +290,10 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
             if let Some(order_id) = reply.invoice.clone() {
                 self.show_invoice(&order_id).await?;
             }
+            if let Some(reason) = reply.handoff.clone() {
+                let ctx = self.context("");
+                self.show_desk(&ctx, &reason).await?;
+            }
             if let Some(request) = &reply.open_private {
                 writeln!(self.out, "     [open a private chat to continue: {request}]")?;
             }
@@ -313,6 +330,28 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
 }
 
 impl<R: AsyncBufRead + Unpin, W: Write> Console<'_, R, W> {
+    /// What a hand-off to the service desk would send there: the topic's
+    /// name and its card (`/human`, or asking for a person with a desk).
+    async fn show_desk(&mut self, ctx: &MessageContext, reason: &str) -> anyhow::Result<()> {
+        let app = self.app;
+        let desk_lang = app.config.bot.language;
+        let history = app.state.load_history(&ctx.conversation_key()).await.unwrap_or_default();
+        let shopping =
+            crate::support::shopping_summary(app.mall.as_ref(), "console", self.user_id, desk_lang).await;
+        let name = ctx.user_name.clone().unwrap_or_else(|| format!("console {}", self.user_id));
+        let card = crate::support::card(desk_lang, &name, ctx.lang, reason, &history, &shopping);
+        let desk = match app.router.desk() {
+            Some(desk) => desk.chat_id.to_string(),
+            None => "[support] chat_id not set".to_owned(),
+        };
+        let topic = crate::support::topic_name(&name, self.user_id);
+        writeln!(self.out, "     [to the service desk ({desk}), topic \"{topic}\":]")?;
+        for line in card.lines() {
+            writeln!(self.out, "     | {line}")?;
+        }
+        Ok(())
+    }
+
     /// An order's invoice as one line; remembered for `/pay`.
     async fn show_invoice(&mut self, order_id: &str) -> anyhow::Result<()> {
         let shopper = services::Shopper::new("console", self.user_id);

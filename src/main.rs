@@ -46,12 +46,29 @@ enum Command {
         #[arg(long)]
         listen: Option<SocketAddr>,
     },
+    /// What went unanswered: unanswered questions, empty searches, hand-offs, 👍/👎 per tool.
+    Report {
+        /// The period ending today: 7d, 24h, 2w.
+        #[arg(long, default_value = "7d")]
+        since: String,
+        /// text, csv or json.
+        #[arg(long, default_value = "text")]
+        format: ReportFormat,
+    },
     /// Serve the mall REST API from the embedded mall (a dev/test backend).
     MallServer {
         /// Address to listen on.
         #[arg(long, default_value = "127.0.0.1:8080")]
         listen: SocketAddr,
     },
+}
+
+/// How `mallbot report` writes the report.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum ReportFormat {
+    Text,
+    Csv,
+    Json,
 }
 
 fn main() -> ExitCode {
@@ -90,7 +107,10 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Command::Run
         }
     });
-    let quiet = matches!(command, Command::Chat { .. } | Command::Check | Command::Mcp { listen: None });
+    let quiet = matches!(
+        command,
+        Command::Chat { .. } | Command::Check | Command::Mcp { listen: None } | Command::Report { .. }
+    );
     init_logging(if quiet { "warn" } else { "info" }, &config)?;
     for warning in &config.warnings {
         tracing::warn!("{warning}");
@@ -110,6 +130,18 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             mallbot::console::Console::new(&app, user, stdin, std::io::stdout(), prompt).run().await?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Report { since, format } => {
+            let days = mallbot::report::parse_since(&since).map_err(|e| anyhow::anyhow!("--since: {e}"))?;
+            let state = mallbot::state::open(&config.state.url).await?;
+            let report = mallbot::report::collect(state.as_ref(), days).await?;
+            let out = match format {
+                ReportFormat::Text => mallbot::report::text(&report),
+                ReportFormat::Csv => mallbot::report::csv(&report),
+                ReportFormat::Json => serde_json::to_string_pretty(&report)?,
+            };
+            println!("{out}");
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Check => {
             let app = App::build(config).await?;
             // Each MCP server gets its first try before it is reported.
@@ -117,6 +149,11 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let mut report = mallbot::health::collect(&app).await;
             if !app.config.telegram.token.is_empty() {
                 report.checks.push(mallbot::telegram::check(&app.config.telegram).await);
+                if app.config.support.chat_id != 0 {
+                    let desk =
+                        mallbot::telegram::check_desk(&app.config.telegram, app.config.support.chat_id);
+                    report.checks.push(desk.await);
+                }
             }
             println!("{}", mallbot::redact::scrub(&report.render(app.config.bot.language)));
             Ok(if report.all_ok() { ExitCode::SUCCESS } else { ExitCode::FAILURE })

@@ -27,6 +27,12 @@ pub struct Reply {
     /// The store an answer shows the way to or describes: transports with
     /// the Mini App offer its map ("🗺 在地图上看").
     pub map_store: Option<String>,
+    /// The conversation goes to a person at the service desk, for this
+    /// reason: transports with a desk open the shopper's topic after the text.
+    pub handoff: Option<String>,
+    /// The question this answers and the tools that ran for it: kept with
+    /// the answer's message so that a 👍/👎 on it can be counted.
+    pub rated: Option<Rated>,
     /// The W3C `traceparent` of the turn that answered, when traced: the
     /// transport's sends of this reply join that trace.
     pub trace: Option<String>,
@@ -37,6 +43,15 @@ impl Reply {
     pub fn text(text: impl Into<String>) -> Self {
         Reply { text: text.into(), ..Default::default() }
     }
+}
+
+/// What a reaction to an answer is about.
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+pub struct Rated {
+    /// The shopper's question (its words only).
+    pub question: String,
+    /// The tools that ran for the answer.
+    pub tools: Vec<String>,
 }
 
 /// The unpaid orders in a tool's result: `{"order": {…}}` or `{"orders": […]}`

@@ -109,3 +109,20 @@ fn an_order_shows_its_invoice_as_a_line_and_pay_makes_a_test_payment_once() {
     assert!(later.contains("已支付"), "the mall holds the order as paid:\n{later}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn human_shows_what_the_service_desk_would_get_and_asking_for_a_person_is_not_a_product_search() {
+    let dir = std::env::temp_dir().join(format!("mallbot-chat-human-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = chat(&dir, "Nike 在几楼\n/human 丢了钱包\n我要找人工客服\n");
+    assert!(
+        out.contains("[to the service desk ([support] chat_id not set), topic"),
+        "the desk's side:\n{out}"
+    );
+    assert!(out.contains("| 原因：丢了钱包"), "the card's reason:\n{out}");
+    assert!(out.contains("| 🧑 Nike 在几楼"), "the card's recent messages:\n{out}");
+    // Without a desk, where the service desk is: never a product search.
+    assert_eq!(out.matches("400-820-8820").count(), 2, "both asks told where the desk is:\n{out}");
+    assert!(!out.contains("没有找到"), "not searched as a product:\n{out}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -31,6 +31,7 @@ pub mod navigation;
 pub mod orders;
 pub mod search;
 pub mod shopping;
+pub mod staff;
 
 pub use basic::OfflineHook;
 pub use context::{Approval, Lang, ToolContext};

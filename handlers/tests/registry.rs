@@ -11,6 +11,7 @@ const TOOLS: &[(&str, Level, Scope, &[&str])] = &[
     ("add_to_cart", Level::Confirm, Scope::Private, &["product_id", "quantity", "sku_id?"]),
     ("cancel_order", Level::Critical, Scope::Private, &["order_id"]),
     ("clear_cart", Level::Confirm, Scope::Private, &[]),
+    ("contact_staff", Level::Safe, Scope::Private, &["reason"]),
     ("create_order", Level::Critical, Scope::Private, &["cart_id"]),
     ("find_facility", Level::Safe, Scope::Both, &["kind", "from?"]),
     ("get_order_status", Level::Safe, Scope::Private, &["order_id"]),

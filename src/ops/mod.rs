@@ -63,6 +63,16 @@ pub const PAYMENTS: &str = "mallbot_payments_total";
 pub const CHECKOUTS: &str = "mallbot_pre_checkouts_total";
 /// Order events told to shoppers, by `status`.
 pub const EVENTS_TOLD: &str = "mallbot_order_events_told_total";
+/// Requests for a person, by `outcome` (`opened`, `reopened`, `no_desk`,
+/// `after_hours`, `failed`).
+pub const HANDOFFS: &str = "mallbot_handoffs_total";
+/// Messages relayed between shoppers and the service desk, by `direction`
+/// (`to_desk`, `to_shopper`) and `outcome` (`relayed`, `failed`, `blocked`, `nobody`).
+pub const DESK_MESSAGES: &str = "mallbot_desk_messages_total";
+/// What the report counts, by `kind` (`dont_know`, `empty_search`,
+/// `tool_error`, `round_limit`, `handoff`, `thumbs_up`, `thumbs_down`): the
+/// same events `mallbot report` lists.
+pub const REPORT_EVENTS: &str = "mallbot_report_events_total";
 
 /// Failed OTLP exports of spans (`[otel]`): each one a batch dropped.
 pub const OTEL_EXPORT_FAILURES: &str = "mallbot_otel_export_failures_total";
@@ -96,6 +106,9 @@ pub const ALL: &[&str] = &[
     PAYMENTS,
     CHECKOUTS,
     EVENTS_TOLD,
+    HANDOFFS,
+    DESK_MESSAGES,
+    REPORT_EVENTS,
     OTEL_EXPORT_FAILURES,
     GEN_AI_TOKEN_USAGE,
     GEN_AI_OPERATION_DURATION,

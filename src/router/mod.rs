@@ -84,6 +84,10 @@ pub struct RouterSettings {
     pub payments_online: bool,
     /// Minutes an unpaid order lasts (`payments.order_ttl_mins`).
     pub order_ttl_mins: u64,
+    /// The service desk (`[support]`), when there is one in Telegram.
+    pub desk: Option<crate::support::Desk>,
+    /// How long the report's counts are kept (`report.keep_days`).
+    pub report_keep: Duration,
 }
 
 impl Default for RouterSettings {
@@ -106,6 +110,8 @@ impl Default for RouterSettings {
             lock_ttl: Duration::from_secs(120),
             payments_online: false,
             order_ttl_mins: 30,
+            desk: None,
+            report_keep: Duration::from_secs(30 * 86_400),
         }
     }
 }
@@ -342,6 +348,12 @@ impl FunctionCallRouter {
                 Admission::Dropped => return Reply::default(),
             }
         }
+        // Asking for a person in words goes to the desk without a model call.
+        if !ctx.is_group && handlers::staff::asks_for_person(&ctx.text) {
+            tracing::info!("the shopper asked for a person");
+            let reason = ctx.lang.texts().support.asked_reason;
+            return self.handoff_reply(&ctx.conversation_key(), ctx.lang, reason).await;
+        }
         self.locked(
             &ctx.conversation_key(),
             Box::pin(async {
@@ -355,6 +367,44 @@ impl FunctionCallRouter {
             }),
         )
         .await
+    }
+
+    /// The answer to a request for a person (in words, or the model's
+    /// `contact_staff`): without a desk, where the service desk is; outside
+    /// `support.hours`, when it opens; else the hand-off, which the
+    /// transport carries out after the text.
+    pub async fn handoff_reply(&self, conversation: &str, lang: Lang, reason: &str) -> Reply {
+        let texts = &lang.texts().support;
+        let event = [crate::report::Event::Handoff(reason.to_owned())];
+        crate::report::record(self.state.as_ref(), self.settings.report_keep, conversation, false, &event)
+            .await;
+        if let Err(e) = self.state.take_value(&crate::report::misses_key(conversation)).await {
+            tracing::warn!(error = %e, "could not reset the misses in a row");
+        }
+        let Some(desk) = &self.settings.desk else {
+            metrics::counter!(crate::ops::HANDOFFS, "outcome" => "no_desk").increment(1);
+            return Reply::text(texts.no_desk);
+        };
+        if let Some(opens) = desk.closed_until(crate::state::unix_now()) {
+            metrics::counter!(crate::ops::HANDOFFS, "outcome" => "after_hours").increment(1);
+            return Reply::text((texts.after_hours)(&opens));
+        }
+        Reply { handoff: Some(reason.to_owned()), ..Reply::text(texts.connecting) }
+    }
+
+    /// How long the report's counts are kept (`report.keep_days`).
+    pub fn report_keep(&self) -> Duration {
+        self.settings.report_keep
+    }
+
+    /// The state store (the report reads it).
+    pub fn state(&self) -> &Arc<dyn StateStore> {
+        &self.state
+    }
+
+    /// The service desk, when there is one.
+    pub fn desk(&self) -> Option<&crate::support::Desk> {
+        self.settings.desk.as_ref()
     }
 
     /// Stage: at most `bot.rate_limit_per_minute` messages per shopper; one

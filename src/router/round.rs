@@ -209,20 +209,33 @@ impl FunctionCallRouter {
         let mut results: Vec<Option<String>> = Vec::with_capacity(planned.len());
         let mut failures = 0usize;
         let mut question = None;
+        let mut handoff = None;
         for (index, (plan, outcome)) in planned.into_iter().zip(outcomes).enumerate() {
             match (plan, outcome) {
                 (PlannedCall::Refused(text), _) => {
                     failures += 1;
                     results.push(Some(text));
                 }
-                (PlannedCall::Run { tool, .. }, Some(result)) => {
+                (PlannedCall::Run { tool, args }, Some(result)) => {
                     turn.tools_ran = true;
                     turn.tools_used.push(tool.name());
                     match &result {
-                        Ok(out) => keep_extras(turn, out),
+                        Ok(out) if tool.name() == "contact_staff" => {
+                            handoff = out.data["reason"].as_str().map(str::to_owned);
+                        }
+                        Ok(out) if found_nothing(tool.name(), &out.data) => {
+                            let words = args["keyword"].as_str().unwrap_or_default().to_owned();
+                            turn.events.push(crate::report::Event::EmptySearch(words));
+                            keep_extras(turn, out);
+                        }
+                        Ok(out) => {
+                            turn.helped = true;
+                            keep_extras(turn, out);
+                        }
                         Err(_) => {
                             failures += 1;
                             turn.errors += 1;
+                            turn.events.push(crate::report::Event::ToolError(tool.name().to_owned()));
                         }
                     }
                     results.push(Some(calls::result_text(&result)));
@@ -251,6 +264,11 @@ impl FunctionCallRouter {
         let count = results.len();
         for (call, result) in assistant.tool_calls.iter().zip(results) {
             turn.messages.push(ChatMessage::tool(call.id.clone(), result.unwrap_or_default()));
+        }
+        if let Some(reason) = handoff {
+            let reply = self.handoff_reply(&turn.scope.conversation(), turn.scope.lang, &reason).await;
+            turn.messages.push(ChatMessage::assistant(reply.text.clone()));
+            return RoundEnd::Stop(Box::new(TurnEnd::Stopped(reply)));
         }
         RoundEnd::Continue { all_failed: failures == count }
     }
@@ -348,6 +366,11 @@ impl FunctionCallRouter {
             ..Default::default()
         })
     }
+}
+
+/// Whether a search found nothing (`total` 0): what shoppers want that the mall lacks.
+fn found_nothing(tool: &str, data: &serde_json::Value) -> bool {
+    tool.starts_with("search_") && data["total"].as_u64() == Some(0)
 }
 
 /// Keeps the suggestion buttons and the picture a tool offered.

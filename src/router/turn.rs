@@ -10,6 +10,7 @@ use crate::context::MessageContext;
 use crate::llm::{ChatMessage, Role, Usage};
 use crate::pending::PendingAction;
 use crate::reply::Reply;
+use crate::report::Event;
 
 /// Who a turn is for and where it happens.
 #[derive(Debug, Clone)]
@@ -97,6 +98,11 @@ pub(super) struct Turn {
     pub(super) tools_used: Vec<&'static str>,
     /// Failed tool calls and model calls.
     pub(super) errors: u32,
+    /// What the report counts of this turn (misses, empty searches…).
+    pub(super) events: Vec<crate::report::Event>,
+    /// A tool found something for the shopper (a turn with a miss on the
+    /// way that ends helped is no miss).
+    pub(super) helped: bool,
 }
 
 impl Turn {
@@ -127,6 +133,8 @@ impl Turn {
             tell_over_budget: false,
             tools_used: Vec::new(),
             errors: 0,
+            events: Vec::new(),
+            helped: false,
         }
     }
 
@@ -204,7 +212,12 @@ impl FunctionCallRouter {
     /// Stage: the reply of a finished turn; the history and the tokens are saved.
     pub(super) async fn close_turn(&self, mut turn: Turn, end: TurnEnd, user_text: &str) -> Reply {
         let lang = turn.scope.lang;
-        let reply = match end {
+        let (gave_up, small_talk, stopped) = (
+            matches!(end, TurnEnd::GaveUp),
+            matches!(end, TurnEnd::SmallTalk),
+            matches!(end, TurnEnd::Stopped(_)),
+        );
+        let mut reply = match end {
             TurnEnd::Unsaved(reply) => return reply,
             TurnEnd::Stopped(reply) => reply,
             TurnEnd::SmallTalk => {
@@ -240,10 +253,61 @@ impl FunctionCallRouter {
             over_budget = turn.over_budget,
             "turn finished"
         );
+        if gave_up {
+            turn.events.push(Event::RoundLimit(user_text.to_owned()));
+        }
+        if small_talk && reply.text == lang.texts().small_talk.other {
+            turn.events.push(Event::DontKnow(user_text.to_owned()));
+        }
+        if stopped {
+            turn.helped = true;
+        }
+        self.after_turn(&turn, user_text, &mut reply).await;
         self.count_turn(&turn).await;
         let conversation = turn.take_conversation();
         self.save_history(&turn.scope, conversation).await;
         reply
+    }
+
+    /// The turn in the report; two misses in a row in a private chat (an
+    /// "I don't know", nothing found, a tool error, the round limit) offer
+    /// a person (the support button); anything else starts the count again.
+    /// The answer is marked with its question and tools, for reactions.
+    async fn after_turn(&self, turn: &Turn, user_text: &str, reply: &mut Reply) {
+        let conversation = turn.scope.conversation();
+        crate::report::record(
+            self.state.as_ref(),
+            self.settings.report_keep,
+            &conversation,
+            true,
+            &turn.events,
+        )
+        .await;
+        reply.rated = Some(crate::reply::Rated {
+            question: user_text.to_owned(),
+            tools: turn.tools_used.iter().map(|t| (*t).to_owned()).collect(),
+        });
+        if turn.scope.is_group {
+            return;
+        }
+        let key = crate::report::misses_key(&conversation);
+        let missed = !turn.helped && turn.events.iter().any(Event::is_miss);
+        if !missed {
+            if let Err(e) = self.state.take_value(&key).await {
+                tracing::warn!(error = %e, "could not reset the misses in a row");
+            }
+            return;
+        }
+        let before = self.state.get_value(&key).await.ok().flatten().and_then(|v| v.parse::<u32>().ok());
+        let misses = before.unwrap_or(0) + 1;
+        if let Err(e) = self.state.put_value(&key, &misses.to_string(), MISSES_TTL).await {
+            tracing::warn!(error = %e, "could not count the misses in a row");
+        }
+        if misses >= 2 {
+            tracing::info!(misses, "misses in a row; a person is offered");
+            reply.suggestions.truncate(3);
+            reply.suggestions.push(turn.scope.lang.texts().support.button.to_owned());
+        }
     }
 
     /// Adds the turn to the shared counters, in one step: the conversation's
@@ -384,6 +448,9 @@ impl FunctionCallRouter {
         Usage { prompt_tokens: count("in"), completion_tokens: count("out"), cached_tokens: count("cached") }
     }
 }
+
+/// How long misses in a row are remembered.
+const MISSES_TTL: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// How long the day's figures are kept.
 const DAY_FIGURES_TTL: std::time::Duration = std::time::Duration::from_secs(3 * 24 * 3600);

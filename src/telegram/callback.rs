@@ -1,6 +1,7 @@
 //! The `callback_data` of the bot's buttons: `c:<token>:y` / `c:<token>:n` for
 //! Confirm / Cancel, `s:<index>` for a suggestion, `p:<order>` for an unpaid
-//! order's pay button, `r:<store>` for the way to a store. Always within Telegram's 64 bytes.
+//! order's pay button, `r:<store>` for the way to a store, `d:x:<user>` /
+//! `d:w` / `d:b` for the service desk's close, keep-waiting and back-to-the-bot. Always within Telegram's 64 bytes.
 
 /// What a button press asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -13,6 +14,19 @@ pub enum ButtonData {
     Pay(String),
     /// The way to this store (by id).
     Route(String),
+    /// The service desk's buttons.
+    Desk(DeskAction),
+}
+
+/// A press on one of the service desk's buttons.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeskAction {
+    /// Staff end the conversation with this shopper (the card's button).
+    Close(i64),
+    /// The shopper keeps waiting for a person.
+    Wait,
+    /// The shopper goes on with the bot.
+    Back,
 }
 
 /// Telegram's limit on `callback_data`.
@@ -28,6 +42,9 @@ impl ButtonData {
             ButtonData::Suggestion(index) => format!("s:{index}"),
             ButtonData::Pay(order_id) => format!("p:{order_id}"),
             ButtonData::Route(store_id) => format!("r:{store_id}"),
+            ButtonData::Desk(DeskAction::Close(user)) => format!("d:x:{user}"),
+            ButtonData::Desk(DeskAction::Wait) => "d:w".to_owned(),
+            ButtonData::Desk(DeskAction::Back) => "d:b".to_owned(),
         }
     }
 
@@ -51,6 +68,13 @@ impl ButtonData {
         if let Some(store_id) = data.strip_prefix("r:").filter(|s| !s.is_empty()) {
             return Some(ButtonData::Route(store_id.to_owned()));
         }
+        if let Some(rest) = data.strip_prefix("d:") {
+            return match rest {
+                "w" => Some(ButtonData::Desk(DeskAction::Wait)),
+                "b" => Some(ButtonData::Desk(DeskAction::Back)),
+                _ => Some(ButtonData::Desk(DeskAction::Close(rest.strip_prefix("x:")?.parse().ok()?))),
+            };
+        }
         let index = data.strip_prefix("s:")?.parse().ok()?;
         Some(ButtonData::Suggestion(index))
     }
@@ -68,6 +92,9 @@ mod tests {
             ButtonData::Suggestion(3),
             ButtonData::Pay("o-1a2b3c4d".into()),
             ButtonData::Route("s-nike".into()),
+            ButtonData::Desk(DeskAction::Close(-1_001_234_567_890)),
+            ButtonData::Desk(DeskAction::Wait),
+            ButtonData::Desk(DeskAction::Back),
         ] {
             let encoded = data.encode();
             assert!(encoded.len() <= CALLBACK_DATA_LIMIT);
@@ -78,7 +105,9 @@ mod tests {
 
     #[test]
     fn rejects_other_data() {
-        for data in ["", "c:", "c::y", "c:tok:maybe", "s:", "s:x", "p:", "r:", "x:1", "下单"] {
+        for data in
+            ["", "c:", "c::y", "c:tok:maybe", "s:", "s:x", "p:", "r:", "x:1", "下单", "d:", "d:x:", "d:x:z"]
+        {
             assert_eq!(ButtonData::decode(data), None, "{data}");
         }
     }

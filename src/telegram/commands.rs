@@ -37,6 +37,11 @@ impl Handle {
                 let text = self.tg.staff_command(order.as_deref(), false, lang).await;
                 self.say(&text).await
             }
+            Command::Report(period) if admin && !ctx.is_group => {
+                let report = crate::commands::report(&self.tg.app.router, period.as_deref()).await;
+                self.say(&report).await
+            }
+            Command::Report(_) if admin => self.say(lang.texts().support.report_private_only).await,
             Command::Health if admin => self.say(lang.texts().commands.health_private_only).await,
             // The day's figures (shoppers, orders, errors) are not for a group to read.
             Command::Stats if admin => self.say(lang.texts().commands.stats_private_only).await,

@@ -18,14 +18,24 @@ use crate::app::App;
 pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(20);
 
 /// The update tree: messages (a `successful_payment` among them), button
-/// presses and pre-checkout queries. Everything else (edited
+/// presses, pre-checkout queries and reactions to the bot's answers. Everything else (edited
 /// messages, channel posts…) is not asked for and ignored if it arrives.
 pub fn schema() -> UpdateHandler<TelegramError> {
     dptree::entry()
         .branch(Update::filter_message().endpoint(update::on_message))
         .branch(Update::filter_callback_query().endpoint(update::on_button))
         .branch(Update::filter_pre_checkout_query().endpoint(pay::on_pre_checkout))
+        .branch(Update::filter_message_reaction_updated().endpoint(update::on_reaction))
 }
+
+/// The updates the bot asks Telegram for (by polling or webhook): without
+/// the list Telegram leaves out reactions.
+pub const ALLOWED_UPDATES: [teloxide::types::AllowedUpdate; 4] = [
+    teloxide::types::AllowedUpdate::Message,
+    teloxide::types::AllowedUpdate::CallbackQuery,
+    teloxide::types::AllowedUpdate::PreCheckoutQuery,
+    teloxide::types::AllowedUpdate::MessageReaction,
+];
 
 /// A dispatcher for `bot` around `app`: the update tree, its dependencies,
 /// an error handler that logs, and quiet ignoring of unhandled updates.

@@ -161,7 +161,24 @@ impl Handle {
         // In the turn's trace, when it was traced: the sends of its answer.
         let delivering = async {
             let buttons = self.buttons(lang, reply).await;
-            self.tg.outbox.deliver(&self.bot, &self.target, reply, &buttons, replace).await?;
+            let delivery = self.tg.outbox.deliver(&self.bot, &self.target, reply, &buttons, replace).await?;
+            if let (false, Some(rated), super::outbox::Delivery::Sent(ids)) =
+                (self.is_group, &reply.rated, &delivery)
+                && let Some(last) = ids.last()
+            {
+                // What a 👍/👎 on this answer will be about.
+                let key = rated_key(self.target.chat.0, last.0);
+                let value = serde_json::to_string(rated).unwrap_or_default();
+                if let Err(e) =
+                    self.tg.app.state.put_value(&key, &value, self.tg.app.router.report_keep()).await
+                {
+                    tracing::warn!(error = %e, "could not keep what the answer was about");
+                }
+            }
+            if let (false, Some(reason)) = (self.is_group, reply.handoff.as_deref()) {
+                // Boxed: a hand-off is rare, and its future is large.
+                Box::pin(self.open_desk(lang, reason)).await?;
+            }
             if let (true, Some(order_id)) = (paying, reply.invoice.as_deref()) {
                 // Boxed: most answers send no invoice, and its future would
                 // otherwise add 3 KB to every delivery's.
@@ -193,4 +210,9 @@ impl Handle {
             tracing::warn!(error = %e, "could not send the apology either");
         }
     }
+}
+
+/// The key under which an answer's question and tools are kept, by its message.
+pub(super) fn rated_key(chat: i64, message_id: i32) -> String {
+    format!("rated:{chat}:{message_id}")
 }

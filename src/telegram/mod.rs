@@ -27,6 +27,7 @@ use crate::state::StateStore;
 
 pub mod callback;
 mod commands;
+mod desk;
 mod dispatch;
 pub mod drafts;
 pub mod files;
@@ -48,7 +49,7 @@ mod update;
 pub mod webhook;
 
 pub(crate) use dispatch::dispatch_until;
-pub use dispatch::{SHUTDOWN_GRACE, dispatcher, schema, stop_signal};
+pub use dispatch::{ALLOWED_UPDATES, SHUTDOWN_GRACE, dispatcher, schema, stop_signal};
 pub use format::{escape_html, split_message};
 pub use transport::{TelegramError, Transport, outbox_max_age};
 
@@ -88,6 +89,42 @@ pub async fn check(config: &TelegramConfig) -> crate::health::Check {
     };
     let latency_ms = Some(started.elapsed().as_millis() as u64);
     crate::health::Check { name: "telegram", ok, detail, latency_ms }
+}
+
+/// The service desk's line of `mallbot check` (`[support] chat_id` set):
+/// the bot must be an administrator of the desk's group allowed to manage
+/// topics, or the owner.
+pub async fn check_desk(config: &TelegramConfig, chat_id: i64) -> crate::health::Check {
+    let started = std::time::Instant::now();
+    let (ok, detail) = match connect(config).await {
+        Ok((bot, me)) => {
+            let asked = teloxide::payloads::GetChatMember::new(ChatId(chat_id), me.user.id);
+            match send::call(&bot, &asked).await {
+                Ok(member) => match member.kind {
+                    teloxide::types::ChatMemberKind::Owner(_) => {
+                        (true, format!("{chat_id}: the bot owns it"))
+                    }
+                    teloxide::types::ChatMemberKind::Administrator(admin) if admin.can_manage_topics => {
+                        (true, format!("{chat_id}: admin, manages topics"))
+                    }
+                    teloxide::types::ChatMemberKind::Administrator(_) => (
+                        false,
+                        format!(
+                            "{chat_id}: the bot is an admin without \"Manage topics\" (can_manage_topics)"
+                        ),
+                    ),
+                    _ => (
+                        false,
+                        format!("{chat_id}: the bot is not an admin; make it one with \"Manage topics\""),
+                    ),
+                },
+                Err(e) => (false, format!("{chat_id}: {e}")),
+            }
+        }
+        Err(e) => (false, e.to_string()),
+    };
+    let latency_ms = Some(started.elapsed().as_millis() as u64);
+    crate::health::Check { name: "support desk", ok, detail, latency_ms }
 }
 
 /// Fills Telegram's command menu, in Chinese, English and the default
@@ -206,8 +243,12 @@ pub async fn run(app: App) -> anyhow::Result<()> {
 
 /// Long polling until `stop` resolves.
 async fn poll(bot: Bot, app: App, stop: impl Future<Output = &'static str>) -> Result<(), TelegramError> {
-    let listener =
-        Polling::builder(bot.clone()).timeout(Duration::from_secs(10)).delete_webhook().await.build();
+    let listener = Polling::builder(bot.clone())
+        .timeout(Duration::from_secs(10))
+        .allowed_updates(ALLOWED_UPDATES.to_vec())
+        .delete_webhook()
+        .await
+        .build();
     let listener_errors = Arc::new(|error: RequestError| async move {
         tracing::warn!(error = %error, "getUpdates failed; retrying");
     });

@@ -130,6 +130,56 @@ async fn message_update(handle: Handle, msg: Box<Message>, kind: &'static str) {
     }
 }
 
+/// A reaction in a private chat to one of the bot's answers: a 👍 or 👎
+/// newly put counts in the report with the answer's question and tools
+/// (kept with the message when it was sent); anything else is ignored.
+pub async fn on_reaction(
+    reaction: teloxide::types::MessageReactionUpdated,
+    tg: Arc<Transport>,
+) -> HandlerResult {
+    let emojis = |list: &[teloxide::types::ReactionType]| -> Vec<String> {
+        list.iter()
+            .filter_map(|r| match r {
+                teloxide::types::ReactionType::Emoji { emoji } => Some(emoji.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    let (new, old) = (emojis(&reaction.new_reaction), emojis(&reaction.old_reaction));
+    let put = |e: &str| new.iter().any(|n| n == e) && !old.iter().any(|o| o == e);
+    let up = match (put("👍"), put("👎")) {
+        (true, false) => true,
+        (false, true) => false,
+        _ => {
+            crate::ops::count_update("reaction", IGNORED);
+            return Ok(());
+        }
+    };
+    let Some(user) = reaction.user().filter(|_| reaction.chat.is_private()) else {
+        crate::ops::count_update("reaction", IGNORED);
+        return Ok(());
+    };
+    let chat = reaction.chat.id.0;
+    let key = super::handle::rated_key(chat, reaction.message_id.0);
+    let rated = match tg.app.state.get_value(&key).await {
+        Ok(value) => value.and_then(|v| serde_json::from_str::<crate::reply::Rated>(&v).ok()),
+        Err(e) => {
+            tracing::warn!(error = %e, "could not read what a reaction is about");
+            None
+        }
+    };
+    let Some(rated) = rated else {
+        crate::ops::count_update("reaction", IGNORED);
+        return Ok(());
+    };
+    let conversation = crate::context::conversation_key("telegram", chat, user.id.0 as i64);
+    let event = crate::report::Event::Reaction { up, tools: rated.tools, question: rated.question };
+    let keep = tg.app.router.report_keep();
+    crate::report::record(tg.app.state.as_ref(), keep, &conversation, false, &[event]).await;
+    crate::ops::count_update("reaction", ANSWERED);
+    Ok(())
+}
+
 /// A press of one of the bot's buttons: its [`Handle`] is built (answering
 /// in the chat and topic of the pressed message), then it is handled in the
 /// lane of that chat, after the messages that came before it.
@@ -170,6 +220,7 @@ async fn button_update(handle: Handle, query: CallbackQuery) {
         Some(ButtonData::Suggestion(index)) => handle.on_suggestion(&query, message, index).await,
         Some(ButtonData::Pay(order_id)) => handle.on_pay_button(&query, &order_id).await,
         Some(ButtonData::Route(store_id)) => handle.on_route_button(&query, &store_id).await,
+        Some(ButtonData::Desk(action)) => handle.on_desk_button(&query, message, action).await,
         None => {
             send::answer_press(&handle.bot, &query, None, false).await;
             Ok(ANSWERED)
@@ -187,6 +238,14 @@ async fn button_update(handle: Handle, query: CallbackQuery) {
 impl Handle {
     async fn handle_message(&self, msg: &Message) -> Result<Outcome, RequestError> {
         let is_group = self.is_group;
+        // The service desk's group: staff writing to shoppers.
+        if self.in_desk_group() {
+            return self.staff_message(msg).await;
+        }
+        // A shopper talking to a person: copied to their topic, the bot quiet.
+        if !is_group && let Some(outcome) = self.to_desk(msg).await? {
+            return Ok(outcome);
+        }
         match inbound::content(msg) {
             Content::Service => Ok(IGNORED),
             Content::Unreadable if is_group => Ok(IGNORED),
@@ -237,7 +296,7 @@ impl Handle {
 
     /// Whether `ctx`'s sender may use the bot here; `Some` with the outcome when not
     /// (a refusal was sent, or nothing).
-    async fn refused(&self, ctx: &MessageContext) -> Result<Option<Outcome>, RequestError> {
+    pub(super) async fn refused(&self, ctx: &MessageContext) -> Result<Option<Outcome>, RequestError> {
         match self.tg.app.router.access("telegram", ctx.user_id, ctx.chat_id, ctx.lang).await {
             Access::Allowed => Ok(None),
             Access::Refused(reply) => {
@@ -251,7 +310,7 @@ impl Handle {
     /// Counts the message against the rate limit before anything costly is
     /// done for it; `Some` with the outcome when it is held back (the first
     /// time in a window with the "slow down" notice, later in silence).
-    async fn limited(&self, ctx: &MessageContext) -> Result<Option<Outcome>, RequestError> {
+    pub(super) async fn limited(&self, ctx: &MessageContext) -> Result<Option<Outcome>, RequestError> {
         match self.tg.app.router.admission(ctx).await {
             Admission::Admitted => Ok(None),
             Admission::SlowDown(notice) => {
@@ -467,6 +526,10 @@ impl Handle {
         };
         send::answer_press(&self.bot, query, None, false).await;
         send::close_buttons(&self.bot, message, &format!("› {text}")).await;
+        // Talking to a person: the press goes to them, the bot stays quiet.
+        if self.pressed_to_desk(&text).await? {
+            return Ok(ANSWERED);
+        }
         let ctx = self.context(text, None).await;
         self.handle_text(ctx).await
     }

@@ -19,7 +19,6 @@ use axum::routing::post;
 use futures::Stream;
 use teloxide::prelude::*;
 use teloxide::stop::{StopToken, mk_stop_token};
-use teloxide::types::AllowedUpdate;
 use teloxide::update_listeners::{AsUpdateStream, UpdateListener};
 use tokio::sync::mpsc;
 
@@ -105,11 +104,8 @@ pub async fn serve_on_until(
         tracing::info!("webhook listener closed");
     });
 
-    let mut request = teloxide::payloads::SetWebhook::new(url.clone()).allowed_updates([
-        AllowedUpdate::Message,
-        AllowedUpdate::CallbackQuery,
-        AllowedUpdate::PreCheckoutQuery,
-    ]);
+    let mut request =
+        teloxide::payloads::SetWebhook::new(url.clone()).allowed_updates(super::ALLOWED_UPDATES);
     if !config.webhook_secret.is_empty() {
         request = request.secret_token(config.webhook_secret.expose().to_owned());
     }

@@ -98,6 +98,13 @@ struct Inner {
     new_request: Notify,
     privacy_mode: Mutex<bool>,
     files: Mutex<HashMap<String, Vec<u8>>>,
+    /// The messages users sent (pushed as updates), by (chat, message id):
+    /// what `copyMessage` copies.
+    incoming: Mutex<HashMap<(i64, i64), Value>>,
+    /// Chats whose user blocked the bot: sends to them fail with 403.
+    blocked: Mutex<Vec<i64>>,
+    /// `getChatMember` reports the bot without "Manage topics".
+    no_topic_rights: Mutex<bool>,
 }
 
 /// The running fake server.
@@ -167,10 +174,34 @@ impl FakeBotApi {
         let mut updates = self.inner.updates.lock().expect("lock");
         let id = self.inner.next_update_id.fetch_add(1, Ordering::SeqCst);
         update["update_id"] = json!(id);
+        remember_incoming(&self.inner, &update);
         updates.push(update);
         drop(updates);
         self.inner.new_update.notify_waiters();
         id
+    }
+
+    /// Remembers a message posted to a webhook (not through `getUpdates`),
+    /// so that `copyMessage` can copy it.
+    pub fn remember(&self, update: &Value) {
+        remember_incoming(&self.inner, update);
+    }
+
+    /// Makes `getChatMember` report the bot as an admin without `can_manage_topics`.
+    pub fn without_topic_rights(&self) {
+        *self.inner.no_topic_rights.lock().expect("lock") = true;
+    }
+
+    /// Makes `chat`'s user block the bot: sends to it fail with
+    /// `403 Forbidden: bot was blocked by the user`.
+    pub fn block(&self, chat: i64) {
+        self.inner.blocked.lock().expect("lock").push(chat);
+    }
+
+    /// The messages copied into `chat` (`copyMessage`), as the fake stored
+    /// them: the original's content, the topic when one was given.
+    pub fn copies_to(&self, chat: i64) -> Vec<Value> {
+        self.sent_to(chat).into_iter().filter(|m| m["copied"] == json!(true)).collect()
     }
 
     /// Same as [`FakeBotApi::fail_next_with`].
@@ -336,6 +367,56 @@ pub fn command_entity(text: &str) -> Value {
     }
     let length: usize = text.split_whitespace().next().unwrap_or_default().encode_utf16().count();
     json!([{"type": "bot_command", "offset": 0, "length": length}])
+}
+
+/// The service desk's forum supergroup `chat` as messages show it.
+fn forum_json(chat: i64) -> Value {
+    json!({"id": chat, "type": "supergroup", "title": "Service desk", "is_forum": true})
+}
+
+/// A message from `user` in the forum group `chat`: in topic `thread` when
+/// given (with `is_topic_message`), else in General; `content` is the
+/// message's own fields (`{"text": …}`, `{"photo": […]}`…).
+pub fn forum_message(chat: i64, user: Shopper, thread: Option<i64>, content: Value) -> Value {
+    let mut message = json!({
+        "message_id": NEXT_INCOMING_ID.fetch_add(1, Ordering::SeqCst),
+        "date": 1_700_000_000,
+        "chat": forum_json(chat),
+        "from": user_json(user),
+    });
+    if let Some(thread) = thread {
+        message["message_thread_id"] = json!(thread);
+        message["is_topic_message"] = json!(true);
+    }
+    for (key, value) in content.as_object().cloned().unwrap_or_default() {
+        message[key] = value;
+    }
+    if let Some(text) = content["text"].as_str() {
+        message["entities"] = command_entity(text);
+    }
+    json!({"message": message})
+}
+
+/// A text from `user` in topic `thread` of the forum group `chat`.
+pub fn topic_text(chat: i64, user: Shopper, thread: i64, text: &str) -> Value {
+    forum_message(chat, user, Some(thread), json!({"text": text}))
+}
+
+/// A photo (file `file_id`) from `user` in topic `thread` of the forum group `chat`.
+pub fn topic_photo(chat: i64, user: Shopper, thread: i64, file_id: &str) -> Value {
+    let photo =
+        json!([{"file_id": file_id, "file_unique_id": format!("u-{file_id}"), "width": 800, "height": 600}]);
+    forum_message(chat, user, Some(thread), json!({"photo": photo}))
+}
+
+/// A reaction of `user` in the private chat to the bot's message `message_id`:
+/// `emoji` now (empty: the reaction taken back), `before` earlier.
+pub fn reaction(user: Shopper, message_id: i64, emoji: &str, before: &str) -> Value {
+    let list = |e: &str| if e.is_empty() { json!([]) } else { json!([{"type": "emoji", "emoji": e}]) };
+    json!({"message_reaction": {
+        "chat": chat_json(user.id), "message_id": message_id, "user": user_json(user),
+        "date": 1_700_000_000, "old_reaction": list(before), "new_reaction": list(emoji),
+    }})
 }
 
 /// A sticker from `user` in `chat`.
@@ -521,6 +602,13 @@ async fn handle(
             .get(&method)
             .map(|(status, answer)| Fault::Json(*status, answer.clone()))
     });
+    let blocked_chat = matches!(method.as_str(), "sendMessage" | "copyMessage" | "sendPhoto")
+        && inner.blocked.lock().expect("lock").contains(&chat_id_of(&body));
+    let failure = failure.or_else(|| {
+        blocked_chat.then(|| {
+            Fault::Json(403, json!({"ok": false, "error_code": 403, "description": "Forbidden: bot was blocked by the user"}))
+        })
+    });
     let mut lose_response = false;
     match failure {
         None => {}
@@ -571,8 +659,29 @@ async fn handle(
                 }
             }
         }
+        // The bot is an admin of every group, managing topics unless told otherwise.
+        "getChatMember" => {
+            let topics = !*inner.no_topic_rights.lock().expect("lock");
+            json!({"user": bot_user_json(), "status": "administrator", "is_anonymous": false,
+                   "can_be_edited": false, "can_manage_chat": true, "can_change_info": false,
+                   "can_delete_messages": true, "can_manage_video_chats": false, "can_invite_users": true,
+                   "can_restrict_members": false, "can_pin_messages": true, "can_promote_members": false,
+                   "can_manage_topics": topics})
+        }
         "getWebhookInfo" => json!({"url": "", "has_custom_certificate": false, "pending_update_count": 0}),
         "sendMessage" => store_message(&inner, &body, None),
+        "createForumTopic" => {
+            let thread = inner.next_message_id.fetch_add(1, Ordering::SeqCst);
+            json!({"message_thread_id": thread, "name": body["name"], "icon_color": 7322096})
+        }
+        "copyMessage" => match copy_message(&inner, &body) {
+            Some(id) => json!({"message_id": id}),
+            None => {
+                record(&inner, &method, body, true);
+                let error = json!({"ok": false, "error_code": 400, "description": "Bad Request: message to copy not found"});
+                return (StatusCode::BAD_REQUEST, axum::Json(error)).into_response();
+            }
+        },
         "editMessageText" | "editMessageReplyMarkup" => {
             edit_message(&inner, &body, method == "editMessageText")
         }
@@ -687,6 +796,40 @@ fn store_message(inner: &Inner, body: &Value, id: Option<i64>) -> Value {
     }
     inner.messages.lock().expect("lock").insert((chat, id), message.clone());
     message
+}
+
+/// Keeps the message of an update a user sent, for `copyMessage`.
+fn remember_incoming(inner: &Inner, update: &Value) {
+    let message = &update["message"];
+    if let (Some(chat), Some(id)) = (message["chat"]["id"].as_i64(), message["message_id"].as_i64()) {
+        inner.incoming.lock().expect("lock").insert((chat, id), message.clone());
+    }
+}
+
+/// Copies a user's message into `chat_id` (in `message_thread_id` when
+/// given) as a message of the bot's: its content without its sender; the
+/// new message's id, or `None` when the message is unknown.
+fn copy_message(inner: &Inner, body: &Value) -> Option<i64> {
+    let from = body["from_chat_id"].as_i64().or_else(|| body["from_chat_id"].as_str()?.parse().ok())?;
+    let original =
+        inner.incoming.lock().expect("lock").get(&(from, body["message_id"].as_i64()?)).cloned()?;
+    let chat = chat_id_of(body);
+    let id = inner.next_message_id.fetch_add(1, Ordering::SeqCst);
+    let mut message = json!({
+        "message_id": id, "date": 1_700_000_000, "chat": chat_json(chat), "from": bot_user_json(),
+        "copied": true,
+    });
+    for key in ["text", "photo", "caption", "voice", "sticker", "document"] {
+        if let Some(value) = original.get(key) {
+            message[key] = value.clone();
+        }
+    }
+    if let Some(thread) = body.get("message_thread_id") {
+        message["message_thread_id"] = thread.clone();
+        message["is_topic_message"] = json!(true);
+    }
+    inner.messages.lock().expect("lock").insert((chat, id), message);
+    Some(id)
 }
 
 fn edit_message(inner: &Inner, body: &Value, text_too: bool) -> Value {

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use services::OrderStatus;
 
-use super::{Answers, Commands, Confirm, Facilities, Format, Mcp, Media, Pay, SmallTalk, Texts, Tools, Turn};
+use super::{Answers, Commands, Confirm, Facilities, Format, Mcp, Media, Pay, SmallTalk, Support, Texts, Tools, Turn};
 use crate::context::Lang;
 
 pub(crate) static TEXTS: Texts = Texts {
@@ -394,4 +394,33 @@ pub(crate) static TEXTS: Texts = Texts {
         could_not_ask: "Your confirmation could not be asked for, so nothing was done.",
     },
     mall: super::mall::EN,
+    support: Support {
+        button: "👤 Talk to a person",
+        connecting: "👤 Connecting you to the service desk — one moment. You can describe what happened here; the staff will see it.",
+        joined: "👤 A member of the mall's staff has joined; you are talking to a person now.",
+        closed: "The service desk has ended this conversation. I (the shopping guide) will answer again; say \"human\" any time you need a person.",
+        no_desk: "Sorry, I cannot reach a person from here. The service desk is next to the main entrance on floor 1, phone 400-820-8820 (daily 10:00–22:00).",
+        after_hours: |opens| {
+            format!(
+                "The service desk is closed now and opens at {opens}. Until then I can find stores and products and check your orders; for anything urgent, go to the service desk by the main entrance on floor 1."
+            )
+        },
+        no_answer_yet: "The staff are all busy and nobody has answered yet. You can keep waiting, or let me (the shopping guide) help meanwhile.",
+        keep_waiting: "⏳ Keep waiting",
+        back_to_bot: "🤖 Ask the guide",
+        waiting: "All right — the staff's answer will appear here.",
+        back: "All right, I (the shopping guide) am back. Say \"human\" any time you need a person.",
+        asked_reason: "the shopper asked for a person",
+        card: |name, lang, reason, recent, shopping| {
+            format!(
+                "🆕 Request for a person\nShopper: {name} ({lang})\nReason: {reason}\n\nRecent messages:\n{recent}\n\nCart and orders:\n{shopping}\n\nReply in this topic to write to the shopper; send /close or press the button to end."
+            )
+        },
+        close_button: "✅ End conversation",
+        closed_note: "✅ Conversation ended; the shopper was told.",
+        blocked_note: "⛔ The shopper blocked the bot; nothing reaches them.",
+        went_back_note: "↩️ The shopper chose to go on with the guide; conversation ended.",
+        already_closed: "This conversation has already ended.",
+        report_private_only: "/report works only in a private chat with me.",
+    },
 };

@@ -72,6 +72,8 @@ pub struct Texts {
     pub mcp: Mcp,
     /// The mall's own information, its events and the offers across it.
     pub mall: mall::MallTexts,
+    /// A person at the service desk: the hand-off, what staff read, the report.
+    pub support: Support,
 }
 
 /// How prices, floors, places and cart lines read.
@@ -568,4 +570,48 @@ pub struct Facilities {
     pub unknown_start: &'static str,
     /// A suggestion button asking for the nearest of a kind: (the kind's name).
     pub ask_nearest: fn(&str) -> String,
+/// A person at the mall's service desk: what the shopper is told about the
+/// hand-off, what staff read in the desk's topic, and the misses report.
+#[derive(Debug)]
+pub struct Support {
+    /// The button offered after two answers in a row that did not help;
+    /// pressing it sends it as a message, which asks for a person.
+    pub button: &'static str,
+    /// Asking for a person: the desk is being reached.
+    pub connecting: &'static str,
+    /// The first message from staff: a person is with the shopper now (said once).
+    pub joined: &'static str,
+    /// Staff ended the conversation: the bot answers again.
+    pub closed: &'static str,
+    /// There is no desk in Telegram (or it could not be reached): where the
+    /// service desk is and its phone.
+    pub no_desk: &'static str,
+    /// Outside `support.hours`: (when the desk opens, `HH:MM`).
+    pub after_hours: fn(&str) -> String,
+    /// Nobody answered within `support.answer_within_mins`.
+    pub no_answer_yet: &'static str,
+    /// The button: keep waiting for a person.
+    pub keep_waiting: &'static str,
+    /// The button: go on with the bot.
+    pub back_to_bot: &'static str,
+    /// After "keep waiting".
+    pub waiting: &'static str,
+    /// After "go on with the bot".
+    pub back: &'static str,
+    /// The reason recorded when the shopper asked for a person in words.
+    pub asked_reason: &'static str,
+    /// The desk's card: (shopper's name, language, reason, recent lines, cart and orders).
+    pub card: fn(&str, &str, &str, &str, &str) -> String,
+    /// The card's button that ends the conversation.
+    pub close_button: &'static str,
+    /// In the topic: the conversation was ended; the shopper was told.
+    pub closed_note: &'static str,
+    /// In the topic: the shopper blocked the bot; nothing reaches them.
+    pub blocked_note: &'static str,
+    /// In the topic: the shopper chose to go on with the bot.
+    pub went_back_note: &'static str,
+    /// The press of a close button on a conversation already ended.
+    pub already_closed: &'static str,
+    /// `/report` outside a private chat.
+    pub report_private_only: &'static str,
 }

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use services::OrderStatus;
 
-use super::{Answers, Commands, Confirm, Facilities, Format, Mcp, Media, Pay, SmallTalk, Texts, Tools, Turn};
+use super::{Answers, Commands, Confirm, Facilities, Format, Mcp, Media, Pay, SmallTalk, Support, Texts, Tools, Turn};
 use crate::context::Lang;
 
 pub(crate) static TEXTS: Texts = Texts {
@@ -334,4 +334,33 @@ pub(crate) static TEXTS: Texts = Texts {
         could_not_ask: "无法向您请求确认，所以什么也没做。",
     },
     mall: super::mall::ZH_HANS,
+    support: Support {
+        button: "👤 人工",
+        connecting: "👤 正在为您转接人工客服，请稍候。您可以直接在这里说明情况，客服会看到。",
+        joined: "👤 客服已接入，现在和您对话的是商场工作人员。",
+        closed: "客服已结束本次对话。接下来由我（智能导购）继续为您服务，需要时随时说「人工」。",
+        no_desk: "抱歉，我这里暂时接不了人工客服。请到 1 楼正门旁的服务台找工作人员，或拨打服务台电话 400-820-8820（每天 10:00–22:00）。",
+        after_hours: |opens| {
+            format!(
+                "人工客服现在不在班，{opens} 开始上班。在那之前我可以帮您找店、找商品、查订单；急事请到 1 楼正门旁的服务台。"
+            )
+        },
+        no_answer_yet: "客服暂时都在忙，还没有人回复。您可以继续等，也可以先让我（智能导购）帮您。",
+        keep_waiting: "⏳ 继续等",
+        back_to_bot: "🤖 先问导购",
+        waiting: "好的，客服一回复就会出现在这里。",
+        back: "好的，我（智能导购）继续为您服务。需要时随时说「人工」。",
+        asked_reason: "顾客要求人工",
+        card: |name, lang, reason, recent, shopping| {
+            format!(
+                "🆕 人工请求\n顾客：{name}（{lang}）\n原因：{reason}\n\n最近的对话：\n{recent}\n\n购物车和订单：\n{shopping}\n\n在本话题里回复即可发给顾客；发 /close 或点下面的按钮结束。"
+            )
+        },
+        close_button: "✅ 结束对话",
+        closed_note: "✅ 对话已结束，顾客已收到通知。",
+        blocked_note: "⛔ 顾客已屏蔽机器人，消息无法送达。",
+        went_back_note: "↩️ 顾客选择先问智能导购，对话已结束。",
+        already_closed: "这个对话已经结束了。",
+        report_private_only: "/report 只能在和我的私聊里用。",
+    },
 };

@@ -15,7 +15,7 @@ use maps::words::chinese_arrival;
 use maps::{MapWords, UnitKind};
 use services::OrderStatus;
 
-use super::{Answers, Commands, Confirm, Facilities, Format, Mcp, Media, Pay, SmallTalk, Texts, Tools, Turn};
+use super::{Answers, Commands, Confirm, Facilities, Format, Mcp, Media, Pay, SmallTalk, Support, Texts, Tools, Turn};
 use crate::context::Lang;
 
 pub(crate) static TEXTS: Texts = Texts {
@@ -384,6 +384,35 @@ pub(crate) static TEXTS: Texts = Texts {
         could_not_ask: "無法向您請求確認，所以什麼也沒做。",
     },
     mall: super::mall::ZH_HANT,
+    support: Support {
+        button: "👤 人工",
+        connecting: "👤 正在為您轉接人工客服，請稍候。您可以直接在這裡說明情況，客服會看到。",
+        joined: "👤 客服已接入，現在和您對話的是商場工作人員。",
+        closed: "客服已結束本次對話。接下來由我（智慧導購）繼續為您服務，需要時隨時說「人工」。",
+        no_desk: "抱歉，我這裡暫時接不了人工客服。請到 1 樓正門旁的服務臺找工作人員，或撥打服務臺電話 400-820-8820（每天 10:00–22:00）。",
+        after_hours: |opens| {
+            format!(
+                "人工客服現在不在班，{opens} 開始上班。在那之前我可以幫您找店、找商品、查訂單；急事請到 1 樓正門旁的服務臺。"
+            )
+        },
+        no_answer_yet: "客服暫時都在忙，還沒有人回覆。您可以繼續等，也可以先讓我（智慧導購）幫您。",
+        keep_waiting: "⏳ 繼續等",
+        back_to_bot: "🤖 先問導購",
+        waiting: "好的，客服一回覆就會出現在這裡。",
+        back: "好的，我（智慧導購）繼續為您服務。需要時隨時說「人工」。",
+        asked_reason: "顧客要求人工",
+        card: |name, lang, reason, recent, shopping| {
+            format!(
+                "🆕 人工請求\n顧客：{name}（{lang}）\n原因：{reason}\n\n最近的對話：\n{recent}\n\n購物車和訂單：\n{shopping}\n\n在本話題裡回覆即可發給顧客；發 /close 或點下面的按鈕結束。"
+            )
+        },
+        close_button: "✅ 結束對話",
+        closed_note: "✅ 對話已結束，顧客已收到通知。",
+        blocked_note: "⛔ 顧客已封鎖機器人，訊息無法送達。",
+        went_back_note: "↩️ 顧客選擇先問智慧導購，對話已結束。",
+        already_closed: "這個對話已經結束了。",
+        report_private_only: "/report 只能在和我的私聊裡用。",
+    },
 };
 
 // ---- Simplified ↔ Traditional: OpenCC's dictionaries (ferrous-opencc) ----
