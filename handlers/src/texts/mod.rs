@@ -570,6 +570,8 @@ pub struct Facilities {
     pub unknown_start: &'static str,
     /// A suggestion button asking for the nearest of a kind: (the kind's name).
     pub ask_nearest: fn(&str) -> String,
+}
+
 /// A person at the mall's service desk: what the shopper is told about the
 /// hand-off, what staff read in the desk's topic, and the misses report.
 #[derive(Debug)]
