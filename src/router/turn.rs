@@ -5,6 +5,7 @@
 
 use handlers::Lang;
 
+use super::access::{Admitted, Budget};
 use super::{FunctionCallRouter, history, prompt};
 use crate::context::MessageContext;
 use crate::llm::{ChatMessage, Role, Usage};
@@ -34,16 +35,16 @@ impl TurnScope {
         }
     }
 
-    /// A private conversation of one person outside a chat (an MCP client):
-    /// the chat is the person.
-    pub fn private(platform: &str, user_id: i64, lang: Lang) -> Self {
+    /// The scope of an admitted request outside a chat (the Mini App, an
+    /// MCP client): private, the chat is where the door saw it.
+    pub(super) fn admitted(admitted: &Admitted) -> Self {
         TurnScope {
-            platform: platform.to_owned(),
-            user_id,
-            chat_id: user_id,
+            platform: admitted.platform().to_owned(),
+            user_id: admitted.user_id(),
+            chat_id: admitted.chat_id(),
             is_group: false,
             mentioned: true,
-            lang,
+            lang: admitted.lang(),
         }
     }
 
@@ -127,6 +128,16 @@ impl Turn {
             tell_over_budget: false,
             tools_used: Vec::new(),
             errors: 0,
+        }
+    }
+
+    /// The budget as the door found it: spent, the offline planner answers,
+    /// and the first such turn of the day says so.
+    pub(super) fn apply_budget(&mut self, budget: Budget) {
+        if let Budget::Spent { tell } = budget {
+            self.over_budget = true;
+            self.basic_mode = true;
+            self.tell_over_budget = tell;
         }
     }
 
@@ -223,11 +234,11 @@ impl FunctionCallRouter {
                     "" => lang.texts().turn.done.to_owned(),
                     text => text.to_owned(),
                 };
-                self.answer(&mut turn, text)
+                self.text_answer(&mut turn, text)
             }
             TurnEnd::GaveUp => {
                 let text = lang.texts().turn.gave_up;
-                self.answer(&mut turn, text.to_owned())
+                self.text_answer(&mut turn, text.to_owned())
             }
         };
         tracing::info!(
@@ -283,23 +294,6 @@ impl FunctionCallRouter {
         }
     }
 
-    /// Whether the shopper of `ctx` has spent today's token budget
-    /// (`bot.daily_tokens_per_user`), asked before a voice message is
-    /// fetched; a store that cannot be read lets it through.
-    pub async fn over_daily_budget(&self, ctx: &MessageContext) -> bool {
-        let budget = self.settings.daily_tokens_per_user;
-        if budget == 0 {
-            return false;
-        }
-        match self.state.counts(&spent_key(ctx.platform, ctx.user_id)).await {
-            Ok(spent) => spent.get("tokens").copied().unwrap_or(0) >= budget as i64,
-            Err(e) => {
-                tracing::warn!(error = %e, "could not read today's token use; letting the voice message through");
-                false
-            }
-        }
-    }
-
     /// Counts one transcription and the time it took in the day's figures (`/stats`).
     pub async fn count_transcription(&self, took: std::time::Duration) {
         let day = day_key(today());
@@ -312,33 +306,9 @@ impl FunctionCallRouter {
         }
     }
 
-    /// Stage: whether the shopper has spent today's token budget
-    /// (`bot.daily_tokens_per_user`): then the offline planner answers, and
-    /// the first such turn of the day says so.
-    pub(super) async fn check_budget(&self, turn: &mut Turn) {
-        let budget = self.settings.daily_tokens_per_user;
-        if budget == 0 {
-            return;
-        }
-        let spent = match self.state.counts(&spent_key(&turn.scope.platform, turn.scope.user_id)).await {
-            Ok(spent) => spent,
-            Err(e) => {
-                tracing::warn!(error = %e, "could not read today's token use; letting the turn through");
-                return;
-            }
-        };
-        if spent.get("tokens").copied().unwrap_or(0) >= budget as i64 {
-            tracing::info!(budget, "daily token budget spent; basic mode");
-            metrics::counter!(crate::ops::LIMITED, "reason" => "over_budget").increment(1);
-            turn.over_budget = true;
-            turn.basic_mode = true;
-            turn.tell_over_budget = spent.get("told").copied().unwrap_or(0) == 0;
-        }
-    }
-
     /// The text answer of a turn, with the basic-mode note when the model was
     /// unreachable, the tools' suggestions and picture; remembered in the turn.
-    fn answer(&self, turn: &mut Turn, text: String) -> Reply {
+    fn text_answer(&self, turn: &mut Turn, text: String) -> Reply {
         let text = if turn.over_budget {
             if turn.tell_over_budget {
                 let note = turn.scope.lang.texts().turn.over_budget;
@@ -399,7 +369,7 @@ pub(super) fn day_key(day: i64) -> String {
 }
 
 /// The key of a shopper's tokens today.
-fn spent_key(platform: &str, user_id: i64) -> String {
+pub(super) fn spent_key(platform: &str, user_id: i64) -> String {
     format!("spent:{platform}:{user_id}:{}", today())
 }
 
