@@ -198,6 +198,17 @@ mod tests {
     }
 
     #[test]
+    fn launch_data_from_the_future_is_refused_beyond_the_clock_skew() {
+        let check = InitDataCheck::new(TOKEN, 3600);
+        let skew = CLOCK_SKEW_SECS;
+        assert!(check.verify(SIGNED, SIGNED_AT - skew).is_ok(), "a clock {skew} s behind");
+        assert_eq!(check.verify(SIGNED, SIGNED_AT - skew - 1), Err(InitDataError::FromTheFuture));
+        assert_eq!(check.verify(SIGNED, SIGNED_AT - 86_400), Err(InitDataError::FromTheFuture));
+        assert!(check.verify(SIGNED, SIGNED_AT + 3600).is_ok());
+        assert_eq!(check.verify(SIGNED, SIGNED_AT + 3601), Err(InitDataError::Expired));
+    }
+
+    #[test]
     fn what_sign_makes_verifies() {
         let check = InitDataCheck::new("123:ABC", 60);
         let user = r#"{"id":42,"first_name":"李 雷","language_code":"zh-hant"}"#;
