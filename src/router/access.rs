@@ -13,7 +13,7 @@ use std::time::Duration;
 use handlers::Lang;
 
 use super::FunctionCallRouter;
-use super::turn::spent_key;
+use super::turn::{Budget, TurnScope, spent_key};
 use crate::context::{ChosenLang, MessageContext};
 use crate::reply::Reply;
 
@@ -83,16 +83,6 @@ pub struct Admitted {
     budget: Budget,
 }
 
-/// Where the shopper stands with today's token budget (read at the door
-/// for chat messages only: nothing else calls the model).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Budget {
-    /// No budget, or some of it left (or it could not be read).
-    Within,
-    /// Spent: the offline planner answers; `tell` the first time today.
-    Spent { tell: bool },
-}
-
 impl Admitted {
     pub fn platform(&self) -> &'static str {
         self.platform
@@ -129,6 +119,21 @@ impl Admitted {
 
     pub(super) fn budget(&self) -> Budget {
         self.budget
+    }
+}
+
+impl TurnScope {
+    /// The scope of an admitted request outside a chat (the Mini App, an
+    /// MCP client): private, the chat is where the door saw it.
+    pub(super) fn admitted(admitted: &Admitted) -> Self {
+        TurnScope {
+            platform: admitted.platform.to_owned(),
+            user_id: admitted.user_id,
+            chat_id: admitted.chat_id,
+            is_group: false,
+            mentioned: true,
+            lang: admitted.lang,
+        }
     }
 }
 

@@ -5,7 +5,6 @@
 
 use handlers::Lang;
 
-use super::access::{Admitted, Budget};
 use super::{FunctionCallRouter, history, prompt};
 use crate::context::MessageContext;
 use crate::llm::{ChatMessage, Role, Usage};
@@ -35,19 +34,6 @@ impl TurnScope {
         }
     }
 
-    /// The scope of an admitted request outside a chat (the Mini App, an
-    /// MCP client): private, the chat is where the door saw it.
-    pub(super) fn admitted(admitted: &Admitted) -> Self {
-        TurnScope {
-            platform: admitted.platform().to_owned(),
-            user_id: admitted.user_id(),
-            chat_id: admitted.chat_id(),
-            is_group: false,
-            mentioned: true,
-            lang: admitted.lang(),
-        }
-    }
-
     pub(super) fn of_action(action: &PendingAction) -> Self {
         TurnScope {
             platform: action.platform.clone(),
@@ -62,6 +48,16 @@ impl TurnScope {
     pub(super) fn conversation(&self) -> String {
         crate::context::conversation_key(&self.platform, self.chat_id, self.user_id)
     }
+}
+
+/// Where the shopper stands with today's token budget (read at the door
+/// for chat messages only: nothing else calls the model).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Budget {
+    /// No budget, or some of it left (or it could not be read).
+    Within,
+    /// Spent: the offline planner answers; `tell` the first time today.
+    Spent { tell: bool },
 }
 
 /// A tool loop in progress.
