@@ -469,3 +469,20 @@ async fn an_mcp_order_needing_the_code_is_refused_without_asking_and_what_runs_i
     assert_eq!((rows[0].0, rows[0].1.as_str(), rows[0].3.as_str()), (7, "add_to_cart", "approved"));
     assert!(!rows[0].2.contains("padding"), "only the declared arguments: {}", rows[0].2);
 }
+
+#[tokio::test]
+async fn with_the_mall_down_an_mcp_caller_gets_words_and_an_id_only() {
+    let dir = TempDir::new("door-mcp-down");
+    let closed = free_addr();
+    let base = format!("http://{closed}");
+    let extra = [("MALLBOT_MALL__BACKEND", "http"), ("MALLBOT_MALL__BASE_URL", base.as_str())];
+    let client = mcp(&dir, Accepting::default(), &extra).await;
+    let failed = call(&client, "search_products", json!({"keyword": "running shoes"})).await;
+    assert_eq!(failed.is_error, Some(true));
+    let said = text(&failed);
+    assert!(said.starts_with("Something went wrong on our side") && said.contains("(error "), "{said}");
+    for inside in [closed.to_string().as_str(), "/api/", "attempt", "connect"] {
+        assert!(!said.to_lowercase().contains(inside), "`{inside}` reached the caller: {said}");
+    }
+    client.cancel().await.unwrap();
+}
