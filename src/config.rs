@@ -350,13 +350,13 @@ pub struct WebappConfig {
     /// proxy); with it set the bot sets its menu button and offers
     /// "🗺 在地图上看" under directions and store answers.
     pub public_url: String,
-    /// Oldest Telegram `initData` taken, in seconds.
+    /// Oldest Telegram `initData` taken, in seconds (an hour by default).
     pub init_data_max_age_secs: u64,
 }
 
 impl Default for WebappConfig {
     fn default() -> Self {
-        WebappConfig { listen: String::new(), public_url: String::new(), init_data_max_age_secs: 86_400 }
+        WebappConfig { listen: String::new(), public_url: String::new(), init_data_max_age_secs: 3600 }
     }
 }
 
@@ -1263,7 +1263,7 @@ mod tests {
     #[test]
     fn webapp_keys_are_checked_and_named() {
         let c = load("", &[]).unwrap();
-        assert_eq!((c.webapp.listen.as_str(), c.webapp.init_data_max_age_secs), ("", 86_400));
+        assert_eq!((c.webapp.listen.as_str(), c.webapp.init_data_max_age_secs), ("", 3600));
         let c = load(
             "[webapp]\nlisten = \"127.0.0.1:8090\"\n",
             &[("MALLBOT_WEBAPP__PUBLIC_URL", "https://m.example/webapp/")],

@@ -12,9 +12,10 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt};
 
 use crate::app::App;
 use crate::commands::Command;
-use crate::context::MessageContext;
+use crate::context::{ChosenLang, MessageContext};
 use crate::progress::{Progress, TurnEvent};
-use crate::reply::{ConfirmationPress, PressCheck, Reply};
+use crate::reply::{PressCheck, Reply};
+use crate::router::{Knock, Presser, Way};
 
 /// The terminal chat over `input`, writing to `out`.
 pub struct Console<'a, R, W> {
@@ -168,9 +169,13 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
         ctx.text = String::new();
         let recording = crate::media::recording(bytes, path);
         let app = self.app;
-        self.live(
-            |progress| async move { crate::media::voice_turn(app, ctx, recording, &progress, false).await },
-        )
+        let admitted = match app.router.admit(Knock::message(&ctx, ChosenLang::Unread)).await {
+            Ok(admitted) => admitted,
+            Err(turned) => return Ok((turned.reply(), String::new())),
+        };
+        self.live(|progress| async move {
+            crate::media::voice_turn(app, &admitted, ctx, recording, &progress).await
+        })
         .await
     }
 
@@ -208,8 +213,14 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
             Ok(image) => image,
             Err(e) => return unreadable(e.to_string()),
         };
-        self.live(|progress| async move { crate::media::photo_turn(app, ctx, image, &progress, false).await })
-            .await
+        let admitted = match app.router.admit(Knock::message(&ctx, ChosenLang::Unread)).await {
+            Ok(admitted) => admitted,
+            Err(turned) => return Ok((turned.reply(), String::new())),
+        };
+        self.live(
+            |progress| async move { crate::media::photo_turn(app, &admitted, ctx, image, &progress).await },
+        )
+        .await
     }
 
     /// Runs a turn, printing its progress as it comes; returns the reply and
@@ -306,14 +317,13 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
             let Some(answer) = self.read_line(question).await? else { return Ok(()) };
             let approve = is_yes(&answer);
             writeln!(self.out, "you> {}", if approve { "y" } else { "n" })?;
-            let press = ConfirmationPress {
-                token: prompt.token,
-                user_id: self.user_id,
-                chat_id: self.user_id,
-                approve,
-            };
             let app = self.app;
-            (reply, streamed) = match app.router.press(&press).await {
+            let knock = Knock::private("console", self.user_id, self.lang, Way::Press);
+            let check = match app.router.admit(knock).await {
+                Ok(admitted) => app.router.press_as(&admitted, &prompt.token, approve, Presser::Chat).await,
+                Err(turned) => PressCheck::NotYours { alert: turned.message().to_owned() },
+            };
+            (reply, streamed) = match check {
                 PressCheck::Accepted { claim, outcome } => {
                     writeln!(self.out, "bot> {}", outcome.replace('\n', "\n     "))?;
                     self.live(|progress| async move { app.router.finish_live(claim, &progress).await })

@@ -3,14 +3,15 @@
 use handlers::Lang;
 use services::Shopper;
 
-/// What a transport knows of the shopper's `/lang` choice for a message.
+/// What a transport knows of the shopper's `/lang` choice when it knocks
+/// at the router's door.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ChosenLang {
-    /// Not read yet: the router reads it from the state store.
+    /// Not read yet: the door reads it from the state store.
     #[default]
     Unread,
-    /// Read once for this message (`None`: no choice made); the router
-    /// takes it from here instead of reading the state store again.
+    /// Read once for this update (`None`: no choice made); the door takes
+    /// it from here instead of reading the state store again.
     Read(Option<Lang>),
 }
 
@@ -36,8 +37,6 @@ pub struct MessageContext {
     pub reply_to: Option<String>,
     /// The language to answer in.
     pub lang: Lang,
-    /// What the transport already read of the shopper's `/lang` choice.
-    pub chosen_lang: ChosenLang,
     /// A photo sent with the message, as a `data:` URL, when the model reads
     /// photos (`llm.vision`); `text` is then its caption or a default ask.
     pub image: Option<String>,
@@ -63,7 +62,6 @@ impl MessageContext {
             text,
             reply_to: None,
             lang,
-            chosen_lang: ChosenLang::Unread,
             image: None,
         }
     }

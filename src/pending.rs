@@ -16,14 +16,17 @@ pub struct PendingAction {
     pub chat_id: i64,
     pub is_group: bool,
     pub lang: Lang,
-    /// The assistant turn whose calls are being answered.
-    pub assistant: ChatMessage,
+    /// The assistant turn whose calls are being answered, when the action
+    /// stopped a chat's tool loop; `None` for a change asked for directly
+    /// (the Mini App, an MCP client), which resumes no loop.
+    pub assistant: Option<ChatMessage>,
     /// One entry per call of that turn, in call order: the tool message text,
     /// `None` for the call that waits.
     pub results: Vec<Option<String>>,
     /// The waiting call.
     pub call: ToolCall,
-    /// Its parsed arguments.
+    /// Its arguments: only the fields the tool's schema declares, at most
+    /// [`MAX_ARGUMENTS`] bytes as JSON.
     pub arguments: serde_json::Value,
     /// Its level (after config overrides).
     pub level: Level,
@@ -44,6 +47,13 @@ pub struct PendingAction {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<String>,
 }
+
+/// The most a pending action's arguments may weigh, as JSON.
+pub const MAX_ARGUMENTS: usize = 4 * 1024;
+
+/// The most a whole pending action may weigh, as stored (its tool loop's
+/// messages included).
+pub const MAX_PENDING: usize = 256 * 1024;
 
 impl PendingAction {
     /// The conversation this action belongs to.

@@ -40,6 +40,12 @@ pub fn new_turn_id() -> String {
     format!("{:06x}", rand::random_range(0..0x100_0000u32))
 }
 
+/// A new id for an error told to a caller (eight hex digits): the caller
+/// gets the id and a short message, the log gets the detail with the id.
+pub fn new_error_id() -> String {
+    format!("{:08x}", rand::random::<u32>())
+}
+
 /// The id of the turn this task answers, if any.
 pub fn current_turn() -> Option<String> {
     TURN.try_with(Clone::clone).ok()

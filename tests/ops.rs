@@ -278,7 +278,6 @@ async fn health_lists_the_last_errors_with_their_turn_ids() {
         mentioned: true,
         text: "running shoes".into(),
         lang: handlers::Lang::En,
-        chosen_lang: Default::default(),
         reply_to: None,
         image: None,
     };

@@ -742,20 +742,26 @@ async fn over_the_daily_token_budget_the_shopper_is_told_once_and_served_in_basi
 
 #[tokio::test]
 async fn strangers_are_refused_once_then_ignored() {
-    use mallbot::router::Access;
+    use mallbot::context::ChosenLang;
+    use mallbot::router::{Knock, Way, Why};
     let bot = bot_with(ScriptedModel::new(vec![]), Arc::new(EmbeddedMall::in_memory()), |c| {
         c.bot.allowed_chats = vec![-100];
     });
     let router = &bot.app.router;
-    assert_eq!(
-        router.access("telegram", 5, -100, Lang::Zh).await,
-        Access::Allowed,
-        "anyone in a listed chat"
-    );
-    assert!(
-        matches!(router.access("telegram", 5, 5, Lang::En).await, Access::Refused(r) if r.text.contains("invited"))
-    );
-    assert_eq!(router.access("telegram", 5, 5, Lang::En).await, Access::Ignored);
+    let knock = |chat: i64, lang: Lang| Knock {
+        platform: "telegram",
+        user_id: 5,
+        chat_id: chat,
+        lang,
+        chosen: ChosenLang::Read(None),
+        way: Way::Message,
+    };
+    assert!(router.admit(knock(-100, Lang::Zh)).await.is_ok(), "anyone in a listed chat");
+    let first = router.admit(knock(5, Lang::En)).await.unwrap_err();
+    assert_eq!(first.why, Why::NotAllowed);
+    assert!(first.tell && first.reply().text.contains("invited"), "{first:?}");
+    let again = router.admit(knock(5, Lang::En)).await.unwrap_err();
+    assert!(!again.tell && again.reply().text.is_empty(), "told once: {again:?}");
 }
 
 #[tokio::test]

@@ -103,6 +103,34 @@ pub fn parse_arguments<T: DeserializeOwned>(arguments: Value) -> Result<T, ToolE
     })
 }
 
+/// `arguments` with only what `schema` declares: an object keeps the
+/// properties its schema lists (each checked the same way, arrays item by
+/// item), so a field no tool reads is never kept. What a pending action
+/// stores of a caller's arguments goes through here.
+pub fn keep_declared(schema: &Value, arguments: Value) -> Value {
+    match arguments {
+        Value::Object(map) => match schema.get("properties").and_then(Value::as_object) {
+            Some(properties) => Value::Object(
+                map.into_iter()
+                    .filter_map(|(key, value)| {
+                        properties.get(&key).map(|declared| {
+                            let kept = keep_declared(declared, value);
+                            (key, kept)
+                        })
+                    })
+                    .collect(),
+            ),
+            None if schema.get("type").and_then(Value::as_str) == Some("object") => Value::Object(Map::new()),
+            None => Value::Object(map),
+        },
+        Value::Array(items) => match schema.get("items") {
+            Some(item) => Value::Array(items.into_iter().map(|v| keep_declared(item, v)).collect()),
+            None => Value::Array(items),
+        },
+        other => other,
+    }
+}
+
 /// The field of serde's "missing field `x`" message.
 fn missing_field(message: &str) -> Option<&str> {
     message.strip_prefix("missing field `")?.split('`').next()
@@ -240,6 +268,21 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn only_declared_fields_are_kept() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "product_id": {"type": "string"},
+                "lines": {"type": "array", "items": {"type": "object", "properties": {"n": {"type": "integer"}}}}
+            }
+        });
+        let given =
+            json!({"product_id": "p1", "padding": "x".repeat(1000), "lines": [{"n": 1, "junk": true}]});
+        assert_eq!(keep_declared(&schema, given), json!({"product_id": "p1", "lines": [{"n": 1}]}));
+        assert_eq!(keep_declared(&json!({"type": "object"}), json!({"a": 1})), json!({}));
+    }
 
     /// Where to look.
     #[derive(Debug, Deserialize, JsonSchema, PartialEq)]

@@ -645,13 +645,7 @@ fn body_shape_error(why: impl std::fmt::Display) -> ApiError {
 struct ApiKey(Arc<str>);
 
 async fn require_api_key(State(ApiKey(expected)): State<ApiKey>, request: Request, next: Next) -> Response {
-    let presented = request
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.split_once(' '))
-        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-        .map(|(_, token)| token.trim());
+    let presented = bearer_token(request.headers());
     let refusal = match presented {
         None => "an Authorization: Bearer <api key> header is required",
         Some(token) if !same_secret(token.as_bytes(), expected.as_bytes()) => "the API key is wrong",
@@ -677,13 +671,7 @@ async fn require_staff_key(
         };
         return ApiError { status: StatusCode::FORBIDDEN, error }.into_response();
     };
-    let presented = request
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.split_once(' '))
-        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-        .map(|(_, token)| token.trim());
+    let presented = bearer_token(request.headers());
     let refusal = match presented {
         None => "an Authorization: Bearer <staff key> header is required",
         Some(token) if !same_secret(token.as_bytes(), expected.as_bytes()) => "the staff key is wrong",
@@ -692,6 +680,21 @@ async fn require_staff_key(
     let mut response = unauthorized(refusal).into_response();
     response.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
     response
+}
+
+/// The token of an `Authorization: Bearer <token>` header, the scheme in any
+/// case: the one reading of a bearer token for every HTTP surface (the mall
+/// server, `/metrics`, `mallbot mcp --listen`).
+pub fn bearer_token(headers: &axum::http::HeaderMap) -> Option<&str> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.trim().split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+}
+
+/// Whether `headers` carry `Authorization: Bearer <expected>` (compared in
+/// time that depends only on the lengths).
+pub fn bearer_is(headers: &axum::http::HeaderMap, expected: &str) -> bool {
+    bearer_token(headers).is_some_and(|token| same_secret(token.as_bytes(), expected.as_bytes()))
 }
 
 /// Compares two secrets in time that depends only on their lengths.

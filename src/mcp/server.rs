@@ -3,13 +3,18 @@
 //! `Host`/`Origin` checked against DNS rebinding).
 //!
 //! The tool list is the registry itself (name, description and parameter
-//! schema exactly as the model gets them). `safe` tools run at once;
-//! `confirm` and `critical` tools ask the person through MCP elicitation with
-//! the text the Telegram button shows, and run on accept through the router's
-//! own confirmed-call path (same idempotency-key scheme, same re-check of an
-//! order's figures, same audit log). A client that cannot ask never gets a
-//! risky tool run. The shopper is the server's (`mcp.user_id`) or the bearer
-//! token's (`mcp.tokens`), never an argument.
+//! schema exactly as the model gets them). Every call passes the router's
+//! door first (allow-lists, rate limit, as a chat message does). `safe`
+//! tools run at once; `confirm` and `critical` tools are held by the
+//! router's confirmation service, asked through MCP elicitation with the
+//! text the Telegram button shows, and carried out by it on accept (same
+//! owner check, idempotency key, re-check of an order's figures, audit row).
+//! An order needing the one-time code (`safety.critical_code`) is refused
+//! here, saying to place it in the chat. A client that cannot ask never gets
+//! a risky tool run. The shopper is the server's (`mcp.user_id`) or the
+//! bearer token's (`mcp.tokens`), never an argument. A failure inside (the
+//! mall, the state store) is told as a short message with an error id; the
+//! detail goes to the log under that id.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -35,7 +40,8 @@ use serde_json::{Value, json};
 use crate::app::App;
 use crate::llm::ToolCall;
 use crate::pending::new_token;
-use crate::router::{Approved, TurnScope, confirmation_text};
+use crate::reply::PressCheck;
+use crate::router::{Carried, HoldError, Knock, Presser, Way, confirmation_text};
 use crate::tools::Tool;
 
 /// The platform name of shoppers served over MCP (their conversations and
@@ -106,10 +112,16 @@ impl MallServer {
         peer: &Peer<RoleServer>,
         user: i64,
     ) -> CallToolResult {
-        let lang = self.lang();
         let tool = Tool::Builtin(spec);
         let router = &self.app.router;
-        let scope = TurnScope::private(PLATFORM, user, lang);
+        let admitted = match router.admit(Knock::private(PLATFORM, user, self.lang(), Way::Call)).await {
+            Ok(admitted) => admitted,
+            Err(turned) => {
+                tracing::info!(tool = spec.name, user, why = ?turned.why, "MCP call turned away at the door");
+                return error_result(turned.message().to_owned());
+            }
+        };
+        let lang = admitted.lang();
         let call = ToolCall {
             id: format!("mcp-{}", new_token()),
             name: spec.name.to_owned(),
@@ -118,68 +130,87 @@ impl MallServer {
         let level = router.level_of(&tool);
         tracing::info!(tool = spec.name, level = level.as_str(), user, "MCP tool call");
         if level == Level::Safe {
-            let result = router.run_call(&scope, &tool, &call, args).await;
+            let result = router.run_call(&admitted, &tool, &call, args).await;
             return call_result(spec, lang, result);
         }
         if !peer.supported_elicitation_modes().contains(&ElicitationMode::Form) {
             tracing::info!(tool = spec.name, "refused: the client cannot ask for confirmation");
             return error_result((lang.texts().mcp.needs_elicitation)(spec.name));
         }
-        let mut preview = match router.preview(&tool, &scope, &args).await {
-            Ok(preview) => preview,
-            Err(e) => return call_result(spec, lang, Err(e)),
+        let mut hold = match router.hold(&admitted, &tool, args).await {
+            Ok(hold) => hold,
+            Err(e) => return hold_error(lang, e),
         };
         let mut note = None;
         for _ in 0..MAX_RECONFIRMATIONS {
-            let question = confirmation_text(lang, level, &preview.summary);
+            let question = confirmation_text(lang, level, &hold.summary);
             let message = match note {
                 Some(note) => format!("{note}\n{question}"),
                 None => question,
             };
-            match ask(peer, message, self.app.config.safety.confirm_ttl_secs).await {
-                Ok(ElicitationAction::Accept) => {
-                    let token = new_token();
-                    let approved = crate::router::ApprovedCall {
-                        tool: &tool,
-                        call: &call,
-                        args: &args,
-                        level,
-                        preview: &preview,
-                        token: &token,
-                    };
-                    match router.run_approved(&scope, approved).await {
-                        Approved::Ran(result) => {
-                            let decision = match &result {
-                                Ok(_) => "approved".to_owned(),
-                                Err(e) => format!("failed: {e}"),
-                            };
-                            let text = crate::router::calls::result_text(&result);
-                            router.audit_decision(&scope, spec.name, &args, &decision, &text).await;
-                            tracing::info!(tool = spec.name, decision = %decision, "MCP confirmation resolved");
-                            return call_result(spec, lang, result);
-                        }
-                        Approved::Changed(fresh) => {
-                            preview = fresh;
-                            note = Some(lang.texts().confirm.order_changed);
-                        }
-                    }
+            let approve = match ask(peer, message, self.app.config.safety.confirm_ttl_secs).await {
+                Ok(action) => action == ElicitationAction::Accept,
+                Err(e) => {
+                    tracing::warn!(tool = spec.name, error = %e, "could not ask the MCP client for confirmation");
+                    return error_result(lang.texts().mcp.could_not_ask.to_owned());
                 }
-                Ok(_) => {
-                    router
-                        .audit_decision(&scope, spec.name, &args, "declined", crate::router::calls::DECLINED)
-                        .await;
+            };
+            let claim = match router.press_as(&admitted, &hold.token, approve, Presser::Client).await {
+                PressCheck::Accepted { claim, .. } => claim,
+                PressCheck::CodeRequired { message } => return error_result(message),
+                PressCheck::NotYours { alert }
+                | PressCheck::AlreadyDone { alert }
+                | PressCheck::Expired { alert }
+                | PressCheck::Failed { alert } => return error_result(alert),
+            };
+            match router.carry_out(claim).await {
+                Carried::Done { result: Some(result), .. } => {
+                    tracing::info!(tool = spec.name, ok = result.is_ok(), "MCP confirmation resolved");
+                    return call_result(spec, lang, result);
+                }
+                Carried::Done { result: None, .. } => {
                     tracing::info!(tool = spec.name, decision = "declined", "MCP confirmation resolved");
                     // Nothing ran, so there is no result of the tool's output
                     // schema to give: the client reads it as a call that did not run.
                     return error_result(lang.texts().mcp.declined.to_owned());
                 }
-                Err(e) => {
-                    tracing::warn!(tool = spec.name, error = %e, "could not ask the MCP client for confirmation");
-                    return error_result(lang.texts().mcp.could_not_ask.to_owned());
+                Carried::Changed { held: Ok(fresh), .. } => {
+                    hold = fresh;
+                    note = Some(lang.texts().confirm.order_changed);
                 }
+                Carried::Changed { held: Err(e), .. } => return hold_error(lang, e),
             }
         }
         error_result(lang.texts().mcp.kept_changing.to_owned())
+    }
+}
+
+/// A call that could not be held for confirmation, told to the client.
+fn hold_error(lang: Lang, error: HoldError) -> CallToolResult {
+    match error {
+        HoldError::Invalid(e) | HoldError::Tool(e) => tool_error(lang, e),
+        HoldError::TooLarge => error_result(lang.texts().confirm.too_large.to_owned()),
+        HoldError::CodeInChat => error_result(lang.texts().confirm.code_in_chat.to_owned()),
+        HoldError::Store => {
+            let id = crate::stats::new_error_id();
+            tracing::error!(error_id = %id, "MCP call failed: the confirmation could not be kept");
+            error_result((lang.texts().mcp.failed)(&id))
+        }
+    }
+}
+
+/// A failed tool call as the client reads it: what the caller can act on
+/// (arguments, not found, refused) as the model would read it; a failure
+/// inside (the mall, a timeout, a lending service) as a short message with
+/// an error id, its detail in the log under that id.
+fn tool_error(lang: Lang, error: ToolError) -> CallToolResult {
+    match error {
+        ToolError::Upstream(_) | ToolError::Timeout(_) | ToolError::Service { .. } => {
+            let id = crate::stats::new_error_id();
+            tracing::warn!(error_id = %id, error = %error, "MCP tool call failed");
+            error_result((lang.texts().mcp.failed)(&id))
+        }
+        other => error_result(other.model_message()),
     }
 }
 
@@ -239,7 +270,7 @@ fn call_result(spec: &ToolSpec, lang: Lang, result: Result<ToolOutput, ToolError
             };
             structured_result(data, text)
         }
-        Err(e) => error_result(e.model_message()),
+        Err(e) => tool_error(lang, e),
     }
 }
 
@@ -398,15 +429,12 @@ async fn bearer(
     mut request: Request,
     next: Next,
 ) -> Response {
-    let offered = request
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split_once(' '))
-        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-        .map(|(_, token)| token.trim());
+    let offered = services::server::bearer_token(request.headers());
     let user = offered.and_then(|offered| {
-        tokens.iter().find(|(token, _)| same(token.as_bytes(), offered.as_bytes())).map(|(_, user)| *user)
+        tokens
+            .iter()
+            .find(|(token, _)| services::server::same_secret(token.as_bytes(), offered.as_bytes()))
+            .map(|(_, user)| *user)
     });
     match user {
         Some(user) => {
@@ -426,9 +454,4 @@ async fn bearer(
                 .into_response()
         }
     }
-}
-
-/// Compares two secrets without stopping at the first difference.
-fn same(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }

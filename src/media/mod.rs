@@ -12,47 +12,39 @@ use crate::app::App;
 use crate::context::MessageContext;
 use crate::progress::Progress;
 use crate::reply::Reply;
+use crate::router::Admitted;
 use crate::stt::Recording;
 
 pub mod image;
 
-/// Answers a voice message: transcribes `recording`, then routes the
-/// transcript as the text of `ctx` (whose own text is ignored). Without
-/// `[stt]`, an empty transcript or a failed transcription, a short answer
-/// and no model call.
+/// Answers a voice message the door admitted: transcribes `recording`,
+/// then routes the transcript as the text of `ctx` (whose own text is
+/// ignored). Without `[stt]`, an empty transcript or a failed transcription,
+/// a short answer and no model call.
 pub async fn voice_turn(
     app: &App,
+    admitted: &Admitted,
     mut ctx: MessageContext,
     recording: Recording,
     progress: &Progress,
-    admitted: bool,
 ) -> Reply {
-    let lang = app.router.lang_for(&ctx).await;
+    let lang = admitted.lang();
     let Some(stt) = app.stt.as_ref() else {
-        app.stats.count_message();
         return Reply::text(lang.texts().media.voice_off);
     };
-    // Held back before it costs a transcription (unless the transport already
-    // did, before the download); then counted once, like text.
-    if !admitted && let Some(notice) = app.router.admit(&ctx).await {
-        return notice;
-    }
     progress.working(vec![lang.texts().media.listening.to_owned()]);
     // Only a language the shopper chose is certain; otherwise the service detects it.
-    let language = app.router.chosen_lang_for(&ctx).await;
     let started = std::time::Instant::now();
-    let transcribed = stt.transcribe(recording, language).await;
+    let transcribed = stt.transcribe(recording, admitted.chosen()).await;
     app.router.count_transcription(started.elapsed()).await;
     let transcript = match transcribed {
         Ok(transcript) => transcript,
         Err(e) => {
-            app.stats.count_message();
             app.stats.record_error(&format!("transcription failed ({})", e.kind()));
             return Reply::text(lang.texts().media.transcription_failed);
         }
     };
     if transcript.is_empty() {
-        app.stats.count_message();
         return Reply::text(lang.texts().media.nothing_heard);
     }
     let heard = heard(&transcript);
@@ -60,33 +52,28 @@ pub async fn voice_turn(
     ctx.lang = Lang::detect(&transcript).unwrap_or(lang);
     ctx.text = transcript;
     ctx.image = None;
-    let mut reply = app.router.dispatch_admitted(&ctx, progress).await;
+    let mut reply = app.router.answer(admitted, &ctx, progress).await;
     reply.text = format!("{heard}\n\n{}", reply.text);
     reply
 }
 
-/// Answers a photo for a model that reads photos: `image` (a `data:` URL)
-/// with `ctx`'s text, the caption — or, without one, the default ask in the
-/// shopper's language.
-/// `admitted`: the transport already counted it against the rate limit.
+/// Answers a photo the door admitted, for a model that reads photos:
+/// `image` (a `data:` URL) with `ctx`'s text, the caption — or, without
+/// one, the default ask in the shopper's language.
 pub async fn photo_turn(
     app: &App,
+    admitted: &Admitted,
     mut ctx: MessageContext,
     image: String,
     progress: &Progress,
-    admitted: bool,
 ) -> Reply {
     if ctx.text.trim().is_empty() {
-        let lang = app.router.lang_for(&ctx).await;
+        let lang = admitted.lang();
         ctx.text = lang.texts().media.photo_default_ask.to_owned();
         ctx.lang = lang;
     }
     ctx.image = Some(image);
-    if admitted {
-        app.router.dispatch_admitted(&ctx, progress).await
-    } else {
-        app.router.dispatch_live(&ctx, progress).await
-    }
+    app.router.answer(admitted, &ctx, progress).await
 }
 
 /// A recording's file name and MIME type from its path or Telegram's

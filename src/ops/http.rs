@@ -10,7 +10,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::IntoResponse;
 use axum::routing::get;
 
-use super::{MODEL_IN_FLIGHT, MODEL_LIMIT, MODEL_QUEUED, bearer, recorder};
+use super::{MODEL_IN_FLIGHT, MODEL_LIMIT, MODEL_QUEUED, recorder};
 use crate::app::App;
 
 /// What the ops routes share: the app, the metrics token and the last readiness answer.
@@ -88,16 +88,9 @@ pub async fn spawn(
 /// The metrics in Prometheus text format, with the model's load read now;
 /// `401` without `ops.token` when one is set.
 async fn metrics_text(State(ops): State<Ops>, headers: HeaderMap) -> axum::response::Response {
-    if !ops.token.is_empty() {
-        let offered = bearer(&headers).unwrap_or_default();
-        if !services::server::same_secret(offered.as_bytes(), ops.token.as_bytes()) {
-            return (
-                StatusCode::UNAUTHORIZED,
-                [(header::WWW_AUTHENTICATE, "Bearer")],
-                "ops.token required\n",
-            )
-                .into_response();
-        }
+    if !ops.token.is_empty() && !services::server::bearer_is(&headers, &ops.token) {
+        return (StatusCode::UNAUTHORIZED, [(header::WWW_AUTHENTICATE, "Bearer")], "ops.token required\n")
+            .into_response();
     }
     if let Some(load) = ops.app.router.model_load() {
         metrics::gauge!(MODEL_LIMIT).set(load.limit as f64);

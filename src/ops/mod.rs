@@ -10,7 +10,6 @@
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use axum::http::{HeaderMap, header};
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 
 pub mod http;
@@ -192,11 +191,4 @@ pub fn telegram_error(error: &teloxide::RequestError) {
 /// `other`) and `outcome` (`answered`, `ignored`, `refused`, `failed`).
 pub fn count_update(kind: &'static str, outcome: &'static str) {
     metrics::counter!(UPDATES, "kind" => kind, "outcome" => outcome).increment(1);
-}
-
-/// The bearer token of an `Authorization` header (scheme matched in any case).
-pub fn bearer(headers: &HeaderMap) -> Option<&str> {
-    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
-    let (scheme, token) = value.trim().split_once(' ')?;
-    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
 }

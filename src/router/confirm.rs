@@ -1,6 +1,18 @@
-//! Button presses: checking who pressed and when, claiming the pending action
-//! exactly once, re-checking orders, running the confirmed tool, and resuming
-//! the tool loop where it stopped.
+//! The one confirmation service, for every way in (a chat's buttons, the
+//! Mini App, an MCP client's elicitation):
+//!
+//! - **hold** a risky call as a pending action in the state store: its
+//!   arguments only as the tool's schema declares them, bounded in size
+//!   ([`crate::pending::MAX_ARGUMENTS`]); an order needing the one-time code
+//!   (`safety.critical_code`) is held only where the code can be typed (the
+//!   chat) and refused elsewhere, saying so;
+//! - **press**: the owner is checked before anything is taken, then the
+//!   expiry, the code, and only then is the action claimed, once;
+//! - **carry out**: a critical call's figures are checked again (changed →
+//!   held again under a new token), the tool runs with the idempotency key
+//!   derived from the token, and every decision writes its audit row.
+//!
+//! A chat's press then resumes the tool loop where it stopped.
 
 use std::time::Duration;
 
@@ -8,12 +20,13 @@ use handlers::{Approval, Lang, Level, Preview, Texts, ToolError, ToolOutput};
 use serde_json::Value;
 use tracing::Instrument;
 
+use super::access::Admitted;
 use super::round::Question;
 use super::turn::{Turn, TurnEnd, TurnScope};
 use super::{FunctionCallRouter, calls, confirmation_text};
 use crate::context::MessageContext;
 use crate::llm::ChatMessage;
-use crate::pending::{Claim, PendingAction, new_code, new_token};
+use crate::pending::{Claim, MAX_ARGUMENTS, MAX_PENDING, PendingAction, new_code, new_token};
 use crate::progress::Progress;
 use crate::reply::{ConfirmationPress, ConfirmationPrompt, PressCheck, Reply};
 use crate::state::{AuditEntry, ClaimOutcome, PendingStatus, StoredPending, unix_now};
@@ -54,6 +67,10 @@ impl FunctionCallRouter {
         let lang = turn.scope.lang;
         let token = new_token();
         let Question { assistant, results, index, args, level } = question;
+        let args = match self.find_tool(&assistant.tool_calls[index].name) {
+            Some(tool) => handlers::schema::keep_declared(tool.parameters(), args),
+            None => args,
+        };
         let code = (level == Level::Critical && self.settings.critical_code).then(new_code);
         let action = PendingAction {
             platform: turn.scope.platform.clone(),
@@ -62,7 +79,7 @@ impl FunctionCallRouter {
             is_group: turn.scope.is_group,
             lang,
             call: assistant.tool_calls[index].clone(),
-            assistant,
+            assistant: Some(assistant),
             results,
             arguments: args,
             level,
@@ -113,6 +130,14 @@ impl FunctionCallRouter {
     ) -> Result<(), crate::state::StateError> {
         let payload =
             serde_json::to_string(action).map_err(|e| crate::state::StateError::Corrupt(e.to_string()))?;
+        let arguments = action.arguments.to_string().len();
+        if arguments > MAX_ARGUMENTS || payload.len() > MAX_PENDING {
+            tracing::warn!(arguments, payload = payload.len(), "a pending action too large to keep");
+            return Err(crate::state::StateError::Corrupt(format!(
+                "a pending action of {} bytes (arguments {arguments}) is over the limit",
+                payload.len()
+            )));
+        }
         let stored = StoredPending {
             token: token.to_owned(),
             user_id: action.user_id,
@@ -126,10 +151,105 @@ impl FunctionCallRouter {
         self.state.put_pending(&stored).await
     }
 
-    /// Checks a press and claims the action; quick, so transports can answer
-    /// the button at once and then call [`FunctionCallRouter::finish`].
+    /// Holds a risky call asked for directly — a Mini App change, an MCP
+    /// client's call — until its owner confirms it with the token. Only the
+    /// fields the tool declares are kept, at most [`MAX_ARGUMENTS`] bytes of
+    /// them; an order needing the one-time code is refused here (these ways
+    /// in cannot ask for it), to be placed in the chat.
+    pub async fn hold(&self, admitted: &Admitted, tool: &Tool, args: Value) -> Result<Hold, HoldError> {
+        let level = self.level_of(tool);
+        let args = match args {
+            Value::Null => Value::Object(serde_json::Map::new()),
+            Value::Object(map) => handlers::schema::keep_declared(tool.parameters(), Value::Object(map)),
+            _ => {
+                return Err(HoldError::Invalid(ToolError::InvalidArguments {
+                    field: None,
+                    message: "the arguments must be a JSON object".to_owned(),
+                }));
+            }
+        };
+        if args.to_string().len() > MAX_ARGUMENTS {
+            tracing::info!(tool = tool.name(), "arguments too large to hold; refused");
+            return Err(HoldError::TooLarge);
+        }
+        if level == Level::Critical && self.settings.critical_code {
+            tracing::info!(
+                tool = tool.name(),
+                "needs the one-time code, which only the chat can ask; refused"
+            );
+            return Err(HoldError::CodeInChat);
+        }
+        let scope = TurnScope::admitted(admitted);
+        let preview = self.preview(tool, &scope, &args).await.map_err(HoldError::Tool)?;
+        let token = new_token();
+        let call = crate::llm::ToolCall {
+            id: format!("direct-{token}"),
+            name: tool.name().to_owned(),
+            arguments: args.to_string(),
+        };
+        let action = PendingAction {
+            platform: admitted.platform().to_owned(),
+            user_id: admitted.user_id(),
+            chat_id: admitted.chat_id(),
+            is_group: false,
+            lang: admitted.lang(),
+            assistant: None,
+            results: Vec::new(),
+            call,
+            arguments: args,
+            level,
+            preview: preview.clone(),
+            code: None,
+            rounds_used: 0,
+            basic_mode: false,
+            outcome: None,
+            trace: crate::otel::current_traceparent(),
+        };
+        if let Err(e) = self.store_pending(&token, &action).await {
+            tracing::error!(error = %e, "could not store the pending action");
+            self.stats.record_error("state store: could not store a confirmation");
+            return Err(HoldError::Store);
+        }
+        tracing::info!(token = %token, tool = %action.call.name, level = level.as_str(), "confirmation asked");
+        metrics::counter!(crate::ops::CONFIRMATIONS, "event" => "shown").increment(1);
+        Ok(Hold { token, level, summary: preview.summary })
+    }
+
+    /// A press by a chat's shopper (the terminal chat, tests): the door for
+    /// a press, then [`FunctionCallRouter::press_as`].
     pub async fn press(&self, press: &ConfirmationPress) -> PressCheck {
-        let stored = match self.state.get_pending(&press.token).await {
+        // The action's platform is the presser's namespace: a chat press
+        // acts in the namespace it was asked in.
+        let platform = match self.state.get_pending(&press.token).await {
+            Ok(Some(stored)) => decode(&stored).map(|a| crate::tools::intern(&a.platform)),
+            _ => None,
+        };
+        let knock = super::Knock {
+            platform: platform.unwrap_or("telegram"),
+            user_id: press.user_id,
+            chat_id: press.chat_id,
+            lang: Lang::Zh,
+            chosen: crate::context::ChosenLang::Read(None),
+            way: super::Way::Press,
+        };
+        match self.admit(knock).await {
+            Ok(admitted) => self.press_as(&admitted, &press.token, press.approve, Presser::Chat).await,
+            Err(turned) => PressCheck::NotYours { alert: turned.message().to_owned() },
+        }
+    }
+
+    /// Checks a press and claims the action; quick, so transports can answer
+    /// the button at once and then carry it out. The owner (person and
+    /// platform) is checked before anything is taken, so someone else's
+    /// press leaves the action to its owner.
+    pub async fn press_as(
+        &self,
+        admitted: &Admitted,
+        token: &str,
+        approve: bool,
+        presser: Presser,
+    ) -> PressCheck {
+        let stored = match self.state.get_pending(token).await {
             Ok(Some(stored)) => stored,
             Ok(None) => return PressCheck::Expired { alert: in_any_language(|t| t.confirm.expired) },
             Err(e) => {
@@ -143,9 +263,13 @@ impl FunctionCallRouter {
             None => return PressCheck::Expired { alert: in_any_language(|t| t.confirm.expired) },
         };
         let lang = action.lang;
-        if stored.user_id != press.user_id {
-            tracing::info!(token = %stored.token, presser = press.user_id, "press by someone else");
+        if stored.user_id != admitted.user_id() || action.platform != admitted.platform() {
+            tracing::info!(token = %stored.token, presser = admitted.user_id(), "press by someone else");
             return PressCheck::NotYours { alert: lang.texts().confirm.not_yours.to_owned() };
+        }
+        // A chat's question is answered in the chat: another way in does not know it.
+        if presser != Presser::Chat && action.assistant.is_some() {
+            return PressCheck::Expired { alert: lang.texts().confirm.expired.to_owned() };
         }
         let now = unix_now();
         if stored.status == PendingStatus::Done {
@@ -155,7 +279,10 @@ impl FunctionCallRouter {
             metrics::counter!(crate::ops::CONFIRMATIONS, "event" => "expired").increment(1);
             return PressCheck::Expired { alert: lang.texts().confirm.expired.to_owned() };
         }
-        if press.approve
+        if press_needs_code(approve, &action) && presser != Presser::Chat {
+            return PressCheck::CodeRequired { message: lang.texts().confirm.code_in_chat.to_owned() };
+        }
+        if approve
             && stored.status == PendingStatus::Waiting
             && let Some(code) = &action.code
         {
@@ -164,13 +291,13 @@ impl FunctionCallRouter {
             }
             return PressCheck::CodeRequired { message: code_request(lang, code) };
         }
-        if press.approve
+        if approve
             && stored.status == PendingStatus::AwaitingCode
             && let Some(code) = &action.code
         {
             return PressCheck::CodeRequired { message: code_request(lang, code) };
         }
-        self.claim(&stored.token, action, press.approve).await
+        self.claim(&stored.token, action, approve).await
     }
 
     async fn claim(&self, token: &str, action: PendingAction, approve: bool) -> PressCheck {
@@ -254,20 +381,37 @@ impl FunctionCallRouter {
         crate::stats::TURN.scope(turn, crate::otel::in_trace(trace, finishing)).await
     }
 
-    async fn finish_claim(&self, claim: Box<Claim>, progress: &Progress) -> Reply {
+    /// A claimed action carried out (or declined): a critical call's figures
+    /// checked again first — changed, it is held again under a new token —,
+    /// the tool run with the token's idempotency key, the outcome kept with
+    /// the action, the audit row written, the day's figures counted.
+    pub async fn carry_out(&self, claim: Box<Claim>) -> Carried {
         let Claim { mut stored, mut action, approve } = *claim;
         let scope = TurnScope::of_action(&action);
-        let (result_text, decision) = if approve {
+        let result = if approve {
             match self.execute(&stored, &action, &scope).await {
-                Execution::Done(text, decision) => (text, decision),
-                Execution::Reconfirm(preview) => return self.reconfirm(&stored, action, preview).await,
+                Approved::Ran(result) => Some(result),
+                Approved::Changed(fresh) => {
+                    let held = self.hold_again(&stored, &action, fresh).await;
+                    return Carried::Changed { action, held };
+                }
             }
         } else {
-            (calls::DECLINED.to_owned(), "declined".to_owned())
+            None
+        };
+        let (text, decision) = match &result {
+            None => (calls::DECLINED.to_owned(), "declined".to_owned()),
+            Some(result) => (
+                calls::result_text(result),
+                match result {
+                    Ok(_) => "approved".to_owned(),
+                    Err(e) => format!("failed: {e}"),
+                },
+            ),
         };
         // What was done stays with the action, so a later press of the same
         // button says what happened (with the order's id) instead of guessing.
-        action.outcome = Some(outcome_line(action.lang, approve, &action.preview.summary, &result_text));
+        action.outcome = Some(outcome_line(action.lang, approve, &action.preview.summary, &text));
         stored.status = PendingStatus::Done;
         match serde_json::to_string(&action) {
             Ok(payload) => stored.payload = payload,
@@ -283,7 +427,7 @@ impl FunctionCallRouter {
             tool: action.call.name.clone(),
             arguments: action.arguments.to_string(),
             decision,
-            result: result_text.chars().take(500).collect(),
+            result: text.chars().take(500).collect(),
         };
         if let Err(e) = self.state.audit(&entry).await {
             tracing::error!(error = %e, "could not write the audit log");
@@ -303,14 +447,27 @@ impl FunctionCallRouter {
             _ => "failed",
         };
         metrics::counter!(crate::ops::CONFIRMATIONS, "event" => event).increment(1);
-        let placed = (event == "approved" && entry.tool == "create_order")
-            .then(|| placed_order(&result_text))
-            .flatten();
-        if placed.is_some() {
+        if event == "approved" && entry.tool == "create_order" {
             metrics::counter!(crate::ops::ORDERS).increment(1);
         }
+        Carried::Done { action, approved: approve, result, text }
+    }
+
+    /// A chat's press carried out, and the tool loop resumed with its result.
+    async fn finish_claim(&self, claim: Box<Claim>, progress: &Progress) -> Reply {
+        let (action, approved, result_text) = match self.carry_out(claim).await {
+            Carried::Done { action, approved, text, .. } => (action, approved, text),
+            Carried::Changed { action, held } => return changed_reply(&action, held),
+        };
+        let placed =
+            (approved && action.call.name == "create_order").then(|| placed_order(&result_text)).flatten();
         let lang = action.lang;
-        let mut reply = self.resume(scope, action, result_text, progress).await;
+        let scope = TurnScope::of_action(&action);
+        let mut reply = match action.assistant.is_some() {
+            true => self.resume(scope, action, result_text, progress).await,
+            // A change held outside the chat has no loop to resume: what was done.
+            false => Reply::text(action.outcome.clone().unwrap_or_default()),
+        };
         if let Some(order_id) = placed {
             // How the order is paid, as the bot is set up, whatever the model wrote.
             let pay = &lang.texts().pay;
@@ -341,8 +498,9 @@ impl FunctionCallRouter {
                 Vec::new()
             }
         };
-        messages.push(action.assistant.clone());
-        for (call, result) in action.assistant.tool_calls.iter().zip(&action.results) {
+        let Some(assistant) = action.assistant.clone() else { return Reply::default() };
+        messages.push(assistant.clone());
+        for (call, result) in assistant.tool_calls.iter().zip(&action.results) {
             let text = result.clone().unwrap_or_else(|| result_text.clone());
             messages.push(ChatMessage::tool(call.id.clone(), text));
         }
@@ -354,10 +512,10 @@ impl FunctionCallRouter {
         self.close_turn(turn, end, "").await
     }
 
-    async fn execute(&self, stored: &StoredPending, action: &PendingAction, scope: &TurnScope) -> Execution {
+    async fn execute(&self, stored: &StoredPending, action: &PendingAction, scope: &TurnScope) -> Approved {
         let Some(tool) = self.find_tool(&action.call.name) else {
-            let text = format!("Error: the tool `{}` is no longer available.", action.call.name);
-            return Execution::Done(text, "failed: unknown tool".to_owned());
+            let missing = format!("the tool `{}` is no longer available", action.call.name);
+            return Approved::Ran(Err(ToolError::NotFound(missing)));
         };
         let approved = ApprovedCall {
             tool: &tool,
@@ -367,24 +525,14 @@ impl FunctionCallRouter {
             preview: &action.preview,
             token: &stored.token,
         };
-        match self.run_approved(scope, approved).await {
-            Approved::Changed(fresh) => Execution::Reconfirm(fresh),
-            Approved::Ran(result) => {
-                let decision = match &result {
-                    Ok(_) => "approved".to_owned(),
-                    Err(e) => format!("failed: {e}"),
-                };
-                Execution::Done(calls::result_text(&result), decision)
-            }
-        }
+        self.run_approved(scope, approved).await
     }
 
-    /// Runs a call the shopper approved, whether by a button press or in an
-    /// MCP client's elicitation: a critical call's figures are checked again
-    /// first (changed → [`Approved::Changed`], ask again), and the tool gets
-    /// the idempotency key derived from `token`, so a repeat of the same
+    /// Runs a call its owner approved: a critical call's figures are checked
+    /// again first (changed → [`Approved::Changed`], ask again), and the tool
+    /// gets the idempotency key derived from `token`, so a repeat of the same
     /// approval never acts twice.
-    pub async fn run_approved(&self, scope: &TurnScope, approved: ApprovedCall<'_>) -> Approved {
+    async fn run_approved(&self, scope: &TurnScope, approved: ApprovedCall<'_>) -> Approved {
         let ApprovedCall { tool, call, args, level, preview, token } = approved;
         if level == Level::Critical {
             match self.preview(tool, scope, args).await {
@@ -408,75 +556,39 @@ impl FunctionCallRouter {
         Approved::Ran(result)
     }
 
-    /// Writes the audit entry of a confirmation outside a chat (an MCP
-    /// client's elicitation), as a button press does.
-    pub async fn audit_decision(
+    /// Replaces a pending action whose figures changed with a new one under
+    /// a new token, showing the new figures.
+    async fn hold_again(
         &self,
-        scope: &TurnScope,
-        tool: &str,
-        args: &Value,
-        decision: &str,
-        result: &str,
-    ) {
-        let entry = AuditEntry {
-            at: unix_now(),
-            user_id: scope.user_id,
-            chat_id: scope.chat_id,
-            tool: tool.to_owned(),
-            arguments: args.to_string(),
-            decision: decision.to_owned(),
-            result: result.chars().take(500).collect(),
-        };
-        if let Err(e) = self.state.audit(&entry).await {
-            tracing::error!(error = %e, "could not write the audit log");
-        }
-        let event = match decision {
-            "approved" => "approved",
-            "declined" => "declined",
-            _ => "failed",
-        };
-        metrics::counter!(crate::ops::CONFIRMATIONS, "event" => event).increment(1);
-    }
-
-    /// Replaces a pending order whose figures changed with a new confirmation.
-    async fn reconfirm(&self, stored: &StoredPending, action: PendingAction, preview: Preview) -> Reply {
-        let lang = action.lang;
+        stored: &StoredPending,
+        action: &PendingAction,
+        preview: Preview,
+    ) -> Result<Hold, HoldError> {
         if let Err(e) = self.state.set_pending_status(&stored.token, PendingStatus::Done).await {
             tracing::error!(error = %e, "could not retire the old confirmation");
         }
         let token = new_token();
-        let level = action.level;
-        let needs_code = action.code.is_some();
-        let action = PendingAction { preview: preview.clone(), ..action };
-        if let Err(e) = self.store_pending(&token, &action).await {
+        let fresh = PendingAction { preview: preview.clone(), ..action.clone() };
+        if let Err(e) = self.store_pending(&token, &fresh).await {
             tracing::error!(error = %e, "could not store the new confirmation");
-            return Reply::text(lang.texts().confirm.order_changed_unsaved);
+            return Err(HoldError::Store);
         }
-        let text = format!(
-            "{}\n{}",
-            lang.texts().confirm.order_changed,
-            confirmation_text(lang, level, &preview.summary)
-        );
-        Reply {
-            text,
-            confirmation: Some(ConfirmationPrompt { token, level, summary: preview.summary, needs_code }),
-            ..Default::default()
-        }
+        Ok(Hold { token, level: action.level, summary: preview.summary })
     }
 
     /// A typed one-time code for an order waiting for it.
-    pub(super) async fn try_code(&self, ctx: &MessageContext) -> Option<Reply> {
+    pub(super) async fn try_code(&self, admitted: &Admitted, ctx: &MessageContext) -> Option<Reply> {
         if !self.settings.critical_code {
             return None;
         }
-        let waiting =
-            match self.state.pending_for(ctx.chat_id, ctx.user_id, PendingStatus::AwaitingCode).await {
-                Ok(waiting) => waiting,
-                Err(e) => {
-                    tracing::warn!(error = %e, "could not look up actions awaiting a code");
-                    return None;
-                }
-            };
+        let (chat, user) = (admitted.chat_id(), admitted.user_id());
+        let waiting = match self.state.pending_for(chat, user, PendingStatus::AwaitingCode).await {
+            Ok(waiting) => waiting,
+            Err(e) => {
+                tracing::warn!(error = %e, "could not look up actions awaiting a code");
+                return None;
+            }
+        };
         let typed = ctx.text.trim();
         let looks_like_code = typed.len() == 6 && typed.chars().all(|c| c.is_ascii_digit());
         for stored in &waiting {
@@ -507,32 +619,98 @@ fn placed_order(result_text: &str) -> Option<String> {
 }
 
 /// A call approved by the person it acts for, ready to run.
-pub struct ApprovedCall<'a> {
-    pub tool: &'a Tool,
+struct ApprovedCall<'a> {
+    tool: &'a Tool,
     /// The call as the model (or the MCP client) made it.
-    pub call: &'a crate::llm::ToolCall,
-    pub args: &'a Value,
+    call: &'a crate::llm::ToolCall,
+    args: &'a Value,
     /// Its level after overrides.
-    pub level: Level,
+    level: Level,
     /// What the person was shown and agreed to.
-    pub preview: &'a Preview,
+    preview: &'a Preview,
     /// The confirmation's token: the idempotency key is derived from it.
-    pub token: &'a str,
+    token: &'a str,
 }
 
 /// What came of an approved call.
-pub enum Approved {
+enum Approved {
     /// It ran (or failed).
     Ran(Result<ToolOutput, ToolError>),
     /// A critical call's figures changed since they were shown: ask again with these.
     Changed(Preview),
 }
 
-enum Execution {
-    /// The tool ran (or failed): the tool message text and the audit decision.
-    Done(String, String),
-    /// The order changed: ask again with these figures.
-    Reconfirm(Preview),
+/// Who presses: only a chat can take the typed one-time code, and only a
+/// chat knows the questions its tool loop asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Presser {
+    /// A chat's button (Telegram, the terminal chat).
+    Chat,
+    /// The Mini App's page.
+    Page,
+    /// An MCP client's accepted elicitation.
+    Client,
+}
+
+/// A risky call held for its owner's confirmation.
+#[derive(Debug, Clone)]
+pub struct Hold {
+    /// The one-time token the owner confirms with.
+    pub token: String,
+    pub level: Level,
+    /// What will happen, in the owner's language.
+    pub summary: String,
+}
+
+/// Why a call could not be held.
+#[derive(Debug)]
+pub enum HoldError {
+    /// The arguments are not a JSON object.
+    Invalid(ToolError),
+    /// The arguments are longer than [`MAX_ARGUMENTS`].
+    TooLarge,
+    /// An order needing the one-time code, asked for where none can be typed.
+    CodeInChat,
+    /// The tool's preview failed (bad arguments, the mall).
+    Tool(ToolError),
+    /// The state store could not keep it.
+    Store,
+}
+
+/// What came of a claimed action.
+pub enum Carried {
+    /// Carried out (`result`) or declined (`None`); `text` is the tool
+    /// message, the action holds its outcome line.
+    Done {
+        action: PendingAction,
+        approved: bool,
+        result: Option<Result<ToolOutput, ToolError>>,
+        text: String,
+    },
+    /// A critical call's figures changed: held again (under a new token) to
+    /// be confirmed with the new figures, or could not be.
+    Changed { action: PendingAction, held: Result<Hold, HoldError> },
+}
+
+/// A chat's answer when an order changed before it ran: the new
+/// confirmation, or that it could not be kept.
+fn changed_reply(action: &PendingAction, held: Result<Hold, HoldError>) -> Reply {
+    let lang = action.lang;
+    let Ok(Hold { token, level, summary }) = held else {
+        return Reply::text(lang.texts().confirm.order_changed_unsaved);
+    };
+    let text =
+        format!("{}\n{}", lang.texts().confirm.order_changed, confirmation_text(lang, level, &summary));
+    Reply {
+        text,
+        confirmation: Some(ConfirmationPrompt { token, level, summary, needs_code: action.code.is_some() }),
+        ..Default::default()
+    }
+}
+
+/// A press that approves an action holding a one-time code.
+fn press_needs_code(approve: bool, action: &PendingAction) -> bool {
+    approve && action.code.is_some()
 }
 
 fn decode(stored: &StoredPending) -> Option<PendingAction> {

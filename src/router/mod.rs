@@ -6,13 +6,18 @@
 //! A message goes through the same stages every time, each one function:
 //!
 //! ```text
-//! language → rate limit → conversation lock → one-time code → history
+//! the door (access.rs: who, allow-lists, rate limit, language, budget, count)
+//!          → conversation lock → one-time code → history
 //!          → tool loop (round.rs: ask the model → plan the calls → run the safe
 //!            ones | ask the shopper about a risky one → next round)
 //!          → close the turn (turn.rs: answer, save the history, add the tokens)
 //! ```
 //!
-//! A button press resumes the tool loop where it stopped (`confirm.rs`).
+//! Every transport knocks at the same door ([`FunctionCallRouter::admit`]);
+//! what it lets in is an [`Admitted`], which every later stage takes. A
+//! button press, a Mini App confirmation and an MCP client's accepted
+//! elicitation go through the one confirmation service (`confirm.rs`); a
+//! chat's press then resumes the tool loop where it stopped.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -23,6 +28,7 @@ use services::MallApi;
 use tracing::Instrument;
 
 use crate::context::{ChosenLang, MessageContext};
+
 use crate::fallback::ChatFallback;
 use crate::llm::ChatModel;
 use crate::llm::offline::OfflinePlanner;
@@ -32,19 +38,20 @@ use crate::state::StateStore;
 use crate::stats::Stats;
 use crate::tools::{RemoteTools, Tool};
 
+mod access;
 mod cache;
 pub mod calls;
 mod confirm;
+mod figures;
 pub mod history;
 mod lock;
 pub mod prompt;
 mod queues;
 mod round;
 mod shortcuts;
-mod stats;
 mod turn;
 
-pub use self::stats::Access;
+pub use self::access::{Admitted, Knock, Turned, Way, Why};
 
 /// How the router behaves; built from the config.
 #[derive(Debug, Clone)]
@@ -136,17 +143,6 @@ pub struct RouterParts {
     pub map: Option<Arc<maps::Router>>,
 }
 
-/// What the rate limit says about one message.
-#[derive(Debug)]
-pub enum Admission {
-    /// Within the limit: go on.
-    Admitted,
-    /// The first message over the limit in this window: answer with this notice.
-    SlowDown(Box<Reply>),
-    /// Over the limit again in the same window: say nothing.
-    Dropped,
-}
-
 /// Routes messages and button presses through the tool loop.
 pub struct FunctionCallRouter {
     model: Arc<dyn ChatModel>,
@@ -162,7 +158,7 @@ pub struct FunctionCallRouter {
     remote: Arc<RemoteTools>,
 }
 
-pub use self::confirm::{Approved, ApprovedCall};
+pub use self::confirm::{Carried, Hold, HoldError, Presser};
 pub use self::turn::TurnScope;
 
 impl FunctionCallRouter {
@@ -240,22 +236,6 @@ impl FunctionCallRouter {
         }
     }
 
-    /// The language for this message: the shopper's `/lang` choice, else the
-    /// context's. The choice is read from the state store only when the
-    /// transport did not read it already ([`ChosenLang::Read`]).
-    pub async fn lang_for(&self, ctx: &MessageContext) -> Lang {
-        self.chosen_lang_for(ctx).await.unwrap_or(ctx.lang)
-    }
-
-    /// The shopper's `/lang` choice for this message: as the transport read
-    /// it, else from the state store.
-    pub async fn chosen_lang_for(&self, ctx: &MessageContext) -> Option<Lang> {
-        match ctx.chosen_lang {
-            ChosenLang::Read(chosen) => chosen,
-            ChosenLang::Unread => self.chosen_lang(ctx.platform, ctx.user_id).await,
-        }
-    }
-
     /// Forgets the conversation (`/reset`).
     pub async fn reset(&self, ctx: &MessageContext) {
         if let Err(e) = self.state.clear_history(&ctx.conversation_key()).await {
@@ -263,51 +243,23 @@ impl FunctionCallRouter {
         }
     }
 
-    /// Answers one shopper message. Never fails: trouble becomes a polite answer.
+    /// Answers one shopper message: the door, then the turn. Never fails:
+    /// trouble becomes a polite answer.
     pub async fn dispatch(&self, ctx: &MessageContext) -> Reply {
         self.dispatch_live(ctx, &Progress::none()).await
     }
 
-    /// Answers one shopper message, reporting progress (tools running, the
-    /// answer as it streams) to `progress` on the way.
+    /// [`FunctionCallRouter::dispatch`], reporting progress (tools running,
+    /// the answer as it streams) to `progress` on the way.
     pub async fn dispatch_live(&self, ctx: &MessageContext, progress: &Progress) -> Reply {
-        self.dispatch_with(ctx, progress, false).await
-    }
-
-    /// The rate-limit stage on its own, for a message that costs something
-    /// before its text is known (a voice message is transcribed first):
-    /// `Some(notice)` when the shopper is over `bot.rate_limit_per_minute`
-    /// (an empty reply, to be left unsent, after the first notice of a window).
-    /// The message then goes on with [`FunctionCallRouter::dispatch_admitted`],
-    /// so it counts once.
-    pub async fn admit(&self, ctx: &MessageContext) -> Option<Reply> {
-        match self.admission(ctx).await {
-            Admission::Admitted => None,
-            Admission::SlowDown(notice) => Some(*notice),
-            Admission::Dropped => Some(Reply::default()),
+        match self.admit(Knock::message(ctx, ChosenLang::Unread)).await {
+            Ok(admitted) => self.answer(&admitted, ctx, progress).await,
+            Err(turned) => turned.reply(),
         }
     }
 
-    /// Counts a message (text, command, voice, photo, button) against
-    /// `bot.rate_limit_per_minute` before anything costly is done for it.
-    /// Over the limit, the first message of the window gets the "slow down"
-    /// notice and the rest are dropped without an answer.
-    pub async fn admission(&self, ctx: &MessageContext) -> Admission {
-        let ctx = MessageContext { lang: self.lang_for(ctx).await, ..ctx.clone() };
-        let admission = self.rate_limited(&ctx).await;
-        if !matches!(admission, Admission::Admitted) {
-            self.stats.count_message();
-        }
-        admission
-    }
-
-    /// [`FunctionCallRouter::dispatch_live`] for a message that already
-    /// passed [`FunctionCallRouter::admit`].
-    pub async fn dispatch_admitted(&self, ctx: &MessageContext, progress: &Progress) -> Reply {
-        self.dispatch_with(ctx, progress, true).await
-    }
-
-    async fn dispatch_with(&self, ctx: &MessageContext, progress: &Progress, admitted: bool) -> Reply {
+    /// Answers a message the door admitted, reporting progress to `progress`.
+    pub async fn answer(&self, admitted: &Admitted, ctx: &MessageContext, progress: &Progress) -> Reply {
         let turn = crate::stats::new_turn_id();
         let span = tracing::info_span!(
             "message",
@@ -324,8 +276,7 @@ impl FunctionCallRouter {
         let reply_trace = trace.clone();
         let answering = async move {
             let started = Instant::now();
-            self.stats.count_message();
-            let reply = self.pipeline(ctx, progress, admitted).await;
+            let reply = self.pipeline(admitted, ctx, progress).await;
             tracing::info!(duration_ms = started.elapsed().as_millis() as u64, "answered");
             crate::otel::record_answer(&answered, &reply.text);
             Reply { trace: reply_trace, ..reply }
@@ -335,18 +286,11 @@ impl FunctionCallRouter {
         crate::stats::TURN.scope(turn, crate::otel::in_trace(trace, answering)).await
     }
 
-    /// The stages of a message, in order; each may end it with a reply.
-    async fn pipeline(&self, ctx: &MessageContext, progress: &Progress, admitted: bool) -> Reply {
-        let ctx = MessageContext { lang: self.lang_for(ctx).await, ..ctx.clone() };
+    /// The stages of an admitted message, in order; each may end it with a reply.
+    async fn pipeline(&self, admitted: &Admitted, ctx: &MessageContext, progress: &Progress) -> Reply {
+        let ctx = MessageContext { lang: admitted.lang_or(ctx.lang), ..ctx.clone() };
         if ctx.text.trim().is_empty() {
             return Reply::text(ctx.lang.texts().turn.words_please);
-        }
-        if !admitted {
-            match self.rate_limited(&ctx).await {
-                Admission::Admitted => {}
-                Admission::SlowDown(reply) => return *reply,
-                Admission::Dropped => return Reply::default(),
-            }
         }
         // Asking for a person in words goes to the desk without a model call.
         if !ctx.is_group && handlers::staff::asks_for_person(&ctx.text) {
@@ -357,11 +301,11 @@ impl FunctionCallRouter {
         self.locked(
             &ctx.conversation_key(),
             Box::pin(async {
-                if let Some(reply) = self.try_code(&ctx).await {
+                if let Some(reply) = self.try_code(admitted, &ctx).await {
                     return reply;
                 }
                 let mut turn = self.open_turn(&ctx).await;
-                self.check_budget(&mut turn).await;
+                turn.apply_budget(admitted.budget());
                 let (turn, end) = self.tool_loop(turn, progress).await;
                 self.close_turn(turn, end, &ctx.text).await
             }),
@@ -407,42 +351,17 @@ impl FunctionCallRouter {
         self.settings.desk.as_ref()
     }
 
-    /// Stage: at most `bot.rate_limit_per_minute` messages per shopper; one
-    /// notice per window, then silence.
-    async fn rate_limited(&self, ctx: &MessageContext) -> Admission {
-        let limit = self.settings.rate_limit_per_minute;
-        if limit == 0 {
-            return Admission::Admitted;
-        }
-        let who = ctx.shopper().to_string();
-        match self.state.rate_hit(&who, Duration::from_secs(60)).await {
-            Ok(count) if count > limit => {
-                tracing::info!(count, limit, "rate limited");
-                metrics::counter!(crate::ops::LIMITED, "reason" => "rate_limited").increment(1);
-                if count == limit + 1 {
-                    Admission::SlowDown(Box::new(Reply::text(ctx.lang.texts().turn.rate_limited)))
-                } else {
-                    Admission::Dropped
-                }
-            }
-            Ok(_) => Admission::Admitted,
-            Err(e) => {
-                tracing::warn!(error = %e, "rate limit check failed; letting the message through");
-                Admission::Admitted
-            }
-        }
-    }
-
-    /// Runs one call for `scope` outside the tool loop (an MCP client's call
-    /// of a safe tool), with the same time limit, span and counters.
+    /// Runs one safe call for an admitted request outside the tool loop (an
+    /// MCP client's or the Mini App's), with the same time limit, span and
+    /// counters.
     pub async fn run_call(
         &self,
-        scope: &TurnScope,
+        admitted: &Admitted,
         tool: &Tool,
         call: &crate::llm::ToolCall,
         args: serde_json::Value,
     ) -> Result<handlers::ToolOutput, handlers::ToolError> {
-        let ctx = self.tool_context(scope, None);
+        let ctx = self.tool_context(&TurnScope::admitted(admitted), None);
         calls::run_tool(tool, call, self.level_of(tool), ctx, args, self.settings.tool_timeout).await
     }
 

@@ -9,18 +9,19 @@ use crate::llm::ToolCall;
 use crate::reply::Reply;
 
 impl FunctionCallRouter {
-    /// The shopper's cart, formatted (`/cart`).
+    /// The shopper's cart, formatted (`/cart`), in `ctx.lang` (a command's
+    /// language, settled by the transport).
     pub async fn show_cart(&self, ctx: &MessageContext) -> Reply {
-        let lang = self.lang_for(ctx).await;
+        let lang = ctx.lang;
         match self.run_direct(ctx, lang, "view_cart").await {
             Ok(data) => Reply::text(handlers::shopping::cart_data_text(&data, lang)),
             Err(text) => Reply::text(text),
         }
     }
 
-    /// The shopper's recent orders, formatted (`/orders`).
+    /// The shopper's recent orders, formatted (`/orders`), in `ctx.lang`.
     pub async fn show_orders(&self, ctx: &MessageContext) -> Reply {
-        let lang = self.lang_for(ctx).await;
+        let lang = ctx.lang;
         match self.run_direct(ctx, lang, "list_orders").await {
             Ok(data) => Reply {
                 payable: crate::reply::payable_orders(&data),

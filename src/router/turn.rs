@@ -35,19 +35,6 @@ impl TurnScope {
         }
     }
 
-    /// A private conversation of one person outside a chat (an MCP client):
-    /// the chat is the person.
-    pub fn private(platform: &str, user_id: i64, lang: Lang) -> Self {
-        TurnScope {
-            platform: platform.to_owned(),
-            user_id,
-            chat_id: user_id,
-            is_group: false,
-            mentioned: true,
-            lang,
-        }
-    }
-
     pub(super) fn of_action(action: &PendingAction) -> Self {
         TurnScope {
             platform: action.platform.clone(),
@@ -62,6 +49,16 @@ impl TurnScope {
     pub(super) fn conversation(&self) -> String {
         crate::context::conversation_key(&self.platform, self.chat_id, self.user_id)
     }
+}
+
+/// Where the shopper stands with today's token budget (read at the door
+/// for chat messages only: nothing else calls the model).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Budget {
+    /// No budget, or some of it left (or it could not be read).
+    Within,
+    /// Spent: the offline planner answers; `tell` the first time today.
+    Spent { tell: bool },
 }
 
 /// A tool loop in progress.
@@ -135,6 +132,16 @@ impl Turn {
             errors: 0,
             events: Vec::new(),
             helped: false,
+        }
+    }
+
+    /// The budget as the door found it: spent, the offline planner answers,
+    /// and the first such turn of the day says so.
+    pub(super) fn apply_budget(&mut self, budget: Budget) {
+        if let Budget::Spent { tell } = budget {
+            self.over_budget = true;
+            self.basic_mode = true;
+            self.tell_over_budget = tell;
         }
     }
 
@@ -236,11 +243,11 @@ impl FunctionCallRouter {
                     "" => lang.texts().turn.done.to_owned(),
                     text => text.to_owned(),
                 };
-                self.answer(&mut turn, text)
+                self.text_answer(&mut turn, text)
             }
             TurnEnd::GaveUp => {
                 let text = lang.texts().turn.gave_up;
-                self.answer(&mut turn, text.to_owned())
+                self.text_answer(&mut turn, text.to_owned())
             }
         };
         tracing::info!(
@@ -347,23 +354,6 @@ impl FunctionCallRouter {
         }
     }
 
-    /// Whether the shopper of `ctx` has spent today's token budget
-    /// (`bot.daily_tokens_per_user`), asked before a voice message is
-    /// fetched; a store that cannot be read lets it through.
-    pub async fn over_daily_budget(&self, ctx: &MessageContext) -> bool {
-        let budget = self.settings.daily_tokens_per_user;
-        if budget == 0 {
-            return false;
-        }
-        match self.state.counts(&spent_key(ctx.platform, ctx.user_id)).await {
-            Ok(spent) => spent.get("tokens").copied().unwrap_or(0) >= budget as i64,
-            Err(e) => {
-                tracing::warn!(error = %e, "could not read today's token use; letting the voice message through");
-                false
-            }
-        }
-    }
-
     /// Counts one transcription and the time it took in the day's figures (`/stats`).
     pub async fn count_transcription(&self, took: std::time::Duration) {
         let day = day_key(today());
@@ -376,33 +366,9 @@ impl FunctionCallRouter {
         }
     }
 
-    /// Stage: whether the shopper has spent today's token budget
-    /// (`bot.daily_tokens_per_user`): then the offline planner answers, and
-    /// the first such turn of the day says so.
-    pub(super) async fn check_budget(&self, turn: &mut Turn) {
-        let budget = self.settings.daily_tokens_per_user;
-        if budget == 0 {
-            return;
-        }
-        let spent = match self.state.counts(&spent_key(&turn.scope.platform, turn.scope.user_id)).await {
-            Ok(spent) => spent,
-            Err(e) => {
-                tracing::warn!(error = %e, "could not read today's token use; letting the turn through");
-                return;
-            }
-        };
-        if spent.get("tokens").copied().unwrap_or(0) >= budget as i64 {
-            tracing::info!(budget, "daily token budget spent; basic mode");
-            metrics::counter!(crate::ops::LIMITED, "reason" => "over_budget").increment(1);
-            turn.over_budget = true;
-            turn.basic_mode = true;
-            turn.tell_over_budget = spent.get("told").copied().unwrap_or(0) == 0;
-        }
-    }
-
     /// The text answer of a turn, with the basic-mode note when the model was
     /// unreachable, the tools' suggestions and picture; remembered in the turn.
-    fn answer(&self, turn: &mut Turn, text: String) -> Reply {
+    fn text_answer(&self, turn: &mut Turn, text: String) -> Reply {
         let text = if turn.over_budget {
             if turn.tell_over_budget {
                 let note = turn.scope.lang.texts().turn.over_budget;
@@ -466,7 +432,7 @@ pub(super) fn day_key(day: i64) -> String {
 }
 
 /// The key of a shopper's tokens today.
-fn spent_key(platform: &str, user_id: i64) -> String {
+pub(super) fn spent_key(platform: &str, user_id: i64) -> String {
     format!("spent:{platform}:{user_id}:{}", today())
 }
 

@@ -9,18 +9,22 @@ use teloxide::RequestError;
 use super::handle::Handle;
 use super::inbound::{self, BotIdentity, Command};
 use crate::context::MessageContext;
+use crate::router::Admitted;
 
 impl Handle {
     /// Answers a command addressed to the bot.
     pub(super) async fn handle_command(
         &self,
+        admitted: Admitted,
         ctx: MessageContext,
         command: Command,
     ) -> Result<(), RequestError> {
         let lang = ctx.lang;
         let admin = self.tg.is_admin(ctx.user_id);
         match command {
-            Command::Start(Some(payload)) if !ctx.is_group => self.continue_hand_off(&payload, lang).await,
+            Command::Start(Some(payload)) if !ctx.is_group => {
+                self.continue_hand_off(admitted, &payload, lang).await
+            }
             Command::Health if admin && !ctx.is_group => {
                 let report = self.tg.health_report(&self.bot, &self.me, lang).await;
                 self.say(&report).await
@@ -52,7 +56,6 @@ impl Handle {
     /// A command answered the same way everywhere; one that asks the mall
     /// runs with the typing indicator on.
     async fn shared_command(&self, ctx: MessageContext, command: Command) -> Result<(), RequestError> {
-        self.tg.app.stats.count_message();
         let lang = ctx.lang;
         let router = self.tg.app.router.clone();
         let reply = if command.asks_the_mall() {
@@ -67,7 +70,12 @@ impl Handle {
     /// `/start <payload>` from a group hand-off link: the request carried
     /// over is answered here (the greeting if the link is unknown, expired or
     /// someone else's).
-    async fn continue_hand_off(&self, payload: &str, lang: Lang) -> Result<(), RequestError> {
+    async fn continue_hand_off(
+        &self,
+        admitted: Admitted,
+        payload: &str,
+        lang: Lang,
+    ) -> Result<(), RequestError> {
         let Some(request) = self.tg.handoffs.take(payload, self.user_id()).await else {
             return self.greet(lang).await;
         };
@@ -77,13 +85,12 @@ impl Handle {
                 ctx.lang = lang;
                 self.shared_command(ctx, command).await
             }
-            _ => self.route(ctx).await,
+            _ => self.route(admitted, ctx).await,
         }
     }
 
     /// The greeting with example requests as buttons.
     pub(super) async fn greet(&self, lang: Lang) -> Result<(), RequestError> {
-        self.tg.app.stats.count_message();
         self.deliver(lang, &crate::commands::greeting(lang), None).await
     }
 }

@@ -189,10 +189,7 @@ impl Handle {
             return Ok(None);
         }
         let ctx = self.context(String::new(), None).await;
-        if let Some(outcome) = self.refused(&ctx).await? {
-            return Ok(Some(outcome));
-        }
-        if let Some(outcome) = self.limited(&ctx).await? {
+        if let Err(outcome) = self.admit(&ctx, crate::router::Way::Message).await? {
             return Ok(Some(outcome));
         }
         let copy = CopyMessage::new(ChatId(desk), msg.chat.id, msg.id)

@@ -22,6 +22,7 @@ use super::send::{self, ButtonContext, Target};
 use super::{Transport, texts};
 use crate::context::{ChosenLang, MessageContext};
 use crate::reply::Reply;
+use crate::router::{Admitted, Knock, Way, Why};
 
 /// One update being handled. Clones share everything, the `/lang` choice
 /// once read included.
@@ -51,7 +52,7 @@ impl Handle {
 
     /// The shopper's `/lang` choice: read from the state store the first
     /// time, then remembered for the rest of the update.
-    async fn chosen(&self) -> Option<Lang> {
+    pub(super) async fn chosen(&self) -> Option<Lang> {
         *self.chosen.get_or_init(|| self.tg.app.router.chosen_lang("telegram", self.from.id.0 as i64)).await
     }
 
@@ -73,8 +74,7 @@ impl Handle {
     }
 
     /// The shopper's message `text` as the router takes it, in the
-    /// language of [`Handle::lang_of_text`], marked as settled so the router
-    /// does not read the `/lang` choice again.
+    /// language of [`Handle::lang_of_text`].
     pub async fn context(&self, text: String, reply_to: Option<String>) -> MessageContext {
         let lang = self.lang_of_text(&text).await;
         MessageContext {
@@ -87,19 +87,40 @@ impl Handle {
             text,
             reply_to,
             lang,
-            chosen_lang: ChosenLang::Read(self.chosen().await),
             image: None,
         }
     }
 
-    /// Asks the router, showing its progress meanwhile (typing, a status
-    /// message, the answer as it streams), and delivers its answer in place
-    /// of the progress.
-    pub async fn route(&self, ctx: MessageContext) -> Result<(), RequestError> {
+    /// The door for this update's message `ctx`: `Ok` with what it admitted,
+    /// else the outcome — the refusal or the "slow down" notice sent the
+    /// first time, then silence.
+    pub async fn admit(
+        &self,
+        ctx: &MessageContext,
+        way: Way,
+    ) -> Result<Result<Admitted, &'static str>, RequestError> {
+        let knock = Knock { way, ..Knock::message(ctx, ChosenLang::Read(self.chosen().await)) };
+        match self.tg.app.router.admit(knock).await {
+            Ok(admitted) => Ok(Ok(admitted)),
+            Err(turned) => {
+                if turned.tell {
+                    self.deliver(turned.lang, &turned.reply(), None).await?;
+                }
+                Ok(Err(match turned.why {
+                    Why::NotAllowed => "refused",
+                    Why::SlowDown => "limited",
+                }))
+            }
+        }
+    }
+
+    /// Asks the router about an admitted message, showing its progress
+    /// meanwhile (typing, a status message, the answer as it streams), and
+    /// delivers its answer in place of the progress.
+    pub async fn route(&self, admitted: Admitted, ctx: MessageContext) -> Result<(), RequestError> {
         let lang = ctx.lang;
         let router = self.tg.app.router.clone();
-        // Always after the rate limit: the message was counted there.
-        self.run_live(lang, move |progress| async move { router.dispatch_admitted(&ctx, &progress).await })
+        self.run_live(lang, move |progress| async move { router.answer(&admitted, &ctx, &progress).await })
             .await
     }
 
@@ -189,9 +210,8 @@ impl Handle {
         crate::otel::in_trace(reply.trace.clone(), delivering).await
     }
 
-    /// Sends the transport's own text (no buttons); counts it as a handled message.
+    /// Sends the transport's own text (no buttons).
     pub async fn say(&self, text: &str) -> Result<(), RequestError> {
-        self.tg.app.stats.count_message();
         self.deliver_text(text).await.map(drop)
     }
 

@@ -29,6 +29,7 @@ use crate::app::App;
 use crate::payments::{
     self, EventFeed, EventTeller, Ledger, PayloadKey, PaymentRecord, PaymentState, Settled, amount_text,
 };
+use crate::router::Way;
 use crate::state::unix_now;
 
 /// How often payments the mall could not take yet are tried again.
@@ -151,7 +152,10 @@ impl Handle {
         let text = (lang.texts().pay.directions_request)(&name);
         let mut ctx = self.context(text, None).await;
         ctx.lang = lang;
-        self.route(ctx).await.map(|_| "answered")
+        match self.admit(&ctx, Way::Message).await? {
+            Ok(admitted) => self.route(admitted, ctx).await.map(|_| "answered"),
+            Err(outcome) => Ok(outcome),
+        }
     }
 
     /// Answers a pre-checkout query: ok only for a genuine payload of the

@@ -15,18 +15,17 @@ use super::inbound::{self, BotIdentity, Content};
 use super::lanes::Queued;
 use super::send::{self, Target};
 use super::{TelegramError, Transport, files, texts};
-use crate::context::MessageContext;
+use crate::context::{ChosenLang, MessageContext};
 use crate::media;
 use crate::progress::Progress;
-use crate::reply::{ConfirmationPress, PressCheck, Reply};
-use crate::router::{Access, Admission};
+use crate::reply::{PressCheck, Reply};
+use crate::router::{Admitted, Knock, Presser, Way};
 
 /// The answer when a shopper's file could not be fetched: logged, counted,
 /// and no model call.
 fn fetch_failed(app: &crate::app::App, error: files::DownloadError, file: &FileTurn) -> Reply {
     let voice = file.voice;
     tracing::warn!(error = %error, "could not fetch the shopper's file");
-    app.stats.count_message();
     if voice {
         metrics::counter!(crate::ops::TRANSCRIPTIONS, "outcome" => error.kind()).increment(1);
     }
@@ -62,7 +61,6 @@ type Outcome = &'static str;
 const ANSWERED: Outcome = "answered";
 const IGNORED: Outcome = "ignored";
 const REFUSED: Outcome = "refused";
-const LIMITED: Outcome = "limited";
 
 /// A message in a private chat, group or supergroup: its [`Handle`] is
 /// built, then it is handled in its chat's lane, or dropped when the lane is
@@ -250,7 +248,10 @@ impl Handle {
             Content::Service => Ok(IGNORED),
             Content::Unreadable if is_group => Ok(IGNORED),
             Content::Unreadable => {
-                self.tg.app.stats.count_message();
+                let ctx = self.context(String::new(), None).await;
+                if let Err(outcome) = self.admit(&ctx, Way::Message).await? {
+                    return Ok(outcome);
+                }
                 self.deliver_text(texts::please_write(self.lang().await)).await.map(|_| ANSWERED)
             }
             Content::Text { text, entities } => {
@@ -283,42 +284,21 @@ impl Handle {
                 }
                 let ctx = self.context(addressing.text, inbound::reply_text(msg)).await;
                 if self.tg.app.reads_photos() {
-                    self.handle_photo(ctx, sizes).await
+                    let admitted = match self.admit(&ctx, Way::Message).await? {
+                        Ok(admitted) => admitted,
+                        Err(outcome) => return Ok(outcome),
+                    };
+                    self.handle_photo(ctx, sizes, admitted).await
                 } else if ctx.text.is_empty() {
                     // Without vision a photo is its caption, and this one has none.
+                    if let Err(outcome) = self.admit(&ctx, Way::Message).await? {
+                        return Ok(outcome);
+                    }
                     self.say(self.lang().await.texts().media.photo_unseen).await.map(|_| ANSWERED)
                 } else {
                     self.handle_text(ctx).await
                 }
             }
-        }
-    }
-
-    /// Whether `ctx`'s sender may use the bot here; `Some` with the outcome when not
-    /// (a refusal was sent, or nothing).
-    pub(super) async fn refused(&self, ctx: &MessageContext) -> Result<Option<Outcome>, RequestError> {
-        match self.tg.app.router.access("telegram", ctx.user_id, ctx.chat_id, ctx.lang).await {
-            Access::Allowed => Ok(None),
-            Access::Refused(reply) => {
-                self.deliver(ctx.lang, &reply, None).await?;
-                Ok(Some(REFUSED))
-            }
-            Access::Ignored => Ok(Some(REFUSED)),
-        }
-    }
-
-    /// Counts the message against the rate limit before anything costly is
-    /// done for it; `Some` with the outcome when it is held back (the first
-    /// time in a window with the "slow down" notice, later in silence).
-    pub(super) async fn limited(&self, ctx: &MessageContext) -> Result<Option<Outcome>, RequestError> {
-        match self.tg.app.router.admission(ctx).await {
-            Admission::Admitted => Ok(None),
-            Admission::SlowDown(notice) => {
-                let lang = self.tg.app.router.lang_for(ctx).await;
-                self.deliver(lang, &notice, None).await?;
-                Ok(Some(LIMITED))
-            }
-            Admission::Dropped => Ok(Some(LIMITED)),
         }
     }
 
@@ -330,13 +310,11 @@ impl Handle {
         ctx: MessageContext,
         speech: inbound::Speech<'_>,
     ) -> Result<Outcome, RequestError> {
-        if let Some(outcome) = self.refused(&ctx).await? {
-            return Ok(outcome);
-        }
-        if let Some(outcome) = self.limited(&ctx).await? {
-            return Ok(outcome);
-        }
-        let lang = self.lang().await;
+        let admitted = match self.admit(&ctx, Way::Message).await? {
+            Ok(admitted) => admitted,
+            Err(outcome) => return Ok(outcome),
+        };
+        let lang = admitted.lang();
         let Some(stt) = self.tg.app.stt.clone() else {
             return self.say(lang.texts().media.voice_off).await.map(|_| ANSWERED);
         };
@@ -358,7 +336,7 @@ impl Handle {
             return self.say(&too_long).await.map(|_| ANSWERED);
         }
         // Over today's budget a transcription is not paid for either.
-        if self.tg.app.router.over_daily_budget(&ctx).await {
+        if admitted.over_budget() {
             metrics::counter!(crate::ops::TRANSCRIPTIONS, "outcome" => "over_budget").increment(1);
             return self.say(lang.texts().media.voice_over_budget).await.map(|_| ANSWERED);
         }
@@ -372,7 +350,7 @@ impl Handle {
             lang,
         };
         self.run_file_turn(file, move |app, bytes, progress| async move {
-            media::voice_turn(&app, ctx, media::recording(bytes, &mime), &progress, true).await
+            media::voice_turn(&app, &admitted, ctx, media::recording(bytes, &mime), &progress).await
         })
         .await
     }
@@ -383,13 +361,8 @@ impl Handle {
         &self,
         ctx: MessageContext,
         sizes: &[teloxide::types::PhotoSize],
+        admitted: Admitted,
     ) -> Result<Outcome, RequestError> {
-        if let Some(outcome) = self.refused(&ctx).await? {
-            return Ok(outcome);
-        }
-        if let Some(outcome) = self.limited(&ctx).await? {
-            return Ok(outcome);
-        }
         let lang = ctx.lang;
         let Some(photo) = files::pick_photo(sizes, media::image::MAX_SIDE) else {
             return self.say(lang.texts().media.fetch_failed).await.map(|_| ANSWERED);
@@ -409,7 +382,7 @@ impl Handle {
             // Telegram's photo sizes are JPEGs; the header says which.
             let mime = media::image::info(&bytes).map_or("image/jpeg", |i| i.mime);
             let image = media::image::data_url(mime, &bytes);
-            media::photo_turn(&app, ctx, image, &progress, true).await
+            media::photo_turn(&app, &admitted, ctx, image, &progress).await
         })
         .await
     }
@@ -440,22 +413,20 @@ impl Handle {
     /// A text addressed to the bot (typed, or a pressed suggestion): a command
     /// or a request for the router.
     pub(super) async fn handle_text(&self, mut ctx: MessageContext) -> Result<Outcome, RequestError> {
-        if let Some(outcome) = self.refused(&ctx).await? {
-            return Ok(outcome);
-        }
         let bot_id = BotIdentity::from_me(&self.me);
         let command = inbound::parse_command(&ctx.text, &bot_id);
         if command.is_some() {
             ctx.lang = self.lang().await;
         }
-        // Commands count too: each one costs a send, some a mall call.
-        if let Some(outcome) = self.limited(&ctx).await? {
-            return Ok(outcome);
-        }
+        // Commands go through the door too: each one costs a send, some a mall call.
+        let admitted = match self.admit(&ctx, Way::Message).await? {
+            Ok(admitted) => admitted,
+            Err(outcome) => return Ok(outcome),
+        };
         match command {
-            Some(command) => self.handle_command(ctx, command).await,
+            Some(command) => self.handle_command(admitted, ctx, command).await,
             None if ctx.text.is_empty() => self.greet(ctx.lang).await,
-            None => self.route(ctx).await,
+            None => self.route(admitted, ctx).await,
         }
         .map(|_| ANSWERED)
     }
@@ -470,17 +441,36 @@ impl Handle {
         approve: bool,
     ) -> Result<Outcome, RequestError> {
         let (bot, lang) = (&self.bot, self.lang().await);
-        let press = ConfirmationPress { token, user_id: self.user_id(), chat_id: message.chat.id.0, approve };
+        let knock = Knock {
+            platform: "telegram",
+            user_id: self.user_id(),
+            chat_id: message.chat.id.0,
+            lang,
+            chosen: ChosenLang::Read(self.chosen().await),
+            way: Way::Press,
+        };
         let router = self.tg.app.router.clone();
-        let check = match tokio::spawn(async move { router.press(&press).await }).await {
-            Ok(check) => check,
-            Err(e) => {
-                tracing::error!(error = %e, "checking a button press failed");
-                self.tg.app.stats.record_error("checking a button press failed (panic)");
-                send::answer_press(bot, query, Some(texts::apology(lang)), true).await;
-                return Ok(ANSWERED);
+        let admitted = match router.admit(knock).await {
+            Ok(admitted) => admitted,
+            Err(turned) => {
+                send::answer_press(bot, query, Some(turned.message()), true).await;
+                return Ok(REFUSED);
             }
         };
+        let check =
+            match tokio::spawn(
+                async move { router.press_as(&admitted, &token, approve, Presser::Chat).await },
+            )
+            .await
+            {
+                Ok(check) => check,
+                Err(e) => {
+                    tracing::error!(error = %e, "checking a button press failed");
+                    self.tg.app.stats.record_error("checking a button press failed (panic)");
+                    send::answer_press(bot, query, Some(texts::apology(lang)), true).await;
+                    return Ok(ANSWERED);
+                }
+            };
         match check {
             PressCheck::Accepted { claim, outcome } => {
                 send::answer_press(bot, query, None, false).await;

@@ -4,11 +4,18 @@
 //! Telegram client hands the page). It is genuine when its `hash` is the
 //! hex HMAC-SHA256 of the data-check string (every other field, sorted by
 //! name, as `key=value` lines) under the key HMAC-SHA256("WebAppData",
-//! bot token), and fresh when `auth_date` is at most the configured age. The
-//! shopper is the `user.id` inside; nothing the page adds can change it.
+//! bot token), and fresh when `auth_date` is at most the configured age —
+//! and not later than now beyond [`CLOCK_SKEW_SECS`] of clock difference
+//! (launch data "from the future" would otherwise live longer than the age
+//! allows). The shopper is the `user.id` inside; nothing the page adds can
+//! change it.
 
 use ring::hmac;
 use serde::Deserialize;
+
+/// How far ahead of this server's clock an `auth_date` may be (clocks differ
+/// a little); beyond it the launch data is refused.
+pub const CLOCK_SKEW_SECS: u64 = 60;
 
 /// Why an `initData` was not taken.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -25,6 +32,9 @@ pub enum InitDataError {
     /// Older than `webapp.init_data_max_age_secs`.
     #[error("initData has expired; reopen the page")]
     Expired,
+    /// Dated later than now, beyond [`CLOCK_SKEW_SECS`].
+    #[error("initData is dated in the future; check the clock and reopen the page")]
+    FromTheFuture,
 }
 
 /// The shopper `initData` names.
@@ -78,6 +88,9 @@ impl InitDataCheck {
         let auth_date: u64 = field("auth_date")
             .and_then(|d| d.parse().ok())
             .ok_or(InitDataError::Malformed("no auth_date"))?;
+        if auth_date > now.saturating_add(CLOCK_SKEW_SECS) {
+            return Err(InitDataError::FromTheFuture);
+        }
         if now.saturating_sub(auth_date) > self.max_age_secs {
             return Err(InitDataError::Expired);
         }
@@ -182,6 +195,17 @@ mod tests {
         assert_eq!(check.verify(no_hash, SIGNED_AT), Err(InitDataError::Malformed("no hash")));
         assert!(matches!(check.verify("hash=zz", SIGNED_AT), Err(InitDataError::Malformed(_))));
         assert_eq!(check.verify("", SIGNED_AT), Err(InitDataError::Malformed("no hash")));
+    }
+
+    #[test]
+    fn launch_data_from_the_future_is_refused_beyond_the_clock_skew() {
+        let check = InitDataCheck::new(TOKEN, 3600);
+        let skew = CLOCK_SKEW_SECS;
+        assert!(check.verify(SIGNED, SIGNED_AT - skew).is_ok(), "a clock {skew} s behind");
+        assert_eq!(check.verify(SIGNED, SIGNED_AT - skew - 1), Err(InitDataError::FromTheFuture));
+        assert_eq!(check.verify(SIGNED, SIGNED_AT - 86_400), Err(InitDataError::FromTheFuture));
+        assert!(check.verify(SIGNED, SIGNED_AT + 3600).is_ok());
+        assert_eq!(check.verify(SIGNED, SIGNED_AT + 3601), Err(InitDataError::Expired));
     }
 
     #[test]

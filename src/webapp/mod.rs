@@ -6,30 +6,41 @@
 //! `MallApi` as the chat (their typed results), never a second copy of the
 //! mall logic. The shopper is the `user.id` of Telegram's `initData`
 //! (`Authorization: tma …`, checked in `auth.rs`); the map and directory
-//! work without it. Cart and order changes keep their levels: a confirm or
-//! critical tool answers with what it will do and a one-time token, and
-//! acts only when the page sends the token back.
+//! work without it. What is the shopper's own passes the router's door
+//! (allow-lists; a change also the rate limit), as a chat message does.
+//! Cart and order changes keep their levels: a confirm or critical tool is
+//! held by the router's confirmation service and answers with what it will
+//! do and a one-time token, and acts only when its owner sends the token
+//! back. An error answers the shopper's words and an id; its detail goes to
+//! the log under that id.
 
 pub mod auth;
 pub mod floors;
 mod texts;
 
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use axum::Json;
-use axum::extract::{Path, Query, State};
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use bytes::Bytes;
-use handlers::{Approval, Lang, Level, Preview, ToolContext, ToolError};
-use serde::{Deserialize, Serialize};
+use handlers::{Lang, Level, ToolContext, ToolError};
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::app::App;
+use crate::reply::PressCheck;
+use crate::router::{Admitted, Carried, HoldError, Knock, Presser, Way, Why};
 pub use auth::{InitDataCheck, InitDataError, WebUser};
 use floors::MapViews;
+
+/// The most a request body may weigh: a cart or order change is a few
+/// hundred bytes.
+const MAX_BODY: usize = 16 * 1024;
 
 /// The tools the page may run for a shopper: the cart and orders.
 const ACTIONS: &[&str] = &["add_to_cart", "remove_from_cart", "clear_cart", "create_order", "cancel_order"];
@@ -78,6 +89,7 @@ pub fn router(web: WebApp) -> axum::Router {
         .route("/webapp/api/actions", post(start_action))
         .route("/webapp/api/actions/{token}", post(confirm_action))
         .route("/webapp/api/orders/{id}/invoice", post(invoice_link))
+        .layer(DefaultBodyLimit::max(MAX_BODY))
         .with_state(web)
 }
 
@@ -186,19 +198,24 @@ struct LangQuery {
     lang: Option<String>,
 }
 
-/// An API error: its status and `{"error": …}` in the shopper's words.
+/// An API error: its status and `{"error": …}` in the shopper's words,
+/// with what the page can act on (`extra`: the closest names of a store not
+/// found) and, for a failure, the `id` its detail is logged under.
 #[derive(Debug)]
 struct ApiError {
     status: StatusCode,
     message: String,
-    detail: Value,
+    extra: Value,
+    id: Option<String>,
 }
 
 impl ApiError {
     fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
-        ApiError { status, message: message.into(), detail: Value::Null }
+        ApiError { status, message: message.into(), extra: Value::Null, id: None }
     }
 
+    /// A failed tool call: the shopper's words and an id; the error's own
+    /// text (a mall route, a connection error, retries) only in the log.
     fn tool(e: &ToolError, lang: Lang) -> ApiError {
         let texts = texts::of(lang);
         let (status, message) = match e {
@@ -210,15 +227,64 @@ impl ApiError {
                 (StatusCode::SERVICE_UNAVAILABLE, texts.mall_down)
             }
         };
-        ApiError { status, message: message.to_owned(), detail: json!(e.to_string()) }
+        let id = crate::stats::new_error_id();
+        if status.is_server_error() {
+            tracing::warn!(error_id = %id, error = %e, "Mini App request failed");
+        } else {
+            tracing::info!(error_id = %id, error = %e, "Mini App request refused");
+        }
+        ApiError { status, message: message.to_owned(), extra: Value::Null, id: Some(id) }
+    }
+
+    /// A failure inside (the state store…): the shopper's words and an id.
+    fn failed(lang: Lang, what: &str) -> ApiError {
+        let id = crate::stats::new_error_id();
+        tracing::error!(error_id = %id, "Mini App request failed: {what}");
+        ApiError { id: Some(id), ..ApiError::new(StatusCode::SERVICE_UNAVAILABLE, texts::of(lang).mall_down) }
+    }
+
+    /// The door turned the request away: `403` off the allow-lists, `429`
+    /// over the rate limit.
+    fn turned(turned: &crate::router::Turned) -> ApiError {
+        let status = match turned.why {
+            Why::NotAllowed => StatusCode::FORBIDDEN,
+            Why::SlowDown => StatusCode::TOO_MANY_REQUESTS,
+        };
+        ApiError::new(status, turned.message())
+    }
+
+    /// A body the API cannot read: too large (`413`), or not the JSON asked for.
+    fn body(rejection: &JsonRejection, lang: Lang) -> ApiError {
+        let status = rejection.status();
+        tracing::info!(status = status.as_u16(), error = %rejection.body_text(), "Mini App body refused");
+        match status {
+            StatusCode::PAYLOAD_TOO_LARGE => ApiError::new(status, lang.texts().confirm.too_large),
+            _ => ApiError::new(status, texts::of(lang).invalid),
+        }
+    }
+
+    /// A change that could not be held for confirmation.
+    fn hold(e: HoldError, lang: Lang) -> ApiError {
+        match e {
+            HoldError::Invalid(e) | HoldError::Tool(e) => ApiError::tool(&e, lang),
+            HoldError::TooLarge => {
+                ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, lang.texts().confirm.too_large)
+            }
+            // The page cannot ask the one-time code: the order is placed in the chat.
+            HoldError::CodeInChat => ApiError::new(StatusCode::FORBIDDEN, lang.texts().confirm.code_in_chat),
+            HoldError::Store => ApiError::failed(lang, "could not keep a confirmation"),
+        }
     }
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let mut body = json!({"error": self.message});
-        if !self.detail.is_null() {
-            body["detail"] = self.detail;
+        if let Some(id) = self.id {
+            body["id"] = json!(id);
+        }
+        if !self.extra.is_null() {
+            body["detail"] = self.extra;
         }
         (self.status, Json(body)).into_response()
     }
@@ -245,6 +311,24 @@ impl WebApp {
             tracing::info!(error = %e, "Mini App request refused");
             refuse(e)
         })
+    }
+
+    /// The shopper of the request's `initData`, through the router's door:
+    /// `401` without valid `initData`, `403` off the allow-lists, `429` over
+    /// the rate limit (a change only: `way`).
+    async fn admit(
+        &self,
+        headers: &HeaderMap,
+        lang: Option<&str>,
+        way: Way,
+    ) -> ApiResult<(WebUser, Admitted)> {
+        let user = self.shopper(headers)?;
+        let lang = self.lang(&LangQuery { lang: lang.map(str::to_owned) }, Some(&user));
+        let knock = Knock::private("telegram", user.id, lang, way);
+        match self.app.router.admit(knock).await {
+            Ok(admitted) => Ok((user, admitted)),
+            Err(turned) => Err(ApiError::turned(&turned)),
+        }
     }
 
     /// `?lang=` when given, else the shopper's Telegram language, else the bot's.
@@ -358,7 +442,7 @@ async fn route(State(web): State<WebApp>, headers: HeaderMap, Query(q): Query<Ro
     let data = web.run(web.context(None, lang), "navigate_to_store", args).await?;
     if data.get("not_found").is_some() {
         return Err(ApiError {
-            detail: data,
+            extra: data,
             ..ApiError::new(StatusCode::NOT_FOUND, texts::of(lang).not_found)
         });
     }
@@ -390,7 +474,7 @@ async fn facility_route(
     let data = web.run(web.context(None, lang), "find_facility", args).await?;
     if data.get("not_available").is_some() {
         return Err(ApiError {
-            detail: data,
+            extra: data,
             ..ApiError::new(StatusCode::NOT_FOUND, texts::of(lang).not_found)
         });
     }
@@ -505,20 +589,18 @@ async fn store_card(
 // The shopper's own: cart, orders, changes
 
 async fn me(State(web): State<WebApp>, headers: HeaderMap) -> ApiResult {
-    let user = web.shopper(&headers)?;
+    let (user, _) = web.admit(&headers, None, Way::Press).await?;
     Ok(Json(json!({"id": user.id, "first_name": user.first_name})))
 }
 
 async fn cart(State(web): State<WebApp>, headers: HeaderMap, Query(q): Query<LangQuery>) -> ApiResult {
-    let user = web.shopper(&headers)?;
-    let lang = web.lang(&q, Some(&user));
-    Ok(Json(web.run(web.context(Some(&user), lang), "view_cart", json!({})).await?))
+    let (user, admitted) = web.admit(&headers, q.lang.as_deref(), Way::Press).await?;
+    Ok(Json(web.run(web.context(Some(&user), admitted.lang()), "view_cart", json!({})).await?))
 }
 
 async fn orders(State(web): State<WebApp>, headers: HeaderMap, Query(q): Query<LangQuery>) -> ApiResult {
-    let user = web.shopper(&headers)?;
-    let lang = web.lang(&q, Some(&user));
-    Ok(Json(web.run(web.context(Some(&user), lang), "list_orders", json!({})).await?))
+    let (user, admitted) = web.admit(&headers, q.lang.as_deref(), Way::Press).await?;
+    Ok(Json(web.run(web.context(Some(&user), admitted.lang()), "list_orders", json!({})).await?))
 }
 
 /// `{"tool": "remove_from_cart", "args": {...}}`
@@ -530,132 +612,83 @@ struct ActionRequest {
     lang: Option<String>,
 }
 
-/// A change the page asked for, waiting for the shopper to confirm it.
-#[derive(Debug, Serialize, Deserialize)]
-struct WebPending {
-    user: i64,
-    tool: String,
-    args: Value,
-    lang: Lang,
-    preview: Option<PreviewRecord>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-struct PreviewRecord {
-    summary: String,
-    fingerprint: Value,
-}
-
-fn pending_key(token: &str) -> String {
-    format!("webapp:pending:{token}")
-}
-
 /// Starts a cart or order change: a safe tool runs; a confirm or critical
-/// one answers `{"confirm": {token, summary, level}}` and waits.
+/// one is held by the router's confirmation service and answers
+/// `{"confirm": {token, summary, level}}`.
 async fn start_action(
     State(web): State<WebApp>,
     headers: HeaderMap,
-    Json(req): Json<ActionRequest>,
+    body: Result<Json<ActionRequest>, JsonRejection>,
 ) -> ApiResult {
-    let user = web.shopper(&headers)?;
-    let lang = web.lang(&LangQuery { lang: req.lang.clone() }, Some(&user));
-    if !ACTIONS.contains(&req.tool.as_str()) {
-        return Err(ApiError::new(StatusCode::BAD_REQUEST, texts::of(lang).invalid));
-    }
-    let args = if req.args.is_null() { json!({}) } else { req.args };
-    let level = level_of(&web, &req.tool);
-    if level == Level::Safe {
-        let data = web.run(web.context(Some(&user), lang), &req.tool, args).await?;
+    let req = match body {
+        Ok(Json(req)) => req,
+        Err(rejection) => {
+            let lang = web.lang(&LangQuery::default(), web.maybe_shopper(&headers).as_ref());
+            return Err(ApiError::body(&rejection, lang));
+        }
+    };
+    let (user, admitted) = web.admit(&headers, req.lang.as_deref(), Way::Call).await?;
+    let lang = admitted.lang();
+    let tool = match web.app.router.find_tool(&req.tool) {
+        Some(tool) if ACTIONS.contains(&req.tool.as_str()) => tool,
+        _ => return Err(ApiError::new(StatusCode::BAD_REQUEST, texts::of(lang).invalid)),
+    };
+    if web.app.router.level_of(&tool) == Level::Safe {
+        let data = web.run(web.context(Some(&user), lang), &req.tool, req.args).await?;
         return Ok(Json(json!({"done": data})));
     }
-    ask(&web, &user, lang, &req.tool, args, level).await
+    let hold = web.app.router.hold(&admitted, &tool, req.args).await.map_err(|e| ApiError::hold(e, lang))?;
+    Ok(Json(json!({"confirm": {"token": hold.token, "summary": hold.summary, "level": hold.level.as_str()}})))
 }
 
-fn level_of(web: &WebApp, name: &str) -> Level {
-    web.app.router.find_tool(name).map(|t| web.app.router.level_of(&t)).unwrap_or(Level::Critical)
-}
-
-/// Keeps the change as pending and answers what the shopper is asked.
-async fn ask(web: &WebApp, user: &WebUser, lang: Lang, tool: &str, args: Value, level: Level) -> ApiResult {
-    let preview = preview(web, user, lang, tool, &args).await?;
-    let token = crate::pending::new_token();
-    let summary = preview
-        .as_ref()
-        .map(|p| p.summary.clone())
-        .unwrap_or_else(|| handlers::find(tool).map(|s| s.progress_line(lang, &args)).unwrap_or_default());
-    let record = WebPending { user: user.id, tool: tool.to_owned(), args, lang, preview };
-    let ttl = Duration::from_secs(web.app.config.safety.confirm_ttl_secs);
-    let text = serde_json::to_string(&record)
-        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
-    web.app
-        .state
-        .put_value(&pending_key(&token), &text, ttl)
-        .await
-        .map_err(|_| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, texts::of(lang).mall_down))?;
-    Ok(Json(json!({"confirm": {"token": token, "summary": summary, "level": level.as_str()}})))
-}
-
-async fn preview(
-    web: &WebApp,
-    user: &WebUser,
-    lang: Lang,
-    tool: &str,
-    args: &Value,
-) -> ApiResult<Option<PreviewRecord>> {
-    let Some(describe) = handlers::find(tool).and_then(|s| s.preview) else { return Ok(None) };
-    match describe(web.context(Some(user), lang), args.clone()).await {
-        Ok(Preview { summary, fingerprint }) => Ok(Some(PreviewRecord { summary, fingerprint })),
-        Err(e) => Err(ApiError::tool(&e, lang)),
-    }
-}
-
-/// The shopper confirmed: the change runs once, by its owner, before it
-/// expires; a critical one is checked again first (changed figures are a
-/// new confirmation, `409`).
+/// The shopper confirmed: the router's confirmation service checks the
+/// owner before taking the token, then the expiry; a critical change is
+/// checked again first (changed figures are a new confirmation, `409`); the
+/// change runs once, with its idempotency key, and leaves its audit row.
 async fn confirm_action(
     State(web): State<WebApp>,
     headers: HeaderMap,
     Path(token): Path<String>,
 ) -> ApiResult<Response> {
-    let user = web.shopper(&headers)?;
-    let lang = web.lang(&LangQuery::default(), Some(&user));
-    // A state store that cannot answer is "try later", not "expired".
-    let taken = web
-        .app
-        .state
-        .take_value(&pending_key(&token))
-        .await
-        .map_err(|_| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, texts::of(lang).mall_down))?;
-    let Some(record) = taken.and_then(|t| serde_json::from_str::<WebPending>(&t).ok()) else {
-        return Err(ApiError::new(StatusCode::GONE, texts::of(lang).expired));
+    let (_, admitted) = web.admit(&headers, None, Way::Press).await?;
+    let router = &web.app.router;
+    let texts = texts::of(admitted.lang());
+    let claim = match router.press_as(&admitted, &token, true, Presser::Page).await {
+        PressCheck::Accepted { claim, .. } => claim,
+        PressCheck::NotYours { .. } => {
+            return Err(ApiError::new(StatusCode::FORBIDDEN, texts.not_yours));
+        }
+        PressCheck::AlreadyDone { .. } | PressCheck::Expired { .. } => {
+            return Err(ApiError::new(StatusCode::GONE, texts.expired));
+        }
+        // The page cannot ask the one-time code: the order is placed in the chat.
+        PressCheck::CodeRequired { message } => return Err(ApiError::new(StatusCode::FORBIDDEN, message)),
+        PressCheck::Failed { .. } => {
+            return Err(ApiError::failed(admitted.lang(), "could not read a confirmation"));
+        }
     };
-    let lang = record.lang;
-    if record.user != user.id {
-        tracing::warn!(owner = record.user, "a Mini App confirmation pressed by someone else");
-        return Err(ApiError::new(StatusCode::FORBIDDEN, texts::of(lang).not_yours));
-    }
-    let level = level_of(&web, &record.tool);
-    if level == Level::Critical {
-        let now = preview(&web, &user, lang, &record.tool, &record.args).await?;
-        let then = record.preview.as_ref().map(|p| &p.fingerprint);
-        if now.as_ref().map(|p| &p.fingerprint) != then {
-            let Json(asked) = ask(&web, &user, lang, &record.tool, record.args, level).await?;
-            return Ok((
+    match router.carry_out(claim).await {
+        Carried::Done { action, result: Some(Ok(output)), .. } => {
+            tracing::info!(tool = %action.call.name, "Mini App change confirmed and done");
+            Ok(Json(json!({"done": output.data})).into_response())
+        }
+        Carried::Done { action, result: Some(Err(e)), .. } => Err(ApiError::tool(&e, action.lang)),
+        Carried::Done { action, result: None, .. } => {
+            Err(ApiError::new(StatusCode::GONE, texts::of(action.lang).expired))
+        }
+        Carried::Changed { action, held } => {
+            let lang = action.lang;
+            let hold = held.map_err(|e| ApiError::hold(e, lang))?;
+            Ok((
                 StatusCode::CONFLICT,
-                Json(json!({"changed": texts::of(lang).changed, "confirm": asked["confirm"]})),
+                Json(json!({
+                    "changed": texts::of(lang).changed,
+                    "confirm": {"token": hold.token, "summary": hold.summary, "level": hold.level.as_str()},
+                })),
             )
-                .into_response());
+                .into_response())
         }
     }
-    let mut ctx = web.context(Some(&user), lang);
-    let agreed = record.preview.unwrap_or(PreviewRecord { summary: String::new(), fingerprint: Value::Null });
-    ctx.approval = Some(Approval {
-        idempotency_key: crate::pending::PendingAction::idempotency_key(&token),
-        preview: Preview { summary: agreed.summary, fingerprint: agreed.fingerprint },
-    });
-    let data = web.run(ctx, &record.tool, record.args).await?;
-    tracing::info!(tool = %record.tool, "Mini App change confirmed and done");
-    Ok(Json(json!({"done": data})).into_response())
 }
 
 /// An invoice link for the shopper's unpaid order (`openInvoice`).
@@ -664,8 +697,8 @@ async fn invoice_link(
     headers: HeaderMap,
     Path(order_id): Path<String>,
 ) -> ApiResult {
-    let user = web.shopper(&headers)?;
-    let lang = web.lang(&LangQuery::default(), Some(&user));
+    let (user, admitted) = web.admit(&headers, None, Way::Press).await?;
+    let lang = admitted.lang();
     let config = &web.app.config.payments;
     let Some(bot) = web.bot.as_ref().filter(|_| !config.provider_token.is_empty()) else {
         return Err(ApiError::new(StatusCode::CONFLICT, texts::of(lang).pay_at_store));
@@ -694,7 +727,7 @@ async fn invoice_link(
         Ok(url) => Ok(Json(json!({"url": url}))),
         Err(e) => {
             tracing::warn!(error = %e, order = %order_id, "could not make an invoice link");
-            Err(ApiError::new(StatusCode::SERVICE_UNAVAILABLE, texts::of(lang).mall_down))
+            Err(ApiError::failed(lang, "could not make an invoice link"))
         }
     }
 }

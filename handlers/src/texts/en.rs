@@ -119,6 +119,8 @@ pub(crate) static TEXTS: Texts = Texts {
         outcome_failed: "it could not be done",
         code_request: |code| format!("For your safety, type the code {code} to place the order."),
         expired: "This confirmation has expired — please ask again.",
+        code_in_chat: "This order needs the one-time code, which can only be typed in the chat with the bot: nothing was done here — please place the order in the chat.",
+        too_large: "This request is too long to keep for confirmation; nothing was done.",
     },
     small_talk: SmallTalk {
         thanks: "You're welcome! Anything else I can find for you?",
@@ -392,6 +394,11 @@ pub(crate) static TEXTS: Texts = Texts {
         declined: "You declined; nothing was done.",
         kept_changing: "The order kept changing while you confirmed, so nothing was done — please try again shortly.",
         could_not_ask: "Your confirmation could not be asked for, so nothing was done.",
+        failed: |id| {
+            format!(
+                "Something went wrong on our side, so nothing was done (error {id}). Please try again later."
+            )
+        },
     },
     mall: super::mall::EN,
     support: Support {

@@ -233,6 +233,12 @@ pub struct Confirm {
     pub code_request: fn(&str) -> String,
     /// A press on a confirmation that expired (or is no longer known).
     pub expired: &'static str,
+    /// An order needing the one-time code (`safety.critical_code`) asked for
+    /// where no code can be typed (the Mini App, an MCP client): refused
+    /// there, to be placed in the chat with the bot.
+    pub code_in_chat: &'static str,
+    /// A change whose details are too long to keep for confirmation.
+    pub too_large: &'static str,
 }
 
 /// Voice messages and photos.
@@ -550,6 +556,8 @@ pub struct Mcp {
     pub kept_changing: &'static str,
     /// The confirmation could not be asked (the client failed).
     pub could_not_ask: &'static str,
+    /// Something failed inside (the mall, the state store): (the error's id in the log).
+    pub failed: fn(&str) -> String,
 }
 
 /// The mall's facilities and the way to the nearest one (`find_facility`).

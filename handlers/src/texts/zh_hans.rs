@@ -103,6 +103,8 @@ pub(crate) static TEXTS: Texts = Texts {
         outcome_failed: "未能完成",
         code_request: |code| format!("为了安全，请输入确认码 {code} 来完成下单。"),
         expired: "这个确认已过期，请重新提问。",
+        code_in_chat: "这个订单需要输入一次性验证码，只能在与机器人的聊天中输入：这里什么也没做，请在聊天中下单。",
+        too_large: "这个请求太长，无法保留以待确认；什么也没做。",
     },
     small_talk: SmallTalk {
         thanks: "不客气！还需要帮您找点什么吗？",
@@ -332,6 +334,7 @@ pub(crate) static TEXTS: Texts = Texts {
         declined: "您取消了这个操作，什么也没做。",
         kept_changing: "订单信息一直在变化，这次没有下单，请稍后再试。",
         could_not_ask: "无法向您请求确认，所以什么也没做。",
+        failed: |id| format!("我们这边出了问题，什么也没做（错误编号 {id}），请稍后再试。"),
     },
     mall: super::mall::ZH_HANS,
     support: Support {

@@ -114,6 +114,8 @@ pub(crate) static TEXTS: Texts = Texts {
         outcome_failed: "未能完成",
         code_request: |code| format!("為了安全，請輸入確認碼 {code} 來完成下單。"),
         expired: "這個確認已過期，請重新提問。",
+        code_in_chat: "這個訂單需要輸入一次性驗證碼，只能在與機器人的聊天中輸入：這裡什麼也沒做，請在聊天中下單。",
+        too_large: "這個請求太長，無法保留以待確認；什麼也沒做。",
     },
     small_talk: SmallTalk {
         thanks: "不客氣！還需要幫您找點什麼嗎？",
@@ -382,6 +384,7 @@ pub(crate) static TEXTS: Texts = Texts {
         declined: "您取消了這個操作，什麼也沒做。",
         kept_changing: "訂單資訊一直在變化，這次沒有下單，請稍後再試。",
         could_not_ask: "無法向您請求確認，所以什麼也沒做。",
+        failed: |id| format!("我們這邊出了問題，什麼也沒做（錯誤編號 {id}），請稍後再試。"),
     },
     mall: super::mall::ZH_HANT,
     support: Support {

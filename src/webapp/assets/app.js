@@ -25,7 +25,15 @@ const handlers = {};
 function onEvent(type, fn) { handlers[type] = fn; }
 window.Telegram = window.Telegram || {};
 window.Telegram.WebView = { receiveEvent: (type, data) => handlers[type] && handlers[type](data) };
+// Telegram's web clients (web.telegram.org and its kin) frame the page and
+// send their events as messages; a message from any other window or origin
+// is ignored.
+const TELEGRAM_ORIGIN = /^https:\/\/([a-z0-9-]+\.)*telegram\.org$/;
+function fromTelegram(e) {
+  return window.parent !== window && e.source === window.parent && TELEGRAM_ORIGIN.test(String(e.origin));
+}
 window.addEventListener("message", (e) => {
+  if (!fromTelegram(e)) return;
   try { const m = JSON.parse(e.data); handlers[m.eventType] && handlers[m.eventType](m.eventData); } catch (_) { /* not ours */ }
 });
 const haptic = () => postEvent("web_app_trigger_haptic_feedback", { type: "impact", impact_style: "light" });

@@ -1,5 +1,4 @@
-//! Who may use the bot (`bot.allowed_users`, `bot.allowed_chats`) and the
-//! day's figures for `/stats`, from the counters every instance shares.
+//! The day's figures for `/stats`, from the counters every instance shares.
 
 use std::fmt::Write as _;
 use std::time::Duration;
@@ -8,46 +7,8 @@ use handlers::Lang;
 
 use super::FunctionCallRouter;
 use super::turn::{day_key, today};
-use crate::reply::Reply;
-
-/// How long a refusal is remembered (so a stranger hears it once).
-const REFUSAL_MEMORY: Duration = Duration::from_secs(30 * 24 * 3600);
-
-/// Whether a message may be answered.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Access {
-    /// Go ahead.
-    Allowed,
-    /// Not admitted: this polite refusal, the first time.
-    Refused(Box<Reply>),
-    /// Not admitted, and told so before: no answer at all.
-    Ignored,
-}
 
 impl FunctionCallRouter {
-    /// Whether `user_id` in `chat_id` may use the bot: everyone when neither
-    /// list is set; else a listed user, or anyone in a listed chat.
-    pub async fn access(&self, platform: &str, user_id: i64, chat_id: i64, lang: Lang) -> Access {
-        let (users, chats) = (&self.settings.allowed_users, &self.settings.allowed_chats);
-        if (users.is_empty() && chats.is_empty()) || users.contains(&user_id) || chats.contains(&chat_id) {
-            return Access::Allowed;
-        }
-        let key = format!("refused:{platform}:{user_id}:{chat_id}");
-        match self.state.get_value(&key).await {
-            Ok(Some(_)) => Access::Ignored,
-            other => {
-                if let Err(e) = other {
-                    tracing::warn!(error = %e, "could not check an earlier refusal");
-                }
-                if let Err(e) = self.state.put_value(&key, "1", REFUSAL_MEMORY).await {
-                    tracing::warn!(error = %e, "could not remember a refusal");
-                }
-                tracing::info!(user = user_id, chat = chat_id, "not an allowed user or chat; refused");
-                Access::Refused(Box::new(Reply::text(lang.texts().turn.refused)))
-            }
-        }
-    }
-
     /// Today's figures (UTC), shared by every instance: messages, shoppers,
     /// tokens, orders, the tools used most, errors.
     pub async fn day_stats(&self, lang: Lang) -> String {
