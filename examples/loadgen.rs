@@ -102,6 +102,11 @@ struct Options {
     /// the model asks the way to the store Nike).
     #[arg(long, default_value = "search_products", value_parser = ["search_products", "navigate_to_store"])]
     tool: String,
+    /// Every Bot API answer waits this long before it leaves, as a real
+    /// Telegram 50–200 ms away does (the bot then sends status lines, edits
+    /// and more `getUpdates` than against an instant one).
+    #[arg(long, default_value_t = 0)]
+    telegram_latency_ms: u64,
     /// Wraps the bot in this command (split at spaces; the bot's path and
     /// arguments follow), e.g. `--wrap "valgrind --tool=callgrind
     /// --dump-instr=no --callgrind-out-file=/tmp/cg.%p"`. Stopped with
@@ -130,6 +135,9 @@ struct Shoppers {
     api: Arc<FakeBotApi>,
     /// What each shopper asks (the tag follows).
     ask: &'static str,
+    /// What a whole answer in the tool's own words carries (`llm.direct_answers`):
+    /// it has no tag of the model's, so it answers the chat's oldest open message.
+    direct_marker: Option<&'static str>,
     burst: bool,
     messages: usize,
     /// Per chat: the messages sent so far.
@@ -177,16 +185,27 @@ impl Shoppers {
             {
                 open.first_sign.get_or_insert(request.at);
             }
-            let Some(tag) = fake_model::tag_in(text) else { return };
-            let Some(n) =
-                tag.rsplit_once('m').and_then(|(_, n)| n.trim_end_matches('z').parse::<usize>().ok())
-            else {
-                return;
+            let (n, whole) = match fake_model::tag_in(text) {
+                Some(tag) => {
+                    let Some(n) =
+                        tag.rsplit_once('m').and_then(|(_, n)| n.trim_end_matches('z').parse::<usize>().ok())
+                    else {
+                        return;
+                    };
+                    (n, method != "sendMessageDraft" && text.contains(&fake_model::end_of(tag)))
+                }
+                // An answer in the tool's own words: the oldest message still open.
+                None if method != "sendMessageDraft"
+                    && self.direct_marker.is_some_and(|m| text.contains(m)) =>
+                {
+                    let Some(n) = sent.iter().position(|t| t.whole.is_none()) else { return };
+                    (n, true)
+                }
+                None => return,
             };
             let Some(trace) = sent.get_mut(n) else { return };
             trace.first_sign.get_or_insert(request.at);
             trace.first_text.get_or_insert(request.at);
-            let whole = method != "sendMessageDraft" && text.contains(&fake_model::end_of(tag));
             if whole && trace.whole.is_none() {
                 trace.whole = Some(request.at);
                 if !self.burst && n + 1 < self.messages {
@@ -368,11 +387,15 @@ async fn main() -> anyhow::Result<()> {
     anyhow::ensure!(options.chats > 0 && options.messages > 0, "--chats and --messages must be at least 1");
     let binary = measure::bot_binary(options.bot.as_deref())?;
     let api = Arc::new(FakeBotApi::start().await);
-    let (ask, tool) = match options.tool.as_str() {
-        "navigate_to_store" => {
-            ("Nike 店在哪", Some(("navigate_to_store".to_owned(), serde_json::json!({"store_name": "Nike"}))))
-        }
-        _ => ("有没有 500 元以内的 Nike 跑鞋？", None),
+    api.set_latency(Duration::from_millis(options.telegram_latency_ms));
+    // The route to Nike names its floor; a status line does not.
+    let (ask, tool, direct_marker) = match options.tool.as_str() {
+        "navigate_to_store" => (
+            "Nike 店在哪",
+            Some(("navigate_to_store".to_owned(), serde_json::json!({"store_name": "Nike"}))),
+            Some("3F"),
+        ),
+        _ => ("有没有 500 元以内的 Nike 跑鞋？", None, None),
     };
     let model = FakeModel::start(ModelBehaviour {
         latency: Duration::from_millis(options.model_latency_ms),
@@ -479,6 +502,7 @@ async fn main() -> anyhow::Result<()> {
     let shoppers = Arc::new(Shoppers {
         api: Arc::clone(&api),
         ask,
+        direct_marker,
         burst: options.burst,
         messages: options.messages,
         traces: Mutex::new(HashMap::new()),
@@ -566,7 +590,7 @@ async fn main() -> anyhow::Result<()> {
     let whole = series(|t| t.whole);
 
     println!(
-        "loadgen: {} chats × {} messages{}, model {} ms per answer{}, stream {}, state {}, mall {}, tool {}",
+        "loadgen: {} chats × {} messages{}, model {} ms per answer{}, stream {}, state {}, mall {}, tool {}, Bot API {} ms{}",
         options.chats,
         options.messages,
         if options.burst { " (burst)" } else { "" },
@@ -576,6 +600,12 @@ async fn main() -> anyhow::Result<()> {
         options.state,
         options.mall,
         options.tool,
+        options.telegram_latency_ms,
+        if options.extra_env.is_empty() {
+            String::new()
+        } else {
+            format!(", {}", options.extra_env.join(" "))
+        },
     );
     println!("messages answered     {answered} of {total}{}", if finished { "" } else { " (timed out)" });
     if options.flood {
@@ -613,7 +643,11 @@ async fn main() -> anyhow::Result<()> {
         "bot peak RSS          {}",
         rss.map(|k| format!("{:.1} MiB", k as f64 / 1024.0)).unwrap_or("—".into())
     );
-    println!("model calls           {}", model.calls());
+    println!(
+        "model calls           {}, {:.2} per message",
+        model.calls(),
+        model.calls() as f64 / answered.max(1) as f64
+    );
     let mut methods: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
     for request in api.requests() {
         *methods.entry(request.method).or_default() += 1;

@@ -105,6 +105,9 @@ struct Inner {
     blocked: Mutex<Vec<i64>>,
     /// `getChatMember` reports the bot without "Manage topics".
     no_topic_rights: Mutex<bool>,
+    /// Milliseconds every answer waits before it leaves, as Telegram's do
+    /// from a server 50–200 ms away (0: at once).
+    latency_ms: std::sync::atomic::AtomicU64,
 }
 
 /// The running fake server.
@@ -122,6 +125,13 @@ impl Drop for FakeBotApi {
 }
 
 impl FakeBotApi {
+    /// Every answer from now on waits `latency` before it leaves.
+    pub fn set_latency(&self, latency: Duration) {
+        self.inner
+            .latency_ms
+            .store(u64::try_from(latency.as_millis()).unwrap_or(u64::MAX), Ordering::Relaxed);
+    }
+
     /// Starts the server on a free loopback port.
     pub async fn start() -> FakeBotApi {
         let inner = Arc::new(Inner::default());
@@ -130,6 +140,7 @@ impl FakeBotApi {
         let routes = axum::Router::new()
             .route("/{token}/{method}", axum::routing::post(handle))
             .route("/file/{token}/{*path}", axum::routing::get(download))
+            .layer(axum::middleware::from_fn_with_state(inner.clone(), delayed))
             .with_state(inner.clone());
         // A deep accept queue, as a real server has: under a burst of new
         // connections a dropped SYN would cost the bot 1–3 s of retransmits.
@@ -570,6 +581,20 @@ pub fn buttons(message: &Value) -> Vec<(String, String)> {
 
 fn unescape_html(text: &str) -> String {
     text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+}
+
+/// Answers after the configured latency (see [`FakeBotApi::set_latency`]).
+async fn delayed(
+    State(inner): State<Arc<Inner>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let response = next.run(request).await;
+    let latency = inner.latency_ms.load(Ordering::Relaxed);
+    if latency > 0 {
+        tokio::time::sleep(Duration::from_millis(latency)).await;
+    }
+    response
 }
 
 async fn handle(
