@@ -57,7 +57,9 @@ async fn an_english_shopper_sees_english_product_names_everywhere() {
     // What the model read: the hit it recommended, the cart, the order.
     let read = names_read(&bench);
     let tools: Vec<&str> = read.iter().map(|(tool, _)| tool.as_str()).collect();
-    assert_eq!(tools, ["search_products", "add_to_cart", "create_order"]);
+    // The order's result answered in its own words (llm.direct_answers): the
+    // model never needed to read it.
+    assert_eq!(tools, ["search_products", "add_to_cart"]);
     for (tool, name) in &read {
         assert_eq!(name, &en, "{tool} names the product in English");
     }

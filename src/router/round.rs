@@ -124,7 +124,8 @@ impl FunctionCallRouter {
         }
         let names: Vec<&str> = tools.iter().map(Tool::name).collect();
         let lexicon = self.planner.lexicon().await;
-        let text = crate::llm::offline::direct_answer(&turn.messages, &names, &lexicon, confirmed)?;
+        let text =
+            crate::llm::offline::direct_answer(&turn.messages, &names, &lexicon, turn.scope.lang, confirmed)?;
         tracing::info!(tools = ?turn.tools_used, confirmed, "the tools' own words are the answer: no model round to re-word them");
         metrics::counter!(crate::ops::DIRECT_ANSWERS).increment(1);
         Some(text)

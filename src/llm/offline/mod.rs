@@ -58,16 +58,17 @@ pub fn plan(messages: &[ChatMessage], tools: &[&str], lexicon: &Lexicon) -> Step
     }
 }
 
-/// The answer basic mode words from this turn's calls when it can stand as
-/// the whole answer with a model too (see `flow::direct_answer`); `None`
-/// when the model must word it.
+/// The answer basic mode words from this turn's calls, in `lang`, when it
+/// can stand as the whole answer with a model too (see
+/// `flow::direct_answer`); `None` when the model must word it.
 pub fn direct_answer(
     messages: &[ChatMessage],
     tools: &[&str],
     lexicon: &Lexicon,
+    lang: handlers::Lang,
     confirmed: bool,
 ) -> Option<String> {
-    flow::direct_answer(&conversation::read(messages), tools, lexicon, confirmed)
+    flow::direct_answer(&conversation::read(messages).in_lang(lang), tools, lexicon, confirmed)
 }
 
 /// The offline planner as a [`ChatModel`], with what it knows of the mall.
