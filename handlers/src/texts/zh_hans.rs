@@ -4,7 +4,9 @@ use std::borrow::Cow;
 
 use services::OrderStatus;
 
-use super::{Answers, Commands, Confirm, Facilities, Format, Mcp, Media, Pay, SmallTalk, Support, Texts, Tools, Turn};
+use super::{
+    Answers, Commands, Confirm, Facilities, Format, Mcp, Media, Pay, SmallTalk, Support, Texts, Tools, Turn,
+};
 use crate::context::Lang;
 
 pub(crate) static TEXTS: Texts = Texts {

@@ -15,7 +15,9 @@ use maps::words::chinese_arrival;
 use maps::{MapWords, UnitKind};
 use services::OrderStatus;
 
-use super::{Answers, Commands, Confirm, Facilities, Format, Mcp, Media, Pay, SmallTalk, Support, Texts, Tools, Turn};
+use super::{
+    Answers, Commands, Confirm, Facilities, Format, Mcp, Media, Pay, SmallTalk, Support, Texts, Tools, Turn,
+};
 use crate::context::Lang;
 
 pub(crate) static TEXTS: Texts = Texts {
