@@ -283,3 +283,33 @@ async fn mall_server_serves_the_new_endpoints_and_the_bot_reads_them_over_http()
     assert!(answer(&out, 1).contains("周末亲子手工坊"), "the events through HttpMall:\n{out}");
     server.terminate();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_telegram_basic_mode_answers_the_malls_questions_in_three_scripts() {
+    let api = fake_bot_api::FakeBotApi::start().await;
+    let dir = TempDir::new("mall-info-telegram");
+    let mut env = bot_env(&api);
+    env.extend([
+        ("MALLBOT_STATE__URL", format!("sqlite://{}", dir.file("state.db"))),
+        ("MALLBOT_MALL__EMBEDDED_DB", dir.file("mall.db")),
+        ("MALLBOT_BOT__RATE_LIMIT_PER_MINUTE", "0".to_owned()),
+    ]);
+    let bot = Process::spawn("bot", &["run"], &env, dir.path());
+    bot.wait_for_log("connected to telegram").await;
+    for (id, script) in [(5101, SIMPLIFIED), (5102, TRADITIONAL), (5103, ENGLISH)] {
+        let shopper = fake_bot_api::Shopper { id, name: "Mei" };
+        for (n, (question, expected)) in script.questions.iter().zip(script.expected).enumerate() {
+            api.push_update(fake_bot_api::private_text(shopper, question));
+            let first = expected[0];
+            api.wait_until(question, |api| api.shown_to(id).iter().any(|t| t.contains(first))).await;
+            let sent = api.sent_to(id);
+            // The answer with its buttons (an event's place is a button).
+            let reply = sent.iter().rfind(|m| m["text"].as_str().is_some_and(|t| t.contains(first))).unwrap();
+            for text in expected {
+                assert!(reply.to_string().contains(text), "{question}: {text:?} missing from {reply}");
+            }
+            assert!(sent.len() > n, "one answer per question: {sent:?}");
+        }
+    }
+    bot.terminate();
+}
