@@ -34,6 +34,11 @@ pub enum Way {
     /// App's cart and orders): the allow-lists only — the request that
     /// asked was counted already.
     Press,
+    /// A message or button of the mall's staff in the service desk's group
+    /// (`[support] chat_id`): admitted there only — the desk is its own
+    /// allow-list, the shoppers' lists are not staff's —, not a shopper's
+    /// message, so no rate limit, budget or count.
+    Staff,
 }
 
 /// A request at the door: who, where, in which language, and what it is.
@@ -183,11 +188,15 @@ impl FunctionCallRouter {
             ChosenLang::Unread => self.chosen_lang(knock.platform, knock.user_id).await,
         };
         let lang = chosen.unwrap_or(knock.lang);
-        self.allowed(&knock, lang).await?;
+        if knock.way == Way::Staff {
+            self.at_the_desk(&knock, lang)?;
+        } else {
+            self.allowed(&knock, lang).await?;
+        }
         if knock.way == Way::Message {
             self.stats.count_message();
         }
-        if knock.way != Way::Press {
+        if !matches!(knock.way, Way::Press | Way::Staff) {
             self.rate_limit(&knock, lang).await?;
         }
         let budget = if knock.way == Way::Message {
@@ -203,6 +212,22 @@ impl FunctionCallRouter {
             chosen,
             budget,
         })
+    }
+
+    /// Staff are admitted from the service desk's group only; elsewhere
+    /// turned away in silence.
+    fn at_the_desk(&self, knock: &Knock, lang: Lang) -> Result<(), Turned> {
+        match &self.settings.desk {
+            Some(desk) if desk.chat_id == knock.chat_id => Ok(()),
+            _ => {
+                tracing::info!(
+                    user = knock.user_id,
+                    chat = knock.chat_id,
+                    "a staff message outside the desk; ignored"
+                );
+                Err(Turned { why: Why::NotAllowed, lang, tell: false })
+            }
+        }
     }
 
     /// The allow-lists: everyone when neither is set; else a listed user, or

@@ -245,6 +245,10 @@ impl Handle {
         if matches!(inbound::content(msg), Content::Service) {
             return Ok(NOBODY);
         }
+        let ctx = self.context(String::new(), None).await;
+        if let Err(outcome) = self.admit(&ctx, crate::router::Way::Staff).await? {
+            return Ok(outcome);
+        }
         let Some(thread) = msg.thread_id.filter(|_| msg.is_topic_message).map(|t| t.0.0) else {
             return nobody();
         };
@@ -362,6 +366,16 @@ impl Handle {
         action: DeskAction,
     ) -> Result<&'static str, RequestError> {
         let state = self.tg.app.state.clone();
+        // Staff's close at the desk, the shopper's choices as any press: through the door.
+        let way = match action {
+            DeskAction::Close(_) => crate::router::Way::Staff,
+            DeskAction::Wait | DeskAction::Back => crate::router::Way::Press,
+        };
+        let ctx = self.context(String::new(), None).await;
+        if let Err(outcome) = self.admit(&ctx, way).await? {
+            send::answer_press(&self.bot, query, None, false).await;
+            return Ok(outcome);
+        }
         match action {
             DeskAction::Close(user) => {
                 let link = support::link_of(state.as_ref(), PLATFORM, user).await;
