@@ -59,6 +59,9 @@ pub(crate) fn direct_answer(
         }
         basic::reply(last, data, &said)
     } else {
+        if asks_several(said.text()) {
+            return None;
+        }
         let mut expected = basic::recognise(&said)?;
         for made in &calls {
             let Step::Call(call) = expected else { return None };
@@ -75,6 +78,14 @@ pub(crate) fn direct_answer(
         reply
     };
     (!reply.text.trim().is_empty()).then_some(reply.text)
+}
+
+/// A message of several clauses ("Nike 店在哪，几点关门，有什么优惠", "Nike
+/// and Adidas?") may ask for more than the calls made said, even when basic
+/// mode reads one of them in it: the model words those.
+pub(crate) fn asks_several(text: &str) -> bool {
+    let text = text.trim().trim_end_matches(['?', '？', '!', '！', '。', '.', '~', '～']);
+    text.contains(['，', ',', '；', ';', '、', '?', '？']) || text.to_lowercase().contains(" and ")
 }
 
 /// What the message asks for: a hook's first step, or on a bare "yes" the

@@ -36,3 +36,18 @@ fn a_yes_acts_only_on_an_offer_the_planner_made() {
         assert_eq!(answer(&messages), Step::Answer(String::new()), "{offer}");
     }
 }
+
+#[test]
+fn a_message_of_several_clauses_is_not_answered_by_one_tools_words() {
+    use super::flow::asks_several;
+    for text in
+        ["Nike 店在哪，几点关门，有什么优惠", "Nike and Adidas?", "where is Nike, and when does it close?"]
+    {
+        assert!(asks_several(text), "{text}");
+    }
+    for text in
+        ["Nike 店在哪", "Nike 店在哪？", "where is Starbucks?", "看看购物车", "opening hours of Uniqlo"]
+    {
+        assert!(!asks_several(text), "{text}");
+    }
+}
