@@ -33,6 +33,8 @@ pub struct App {
     pub stt: Option<Arc<crate::stt::SpeechToText>>,
     /// Tools lent by the MCP servers of `[mcp.servers]`, while they are up.
     pub remote: Arc<RemoteTools>,
+    /// Shoppers' stock and price alerts (`[alerts]`).
+    pub alerts: Arc<crate::alerts::Alerts>,
 }
 
 impl App {
@@ -116,6 +118,7 @@ impl App {
         let planner = OfflinePlanner::learning(mall.clone());
         let chat_model = (config.llm.provider == Provider::Openai).then(|| model.clone());
         let remote = Arc::new(RemoteTools::default());
+        let alerts = Arc::new(crate::alerts::Alerts::new(state.clone(), config.alerts.clone()));
         let router = FunctionCallRouter::new(RouterParts {
             model: model.clone(),
             planner,
@@ -126,7 +129,8 @@ impl App {
             settings: router_settings(&config),
             map,
         })
-        .with_remote_tools(remote.clone());
+        .with_remote_tools(remote.clone())
+        .with_alerts(alerts.clone());
         let stt = crate::stt::SpeechToText::from_config(&config.stt).map(Arc::new);
         App {
             stt,
@@ -139,6 +143,7 @@ impl App {
             started: Instant::now(),
             lifecycle: Arc::default(),
             remote,
+            alerts,
         }
     }
 }

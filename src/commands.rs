@@ -43,6 +43,8 @@ pub enum Command {
     Human(Option<String>),
     /// `/pay`: the terminal chat pays its last invoice with a test payment.
     Pay,
+    /// `/alerts`: the shopper's stock and price alerts.
+    Alerts,
     /// Any other command.
     Unknown,
 }
@@ -92,6 +94,7 @@ impl Command {
             "pay" => Command::Pay,
             "human" | "staff" => Command::Human(arg),
             "report" => Command::Report(arg),
+            "alerts" | "alert" => Command::Alerts,
             _ => Command::Unknown,
         })
     }
@@ -196,7 +199,15 @@ pub async fn answer(router: &FunctionCallRouter, ctx: &MessageContext, command: 
         },
         // Transports with files of their own send the recording or picture itself.
         Command::Voice(_) | Command::Photo(_) => Reply::text(lang.texts().media.send_it_instead),
-        Command::Human(_) if ctx.is_group => Reply::text(lang.texts().turn.private_only),
+        Command::Human(_) | Command::Alerts if ctx.is_group => Reply::text(lang.texts().turn.private_only),
+        // The list as text; Telegram adds a button removing each.
+        Command::Alerts => {
+            let user = format!("{}:{}", ctx.platform, ctx.user_id);
+            match router.alerts_of(&user).await {
+                Some(alerts) => Reply::text(crate::alerts::list_text(lang, &alerts)),
+                None => Reply::text(lang.texts().answers.mall_down),
+            }
+        }
         Command::Human(reason) => {
             let asked = lang.texts().support.asked_reason;
             router.handoff_reply(&ctx.conversation_key(), lang, reason.as_deref().unwrap_or(asked)).await

@@ -27,6 +27,7 @@ pub struct Config {
     pub mcp: McpConfig,
     pub payments: PaymentsConfig,
     pub events: EventsConfig,
+    pub alerts: AlertsConfig,
     pub webapp: WebappConfig,
     pub otel: OtelConfig,
     pub support: SupportConfig,
@@ -408,6 +409,29 @@ impl Default for EventsConfig {
     }
 }
 
+/// `[alerts]`: stock and price alerts shoppers set on products.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AlertsConfig {
+    /// Days an alert lasts; then it ends with one last word.
+    pub ttl_days: u32,
+    /// Alerts one shopper may have at once.
+    pub max_per_user: u32,
+    /// Minutes between two re-reads of the watched products (for a mall
+    /// whose feed has no product events, and for changes it did not tell);
+    /// 0 = never re-read, the feed alone.
+    pub poll_mins: u64,
+    /// Alert messages sent per second at most, over all instances (Telegram
+    /// takes about 30 a second from a bot; the rest is left to answers).
+    pub sends_per_sec: u32,
+}
+
+impl Default for AlertsConfig {
+    fn default() -> Self {
+        AlertsConfig { ttl_days: 30, max_per_user: 10, poll_mins: 10, sends_per_sec: 20 }
+    }
+}
+
 /// `[support]`: the mall's service desk, a Telegram forum supergroup where
 /// each shopper who asks for a person gets a topic of their own.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -676,6 +700,12 @@ impl Config {
         }
         if self.llm.max_rounds == 0 {
             return Err(invalid("llm.max_rounds", "must be at least 1"));
+        }
+        if self.alerts.ttl_days == 0 {
+            return Err(invalid("alerts.ttl_days", "must be at least 1 day"));
+        }
+        if !(1..=30).contains(&self.alerts.sends_per_sec) {
+            return Err(invalid("alerts.sends_per_sec", "must be 1 to 30 (Telegram's limit)"));
         }
         if self.llm.request_timeout_secs == 0 || self.llm.tool_timeout_secs == 0 {
             return Err(invalid(

@@ -3,6 +3,7 @@
 //! lets a model (or the offline planner) choose mall tools, risky tools wait
 //! for a confirmation, and the answer goes back through Telegram or the terminal.
 
+pub mod alerts;
 pub mod app;
 pub mod commands;
 pub mod config;

@@ -126,6 +126,25 @@ pub trait MallApi: Send + Sync {
     async fn mark_ready(&self, order_id: &str) -> MallResult<Order>;
     /// `POST /api/staff/orders/{id}/picked-up` (staff key): `READY` → `COMPLETED`.
     async fn mark_picked_up(&self, order_id: &str) -> MallResult<Order>;
+    /// `POST /api/staff/products/{id}/stock` (staff key): sets the stock of one of the
+    /// product's SKUs (`sku_id`; none for a product without SKUs). A SKU back from none appends
+    /// a `product.restocked` event. A mall that takes no such change answers `NotFound`.
+    async fn set_stock(&self, product_id: &str, sku_id: Option<String>, stock: u32) -> MallResult<Product> {
+        let _ = (product_id, sku_id, stock);
+        Err(ServiceError::not_found("this mall takes no stock changes"))
+    }
+    /// `POST /api/staff/products/{id}/price` (staff key): sets the price of one SKU, or of the
+    /// whole product without `sku_id`. A product whose price moved appends a
+    /// `product.price_changed` event. A mall that takes no such change answers `NotFound`.
+    async fn set_price(
+        &self,
+        product_id: &str,
+        sku_id: Option<String>,
+        price_cents: i64,
+    ) -> MallResult<Product> {
+        let _ = (product_id, sku_id, price_cents);
+        Err(ServiceError::not_found("this mall takes no price changes"))
+    }
     /// `GET /api/mall/info`: the mall's own information, one section per topic. A mall
     /// without it answers `NotFound`.
     async fn mall_info(&self) -> MallResult<Page<InfoSection>> {

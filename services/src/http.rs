@@ -465,6 +465,21 @@ impl MallApi for HttpMall {
     async fn mark_picked_up(&self, order_id: &str) -> MallResult<Order> {
         self.send(self.staff_call(&["api", "staff", "orders", order_id, "picked-up"])?).await
     }
+
+    async fn set_stock(&self, product_id: &str, sku_id: Option<String>, stock: u32) -> MallResult<Product> {
+        let body = serde_json::json!({ "sku_id": sku_id, "stock": stock });
+        self.send(self.staff_call(&["api", "staff", "products", product_id, "stock"])?.json(&body)?).await
+    }
+
+    async fn set_price(
+        &self,
+        product_id: &str,
+        sku_id: Option<String>,
+        price_cents: i64,
+    ) -> MallResult<Product> {
+        let body = serde_json::json!({ "sku_id": sku_id, "price_cents": price_cents });
+        self.send(self.staff_call(&["api", "staff", "products", product_id, "price"])?.json(&body)?).await
+    }
 }
 
 /// How the `traceparent` of a span is found: set once by the process that
@@ -495,6 +510,8 @@ const ROUTE_WORDS: &[&str] = &[
     "staff",
     "ready",
     "picked-up",
+    "stock",
+    "price",
     "health",
     "search",
 ];

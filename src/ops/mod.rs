@@ -62,6 +62,8 @@ pub const PAYMENTS: &str = "mallbot_payments_total";
 pub const CHECKOUTS: &str = "mallbot_pre_checkouts_total";
 /// Order events told to shoppers, by `status`.
 pub const EVENTS_TOLD: &str = "mallbot_order_events_told_total";
+/// Stock and price alerts, by `event` (`set`, `told`, `expired`).
+pub const ALERTS: &str = "mallbot_alerts_total";
 /// Requests for a person, by `outcome` (`opened`, `reopened`, `no_desk`,
 /// `after_hours`, `failed`).
 pub const HANDOFFS: &str = "mallbot_handoffs_total";
@@ -105,6 +107,7 @@ pub const ALL: &[&str] = &[
     PAYMENTS,
     CHECKOUTS,
     EVENTS_TOLD,
+    ALERTS,
     HANDOFFS,
     DESK_MESSAGES,
     REPORT_EVENTS,

@@ -18,6 +18,7 @@ use async_trait::async_trait;
 use services::{Event, MallApi, OrderStatus, RefundStatus};
 
 use super::Ledger;
+use crate::alerts::{AlertTeller, Alerts};
 use crate::state::{StateStore, ValueStore, unix_now};
 
 /// The lock held by the instance reading the feed.
@@ -37,9 +38,10 @@ const PAGE: u32 = 50;
 /// How long one read of the feed may take.
 const READ_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// Tells a shopper about an event of their order.
+/// Tells a shopper about an event of their order, and (as an
+/// [`AlertTeller`]) about a product whose alert it woke.
 #[async_trait]
-pub trait EventTeller: Send + Sync {
+pub trait EventTeller: AlertTeller + Send + Sync {
     /// Tells the shopper `user_id` of `platform` about `event` (already
     /// claimed as told). `Err` only when it could not even be queued.
     async fn tell(&self, platform: &str, user_id: i64, event: &Event) -> Result<(), String>;
@@ -75,6 +77,8 @@ pub struct EventFeed {
     owner: String,
     /// How long the lock holds without a read.
     lease: Duration,
+    /// The stock and price alerts the product events wake.
+    alerts: Option<Arc<Alerts>>,
 }
 
 impl EventFeed {
@@ -82,7 +86,13 @@ impl EventFeed {
     pub fn new(mall: Arc<dyn MallApi>, state: Arc<dyn StateStore>, ledger: Ledger, every: Duration) -> Self {
         let owner = format!("feed-{:016x}", rand::random::<u64>());
         let lease = (every * 3).max(Duration::from_secs(15));
-        EventFeed { mall, state, ledger, owner, lease }
+        EventFeed { mall, state, ledger, owner, lease, alerts: None }
+    }
+
+    /// The same reader, waking `alerts` with the product events.
+    pub fn with_alerts(mut self, alerts: Arc<Alerts>) -> Self {
+        self.alerts = Some(alerts);
+        self
     }
 
     /// Reads the feed once (as long as full pages come) and tells each new
@@ -132,6 +142,15 @@ impl EventFeed {
 
     /// Tells one event unless it was told (or is not to be told); `true` when told now.
     async fn handle(&self, event: &Event, teller: &dyn EventTeller) -> Result<bool, String> {
+        if event.kind.is_product() {
+            let Some(alerts) = &self.alerts else { return Ok(false) };
+            // Each alert is taken before it is told, so reading the event again tells none twice.
+            let report = alerts.on_event(event, self.mall.as_ref(), teller).await?;
+            return Ok(report.told > 0);
+        }
+        if event.kind != services::EventKind::OrderStatusChanged {
+            return Ok(false);
+        }
         let Some((platform, user_id)) = shopper_of(&event.user) else {
             return Ok(false);
         };
@@ -139,7 +158,7 @@ impl EventFeed {
             return Ok(false);
         }
         // The shopper heard of a payment made here with the receipt.
-        if event.status == OrderStatus::Paid && self.ledger.paid_here(&event.order_id).await {
+        if event.status == Some(OrderStatus::Paid) && self.ledger.paid_here(&event.order_id).await {
             return Ok(false);
         }
         let claim = format!("events:told:{}", event.event_id);
@@ -153,8 +172,9 @@ impl EventFeed {
             tracing::warn!(event = %event.event_id, order = %event.order_id, error = %e, "an order event could not be told");
             return Ok(false);
         }
-        metrics::counter!(crate::ops::EVENTS_TOLD, "status" => event.status.as_str()).increment(1);
-        tracing::info!(event = %event.event_id, order = %event.order_id, status = event.status.as_str(), "order event told");
+        let status = event.status.map_or("", OrderStatus::as_str);
+        metrics::counter!(crate::ops::EVENTS_TOLD, "status" => status).increment(1);
+        tracing::info!(event = %event.event_id, order = %event.order_id, status, "order event told");
         Ok(true)
     }
 
@@ -207,7 +227,7 @@ impl EventFeed {
 fn worth_telling(event: &Event) -> bool {
     matches!(
         event.status,
-        OrderStatus::Paid | OrderStatus::Ready | OrderStatus::Completed | OrderStatus::Expired
+        Some(OrderStatus::Paid | OrderStatus::Ready | OrderStatus::Completed | OrderStatus::Expired)
     ) || event.refund == Some(RefundStatus::Done)
 }
 
@@ -245,7 +265,20 @@ mod tests {
     #[async_trait]
     impl EventTeller for Heard {
         async fn tell(&self, _platform: &str, user_id: i64, event: &Event) -> Result<(), String> {
-            self.0.lock().unwrap().push((user_id, format!("{} {}", event.order_id, event.status.as_str())));
+            let status = event.status.map_or("", OrderStatus::as_str);
+            self.0.lock().unwrap().push((user_id, format!("{} {status}", event.order_id)));
+            Ok(())
+        }
+    }
+
+    #[async_trait]
+    impl AlertTeller for Heard {
+        async fn tell_alert(
+            &self,
+            _: &handlers::alert_book::Alert,
+            _: &crate::alerts::News,
+            _: i64,
+        ) -> Result<(), String> {
             Ok(())
         }
     }

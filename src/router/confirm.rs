@@ -640,6 +640,39 @@ enum Approved {
     Changed(Preview),
 }
 
+/// A chat's message asking the owner to confirm a call held with
+/// [`FunctionCallRouter::hold`] (a button under an alert): the summary and
+/// the Confirm / Cancel buttons.
+pub fn held_reply(lang: Lang, hold: Hold) -> Reply {
+    let text = super::confirmation_text(lang, hold.level, &hold.summary);
+    Reply {
+        text,
+        confirmation: Some(ConfirmationPrompt {
+            token: hold.token,
+            level: hold.level,
+            summary: hold.summary,
+            needs_code: false,
+        }),
+        ..Default::default()
+    }
+}
+
+/// A chat's answer when a call could not be held: why, in the owner's words.
+pub fn hold_refused(lang: Lang, error: &HoldError) -> Reply {
+    let answers = &lang.texts().answers;
+    let text = match error {
+        HoldError::Tool(ToolError::Refused { code: "OUT_OF_STOCK", .. }) => answers.no_stock,
+        HoldError::Tool(ToolError::NotFound(_)) => answers.product_missing,
+        HoldError::Tool(ToolError::Upstream(_) | ToolError::Timeout(_)) | HoldError::Store => {
+            answers.mall_down
+        }
+        HoldError::TooLarge => lang.texts().confirm.too_large,
+        HoldError::CodeInChat => lang.texts().confirm.code_in_chat,
+        HoldError::Invalid(_) | HoldError::Tool(_) => answers.invalid,
+    };
+    Reply::text(text)
+}
+
 /// Who presses: only a chat can take the typed one-time code, and only a
 /// chat knows the questions its tool loop asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

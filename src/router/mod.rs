@@ -156,9 +156,10 @@ pub struct FunctionCallRouter {
     tool_cache: cache::ToolCache,
     map: Option<Arc<maps::Router>>,
     remote: Arc<RemoteTools>,
+    alerts: Option<Arc<dyn handlers::alert_book::AlertBook>>,
 }
 
-pub use self::confirm::{Carried, Hold, HoldError, Presser};
+pub use self::confirm::{Carried, Hold, HoldError, Presser, held_reply, hold_refused};
 pub use self::turn::TurnScope;
 
 impl FunctionCallRouter {
@@ -176,7 +177,19 @@ impl FunctionCallRouter {
             locks: queues::LocalLocks::default(),
             map: parts.map,
             remote: Arc::default(),
+            alerts: None,
         }
+    }
+
+    /// The shopper's alerts (`<platform>:<id>`); `None` when they cannot be read.
+    pub async fn alerts_of(&self, user: &str) -> Option<Vec<handlers::alert_book::Alert>> {
+        self.alerts.as_ref()?.alerts_of(user).await.ok()
+    }
+
+    /// The same router keeping the shoppers' alerts in `alerts`.
+    pub fn with_alerts(mut self, alerts: Arc<dyn handlers::alert_book::AlertBook>) -> Self {
+        self.alerts = Some(alerts);
+        self
     }
 
     /// Offers the tools MCP servers lend (`[mcp.servers]`) beside the registry's.
@@ -374,6 +387,7 @@ impl FunctionCallRouter {
             approval,
             map: self.map.clone(),
             pictures: true,
+            alerts: self.alerts.clone(),
         }
     }
 

@@ -1,6 +1,7 @@
 //! The `callback_data` of the bot's buttons: `c:<token>:y` / `c:<token>:n` for
 //! Confirm / Cancel, `s:<index>` for a suggestion, `p:<order>` for an unpaid
-//! order's pay button, `r:<store>` for the way to a store, `d:x:<user>` /
+//! order's pay button, `r:<store>` for the way to a store, `k:<product>|<size>`
+//! for an alert's "add to cart", `a:<alert>` for removing an alert, `d:x:<user>` /
 //! `d:w` / `d:b` for the service desk's close, keep-waiting and back-to-the-bot. Always within Telegram's 64 bytes.
 
 /// What a button press asks for.
@@ -16,6 +17,10 @@ pub enum ButtonData {
     Route(String),
     /// The service desk's buttons.
     Desk(DeskAction),
+    /// Add this product (in this size) to the cart: held for confirmation.
+    Cart { product_id: String, size: Option<String> },
+    /// Remove this alert of the shopper's.
+    Unwatch(String),
 }
 
 /// A press on one of the service desk's buttons.
@@ -45,6 +50,10 @@ impl ButtonData {
             ButtonData::Desk(DeskAction::Close(user)) => format!("d:x:{user}"),
             ButtonData::Desk(DeskAction::Wait) => "d:w".to_owned(),
             ButtonData::Desk(DeskAction::Back) => "d:b".to_owned(),
+            ButtonData::Cart { product_id, size } => {
+                format!("k:{product_id}|{}", size.as_deref().unwrap_or(""))
+            }
+            ButtonData::Unwatch(id) => format!("a:{id}"),
         }
     }
 
@@ -67,6 +76,16 @@ impl ButtonData {
         }
         if let Some(store_id) = data.strip_prefix("r:").filter(|s| !s.is_empty()) {
             return Some(ButtonData::Route(store_id.to_owned()));
+        }
+        if let Some((product_id, size)) = data.strip_prefix("k:").and_then(|rest| rest.split_once('|')) {
+            if product_id.is_empty() {
+                return None;
+            }
+            let size = Some(size.to_owned()).filter(|s| !s.is_empty());
+            return Some(ButtonData::Cart { product_id: product_id.to_owned(), size });
+        }
+        if let Some(id) = data.strip_prefix("a:").filter(|id| !id.is_empty()) {
+            return Some(ButtonData::Unwatch(id.to_owned()));
         }
         if let Some(rest) = data.strip_prefix("d:") {
             return match rest {

@@ -46,6 +46,7 @@ impl Handle {
                 self.say(&report).await
             }
             Command::Report(_) if admin => self.say(lang.texts().support.report_private_only).await,
+            Command::Alerts if !ctx.is_group => self.show_alerts(lang).await,
             Command::Health if admin => self.say(lang.texts().commands.health_private_only).await,
             // The day's figures (shoppers, orders, errors) are not for a group to read.
             Command::Stats if admin => self.say(lang.texts().commands.stats_private_only).await,

@@ -25,6 +25,7 @@ use crate::app::App;
 use crate::config::{TelegramConfig, TelegramMode};
 use crate::state::StateStore;
 
+pub mod alerts;
 pub mod callback;
 mod commands;
 mod desk;
@@ -217,10 +218,14 @@ pub async fn run(app: App) -> anyhow::Result<()> {
     })
     .await?;
     let purging = spawn_purging(app.state.clone(), PURGE_EVERY);
-    let outbox = Arc::new(outbox::Outbox::new(app.state.clone(), outbox_max_age(&config)));
+    let outbox = Arc::new(
+        outbox::Outbox::new(app.state.clone(), outbox_max_age(&config))
+            .paced(app.config.alerts.sends_per_sec),
+    );
     let flushing = outbox.clone().spawn(bot.clone(), outbox::FLUSH_EVERY);
     let settling = pay::spawn_settling(bot.clone(), app.clone(), outbox.clone(), pay::SETTLE_EVERY);
     let events = pay::spawn_events(bot.clone(), app.clone(), outbox.clone());
+    let alerting = pay::spawn_alerts(bot.clone(), app.clone(), outbox.clone());
     let stopped = match config.mode {
         TelegramMode::Polling => poll(bot, app, stop).await,
         TelegramMode::Webhook => webhook::serve(bot, app, stop).await,
@@ -228,6 +233,7 @@ pub async fn run(app: App) -> anyhow::Result<()> {
     purging.abort();
     flushing.abort();
     settling.abort();
+    alerting.abort();
     if let Some(events) = events {
         events.abort();
     }

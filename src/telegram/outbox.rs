@@ -55,12 +55,43 @@ pub struct FlushReport {
 pub struct Outbox {
     state: Arc<dyn StateStore>,
     max_age: Duration,
+    pace: Option<Pace>,
 }
 
 impl Outbox {
     /// An outbox in `state` whose answers are given up after `max_age`.
     pub fn new(state: Arc<dyn StateStore>, max_age: Duration) -> Self {
-        Outbox { state, max_age }
+        Outbox { state, max_age, pace: None }
+    }
+
+    /// The same outbox sending what it holds at most `per_sec` a second over
+    /// every instance sharing the store, and at most one a second to a chat
+    /// (Telegram's limits; the answers of a turn are sent at once, not here).
+    pub fn paced(mut self, per_sec: u32) -> Self {
+        self.pace = Some(Pace::new(per_sec));
+        self
+    }
+
+    /// Keeps a message of the bot's own (with its buttons) to be sent by the
+    /// outbox's flush at `due_ms` (Unix ms) at the earliest, not now: what
+    /// the bot tells unasked (alerts), paced. Its time in the outbox counts
+    /// from `due_ms`.
+    pub async fn enqueue(
+        &self,
+        target: &Target,
+        text: &str,
+        markup: Option<teloxide::types::InlineKeyboardMarkup>,
+        due_ms: i64,
+    ) -> Result<(), String> {
+        let out = Outgoing { markup, ..Outgoing::text(target, text) };
+        let entry = OutboxEntry {
+            id: format!("{due_ms:x}-{:016x}", rand::random::<u64>()),
+            chat_id: target.chat.0,
+            created_ms: due_ms,
+            due_ms,
+            payload: encode(&out),
+        };
+        self.state.outbox_put(&entry).await.map_err(|e| e.to_string())
     }
 
     /// Delivers `reply` at `target` with its buttons — the first part
@@ -190,6 +221,9 @@ impl Outbox {
                 report.waiting += 1;
                 continue;
             }
+            if let Some(pace) = &self.pace {
+                pace.wait(self.state.as_ref(), entry.chat_id).await;
+            }
             match send::send_now(bot, &out).await {
                 Ok(_) => {
                     tracing::info!(chat = entry.chat_id, age_ms, "an answer from the outbox was delivered");
@@ -220,7 +254,17 @@ impl Outbox {
             ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
                 ticks.tick().await;
-                let report = self.flush(&bot).await;
+                let mut report = self.flush(&bot).await;
+                // A full batch: more are due (a wave of alerts); go on at the pace.
+                while report.delivered + report.dropped >= BATCH as u64 && report.waiting == 0 {
+                    let more = self.flush(&bot).await;
+                    report.delivered += more.delivered;
+                    report.dropped += more.dropped;
+                    report.waiting += more.waiting;
+                    if more.delivered + more.dropped < BATCH as u64 {
+                        break;
+                    }
+                }
                 if report != FlushReport::default() {
                     tracing::info!(
                         delivered = report.delivered,
@@ -246,6 +290,68 @@ impl Outbox {
         if let Err(e) = self.state.outbox_remove(id).await {
             tracing::warn!(error = %e, id, "could not remove a delivered answer from the outbox");
         }
+    }
+}
+
+/// Telegram's limits on what the outbox sends: `per_sec` over all instances
+/// (counted in the state store in half-second windows of `per_sec / 2`, so
+/// no second holds more than one and a half times `per_sec` even across a
+/// window's edge; one instance also spaces its own sends evenly), and one a
+/// second to any one chat.
+struct Pace {
+    per_sec: u32,
+    next: tokio::sync::Mutex<tokio::time::Instant>,
+    chats: std::sync::Mutex<std::collections::HashMap<i64, std::time::Instant>>,
+}
+
+/// The shared counter of the outbox's sends.
+const PACE_KEY: &str = "outbox:pace";
+const PACE_WINDOW: Duration = Duration::from_millis(500);
+/// What one chat may get.
+const PER_CHAT: Duration = Duration::from_secs(1);
+
+impl Pace {
+    fn new(per_sec: u32) -> Self {
+        Pace {
+            per_sec: per_sec.max(1),
+            next: tokio::sync::Mutex::new(tokio::time::Instant::now()),
+            chats: std::sync::Mutex::new(std::collections::HashMap::new()),
+        }
+    }
+
+    /// Waits until one more message may go to `chat`.
+    async fn wait(&self, state: &dyn StateStore, chat: i64) {
+        // One a second to the chat.
+        let last = self.chats.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(&chat).copied();
+        if let Some(wait) = last.map(|at| PER_CHAT.saturating_sub(at.elapsed())).filter(|w| !w.is_zero()) {
+            tokio::time::sleep(wait).await;
+        }
+        // Evenly spaced in this instance.
+        {
+            let mut next = self.next.lock().await;
+            let now = tokio::time::Instant::now();
+            if *next > now {
+                tokio::time::sleep_until(*next).await;
+            }
+            *next = (*next).max(now) + Duration::from_secs(1) / self.per_sec;
+        }
+        // Under the limit over every instance.
+        let half = (self.per_sec / 2).max(1);
+        for _ in 0..100 {
+            match state.rate_hit(PACE_KEY, PACE_WINDOW).await {
+                Ok(n) if n > half => tokio::time::sleep(Duration::from_millis(50)).await,
+                Ok(_) => break,
+                Err(e) => {
+                    tracing::warn!(error = %e, "could not count the outbox's pace; sending");
+                    break;
+                }
+            }
+        }
+        let mut chats = self.chats.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if chats.len() > 10_000 {
+            chats.retain(|_, at| at.elapsed() < PER_CHAT);
+        }
+        chats.insert(chat, std::time::Instant::now());
     }
 }
 

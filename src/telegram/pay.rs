@@ -338,8 +338,8 @@ impl EventTeller for TelegramTeller {
         let id = event.order_id.as_str();
         let (text, markup) = match event.status {
             _ if event.refund == Some(RefundStatus::Done) => ((texts.event_refunded)(id), None),
-            OrderStatus::Paid => ((texts.event_paid)(id), None),
-            OrderStatus::Ready => {
+            Some(OrderStatus::Paid) => ((texts.event_paid)(id), None),
+            Some(OrderStatus::Ready) => {
                 let shopper = Shopper::new(platform, user_id);
                 match self.app.mall.get_order(&shopper, id).await {
                     Ok(order) => {
@@ -350,8 +350,8 @@ impl EventTeller for TelegramTeller {
                     Err(_) => ((texts.event_ready)(id, "", ""), None),
                 }
             }
-            OrderStatus::Completed => ((texts.event_completed)(id), None),
-            OrderStatus::Expired => ((texts.event_expired)(id), None),
+            Some(OrderStatus::Completed) => ((texts.event_completed)(id), None),
+            Some(OrderStatus::Expired) => ((texts.event_expired)(id), None),
             _ => ((texts.event_cancelled)(id), None),
         };
         let target = Target { chat: ChatId(user_id), thread: None, reply_to: None };
@@ -374,9 +374,19 @@ pub fn spawn_events(bot: Bot, app: App, outbox: Arc<Outbox>) -> Option<tokio::ta
     Some(feed.spawn(teller, every))
 }
 
-/// The event feed reader of `app`, polling every `every`.
+/// The event feed reader of `app`, polling every `every`; its product events wake the alerts.
 pub fn event_feed(app: &App, every: Duration) -> EventFeed {
     EventFeed::new(app.mall.clone(), app.state.clone(), super::transport::ledger(app), every)
+        .with_alerts(app.alerts.clone())
+}
+
+/// Starts re-reading the watched products (`alerts.poll_mins`) and ending
+/// the alerts that ran out.
+pub fn spawn_alerts(bot: Bot, app: App, outbox: Arc<Outbox>) -> tokio::task::JoinHandle<()> {
+    let alerts = app.alerts.clone();
+    let mall = app.mall.clone();
+    let teller: Arc<dyn crate::alerts::AlertTeller> = Arc::new(TelegramTeller { bot, app, outbox });
+    alerts.spawn(mall, teller)
 }
 
 /// The invoice of the shopper `user_id`'s `order` (its pickup store looked

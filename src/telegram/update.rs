@@ -219,6 +219,10 @@ async fn button_update(handle: Handle, query: CallbackQuery) {
         Some(ButtonData::Pay(order_id)) => handle.on_pay_button(&query, &order_id).await,
         Some(ButtonData::Route(store_id)) => handle.on_route_button(&query, &store_id).await,
         Some(ButtonData::Desk(action)) => handle.on_desk_button(&query, message, action).await,
+        Some(ButtonData::Cart { product_id, size }) => {
+            handle.on_cart_button(&query, &product_id, size.as_deref()).await
+        }
+        Some(ButtonData::Unwatch(id)) => handle.on_unwatch_button(&query, &id).await,
         None => {
             send::answer_press(&handle.bot, &query, None, false).await;
             Ok(ANSWERED)

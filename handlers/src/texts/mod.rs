@@ -18,6 +18,7 @@ use services::OrderStatus;
 
 use crate::context::Lang;
 
+pub mod alerts;
 pub(crate) mod en;
 mod lang;
 pub mod mall;
@@ -72,6 +73,8 @@ pub struct Texts {
     pub mcp: Mcp,
     /// The mall's own information, its events and the offers across it.
     pub mall: mall::MallTexts,
+    /// Stock and price alerts.
+    pub alerts: alerts::AlertTexts,
     /// A person at the service desk: the hand-off, what staff read, the report.
     pub support: Support,
 }
