@@ -36,9 +36,8 @@ pub enum WatchFor {
 pub struct WatchProductArgs {
     pub product_id: String,
     pub watch: WatchFor,
-    /// stock: the size wanted
     pub size: Option<String>,
-    /// price: yuan, at or under; none = any drop
+    /// Yuan; none = any drop
     pub max_price: Option<f64>,
 }
 
@@ -54,7 +53,7 @@ fn watch_progress(lang: Lang, _args: &WatchProductArgs) -> String {
     lang.texts().alerts.progress.to_owned()
 }
 
-/// Message the shopper once when a product is back in stock (a size) or at/under a price.
+/// Alert the shopper once when a product is back (in a size) or cheaper.
 #[tool_function(level = "confirm", scope = "private", preview = preview_watch_product, progress = watch_progress, help = HELP_ALERTS, offline = WATCH_OFFLINE)]
 pub async fn watch_product(ctx: &ToolContext, args: WatchProductArgs) -> ToolResult<WatchProductResult> {
     let Some(book) = ctx.alerts.clone() else {
