@@ -283,7 +283,7 @@ impl Alerts {
     /// When the next alert message may be sent: `1 / sends_per_sec` after the
     /// one before, now at the earliest.
     pub fn next_slot(&self) -> i64 {
-        let step = 1000 / i64::from(self.settings.sends_per_sec.max(1));
+        let step = 1050 / i64::from(self.settings.sends_per_sec.max(1));
         let mut next = self.next_due_ms.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let slot = (*next).max(unix_now_ms());
         *next = slot + step;

@@ -30,6 +30,8 @@ pub const RETRY_AFTER: Duration = Duration::from_secs(5);
 pub const FLUSH_EVERY: Duration = Duration::from_secs(5);
 /// How many entries one flush takes at most.
 const BATCH: usize = 50;
+/// How soon a paced outbox that just delivered looks again.
+const SOON: Duration = Duration::from_millis(200);
 
 /// How a reply went.
 #[derive(Debug, Clone, PartialEq)]
@@ -247,15 +249,14 @@ impl Outbox {
         report
     }
 
-    /// Flushes now (delivering what an earlier run left) and then every `every`.
+    /// Flushes now (delivering what an earlier run left) and then every
+    /// `every`; a paced outbox that just delivered looks again soon (a wave
+    /// of alerts comes due a few at a time).
     pub fn spawn(self: Arc<Self>, bot: Bot, every: Duration) -> tokio::task::JoinHandle<()> {
         tokio::spawn(async move {
-            let mut ticks = tokio::time::interval(every);
-            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
-                ticks.tick().await;
                 let mut report = self.flush(&bot).await;
-                // A full batch: more are due (a wave of alerts); go on at the pace.
+                // A full batch: more are due; go on at the pace.
                 while report.delivered + report.dropped >= BATCH as u64 && report.waiting == 0 {
                     let more = self.flush(&bot).await;
                     report.delivered += more.delivered;
@@ -273,6 +274,8 @@ impl Outbox {
                         "outbox flushed"
                     );
                 }
+                let busy = self.pace.is_some() && report.delivered > 0;
+                tokio::time::sleep(if busy { SOON } else { every }).await;
             }
         })
     }
@@ -333,7 +336,9 @@ impl Pace {
             if *next > now {
                 tokio::time::sleep_until(*next).await;
             }
-            *next = (*next).max(now) + Duration::from_secs(1) / self.per_sec;
+            // A twentieth wider than the rate, so that a send arriving a little
+            // early never makes a second of more than `per_sec`.
+            *next = (*next).max(now) + Duration::from_secs(1) / self.per_sec * 21 / 20;
         }
         // Under the limit over every instance.
         let half = (self.per_sec / 2).max(1);
