@@ -210,9 +210,12 @@ async fn main() -> anyhow::Result<()> {
     // Alerts: delivered, twice, pace.
     let mut per_chat: HashMap<i64, Vec<Instant>> = HashMap::new();
     let mut alert_times = Vec::new();
-    let mut all_sends = Vec::new();
+    let (mut messages, mut all_sends) = (Vec::new(), Vec::new());
     for r in requests.iter().filter(|r| !r.failed && r.method != "getUpdates") {
         let chat = chat_of(&r.body);
+        if matches!(r.method.as_str(), "sendMessage" | "sendPhoto" | "sendMediaGroup") {
+            messages.push(r.at);
+        }
         if matches!(r.method.as_str(), "sendMessage" | "editMessageText" | "sendPhoto" | "sendChatAction") {
             all_sends.push(r.at);
         }
@@ -247,8 +250,10 @@ async fn main() -> anyhow::Result<()> {
         }
     );
     println!(
-        "pace: at most {} alert messages and {} Bot API sends of any kind in any 1 s (limit {} alerts/s, Telegram ~30/s)",
+        "pace: at most {} alert messages, {} new messages of any kind (alerts and answers) and {} Bot API \
+         sends with edits and typing in any 1 s (limit {} alerts/s, Telegram ~30 messages/s)",
         max_in_window(&mut alert_times, Duration::from_secs(1)),
+        max_in_window(&mut messages, Duration::from_secs(1)),
         max_in_window(&mut all_sends, Duration::from_secs(1)),
         options.per_sec
     );

@@ -445,3 +445,30 @@ async fn redis_url() -> Option<String> {
 fn rand_suffix() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64
 }
+
+#[tokio::test]
+async fn in_english_basic_mode_sets_an_alert_for_a_bare_size_and_tells_it_in_english() {
+    let bot = start(alert_config()).await;
+    let chat = CAROL.id;
+    let shoe = nike_shoe(bot.app.mall.as_ref()).await;
+    let s42 = sku(&shoe, "42");
+    bot.mall.set_stock(&s42, 0).unwrap();
+    bot.api.push_update(private_text(CAROL, "/lang en"));
+    bot.api.wait_for_texts(chat, 1).await;
+    bot.api.push_update(private_text(CAROL, "I want Nike running shoes"));
+    bot.api.wait_for_texts(chat, 2).await;
+    bot.api.push_update(private_text(CAROL, "let me know when it's back in 42"));
+    let said = bot.api.wait_for_texts(chat, 3).await;
+    assert!(said[2].contains("back in size 42") && said[2].contains("30 days"), "{}", said[2]);
+    bot.press(chat, CAROL, "✅ Confirm");
+    let said = bot.api.wait_for_texts(chat, 4).await;
+    assert!(said[3].contains("I'll tell you when"), "{}", said[3]);
+    bot.mall.set_stock(&s42, 1).unwrap();
+    bot.read_feed().await;
+    let texts = bot.api.texts_to(chat);
+    assert_eq!(texts.len(), 5, "{texts:?}");
+    assert!(texts[4].starts_with("🔔 Back in stock") && texts[4].contains("size 42"), "{}", texts[4]);
+    let labels: Vec<String> = buttons(&bot.last_sent(chat)).into_iter().map(|(l, _)| l).collect();
+    assert!(labels.iter().any(|l| l == "🛒 Add to cart"), "{labels:?}");
+    bot.stop().await;
+}
