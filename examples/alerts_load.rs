@@ -115,8 +115,7 @@ async fn main() -> anyhow::Result<()> {
     let seeded = Instant::now();
     {
         let state = mallbot::state::open(&state_url).await?;
-        let mut settings = mallbot::config::AlertsConfig::default();
-        settings.max_per_user = 10;
+        let settings = mallbot::config::AlertsConfig::default();
         let alerts = mallbot::alerts::Alerts::new(state, settings);
         for i in 0..options.alerts as i64 {
             let alert = Alert {
