@@ -1179,3 +1179,27 @@ async fn a_database_of_the_earlier_schema_gains_expiry_for_its_unpaid_orders() {
     assert_eq!(mall.get_order(&buyer, "o-old").await.unwrap().status, OrderStatus::Expired);
     assert_eq!(mall.get_order(&buyer, "o-paid").await.unwrap().status, OrderStatus::Paid);
 }
+
+#[tokio::test]
+async fn the_last_pair_coming_back_with_a_cancel_is_a_restock_of_its_size() {
+    let mall = EmbeddedMall::in_memory();
+    let buyer = Shopper::new("telegram", 77);
+    let query = ProductQuery { keyword: Some("Nike 跑鞋".into()), ..ProductQuery::default() };
+    let hit = mall.search_products(&query).await.unwrap().items.remove(0);
+    let product = mall.get_product(&hit.id).await.unwrap();
+    let sku = product.skus[0].clone();
+    mall.set_stock(&sku.sku_id, 1).unwrap();
+    let item =
+        AddCartItem { product_id: product.brief.id.clone(), sku_id: Some(sku.sku_id.clone()), quantity: 1 };
+    let cart = mall.add_cart_item(&buyer, &item, None).await.unwrap();
+    let request = CreateOrder { cart_id: cart.cart_id, expected_total_cents: None };
+    let order = mall.create_order(&buyer, &request, None).await.unwrap();
+    let before = mall.events(None, 50).await.unwrap().next;
+    mall.cancel_order(&buyer, &order.order_id, None).await.unwrap();
+    let events = mall.events(before, 50).await.unwrap().items;
+    let restocks: Vec<_> =
+        events.iter().filter(|e| e.kind == services::EventKind::ProductRestocked).collect();
+    assert_eq!(restocks.len(), 1, "{events:?}");
+    assert_eq!(restocks[0].product_id.as_deref(), Some(product.brief.id.as_str()));
+    assert_eq!(restocks[0].sizes, vec![sku.label]);
+}

@@ -512,6 +512,20 @@ impl MallState {
                 .optional()?;
             if let (Some(left), Some(slot)) = (left, self.catalog.slot_index_of(key)) {
                 changes.stock.push((slot, left));
+                // The last ones came back (a cancel, an expiry): the SKU is back in stock.
+                if left == item.quantity {
+                    let record = &self.catalog.slots[slot as usize];
+                    let product = &self.catalog.products[record.product as usize].id;
+                    let change =
+                        ProductChange { sizes: record.label.iter().cloned().collect(), ..Default::default() };
+                    append_product_event(
+                        tx,
+                        EventKind::ProductRestocked,
+                        product,
+                        &change,
+                        &rfc3339(self.now()),
+                    )?;
+                }
             }
         }
         Ok(())
