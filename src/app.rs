@@ -7,15 +7,15 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use services::MallApi;
 
-use crate::config::{Config, MallBackend, Provider};
-use crate::fallback::ChatFallback;
-use crate::llm::ChatModel;
-use crate::llm::offline::OfflinePlanner;
-use crate::llm::openai::{OpenAiClient, OpenAiSettings};
-use crate::router::{FunctionCallRouter, RouterParts, RouterSettings};
-use crate::state::StateStore;
-pub use crate::stats::Stats;
-use crate::tools::RemoteTools;
+use crate::engine::fallback::ChatFallback;
+use crate::engine::llm::ChatModel;
+use crate::engine::llm::offline::OfflinePlanner;
+use crate::engine::llm::openai::{OpenAiClient, OpenAiSettings};
+use crate::engine::router::{FunctionCallRouter, RouterParts, RouterSettings};
+pub use crate::engine::stats::Stats;
+use crate::engine::tools::RemoteTools;
+use crate::infra::config::{Config, MallBackend, Provider};
+use crate::infra::state::StateStore;
 
 /// The assembled bot.
 #[derive(Clone)]
@@ -28,9 +28,9 @@ pub struct App {
     pub stats: Arc<Stats>,
     pub started: Instant,
     /// Whether the instance is stopping (for `/readyz`).
-    pub lifecycle: Arc<crate::ops::Lifecycle>,
+    pub lifecycle: Arc<crate::infra::ops::Lifecycle>,
     /// Speech to text for voice messages (`[stt]`), when configured.
-    pub stt: Option<Arc<crate::stt::SpeechToText>>,
+    pub stt: Option<Arc<crate::engine::stt::SpeechToText>>,
     /// Tools lent by the MCP servers of `[mcp.servers]`, while they are up.
     pub remote: Arc<RemoteTools>,
 }
@@ -39,20 +39,20 @@ impl App {
     /// Builds the bot from its config: opens the mall and the state store.
     pub async fn build(config: Config) -> anyhow::Result<App> {
         let mall = open_mall(&config)?;
-        let state = crate::state::open(&config.state.url).await.with_context(|| {
+        let state = crate::infra::state::open(&config.state.url).await.with_context(|| {
             format!(
                 "cannot open the state store (state.url = {})",
-                crate::redact::shown_url(&config.state.url)
+                crate::infra::redact::shown_url(&config.state.url)
             )
         })?;
-        crate::otel::key_conversations(state.as_ref()).await;
+        crate::infra::otel::key_conversations(state.as_ref()).await;
         Self::with_parts(config, mall, state)
     }
 
     /// Connects to the MCP servers of `[mcp.servers]` in the background; their
     /// tools join the router's as each connects (none configured: nothing).
     pub fn start_mcp_servers(&self) {
-        crate::mcp::client::start(&self.config.mcp.servers, &self.remote);
+        crate::transports::mcp::client::start(&self.config.mcp.servers, &self.remote);
     }
 
     /// Starts the MCP servers and waits until each has been tried once, at
@@ -67,7 +67,7 @@ impl App {
         let limit = std::time::Duration::from_secs(self.config.mcp.connect_timeout_secs).max(floor);
         self.remote.settled(limit).await;
         for server in self.remote.status() {
-            if server.state == crate::tools::ServerState::Starting {
+            if server.state == crate::engine::tools::ServerState::Starting {
                 tracing::warn!(server = %server.name, waited_secs = limit.as_secs(), "MCP server still connecting; starting without its tools");
             }
         }
@@ -111,7 +111,7 @@ impl App {
         // own, not in the first Chinese message's turn.
         let _ = std::thread::Builder::new().name("opencc".into()).spawn(handlers::texts::zh_hant::warm_up);
         // Every state-store operation is timed for `/metrics`.
-        let state: Arc<dyn StateStore> = Arc::new(crate::state::timed::TimedStore(state));
+        let state: Arc<dyn StateStore> = Arc::new(crate::infra::state::timed::TimedStore(state));
         let stats = Arc::new(Stats::default());
         let planner = OfflinePlanner::learning(mall.clone());
         let chat_model = (config.llm.provider == Provider::Openai).then(|| model.clone());
@@ -127,7 +127,7 @@ impl App {
             map,
         })
         .with_remote_tools(remote.clone());
-        let stt = crate::stt::SpeechToText::from_config(&config.stt).map(Arc::new);
+        let stt = crate::engine::stt::SpeechToText::from_config(&config.stt).map(Arc::new);
         App {
             stt,
             config: Arc::new(config),
@@ -170,7 +170,7 @@ pub fn router_settings(config: &Config) -> RouterSettings {
         payments_online: config.payments.enabled(),
         order_ttl_mins: config.payments.order_ttl_mins,
         report_keep: Duration::from_secs(config.report.keep_days.max(1) * 86_400),
-        desk: crate::support::Desk::new(
+        desk: crate::engine::support::Desk::new(
             config.support.chat_id,
             &config.support.hours,
             &config.support.utc_offset,

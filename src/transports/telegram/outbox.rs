@@ -1,0 +1,258 @@
+//! The outbox: an answer is written to the state store before it is sent
+//! and forgotten once Telegram took it. When Telegram stays down past the
+//! retries of [`send::call`], or the process stops between a turn and its
+//! send, a background task ([`Outbox::spawn`], also at start-up) sends it
+//! later — within `telegram.outbox_max_age_secs`; older answers are dropped
+//! and logged. Entries are claimed in the store, so of several instances
+//! sharing it one delivers each.
+//!
+//! What can duplicate: a part whose request reached Telegram but whose answer
+//! was lost is sent again (the Bot API has no idempotency key); a bot stopped
+//! in the middle of a split answer sends it again from its first part.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use teloxide::RequestError;
+use teloxide::prelude::*;
+use teloxide::types::MessageId;
+
+use super::send::{self, ButtonContext, Outgoing, Target};
+use crate::engine::reply::Reply;
+use crate::infra::state::{OutboxEntry, StateStore, unix_now_ms};
+
+/// How long an entry belongs to whoever is sending it (the turn, or a
+/// flush); after that, another flush may take it.
+pub const CLAIM_LEASE: Duration = Duration::from_secs(120);
+/// How soon an answer Telegram did not take is tried again.
+pub const RETRY_AFTER: Duration = Duration::from_secs(5);
+/// How often the background task looks for answers to send.
+pub const FLUSH_EVERY: Duration = Duration::from_secs(5);
+/// How many entries one flush takes at most.
+const BATCH: usize = 50;
+
+/// How a reply went.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Delivery {
+    /// Telegram took it: the ids of the messages that carry it.
+    Sent(Vec<MessageId>),
+    /// Telegram did not take it yet; it waits in the outbox and is sent later.
+    Queued,
+}
+
+/// What one flush did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FlushReport {
+    /// Answers delivered.
+    pub delivered: u64,
+    /// Answers still waiting (Telegram did not take them).
+    pub waiting: u64,
+    /// Answers dropped: too old, or refused by Telegram for good.
+    pub dropped: u64,
+}
+
+/// The answers not yet delivered, kept in the state store.
+pub struct Outbox {
+    state: Arc<dyn StateStore>,
+    max_age: Duration,
+}
+
+impl Outbox {
+    /// An outbox in `state` whose answers are given up after `max_age`.
+    pub fn new(state: Arc<dyn StateStore>, max_age: Duration) -> Self {
+        Outbox { state, max_age }
+    }
+
+    /// Delivers `reply` at `target` with its buttons — the first part
+    /// replacing the message `replace` when given — keeping it in the outbox
+    /// until Telegram took it. `Queued` when Telegram did not take it yet (it
+    /// will be sent later); an error only when Telegram refused it for good.
+    pub async fn deliver(
+        &self,
+        bot: &Bot,
+        target: &Target,
+        reply: &Reply,
+        buttons: &ButtonContext<'_>,
+        replace: Option<MessageId>,
+    ) -> Result<Delivery, RequestError> {
+        self.deliver_outgoing(bot, Outgoing::new(target, reply, buttons, replace)).await
+    }
+
+    /// Like [`Outbox::deliver`], for a text of the bot's own without buttons.
+    pub async fn deliver_text(
+        &self,
+        bot: &Bot,
+        target: &Target,
+        text: &str,
+    ) -> Result<Delivery, RequestError> {
+        self.deliver_outgoing(bot, Outgoing::text(target, text)).await
+    }
+
+    /// Like [`Outbox::deliver_text`], with buttons of the transport's own.
+    pub async fn deliver_with_markup(
+        &self,
+        bot: &Bot,
+        target: &Target,
+        text: &str,
+        markup: Option<teloxide::types::InlineKeyboardMarkup>,
+    ) -> Result<Delivery, RequestError> {
+        self.deliver_outgoing(bot, Outgoing { markup, ..Outgoing::text(target, text) }).await
+    }
+
+    async fn deliver_outgoing(&self, bot: &Bot, mut out: Outgoing) -> Result<Delivery, RequestError> {
+        let now = unix_now_ms();
+        let mut entry = OutboxEntry {
+            id: format!("{now:x}-{:016x}", rand::random::<u64>()),
+            chat_id: out.target.chat.0,
+            created_ms: now,
+            due_ms: now + millis(CLAIM_LEASE),
+            payload: encode(&out),
+        };
+        let kept = match self.state.outbox_put(&entry).await {
+            Ok(()) => true,
+            Err(e) => {
+                tracing::warn!(error = %e, chat = entry.chat_id, "could not keep the answer in the outbox; sending it anyway");
+                false
+            }
+        };
+        match send::send_now(bot, &out).await {
+            Ok(ids) => {
+                if kept {
+                    self.forget(&entry.id).await;
+                }
+                Ok(Delivery::Sent(ids))
+            }
+            Err(undelivered) if undelivered.failure.transient && kept => {
+                out.parts_sent = undelivered.parts_sent;
+                entry.payload = encode(&out);
+                entry.due_ms = unix_now_ms() + millis(RETRY_AFTER);
+                match self.state.outbox_put(&entry).await {
+                    Ok(()) => {
+                        tracing::warn!(
+                            chat = entry.chat_id, error = %undelivered.failure,
+                            "telegram did not take the answer; it waits in the outbox and is sent again shortly"
+                        );
+                        Ok(Delivery::Queued)
+                    }
+                    // The first copy stays in the outbox and is due after its lease.
+                    Err(e) => {
+                        tracing::warn!(error = %e, chat = entry.chat_id, "could not reschedule the answer; it is sent again after its lease");
+                        Ok(Delivery::Queued)
+                    }
+                }
+            }
+            Err(undelivered) => {
+                if kept {
+                    self.forget(&entry.id).await;
+                }
+                Err(undelivered.failure.error)
+            }
+        }
+    }
+
+    /// Sends the answers that are due: delivered ones are forgotten, ones
+    /// older than the window or refused for good are dropped and logged, the
+    /// rest wait for the next flush.
+    pub async fn flush(&self, bot: &Bot) -> FlushReport {
+        let mut report = FlushReport::default();
+        let entries = match self.state.outbox_claim(CLAIM_LEASE, BATCH).await {
+            Ok(entries) => entries,
+            Err(e) => {
+                tracing::warn!(error = %e, "could not read the outbox; trying again later");
+                return report;
+            }
+        };
+        let mut telegram_down = false;
+        for mut entry in entries {
+            let age_ms = unix_now_ms().saturating_sub(entry.created_ms);
+            if age_ms >= millis(self.max_age) {
+                tracing::warn!(
+                    chat = entry.chat_id,
+                    age_secs = age_ms / 1000,
+                    max_age_secs = self.max_age.as_secs(),
+                    "an undelivered answer is older than telegram.outbox_max_age_secs; dropped"
+                );
+                self.forget(&entry.id).await;
+                report.dropped += 1;
+                continue;
+            }
+            let mut out: Outgoing = match serde_json::from_str(&entry.payload) {
+                Ok(out) => out,
+                Err(e) => {
+                    tracing::error!(error = %e, chat = entry.chat_id, "an outbox entry cannot be read; dropped");
+                    self.forget(&entry.id).await;
+                    report.dropped += 1;
+                    continue;
+                }
+            };
+            if telegram_down {
+                self.reschedule(&mut entry, &out).await;
+                report.waiting += 1;
+                continue;
+            }
+            match send::send_now(bot, &out).await {
+                Ok(_) => {
+                    tracing::info!(chat = entry.chat_id, age_ms, "an answer from the outbox was delivered");
+                    self.forget(&entry.id).await;
+                    report.delivered += 1;
+                }
+                Err(undelivered) if undelivered.failure.transient => {
+                    tracing::warn!(chat = entry.chat_id, error = %undelivered.failure, "telegram still does not take answers; they wait");
+                    out.parts_sent = undelivered.parts_sent;
+                    self.reschedule(&mut entry, &out).await;
+                    report.waiting += 1;
+                    telegram_down = true;
+                }
+                Err(undelivered) => {
+                    tracing::warn!(chat = entry.chat_id, error = %undelivered.failure, "telegram refused an answer from the outbox; dropped");
+                    self.forget(&entry.id).await;
+                    report.dropped += 1;
+                }
+            }
+        }
+        report
+    }
+
+    /// Flushes now (delivering what an earlier run left) and then every `every`.
+    pub fn spawn(self: Arc<Self>, bot: Bot, every: Duration) -> tokio::task::JoinHandle<()> {
+        tokio::spawn(async move {
+            let mut ticks = tokio::time::interval(every);
+            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                ticks.tick().await;
+                let report = self.flush(&bot).await;
+                if report != FlushReport::default() {
+                    tracing::info!(
+                        delivered = report.delivered,
+                        waiting = report.waiting,
+                        dropped = report.dropped,
+                        "outbox flushed"
+                    );
+                }
+            }
+        })
+    }
+
+    /// Makes `entry` due again soon, with what was delivered of it so far.
+    async fn reschedule(&self, entry: &mut OutboxEntry, out: &Outgoing) {
+        entry.payload = encode(out);
+        entry.due_ms = unix_now_ms() + millis(RETRY_AFTER);
+        if let Err(e) = self.state.outbox_put(entry).await {
+            tracing::warn!(error = %e, chat = entry.chat_id, "could not reschedule an answer; it is due after its lease");
+        }
+    }
+
+    async fn forget(&self, id: &str) {
+        if let Err(e) = self.state.outbox_remove(id).await {
+            tracing::warn!(error = %e, id, "could not remove a delivered answer from the outbox");
+        }
+    }
+}
+
+fn encode(out: &Outgoing) -> String {
+    serde_json::to_string(out).unwrap_or_default()
+}
+
+fn millis(d: Duration) -> i64 {
+    i64::try_from(d.as_millis()).unwrap_or(i64::MAX / 2)
+}
