@@ -1,7 +1,7 @@
 //! One turn at a time per conversation, in order, across instances.
 //!
 //! Two layers: within this process, turns of one conversation queue on a
-//! first-come-first-served mutex ([`LocalLocks`](super::queues::LocalLocks)) — waiting costs nothing and
+//! first-come-first-served mutex ([`LocalLocks`](super::LocalLocks)) — waiting costs nothing and
 //! a chat's messages keep their order; across instances, the turn at the head
 //! takes a lock in the state store, renewed while the turn runs (so a long
 //! turn keeps it) and released at the end, even when the turn panics. A store

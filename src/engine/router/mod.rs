@@ -21,6 +21,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use handlers::{Lang, Level, Scope, ToolContext};
@@ -46,7 +47,6 @@ mod figures;
 pub mod history;
 mod lock;
 pub mod prompt;
-mod queues;
 mod round;
 mod shortcuts;
 mod turn;
@@ -152,7 +152,7 @@ pub struct FunctionCallRouter {
     state: Arc<dyn StateStore>,
     stats: Arc<Stats>,
     settings: RouterSettings,
-    locks: queues::LocalLocks,
+    locks: LocalLocks,
     tool_cache: cache::ToolCache,
     map: Option<Arc<maps::Router>>,
     remote: Arc<RemoteTools>,
@@ -173,7 +173,7 @@ impl FunctionCallRouter {
             stats: parts.stats,
             tool_cache: cache::ToolCache::new(parts.settings.tool_cache_ttl),
             settings: parts.settings,
-            locks: queues::LocalLocks::default(),
+            locks: LocalLocks::default(),
             map: parts.map,
             remote: Arc::default(),
         }
@@ -402,5 +402,52 @@ pub fn confirmation_text(lang: Lang, level: Level, summary: &str) -> String {
     match level {
         Level::Critical => (confirm.check_order)(summary),
         _ => (confirm.please_confirm)(summary),
+    }
+}
+
+// ------------------------------------------------- this process's queues
+
+/// The in-process queue of each busy conversation.
+#[derive(Default)]
+struct LocalLocks {
+    queues: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+}
+
+impl LocalLocks {
+    pub(super) fn queue(&self, conversation: &str) -> Arc<tokio::sync::Mutex<()>> {
+        let mut queues = self.queues.lock().unwrap_or_else(PoisonError::into_inner);
+        queues.entry(conversation.to_owned()).or_default().clone()
+    }
+
+    /// Forgets a conversation's queue once nobody holds or waits for it.
+    pub(super) fn forget_if_idle(&self, conversation: &str, queue: Arc<tokio::sync::Mutex<()>>) {
+        let mut queues = self.queues.lock().unwrap_or_else(PoisonError::into_inner);
+        // Ours and the map's: nobody else holds or waits.
+        if Arc::strong_count(&queue) == 2 {
+            queues.remove(conversation);
+        }
+    }
+
+    /// Conversations with a turn running or waiting in this process.
+    #[cfg(test)]
+    fn busy(&self) -> usize {
+        self.queues.lock().unwrap_or_else(PoisonError::into_inner).len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_conversation_queue_is_forgotten_when_idle() {
+        let locks = LocalLocks::default();
+        let queue = locks.queue("telegram:1:1");
+        let again = locks.queue("telegram:1:1");
+        assert!(Arc::ptr_eq(&queue, &again), "one queue per conversation");
+        locks.forget_if_idle("telegram:1:1", again);
+        assert_eq!(locks.busy(), 1, "still held by another turn");
+        locks.forget_if_idle("telegram:1:1", queue);
+        assert_eq!(locks.busy(), 0);
     }
 }

@@ -6,7 +6,7 @@
 use handlers::Lang;
 use teloxide::RequestError;
 
-use super::handle::Handle;
+use super::inbound::Handle;
 use super::inbound::{self, BotIdentity, Command};
 use crate::engine::context::MessageContext;
 use crate::engine::router::Admitted;

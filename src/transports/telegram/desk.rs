@@ -17,7 +17,7 @@ use teloxide::types::{InlineKeyboardButton, InlineKeyboardMarkup, Message, Messa
 use teloxide::{ApiError, RequestError};
 
 use super::callback::{ButtonData, DeskAction};
-use super::handle::Handle;
+use super::inbound::Handle;
 use super::inbound::{self, Content};
 use super::send::{self, Target};
 use crate::engine::support::{self, Link};

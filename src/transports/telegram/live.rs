@@ -26,7 +26,7 @@ use tokio::time::Instant;
 
 use super::drafts::DraftSupport;
 use super::format::{MESSAGE_LIMIT, escape_html, split_message};
-use super::handle::Handle;
+use super::inbound::Handle;
 use super::markdown::render_parts;
 use super::send::{self, SendFailure, Target, Typing};
 use handlers::Lang;

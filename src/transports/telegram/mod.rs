@@ -28,11 +28,9 @@ use crate::infra::state::StateStore;
 pub mod callback;
 mod commands;
 mod desk;
-mod dispatch;
 pub mod drafts;
 pub mod files;
 pub mod format;
-pub mod handle;
 pub mod inbound;
 pub mod lanes;
 pub mod links;
@@ -48,10 +46,10 @@ pub mod trust;
 mod update;
 pub mod webhook;
 
-pub(crate) use dispatch::dispatch_until;
-pub use dispatch::{ALLOWED_UPDATES, SHUTDOWN_GRACE, dispatcher, schema, stop_signal};
 pub use format::{escape_html, split_message};
 pub use transport::{TelegramError, Transport, outbox_max_age};
+pub(crate) use update::dispatch_until;
+pub use update::{ALLOWED_UPDATES, SHUTDOWN_GRACE, dispatcher, schema, stop_signal};
 
 /// How often expired state (pending actions, update ids, counters, history,
 /// hand-off links) is purged while the bot runs.

@@ -21,7 +21,7 @@ use teloxide::types::{
 };
 
 use super::callback::ButtonData;
-use super::handle::Handle;
+use super::inbound::Handle;
 use super::outbox::Outbox;
 use super::send::{self, Target};
 use super::{TelegramError, Transport};

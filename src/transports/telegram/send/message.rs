@@ -16,9 +16,9 @@ use teloxide::{ApiError, RequestError};
 
 use super::super::format::{MESSAGE_LIMIT, Part, escape_html, telegram_len};
 use super::super::markdown::render_parts;
+use super::Target;
 use super::call::{SendFailure, call};
 use super::keyboard::{ButtonContext, keyboard};
-use super::target::Target;
 use crate::engine::reply::Reply;
 
 /// One answer on its way: where it goes, its text (Markdown as the model

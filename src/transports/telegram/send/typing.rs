@@ -9,8 +9,8 @@ use teloxide::payloads::SendChatActionSetters;
 use teloxide::prelude::*;
 use teloxide::types::{ChatAction, ThreadId};
 
+use super::Target;
 use super::call::call;
-use super::target::Target;
 
 /// Telegram shows "typing…" for about 5 seconds; it is refreshed this often.
 const TYPING_REFRESH: Duration = Duration::from_secs(4);
