@@ -146,13 +146,13 @@ impl App {
 impl App {
     /// Whether the model reads photos: `llm.vision` with a real model (the
     /// offline planner reads captions only).
-    pub fn reads_photos(&self) -> bool {
+    pub(crate) fn reads_photos(&self) -> bool {
         self.config.llm.vision && self.config.llm.provider == Provider::Openai
     }
 }
 
 /// The router's settings from the config.
-pub fn router_settings(config: &Config) -> RouterSettings {
+pub(crate) fn router_settings(config: &Config) -> RouterSettings {
     RouterSettings {
         max_rounds: config.llm.max_rounds,
         direct_answers: config.llm.direct_answers,
@@ -186,7 +186,7 @@ pub fn open_mall(config: &Config) -> anyhow::Result<Arc<dyn MallApi>> {
 }
 
 /// `mall`, answering the mall's information from the Markdown folder `mall.info_dir` when set.
-pub fn with_info_dir(config: &Config, mall: Arc<dyn MallApi>) -> anyhow::Result<Arc<dyn MallApi>> {
+pub(crate) fn with_info_dir(config: &Config, mall: Arc<dyn MallApi>) -> anyhow::Result<Arc<dyn MallApi>> {
     let dir = config.mall.info_dir.trim();
     if dir.is_empty() {
         return Ok(mall);
@@ -227,7 +227,7 @@ fn open_backend(config: &Config) -> anyhow::Result<Arc<dyn MallApi>> {
 
 /// The indoor map the config names (`mall.imdf`), else the demo mall's own
 /// when the mall is the embedded one, else none.
-pub fn open_map(config: &Config) -> anyhow::Result<Option<Arc<maps::Router>>> {
+pub(crate) fn open_map(config: &Config) -> anyhow::Result<Option<Arc<maps::Router>>> {
     let path = config.mall.imdf.trim();
     if !path.is_empty() {
         let map = maps::IndoorMap::open(path)
@@ -239,7 +239,7 @@ pub fn open_map(config: &Config) -> anyhow::Result<Option<Arc<maps::Router>>> {
 }
 
 /// The model the config names; the offline planner learns the names of `mall`.
-pub fn open_model(config: &Config, mall: Arc<dyn MallApi>) -> anyhow::Result<Arc<dyn ChatModel>> {
+pub(crate) fn open_model(config: &Config, mall: Arc<dyn MallApi>) -> anyhow::Result<Arc<dyn ChatModel>> {
     Ok(match config.llm.provider {
         Provider::Offline => Arc::new(OfflinePlanner::learning(mall)),
         Provider::Openai => Arc::new(

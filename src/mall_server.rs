@@ -44,7 +44,7 @@ fn host_name(value: &str) -> String {
 }
 
 /// Whether a `Host` header value names one of `allowed` (or loopback).
-pub fn host_allowed(value: &str, allowed: &[String]) -> bool {
+pub(crate) fn host_allowed(value: &str, allowed: &[String]) -> bool {
     let host = host_name(value);
     LOOPBACK_HOSTS.contains(&host.as_str()) || allowed.iter().any(|a| a.eq_ignore_ascii_case(&host))
 }

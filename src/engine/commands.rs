@@ -50,7 +50,7 @@ pub enum Command {
 impl Command {
     /// The commands shown in Telegram's command menu; their descriptions are
     /// `menu` in the text tables, in this order. `/health` is not listed.
-    pub const MENU: [&'static str; 6] = ["start", "help", "cart", "orders", "reset", "lang"];
+    pub(crate) const MENU: [&'static str; 6] = ["start", "help", "cart", "orders", "reset", "lang"];
 
     /// The command menu in `lang`: (command, description).
     pub fn menu(lang: Lang) -> impl Iterator<Item = (&'static str, &'static str)> {
@@ -97,7 +97,7 @@ impl Command {
     }
 
     /// Whether the answer runs a tool against the mall (and so may be slow).
-    pub fn asks_the_mall(&self) -> bool {
+    pub(crate) fn asks_the_mall(&self) -> bool {
         matches!(self, Command::Cart | Command::Orders)
     }
 }

@@ -49,11 +49,11 @@ pub struct PendingAction {
 }
 
 /// The most a pending action's arguments may weigh, as JSON.
-pub const MAX_ARGUMENTS: usize = 4 * 1024;
+pub(crate) const MAX_ARGUMENTS: usize = 4 * 1024;
 
 /// The most a whole pending action may weigh, as stored (its tool loop's
 /// messages included).
-pub const MAX_PENDING: usize = 256 * 1024;
+pub(crate) const MAX_PENDING: usize = 256 * 1024;
 
 impl PendingAction {
     /// The conversation this action belongs to.
@@ -63,7 +63,7 @@ impl PendingAction {
 
     /// The idempotency key for the mall: derived from the token, so every
     /// press, retry or instance acting on this action sends the same key.
-    pub fn idempotency_key(token: &str) -> services::IdempotencyKey {
+    pub(crate) fn idempotency_key(token: &str) -> services::IdempotencyKey {
         services::IdempotencyKey(format!("mallbot-pa-{token}"))
     }
 }
@@ -80,13 +80,13 @@ pub struct Claim {
 }
 
 /// A short random token for `callback_data` (Telegram allows 64 bytes).
-pub fn new_token() -> String {
+pub(crate) fn new_token() -> String {
     const ALPHABET: &[u8] = b"abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789";
     (0..12).map(|_| ALPHABET[rand::random_range(0..ALPHABET.len())] as char).collect()
 }
 
 /// A six-digit one-time code.
-pub fn new_code() -> String {
+pub(crate) fn new_code() -> String {
     format!("{:06}", rand::random_range(0..1_000_000u32))
 }
 

@@ -41,7 +41,7 @@ impl Progress {
     }
 
     /// Whether anyone watches (so streaming is worth it).
-    pub fn is_watched(&self) -> bool {
+    pub(crate) fn is_watched(&self) -> bool {
         self.tx.as_ref().is_some_and(|tx| !tx.is_closed())
     }
 

@@ -56,7 +56,7 @@ pub struct Rated {
 
 /// The unpaid orders in a tool's result: `{"order": {…}}` or `{"orders": […]}`
 /// items whose status is `PENDING_PAYMENT`, by id.
-pub fn payable_orders(data: &serde_json::Value) -> Vec<String> {
+pub(crate) fn payable_orders(data: &serde_json::Value) -> Vec<String> {
     let unpaid = |order: &serde_json::Value| {
         (order["status"].as_str() == Some("PENDING_PAYMENT"))
             .then(|| order["order_id"].as_str().map(str::to_owned))
@@ -71,7 +71,7 @@ pub fn payable_orders(data: &serde_json::Value) -> Vec<String> {
 
 /// The store a tool's result shows on the map: directions to it
 /// (`navigate_to_store`) or its details (`get_store_info`).
-pub fn map_store(data: &serde_json::Value) -> Option<String> {
+pub(crate) fn map_store(data: &serde_json::Value) -> Option<String> {
     let shows_store = data.get("steps").is_some() || data["info_type"].as_str() == Some("basic");
     shows_store.then(|| data["store"]["store_id"].as_str().map(str::to_owned)).flatten()
 }

@@ -47,22 +47,12 @@ impl Event {
     }
 
     /// Whether the shopper was not helped (a miss: two in a row offer a person).
-    pub fn is_miss(&self) -> bool {
+    pub(crate) fn is_miss(&self) -> bool {
         matches!(
             self,
             Event::DontKnow(_) | Event::EmptySearch(_) | Event::ToolError(_) | Event::RoundLimit(_)
         )
     }
-}
-
-/// The key of a conversation's misses in a row (two offer a person).
-pub fn misses_key(conversation: &str) -> String {
-    format!("misses:{conversation}")
-}
-
-/// The key of a day's report (days since the Unix epoch, UTC).
-pub fn day_key(day: i64) -> String {
-    format!("report:{day}")
 }
 
 /// Today, in days since the Unix epoch (UTC).
@@ -92,7 +82,7 @@ pub async fn record(
     turn: bool,
     events: &[Event],
 ) {
-    let day = day_key(today());
+    let day = crate::infra::state::keys::report(today());
     let conv = mark(conversation);
     let mut fields: Vec<String> = Vec::new();
     if turn {
@@ -174,7 +164,7 @@ pub struct Report {
 
 impl Report {
     /// The share of conversations resolved without a person, in percent.
-    pub fn resolved_share(&self) -> Option<f64> {
+    pub(crate) fn resolved_share(&self) -> Option<f64> {
         (self.conversations > 0).then(|| {
             let without = (self.conversations - self.with_person).max(0) as f64;
             (without * 1000.0 / self.conversations as f64).round() / 10.0
@@ -183,7 +173,7 @@ impl Report {
 }
 
 /// How many rows a top list shows.
-pub const TOP: usize = 10;
+pub(crate) const TOP: usize = 10;
 
 /// The report of the last `days` days (today included).
 pub async fn collect(state: &dyn CounterStore, days: i64) -> Result<Report, crate::infra::state::StateError> {
@@ -191,7 +181,7 @@ pub async fn collect(state: &dyn CounterStore, days: i64) -> Result<Report, crat
     let mut merged: HashMap<String, i64> = HashMap::new();
     let today = today();
     for day in (today - days + 1)..=today {
-        for (field, count) in state.counts(&day_key(day)).await? {
+        for (field, count) in state.counts(&crate::infra::state::keys::report(day)).await? {
             *merged.entry(field).or_default() += count;
         }
     }

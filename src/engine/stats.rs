@@ -32,38 +32,38 @@ const LAST_ERRORS: usize = 5;
 tokio::task_local! {
     /// The short id of the turn this task answers; every log line of the
     /// turn carries it (the `turn` field of its span).
-    pub static TURN: String;
+    pub(crate) static TURN: String;
 }
 
 /// A new short random turn id (six hex digits).
-pub fn new_turn_id() -> String {
+pub(crate) fn new_turn_id() -> String {
     format!("{:06x}", rand::random_range(0..0x100_0000u32))
 }
 
 /// A new id for an error told to a caller (eight hex digits): the caller
 /// gets the id and a short message, the log gets the detail with the id.
-pub fn new_error_id() -> String {
+pub(crate) fn new_error_id() -> String {
     format!("{:08x}", rand::random::<u32>())
 }
 
 /// The id of the turn this task answers, if any.
-pub fn current_turn() -> Option<String> {
+pub(crate) fn current_turn() -> Option<String> {
     TURN.try_with(Clone::clone).ok()
 }
 
 impl Stats {
     /// One more message.
-    pub fn count_message(&self) {
+    pub(crate) fn count_message(&self) {
         self.messages_handled.fetch_add(1, Ordering::Relaxed);
     }
 
     /// One more error.
-    pub fn count_error(&self) {
+    pub(crate) fn count_error(&self) {
         self.errors.fetch_add(1, Ordering::Relaxed);
     }
 
     /// One more error, remembered with the current turn's id for `/health`.
-    pub fn record_error(&self, what: &str) {
+    pub(crate) fn record_error(&self, what: &str) {
         self.count_error();
         let turn = current_turn().unwrap_or_else(|| "-".to_owned());
         let mut last = self.last_errors.lock().unwrap_or_else(|e| e.into_inner());
@@ -74,12 +74,12 @@ impl Stats {
     }
 
     /// The last few errors, oldest first.
-    pub fn last_errors(&self) -> Vec<String> {
+    pub(crate) fn last_errors(&self) -> Vec<String> {
         self.last_errors.lock().unwrap_or_else(|e| e.into_inner()).iter().cloned().collect()
     }
 
     /// Adds a model call's tokens.
-    pub fn add_usage(&self, usage: Usage) {
+    pub(crate) fn add_usage(&self, usage: Usage) {
         self.tokens_in.fetch_add(usage.prompt_tokens, Ordering::Relaxed);
         self.tokens_out.fetch_add(usage.completion_tokens, Ordering::Relaxed);
         self.tokens_cached.fetch_add(usage.cached_tokens, Ordering::Relaxed);

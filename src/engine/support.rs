@@ -14,7 +14,7 @@ use crate::engine::llm::{ChatMessage, Role};
 use crate::infra::state::ValueStore;
 
 /// How long a link between a shopper and their topic is kept after its last change.
-pub const LINK_TTL: Duration = Duration::from_secs(90 * 24 * 3600);
+pub(crate) const LINK_TTL: Duration = Duration::from_secs(90 * 24 * 3600);
 
 /// The desk as the config describes it.
 #[derive(Debug, Clone, PartialEq)]
@@ -46,7 +46,7 @@ impl Desk {
 
     /// When the desk is closed at `now` (unix seconds): the time it opens
     /// (`HH:MM`, desk time); `None` while it is open.
-    pub fn closed_until(&self, now: i64) -> Option<String> {
+    pub(crate) fn closed_until(&self, now: i64) -> Option<String> {
         let hours = self.hours.as_ref()?;
         let minute = (now + i64::from(self.offset_mins) * 60).rem_euclid(86_400) / 60;
         (!hours.is_open(minute as u32)).then(|| hm(hours.open))
@@ -83,7 +83,7 @@ impl Hours {
     }
 
     /// Whether the desk is open at `minute` after midnight.
-    pub fn is_open(&self, minute: u32) -> bool {
+    pub(crate) fn is_open(&self, minute: u32) -> bool {
         if self.open < self.close {
             (self.open..self.close).contains(&minute)
         } else {
@@ -97,7 +97,7 @@ fn hm(minute: u32) -> String {
 }
 
 /// Reads a UTC offset `+08:00` (or `-05:30`, `+8`, `Z`) into minutes east of UTC.
-pub fn parse_offset(text: &str) -> Result<i32, String> {
+pub(crate) fn parse_offset(text: &str) -> Result<i32, String> {
     let text = text.trim();
     if text.is_empty() || text.eq_ignore_ascii_case("z") || text.eq_ignore_ascii_case("utc") {
         return Ok(0);
@@ -118,7 +118,7 @@ pub fn parse_offset(text: &str) -> Result<i32, String> {
 
 /// A shopper's conversation with the desk.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Link {
+pub(crate) struct Link {
     /// The shopper.
     pub user_id: i64,
     /// Their topic in the desk's group.
@@ -135,19 +135,9 @@ pub struct Link {
     pub lang: String,
 }
 
-/// The state store key of a shopper's link.
-pub fn shopper_key(platform: &str, user_id: i64) -> String {
-    format!("desk:shopper:{platform}:{user_id}")
-}
-
-/// The state store key of a topic's shopper.
-pub fn topic_key(chat_id: i64, thread: i32) -> String {
-    format!("desk:topic:{chat_id}:{thread}")
-}
-
 /// The shopper's link, if any (a store that cannot be read: none, logged).
-pub async fn link_of(state: &dyn ValueStore, platform: &str, user_id: i64) -> Option<Link> {
-    match state.get_value(&shopper_key(platform, user_id)).await {
+pub(crate) async fn link_of(state: &dyn ValueStore, platform: &str, user_id: i64) -> Option<Link> {
+    match state.get_value(&crate::infra::state::keys::desk_shopper(platform, user_id)).await {
         Ok(value) => value.and_then(|v| serde_json::from_str(&v).ok()),
         Err(e) => {
             tracing::warn!(error = %e, "could not read the shopper's link to the service desk");
@@ -157,20 +147,28 @@ pub async fn link_of(state: &dyn ValueStore, platform: &str, user_id: i64) -> Op
 }
 
 /// Keeps the link, and which shopper its topic belongs to.
-pub async fn save_link(
+pub(crate) async fn save_link(
     state: &dyn ValueStore,
     platform: &str,
     chat_id: i64,
     link: &Link,
 ) -> Result<(), crate::infra::state::StateError> {
     let value = serde_json::to_string(link).unwrap_or_default();
-    state.put_value(&shopper_key(platform, link.user_id), &value, LINK_TTL).await?;
-    state.put_value(&topic_key(chat_id, link.thread), &link.user_id.to_string(), LINK_TTL).await
+    state
+        .put_value(&crate::infra::state::keys::desk_shopper(platform, link.user_id), &value, LINK_TTL)
+        .await?;
+    state
+        .put_value(
+            &crate::infra::state::keys::desk_topic(chat_id, link.thread),
+            &link.user_id.to_string(),
+            LINK_TTL,
+        )
+        .await
 }
 
 /// The shopper whose topic `thread` is in the desk's group `chat_id`, if it is one.
-pub async fn shopper_of_topic(state: &dyn ValueStore, chat_id: i64, thread: i32) -> Option<i64> {
-    match state.get_value(&topic_key(chat_id, thread)).await {
+pub(crate) async fn shopper_of_topic(state: &dyn ValueStore, chat_id: i64, thread: i32) -> Option<i64> {
+    match state.get_value(&crate::infra::state::keys::desk_topic(chat_id, thread)).await {
         Ok(value) => value.and_then(|v| v.parse().ok()),
         Err(e) => {
             tracing::warn!(error = %e, "could not read a service desk topic");
@@ -181,7 +179,7 @@ pub async fn shopper_of_topic(state: &dyn ValueStore, chat_id: i64, thread: i32)
 
 /// The name of a shopper's topic: their name and a short mark of their id
 /// (two shoppers of the same name get two topics).
-pub fn topic_name(name: &str, user_id: i64) -> String {
+pub(crate) fn topic_name(name: &str, user_id: i64) -> String {
     let name: String = name.trim().chars().take(100).collect();
     let name = if name.is_empty() { "?".to_owned() } else { name };
     format!("{name} · {}", user_id.rem_euclid(10_000))
@@ -205,7 +203,7 @@ pub fn card(
 }
 
 /// The last `count` lines the shopper and the bot wrote (not tool calls), clipped.
-pub fn recent_lines(history: &[ChatMessage], count: usize) -> String {
+pub(crate) fn recent_lines(history: &[ChatMessage], count: usize) -> String {
     let lines: Vec<String> = history
         .iter()
         .filter(|m| m.tool_calls.is_empty() && matches!(m.role, Role::User | Role::Assistant))
@@ -223,7 +221,7 @@ pub fn recent_lines(history: &[ChatMessage], count: usize) -> String {
 
 /// The shopper's cart and newest orders, a line each (empty when none, or
 /// the mall cannot be read).
-pub async fn shopping_summary(mall: &dyn MallApi, platform: &str, user_id: i64, lang: Lang) -> String {
+pub(crate) async fn shopping_summary(mall: &dyn MallApi, platform: &str, user_id: i64, lang: Lang) -> String {
     let shopper = services::Shopper::new(platform, user_id);
     let mut lines = Vec::new();
     if let Ok(cart) = mall.get_cart(&shopper).await {

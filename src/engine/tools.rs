@@ -136,13 +136,13 @@ pub struct RemoteTool {
 }
 
 /// `SERVER__tool`.
-pub fn remote_name(server: &str, tool: &str) -> String {
+pub(crate) fn remote_name(server: &str, tool: &str) -> String {
     format!("{server}__{tool}")
 }
 
 /// A name that lives for the whole process: the names of lent tools are
 /// few and come back on every reconnection, so each is kept once.
-pub fn intern(name: &str) -> &'static str {
+pub(crate) fn intern(name: &str) -> &'static str {
     static NAMES: Mutex<Option<HashSet<&'static str>>> = Mutex::new(None);
     let mut names = NAMES.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     let set = names.get_or_insert_with(HashSet::new);
@@ -207,7 +207,7 @@ impl RemoteTools {
     }
 
     /// The server is down: its tools are withdrawn.
-    pub fn withdraw(&self, server: &str, why: &str) {
+    pub(crate) fn withdraw(&self, server: &str, why: &str) {
         let mut servers = self.write();
         let lent = servers.entry(server.to_owned()).or_default();
         lent.tools.clear();

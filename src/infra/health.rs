@@ -355,6 +355,6 @@ pub(crate) async fn state_check(app: &App) -> Check {
 }
 
 /// A URL without userinfo, query and fragment, for logs and reports.
-pub fn redact_url(url: &str) -> String {
+pub(crate) fn redact_url(url: &str) -> String {
     crate::infra::redact::shown_url(url)
 }

@@ -62,7 +62,7 @@ pub enum OtelError {
 
 /// Whether traces are exported: `otel.endpoint` is set, or one of the
 /// standard endpoint variables is, and `OTEL_SDK_DISABLED` is not `true`.
-pub fn wanted(config: &OtelConfig) -> bool {
+pub(crate) fn wanted(config: &OtelConfig) -> bool {
     let set = |var: &str| std::env::var(var).is_ok_and(|v| !v.trim().is_empty());
     let disabled = std::env::var("OTEL_SDK_DISABLED").is_ok_and(|v| v.trim().eq_ignore_ascii_case("true"))
         || std::env::var("OTEL_TRACES_EXPORTER").is_ok_and(|v| v.trim().eq_ignore_ascii_case("none"));
@@ -73,12 +73,12 @@ pub fn wanted(config: &OtelConfig) -> bool {
 }
 
 /// Whether spans are being exported (the layer is installed).
-pub fn is_on() -> bool {
+pub(crate) fn is_on() -> bool {
     ON.load(Ordering::Relaxed)
 }
 
 /// Exports that failed since the start (the collector down or refusing).
-pub fn failed_exports() -> u64 {
+pub(crate) fn failed_exports() -> u64 {
     FAILED_EXPORTS.load(Ordering::Relaxed)
 }
 
@@ -89,7 +89,7 @@ pub fn capture_content() -> bool {
 
 /// The traces endpoint of `otel.endpoint`: `/v1/traces` appended to a base
 /// URL, as `OTEL_EXPORTER_OTLP_ENDPOINT` is; a URL already ending in it kept.
-pub fn traces_url(endpoint: &str) -> String {
+pub(crate) fn traces_url(endpoint: &str) -> String {
     let base = endpoint.trim().trim_end_matches('/');
     if base.ends_with("/v1/traces") { base.to_owned() } else { format!("{base}/v1/traces") }
 }
@@ -189,7 +189,7 @@ pub fn shutdown() {
 }
 
 /// The W3C `traceparent` of `span` (for the next process), when it is traced.
-pub fn traceparent_of(span: &tracing::Span) -> Option<String> {
+pub(crate) fn traceparent_of(span: &tracing::Span) -> Option<String> {
     if !is_on() {
         return None;
     }
@@ -208,7 +208,7 @@ tokio::task_local! {
 /// Runs `work` as part of the trace `traceparent` (a turn's): what it asks
 /// for [`current_traceparent`] and the client spans it opens with
 /// [`client_span_in_trace`] belong to that trace.
-pub fn in_trace<F: std::future::Future>(
+pub(crate) fn in_trace<F: std::future::Future>(
     traceparent: Option<String>,
     work: F,
 ) -> tokio::task::futures::TaskLocalFuture<Option<String>, F> {
@@ -216,13 +216,13 @@ pub fn in_trace<F: std::future::Future>(
 }
 
 /// The `traceparent` of the turn this task works for, when traced.
-pub fn current_traceparent() -> Option<String> {
+pub(crate) fn current_traceparent() -> Option<String> {
     TRACE.try_with(|trace| trace.clone()).ok().flatten()
 }
 
 /// Makes `span` a child of the `traceparent` (and `tracestate`) a caller sent;
 /// nothing when tracing is off or the header is unreadable.
-pub fn continue_from(span: &tracing::Span, traceparent: Option<&str>, tracestate: Option<&str>) {
+pub(crate) fn continue_from(span: &tracing::Span, traceparent: Option<&str>, tracestate: Option<&str>) {
     let Some(traceparent) = traceparent.filter(|_| is_on()) else { return };
     let mut carrier = HashMap::new();
     carrier.insert("traceparent".to_owned(), traceparent.to_owned());
@@ -238,7 +238,7 @@ pub fn continue_from(span: &tracing::Span, traceparent: Option<&str>, tracestate
 /// The span of a turn, `invoke_agent mallbot` (GenAI agent span): the
 /// conversation as a hash, the turn's id; the shopper's words only with
 /// `capture_content`. [`tracing::Span::none`] when tracing is off.
-pub fn turn_span(platform: &str, chat_id: i64, turn: &str, text: &str) -> tracing::Span {
+pub(crate) fn turn_span(platform: &str, chat_id: i64, turn: &str, text: &str) -> tracing::Span {
     if !is_on() {
         return tracing::Span::none();
     }
@@ -264,7 +264,12 @@ pub fn turn_span(platform: &str, chat_id: i64, turn: &str, text: &str) -> tracin
 
 /// The span of a turn resumed by a confirmation press: `invoke_agent
 /// mallbot` again, continuing the trace of the turn that asked.
-pub fn resumed_turn_span(platform: &str, chat_id: i64, turn: &str, asked_in: Option<&str>) -> tracing::Span {
+pub(crate) fn resumed_turn_span(
+    platform: &str,
+    chat_id: i64,
+    turn: &str,
+    asked_in: Option<&str>,
+) -> tracing::Span {
     let span = turn_span(platform, chat_id, turn, "");
     span.record("mallbot.resumed", true);
     continue_from(&span, asked_in, None);
@@ -272,7 +277,7 @@ pub fn resumed_turn_span(platform: &str, chat_id: i64, turn: &str, asked_in: Opt
 }
 
 /// Records the answer of a turn on its span (only with `capture_content`).
-pub fn record_answer(span: &tracing::Span, text: &str) {
+pub(crate) fn record_answer(span: &tracing::Span, text: &str) {
     if capture_content() && !text.is_empty() {
         span.record("gen_ai.output.messages", messages_json("assistant", text).as_str());
     }
@@ -284,7 +289,12 @@ fn messages_json(role: &str, text: &str) -> String {
 }
 
 /// The span of one model call, `chat {model}` (GenAI inference span, kind client).
-pub fn chat_span(model: &str, provider: &'static str, url: &reqwest::Url, stream: bool) -> tracing::Span {
+pub(crate) fn chat_span(
+    model: &str,
+    provider: &'static str,
+    url: &reqwest::Url,
+    stream: bool,
+) -> tracing::Span {
     if !is_on() {
         return tracing::Span::none();
     }
@@ -313,7 +323,7 @@ pub fn chat_span(model: &str, provider: &'static str, url: &reqwest::Url, stream
 }
 
 /// `gen_ai.response.finish_reasons` (a string array) on a chat span.
-pub fn record_finish_reasons(span: &tracing::Span, reasons: &[&str]) {
+pub(crate) fn record_finish_reasons(span: &tracing::Span, reasons: &[&str]) {
     if !is_on() {
         return;
     }
@@ -325,7 +335,7 @@ pub fn record_finish_reasons(span: &tracing::Span, reasons: &[&str]) {
 }
 
 /// The span of one tool call, `execute_tool {name}` (GenAI tool span).
-pub fn tool_span(name: &str, call_id: &str, level: &str) -> tracing::Span {
+pub(crate) fn tool_span(name: &str, call_id: &str, level: &str) -> tracing::Span {
     if !is_on() {
         return tracing::Span::none();
     }
@@ -350,7 +360,7 @@ pub fn tool_span(name: &str, call_id: &str, level: &str) -> tracing::Span {
 /// A client span around a call to another service (`telegram sendMessage`,
 /// `stt transcribe`, `tools/call parking`…): its name, kind client, the
 /// `rpc.system`-like `mallbot.peer` and an outcome recorded later.
-pub fn client_span(name: &str, peer: &'static str) -> tracing::Span {
+pub(crate) fn client_span(name: &str, peer: &'static str) -> tracing::Span {
     if !is_on() {
         return tracing::Span::none();
     }
@@ -371,7 +381,7 @@ pub fn client_span(name: &str, peer: &'static str) -> tracing::Span {
 /// [`in_trace`]), a child of that turn; else none: for calls made all the
 /// time (Bot API calls: the typing loop, the outbox), traced only as part of
 /// a turn.
-pub fn client_span_in_trace(name: impl FnOnce() -> String, peer: &'static str) -> tracing::Span {
+pub(crate) fn client_span_in_trace(name: impl FnOnce() -> String, peer: &'static str) -> tracing::Span {
     let Some(traceparent) = current_traceparent() else { return tracing::Span::none() };
     let span = client_span(&name(), peer);
     continue_from(&span, Some(&traceparent), None);
@@ -380,7 +390,7 @@ pub fn client_span_in_trace(name: impl FnOnce() -> String, peer: &'static str) -
 
 /// The span of an MCP `tools/call` (MCP semantic conventions): kind client
 /// when the bot calls a server's tool, server when a client calls the bot's.
-pub fn mcp_span(tool: &str, server: bool) -> tracing::Span {
+pub(crate) fn mcp_span(tool: &str, server: bool) -> tracing::Span {
     if !is_on() {
         return tracing::Span::none();
     }
@@ -405,7 +415,7 @@ pub fn int(value: impl TryInto<i64>) -> i64 {
 }
 
 /// Marks a span failed with an `error.type`.
-pub fn record_error(span: &tracing::Span, error_type: &str) {
+pub(crate) fn record_error(span: &tracing::Span, error_type: &str) {
     span.record("error.type", error_type);
     span.record("otel.status_code", "error");
 }
@@ -416,7 +426,7 @@ pub fn record_error(span: &tracing::Span, error_type: &str) {
 /// — cut to 128 bits of hex: stable across restarts and instances, never the
 /// id itself, and not found again by hashing every chat id without the key.
 /// Before either is known, a key of this process alone.
-pub fn conversation_id(platform: &str, chat_id: i64) -> String {
+pub(crate) fn conversation_id(platform: &str, chat_id: i64) -> String {
     let key = CONVERSATION_KEY.get_or_init(|| conversation_key(&new_secret()));
     let tag = ring::hmac::sign(key, format!("{platform}:{chat_id}").as_bytes());
     let mut hex = String::with_capacity(32);
@@ -429,7 +439,7 @@ pub fn conversation_id(platform: &str, chat_id: i64) -> String {
 static CONVERSATION_KEY: OnceLock<ring::hmac::Key> = OnceLock::new();
 
 /// Where the installation's secret is kept in the state store.
-const INSTALLATION_SECRET: &str = "otel:installation-secret";
+use crate::infra::state::keys::INSTALLATION_SECRET;
 /// How long it is kept.
 const INSTALLATION_SECRET_TTL: Duration = Duration::from_secs(10 * 365 * 24 * 3600);
 
@@ -438,7 +448,7 @@ const INSTALLATION_SECRET_TTL: Duration = Duration::from_secs(10 * 365 * 24 * 36
 /// state store, so ids stay stable across restarts (and instances on one
 /// store) without an empty key anyone could hash chat ids under. Only
 /// while tracing is on; with a token, the token's key stays.
-pub async fn key_conversations(values: &dyn crate::infra::state::ValueStore) {
+pub(crate) async fn key_conversations(values: &dyn crate::infra::state::ValueStore) {
     if !is_on() || CONVERSATION_KEY.get().is_some() {
         return;
     }
@@ -478,7 +488,7 @@ fn conversation_key(token: &str) -> ring::hmac::Key {
 
 /// The `gen_ai.provider.name` of an OpenAI-compatible base URL: the
 /// well-known value of its host, `openai` for anything else.
-pub fn provider_name(base_url: &str) -> &'static str {
+pub(crate) fn provider_name(base_url: &str) -> &'static str {
     let host = reqwest::Url::parse(base_url).ok().and_then(|u| u.host_str().map(str::to_ascii_lowercase));
     let host = host.as_deref().unwrap_or("");
     const KNOWN: &[(&str, &str)] = &[

@@ -19,7 +19,7 @@ use std::sync::RwLock;
 
 use tracing_subscriber::fmt::MakeWriter;
 
-pub use crate::infra::secret::REDACTED;
+pub(crate) use crate::infra::secret::REDACTED;
 use crate::infra::secret::Secret;
 /// Shorter values are not treated as secrets on their own: replacing them
 /// would garble ordinary text (a test token's "TEST" half, say).
@@ -32,7 +32,7 @@ static SECRETS: RwLock<Vec<String>> = RwLock::new(Vec::new());
 /// Adds a secret to what [`scrub`] removes. A bot token `ID:SECRET` is
 /// registered whole, and its secret half too (it may appear on its own, or
 /// with the colon percent-encoded).
-pub fn register(secret: &str) {
+pub(crate) fn register(secret: &str) {
     let secret = secret.trim();
     let mut found = vec![secret];
     if let Some((_, half)) = secret.split_once(':') {
@@ -86,7 +86,7 @@ pub fn scrub(text: &str) -> Cow<'_, str> {
 
 /// `error` with its URL made safe to show: a `bot<token>` path segment
 /// becomes `bot[redacted]`, and userinfo and the query are dropped.
-pub fn reqwest_error(mut error: reqwest::Error) -> reqwest::Error {
+pub(crate) fn reqwest_error(mut error: reqwest::Error) -> reqwest::Error {
     if let Some(url) = error.url_mut() {
         redact_url(url);
     }
@@ -94,7 +94,7 @@ pub fn reqwest_error(mut error: reqwest::Error) -> reqwest::Error {
 }
 
 /// Makes `url` safe to show in place (see [`reqwest_error`]).
-pub fn redact_url(url: &mut reqwest::Url) {
+pub(crate) fn redact_url(url: &mut reqwest::Url) {
     let _ = url.set_username("");
     let _ = url.set_password(None);
     url.set_query(None);
@@ -119,7 +119,7 @@ pub fn redact_url(url: &mut reqwest::Url) {
 /// userinfo, query and fragment, where credentials travel (a
 /// `bot<token>` segment redacted too). Text that is not a URL is shown up to
 /// any `?` and after any `@`.
-pub fn shown_url(url: &str) -> String {
+pub(crate) fn shown_url(url: &str) -> String {
     match reqwest::Url::parse(url.trim()) {
         Ok(mut parsed) if parsed.has_host() => {
             redact_url(&mut parsed);

@@ -462,7 +462,7 @@ fn unquote(path: &str) -> &str {
 }
 
 /// Whether a typed answer means yes.
-pub fn is_yes(answer: &str) -> bool {
+pub(crate) fn is_yes(answer: &str) -> bool {
     let a = answer.trim().to_lowercase();
     ["y", "yes", "ok", "是", "好", "好的", "确认", "确定", "对", "嗯"].contains(&a.as_str())
 }

@@ -38,11 +38,11 @@ const UNBOUNDED_CEILING: usize = 4096;
 /// The longest pause honoured from one provider answer.
 const MAX_PAUSE: Duration = Duration::from_secs(60);
 /// After a refusal, the limit grows by one per this many round trips of a full limit.
-pub const PROBE_ROUNDS: f64 = 8.0;
+pub(crate) const PROBE_ROUNDS: f64 = 8.0;
 /// How long after the provider's last refusal growth stays that slow; after
 /// that the limit grows by one per round trip again (a provider's cap may
 /// have been raised).
-pub const KNEE_MEMORY: Duration = Duration::from_secs(60);
+pub(crate) const KNEE_MEMORY: Duration = Duration::from_secs(60);
 
 /// A snapshot for `/health` and logs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,7 +75,7 @@ struct State {
 
 /// The adaptive concurrency limit of one model provider; cheap to clone.
 #[derive(Clone)]
-pub struct AdaptiveLimit {
+pub(crate) struct AdaptiveLimit {
     state: Arc<Mutex<State>>,
     ceiling: usize,
     configured_ceiling: Option<usize>,
@@ -88,7 +88,7 @@ impl std::fmt::Debug for AdaptiveLimit {
 }
 
 /// A slot for one call; frees itself when dropped.
-pub struct Permit {
+pub(crate) struct Permit {
     limit: AdaptiveLimit,
     started: Instant,
 }
@@ -230,7 +230,7 @@ impl AdaptiveLimit {
 
     /// Reads `x-ratelimit-remaining-requests` / `-tokens`: at zero, new calls
     /// pause until the matching `x-ratelimit-reset-*`.
-    pub fn observe_headers(&self, headers: &HeaderMap) {
+    pub(crate) fn observe_headers(&self, headers: &HeaderMap) {
         let mut wait: Option<Duration> = None;
         for kind in ["requests", "tokens"] {
             let remaining = header_text(headers, &format!("x-ratelimit-remaining-{kind}"))
@@ -270,13 +270,8 @@ impl AdaptiveLimit {
 }
 
 impl Permit {
-    /// When the call started (an overload reported later names it).
-    pub fn started(&self) -> Instant {
-        self.started
-    }
-
     /// The call succeeded: the limit may grow.
-    pub fn succeeded(&self) {
+    pub(crate) fn succeeded(&self) {
         let mut state = self.limit.lock();
         self.limit.grow(&mut state);
     }

@@ -98,7 +98,7 @@ impl ChatMessage {
     }
 
     /// A shopper's message with a picture (a `data:` URL).
-    pub fn user_with_image(content: impl Into<String>, image: String) -> Self {
+    pub(crate) fn user_with_image(content: impl Into<String>, image: String) -> Self {
         ChatMessage { image: Some(image), ..Self::plain(Role::User, content) }
     }
 

@@ -30,7 +30,7 @@ use self::draft::Draft;
 pub use self::settings::OpenAiSettings;
 use self::sse::SseDecoder;
 use self::stream::TextForwarder;
-pub use self::stream::{ChunkError, StreamAccumulator};
+pub(crate) use self::stream::{ChunkError, StreamAccumulator};
 use self::wire::WireCompletion;
 pub use self::wire::tool_definition;
 use super::limit::{AdaptiveLimit, LimitReport, Permit};

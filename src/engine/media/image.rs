@@ -3,7 +3,7 @@
 //! [`MAX_SIDE`] px, and the `data:` URL the model gets.
 
 /// The longest side of a picture sent to the model.
-pub const MAX_SIDE: u32 = 1280;
+pub(crate) const MAX_SIDE: u32 = 1280;
 
 /// A picture's format and size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -16,7 +16,7 @@ pub struct ImageInfo {
 
 /// Why a picture cannot be sent.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
-pub enum ImageError {
+pub(crate) enum ImageError {
     /// Neither PNG nor JPEG, or a header that cannot be read.
     #[error("not a PNG or JPEG picture")]
     Unknown,
@@ -72,7 +72,7 @@ fn jpeg_size(bytes: &[u8]) -> Option<(u32, u32)> {
 
 /// The picture as the model gets it: at most [`MAX_SIDE`] px on the long
 /// side (a larger PNG is scaled down), as a `data:` URL.
-pub fn for_model(bytes: &[u8]) -> Result<String, ImageError> {
+pub(crate) fn for_model(bytes: &[u8]) -> Result<String, ImageError> {
     let info = info(bytes).ok_or(ImageError::Unknown)?;
     if info.width.max(info.height) <= MAX_SIDE {
         return Ok(data_url(info.mime, bytes));
@@ -84,7 +84,7 @@ pub fn for_model(bytes: &[u8]) -> Result<String, ImageError> {
 }
 
 /// A `data:` URL of `bytes`.
-pub fn data_url(mime: &str, bytes: &[u8]) -> String {
+pub(crate) fn data_url(mime: &str, bytes: &[u8]) -> String {
     format!("data:{mime};base64,{}", base64(bytes))
 }
 

@@ -21,7 +21,7 @@ pub mod image;
 /// then routes the transcript as the text of `ctx` (whose own text is
 /// ignored). Without `[stt]`, an empty transcript or a failed transcription,
 /// a short answer and no model call.
-pub async fn voice_turn(
+pub(crate) async fn voice_turn(
     app: &App,
     admitted: &Admitted,
     mut ctx: MessageContext,
@@ -60,7 +60,7 @@ pub async fn voice_turn(
 /// Answers a photo the door admitted, for a model that reads photos:
 /// `image` (a `data:` URL) with `ctx`'s text, the caption — or, without
 /// one, the default ask in the shopper's language.
-pub async fn photo_turn(
+pub(crate) async fn photo_turn(
     app: &App,
     admitted: &Admitted,
     mut ctx: MessageContext,
@@ -78,7 +78,7 @@ pub async fn photo_turn(
 
 /// A recording's file name and MIME type from its path or Telegram's
 /// MIME type: what the transcription API reads the format from.
-pub fn recording_kind(name_or_mime: &str) -> (&'static str, &'static str) {
+pub(crate) fn recording_kind(name_or_mime: &str) -> (&'static str, &'static str) {
     let lower = name_or_mime.to_ascii_lowercase();
     let ext = lower.rsplit(['.', '/']).next().unwrap_or_default();
     match ext {

@@ -20,14 +20,10 @@ use services::{Event, MallApi, OrderStatus, RefundStatus};
 use super::Ledger;
 use crate::infra::state::{StateStore, ValueStore, unix_now};
 
-/// The lock held by the instance reading the feed.
-const FEED_LOCK: &str = "events:feed";
-/// The last event id handled.
-const CURSOR: &str = "events:cursor";
-/// Unix seconds of the last successful read, and the time (`at`) of the
-/// newest event handled: the feed's lag for `/health`.
-const LAST_READ: &str = "events:last_read";
-const LAST_EVENT: &str = "events:last_event";
+use crate::infra::state::keys::{
+    EVENTS_CURSOR as CURSOR, EVENTS_FEED_LOCK as FEED_LOCK, EVENTS_LAST_EVENT as LAST_EVENT,
+    EVENTS_LAST_READ as LAST_READ,
+};
 /// How long the cursor and the figures are kept.
 const KEEP: Duration = Duration::from_secs(365 * 24 * 3600);
 /// How long a told event's claim is kept (longer than any mall keeps its feed).
@@ -59,7 +55,7 @@ pub struct FeedReport {
 
 /// The feed's state for `/health` and `mallbot check`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FeedLag {
+pub(crate) struct FeedLag {
     /// Seconds since the feed was last read (by any instance).
     pub since_read: Option<i64>,
     /// Seconds between the newest event handled and its reading.
@@ -142,7 +138,7 @@ impl EventFeed {
         if event.status == OrderStatus::Paid && self.ledger.paid_here(&event.order_id).await {
             return Ok(false);
         }
-        let claim = format!("events:told:{}", event.event_id);
+        let claim = crate::infra::state::keys::event_told(&event.event_id);
         let owner = format!("{:016x}", rand::random::<u64>());
         let first =
             self.state.try_lock(&claim, &owner, TOLD_KEEP).await.map_err(|e| format!("state store: {e}"))?;
@@ -167,7 +163,7 @@ impl EventFeed {
     }
 
     /// How far behind the feed is.
-    pub async fn lag(state: &dyn ValueStore) -> FeedLag {
+    pub(crate) async fn lag(state: &dyn ValueStore) -> FeedLag {
         let read = |key: &'static str| async move {
             state.get_value(key).await.ok().flatten().and_then(|v| v.parse::<i64>().ok())
         };
@@ -212,7 +208,7 @@ fn worth_telling(event: &Event) -> bool {
 }
 
 /// `telegram:123` → (`telegram`, 123).
-pub fn shopper_of(user: &str) -> Option<(&'static str, i64)> {
+pub(crate) fn shopper_of(user: &str) -> Option<(&'static str, i64)> {
     let (platform, id) = user.split_once(':')?;
     let id = id.parse().ok()?;
     match platform {

@@ -19,14 +19,11 @@ use handlers::Lang;
 use serde::{Deserialize, Serialize};
 use services::{IdempotencyKey, MallApi, Order, RecordPayment, ServiceError, Shopper};
 
-use crate::infra::state::{StateError, StateStore, unix_now};
+use crate::infra::state::{StateError, StateStore};
 
 /// How long a payment's record is kept.
-pub const RECORD_KEEP: Duration = Duration::from_secs(90 * 24 * 3600);
-/// The counters naming the payments still to record (value > 0).
-const DUE: &str = "pay:due";
-/// The counters naming the payments the mall refused (value > 0).
-const REFUSED: &str = "pay:refused";
+pub(crate) const RECORD_KEEP: Duration = Duration::from_secs(90 * 24 * 3600);
+use crate::infra::state::keys::{PAY_DUE as DUE, PAY_REFUSED as REFUSED};
 
 /// Where a payment stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -125,15 +122,21 @@ impl Ledger {
         }
         self.put(record).await?;
         if !record.order_id.is_empty() {
-            self.state.put_value(&order_key(&record.order_id), &record.charge_id, RECORD_KEEP).await?;
+            self.state
+                .put_value(
+                    &crate::infra::state::keys::pay_order(&record.order_id),
+                    &record.charge_id,
+                    RECORD_KEEP,
+                )
+                .await?;
         }
         self.state.add_counts(&[(DUE, &record.charge_id, 1)], RECORD_KEEP).await?;
         Ok(None)
     }
 
     /// Records the payment `charge_id` in the mall if it is still due.
-    pub async fn settle(&self, charge_id: &str) -> Settled {
-        let lock = format!("pay:settle:{charge_id}");
+    pub(crate) async fn settle(&self, charge_id: &str) -> Settled {
+        let lock = crate::infra::state::keys::pay_settle_lock(charge_id);
         let owner = format!("{:016x}", rand::random::<u64>());
         // Held past the attempt's timeout only briefly: a holder that died
         // (kill -9) leaves it to the next attempt soon.
@@ -242,7 +245,7 @@ impl Ledger {
     }
 
     /// Tries every payment still due; returns what each came to.
-    pub async fn settle_due(&self) -> Vec<Settled> {
+    pub(crate) async fn settle_due(&self) -> Vec<Settled> {
         let mut outcomes = Vec::new();
         for charge_id in self.members(DUE).await {
             outcomes.push(self.settle(&charge_id).await);
@@ -252,7 +255,7 @@ impl Ledger {
 
     /// The payment with that charge id.
     pub async fn get(&self, charge_id: &str) -> Result<Option<PaymentRecord>, StateError> {
-        match self.state.get_value(&record_key(charge_id)).await? {
+        match self.state.get_value(&crate::infra::state::keys::pay_record(charge_id)).await? {
             Some(text) => serde_json::from_str(&text)
                 .map(Some)
                 .map_err(|e| StateError::Corrupt(format!("payment {charge_id}: {e}"))),
@@ -261,8 +264,8 @@ impl Ledger {
     }
 
     /// Whether a payment for `order_id` arrived through the bot.
-    pub async fn paid_here(&self, order_id: &str) -> bool {
-        matches!(self.state.get_value(&order_key(order_id)).await, Ok(Some(_)))
+    pub(crate) async fn paid_here(&self, order_id: &str) -> bool {
+        matches!(self.state.get_value(&crate::infra::state::keys::pay_order(order_id)).await, Ok(Some(_)))
     }
 
     /// Payments the mall refused (to refund), oldest first.
@@ -298,7 +301,9 @@ impl Ledger {
 
     async fn put(&self, record: &PaymentRecord) -> Result<(), StateError> {
         let text = serde_json::to_string(record).map_err(|e| StateError::Corrupt(e.to_string()))?;
-        self.state.put_value(&record_key(&record.charge_id), &text, RECORD_KEEP).await
+        self.state
+            .put_value(&crate::infra::state::keys::pay_record(&record.charge_id), &text, RECORD_KEEP)
+            .await
     }
 
     async fn clear_due(&self, charge_id: &str) {
@@ -314,27 +319,14 @@ impl Ledger {
     }
 }
 
-impl PaymentRecord {
-    /// Seconds since it arrived.
-    pub fn age_secs(&self) -> i64 {
-        unix_now() - self.received_at
-    }
-}
-
-fn record_key(charge_id: &str) -> String {
-    format!("pay:rec:{charge_id}")
-}
-
-fn order_key(order_id: &str) -> String {
-    format!("pay:order:{order_id}")
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
     use std::sync::Mutex;
 
     use services::MockMallApi;
+
+    use crate::infra::state::unix_now;
 
     use super::*;
     use crate::infra::state::MemoryStore;

@@ -15,17 +15,19 @@ pub mod events;
 pub mod ledger;
 pub mod payload;
 
-pub use events::{EventFeed, EventTeller, FeedReport};
+pub use events::EventFeed;
+
+pub use events::EventTeller;
 pub use ledger::{Ledger, PaymentRecord, PaymentState, Settled};
 pub use payload::PayloadKey;
 
 /// An order is taken at pre-checkout only with at least this much time left
 /// before it expires (the shopper still has to confirm in Telegram's box).
-pub const MIN_TIME_LEFT_SECS: i64 = 120;
+pub(crate) const MIN_TIME_LEFT_SECS: i64 = 120;
 
 /// How long a pre-checkout waits for the mall: Telegram gives 10 s in all,
 /// and a slow mall is answered "unavailable" rather than not at all.
-pub const CHECKOUT_MALL_TIMEOUT: Duration = Duration::from_secs(3);
+pub(crate) const CHECKOUT_MALL_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// One priced line of an invoice.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,7 +56,7 @@ pub struct InvoiceDraft {
 /// store, when it could be looked up). The lines are the order's; when
 /// they do not add up to the mall's total (a discount the mall applied),
 /// the invoice has one line, the order, at the mall's total.
-pub fn invoice_for(
+pub(crate) fn invoice_for(
     order: &Order,
     store: Option<&Store>,
     lang: Lang,
@@ -91,7 +93,7 @@ pub fn invoice_for(
 
 /// Why a pre-checkout is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CheckoutRefusal {
+pub(crate) enum CheckoutRefusal {
     /// The payload is not one the bot signed.
     Forged,
     /// The payload or the mall says the order is another shopper's.
@@ -137,7 +139,12 @@ impl CheckoutRefusal {
 }
 
 /// Whether `order` may be paid now (unix seconds `now`) with `amount` in `currency`.
-pub fn judge_checkout(order: &Order, amount: i64, currency: &str, now: i64) -> Result<(), CheckoutRefusal> {
+pub(crate) fn judge_checkout(
+    order: &Order,
+    amount: i64,
+    currency: &str,
+    now: i64,
+) -> Result<(), CheckoutRefusal> {
     match order.status {
         OrderStatus::PendingPayment => {}
         OrderStatus::Cancelled => return Err(CheckoutRefusal::Cancelled),
@@ -158,7 +165,7 @@ pub fn judge_checkout(order: &Order, amount: i64, currency: &str, now: i64) -> R
 /// The whole pre-checkout check: the payload is genuine and names the
 /// paying user, the mall (asked within [`CHECKOUT_MALL_TIMEOUT`]) has the
 /// order for that shopper, and [`judge_checkout`] takes it. Returns the order id.
-pub async fn check_pre_checkout(
+pub(crate) async fn check_pre_checkout(
     mall: &dyn MallApi,
     key: &PayloadKey,
     platform: &str,
@@ -189,7 +196,7 @@ pub async fn check_pre_checkout(
 }
 
 /// The amount as people read it, in the order's currency (`¥699` for CNY).
-pub fn amount_text(cents: i64, currency: &str) -> String {
+pub(crate) fn amount_text(cents: i64, currency: &str) -> String {
     if currency.eq_ignore_ascii_case("CNY") {
         money(cents)
     } else {
@@ -199,7 +206,7 @@ pub fn amount_text(cents: i64, currency: &str) -> String {
 
 /// Unix seconds of an RFC 3339 time (`2026-11-25T14:30:00Z`, an offset, or
 /// fractions of a second); `None` when it does not read as one.
-pub fn unix_of(text: &str) -> Option<i64> {
+pub(crate) fn unix_of(text: &str) -> Option<i64> {
     let text = text.trim();
     let num = |s: &str| -> Option<i64> {
         if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {

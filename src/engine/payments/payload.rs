@@ -12,7 +12,7 @@ const TAG_BYTES: usize = 16;
 /// What the payload key is derived for (a key made for nothing else).
 const DERIVATION_LABEL: &[u8] = b"mallbot invoice payload v1";
 /// Telegram's limit on an invoice payload, in bytes.
-pub const MAX_PAYLOAD: usize = 128;
+pub(crate) const MAX_PAYLOAD: usize = 128;
 
 /// The key that signs and checks invoice payloads.
 pub struct PayloadKey(hmac::Key);

@@ -13,7 +13,7 @@ use std::time::Duration;
 use handlers::Lang;
 
 use super::FunctionCallRouter;
-use super::turn::{Budget, TurnScope, spent_key};
+use super::turn::{Budget, TurnScope, today};
 use crate::engine::context::{ChosenLang, MessageContext};
 use crate::engine::reply::Reply;
 
@@ -113,12 +113,12 @@ impl Admitted {
 
     /// The language of an answer to `text_lang` (a text's own language):
     /// the `/lang` choice wins.
-    pub fn lang_or(&self, text_lang: Lang) -> Lang {
+    pub(crate) fn lang_or(&self, text_lang: Lang) -> Lang {
         self.chosen.unwrap_or(text_lang)
     }
 
     /// Today's token budget is spent (a voice message is then not transcribed).
-    pub fn over_budget(&self) -> bool {
+    pub(crate) fn over_budget(&self) -> bool {
         matches!(self.budget, Budget::Spent { .. })
     }
 
@@ -241,7 +241,7 @@ impl FunctionCallRouter {
             return Ok(());
         }
         metrics::counter!(crate::infra::ops::LIMITED, "reason" => "not_allowed").increment(1);
-        let key = format!("refused:{}:{}:{}", knock.platform, knock.user_id, knock.chat_id);
+        let key = crate::infra::state::keys::refused(knock.platform, knock.user_id, knock.chat_id);
         let told = match self.state.get_value(&key).await {
             Ok(found) => found.is_some(),
             Err(e) => {
@@ -292,7 +292,7 @@ impl FunctionCallRouter {
         if budget == 0 {
             return Budget::Within;
         }
-        match self.state.counts(&spent_key(platform, user_id)).await {
+        match self.state.counts(&crate::infra::state::keys::spent(platform, user_id, today())).await {
             Ok(spent) if spent.get("tokens").copied().unwrap_or(0) >= budget as i64 => {
                 tracing::info!(budget, "daily token budget spent; basic mode");
                 metrics::counter!(crate::infra::ops::LIMITED, "reason" => "over_budget").increment(1);

@@ -11,11 +11,12 @@ use crate::engine::llm::ToolCall;
 use crate::engine::tools::Tool;
 
 /// The tool message sent back when the shopper declined a confirmation.
-pub const DECLINED: &str = r#"{"status":"declined","message":"The shopper declined; nothing was done."}"#;
+pub(crate) const DECLINED: &str =
+    r#"{"status":"declined","message":"The shopper declined; nothing was done."}"#;
 
 /// Parses a call's argument text into a JSON object. `""` and `"null"` mean
 /// no arguments; a JSON string holding an object (double-encoded) is unwrapped.
-pub fn parse_arguments(raw: &str) -> Result<Value, String> {
+pub(crate) fn parse_arguments(raw: &str) -> Result<Value, String> {
     let trimmed = raw.trim();
     if trimmed.is_empty() || trimmed == "null" || trimmed == "{}" {
         return Ok(Value::Object(Default::default()));
@@ -44,18 +45,18 @@ fn json_kind(v: &Value) -> &'static str {
 }
 
 /// The text sent back to the model for a call whose arguments could not be read.
-pub fn bad_arguments_message(tool: &str, why: &str) -> String {
+pub(crate) fn bad_arguments_message(tool: &str, why: &str) -> String {
     format!("Error: could not read the arguments of `{tool}`: {why}. Call it again with a JSON object.")
 }
 
 /// The text sent back to the model for a tool that does not exist.
-pub fn unknown_tool_message(name: &str, offered: &[Tool]) -> String {
+pub(crate) fn unknown_tool_message(name: &str, offered: &[Tool]) -> String {
     let names: Vec<&str> = offered.iter().map(|t| t.name()).collect();
     format!("Error: there is no tool named `{name}`. Available tools: {}.", names.join(", "))
 }
 
 /// The tool message text of a finished call.
-pub fn result_text(result: &Result<ToolOutput, ToolError>) -> String {
+pub(crate) fn result_text(result: &Result<ToolOutput, ToolError>) -> String {
     match result {
         Ok(out) => out.data.to_string(),
         Err(e) => e.model_message(),
@@ -64,7 +65,7 @@ pub fn result_text(result: &Result<ToolOutput, ToolError>) -> String {
 
 /// Runs one tool call with a time limit, in a span with its name, call id,
 /// duration and outcome.
-pub async fn run_tool(
+pub(crate) async fn run_tool(
     tool: &Tool,
     call: &ToolCall,
     level: handlers::Level,

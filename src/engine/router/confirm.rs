@@ -242,7 +242,7 @@ impl FunctionCallRouter {
     /// the button at once and then carry it out. The owner (person and
     /// platform) is checked before anything is taken, so someone else's
     /// press leaves the action to its owner.
-    pub async fn press_as(
+    pub(crate) async fn press_as(
         &self,
         admitted: &Admitted,
         token: &str,
@@ -341,7 +341,7 @@ impl FunctionCallRouter {
     }
 
     /// [`FunctionCallRouter::finish`], reporting the resumed loop's progress.
-    pub async fn finish_live(&self, claim: Box<Claim>, progress: &Progress) -> Reply {
+    pub(crate) async fn finish_live(&self, claim: Box<Claim>, progress: &Progress) -> Reply {
         let turn = crate::engine::stats::new_turn_id();
         let span = tracing::info_span!(
             "confirmation",
@@ -385,7 +385,7 @@ impl FunctionCallRouter {
     /// checked again first — changed, it is held again under a new token —,
     /// the tool run with the token's idempotency key, the outcome kept with
     /// the action, the audit row written, the day's figures counted.
-    pub async fn carry_out(&self, claim: Box<Claim>) -> Carried {
+    pub(crate) async fn carry_out(&self, claim: Box<Claim>) -> Carried {
         let Claim { mut stored, mut action, approve } = *claim;
         let scope = TurnScope::of_action(&action);
         let result = if approve {
@@ -434,7 +434,7 @@ impl FunctionCallRouter {
         }
         if entry.decision == "approved" {
             let (day, field) =
-                (super::turn::day_key(super::turn::today()), format!("confirmed:{}", entry.tool));
+                (crate::infra::state::keys::stats(super::turn::today()), format!("confirmed:{}", entry.tool));
             let keep = Duration::from_secs(3 * 24 * 3600);
             if let Err(e) = self.state.add_counts(&[(&day, &field, 1)], keep).await {
                 tracing::warn!(error = %e, "could not count the confirmed action");

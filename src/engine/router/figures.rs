@@ -6,13 +6,14 @@ use std::time::Duration;
 use handlers::Lang;
 
 use super::FunctionCallRouter;
-use super::turn::{day_key, today};
+use super::turn::today;
+use crate::infra::state::keys;
 
 impl FunctionCallRouter {
     /// Today's figures (UTC), shared by every instance: messages, shoppers,
     /// tokens, orders, the tools used most, errors.
     pub async fn day_stats(&self, lang: Lang) -> String {
-        let counts = match self.state.counts(&day_key(today())).await {
+        let counts = match self.state.counts(&keys::stats(today())).await {
             Ok(counts) => counts,
             Err(e) => {
                 return format!("{}: {e}", lang.texts().turn.stats_unreadable);

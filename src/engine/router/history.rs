@@ -8,7 +8,7 @@ use crate::engine::llm::{ChatMessage, Role};
 
 /// Keeps at most `max` messages, starting at a user message. A single turn
 /// longer than `max` is kept whole (from its user message).
-pub fn truncate(mut messages: Vec<ChatMessage>, max: usize) -> Vec<ChatMessage> {
+pub(crate) fn truncate(mut messages: Vec<ChatMessage>, max: usize) -> Vec<ChatMessage> {
     if messages.len() <= max {
         return messages;
     }
@@ -23,11 +23,11 @@ pub fn truncate(mut messages: Vec<ChatMessage>, max: usize) -> Vec<ChatMessage> 
 
 /// What stands in the history where a shopper's photo was (the picture went
 /// to the model in its own turn only).
-pub const PHOTO_PLACEHOLDER: &str = "[photo: shown to you in that turn; no longer attached]";
+pub(crate) const PHOTO_PLACEHOLDER: &str = "[photo: shown to you in that turn; no longer attached]";
 
 /// Replaces every picture in `messages` by [`PHOTO_PLACEHOLDER`] before the
 /// text, so later turns do not send it again.
-pub fn drop_images(messages: &mut [ChatMessage]) {
+pub(crate) fn drop_images(messages: &mut [ChatMessage]) {
     for message in messages.iter_mut() {
         if message.image.take().is_some() {
             message.content = Some(format!("{PHOTO_PLACEHOLDER} {}", message.text()));
@@ -40,12 +40,13 @@ pub fn drop_images(messages: &mut [ChatMessage]) {
 const IMAGE_TOKENS: usize = 1100;
 
 /// What an old tool result becomes when the history is over its token budget.
-pub const OMITTED_RESULT: &str = r#"{"omitted":"an older result; call the tool again if it is needed"}"#;
+pub(crate) const OMITTED_RESULT: &str =
+    r#"{"omitted":"an older result; call the tool again if it is needed"}"#;
 
 /// A rough token count, close enough for a budget without a tokenizer: a
 /// CJK character is about one token, other text about four characters a
 /// token, plus a little for each message and tool call.
-pub fn estimate_tokens(message: &ChatMessage) -> usize {
+pub(crate) fn estimate_tokens(message: &ChatMessage) -> usize {
     fn of(text: &str) -> usize {
         let (wide, narrow) = text
             .chars()
@@ -60,7 +61,7 @@ pub fn estimate_tokens(message: &ChatMessage) -> usize {
 /// Fits `messages` into `budget` estimated tokens (0 = no budget): first the
 /// tool results before the latest shopper message are shortened, oldest
 /// first; then the oldest turns are dropped, whole. The latest turn is kept.
-pub fn fit_tokens(mut messages: Vec<ChatMessage>, budget: usize) -> Vec<ChatMessage> {
+pub(crate) fn fit_tokens(mut messages: Vec<ChatMessage>, budget: usize) -> Vec<ChatMessage> {
     if budget == 0 {
         return messages;
     }

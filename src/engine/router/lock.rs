@@ -64,7 +64,7 @@ impl FunctionCallRouter {
         let queue = self.locks.queue(conversation);
         let result = {
             let _turn_in_this_process = queue.lock().await;
-            let key = format!("conversation:{conversation}");
+            let key = crate::infra::state::keys::conversation_lock(conversation);
             match self.store_lock(key).await {
                 Some(held) => {
                     let result = self.renewing(&held, turn).await;

@@ -51,7 +51,9 @@ mod round;
 mod shortcuts;
 mod turn;
 
-pub use self::access::{Admitted, Knock, Turned, Way, Why};
+pub use self::access::{Knock, Way, Why};
+
+pub use self::access::{Admitted, Turned};
 
 /// How the router behaves; built from the config.
 #[derive(Debug, Clone)]
@@ -158,7 +160,7 @@ pub struct FunctionCallRouter {
     remote: Arc<RemoteTools>,
 }
 
-pub use self::confirm::{Carried, Hold, HoldError, Presser};
+pub use self::confirm::{Carried, HoldError, Presser};
 pub use self::turn::TurnScope;
 
 impl FunctionCallRouter {
@@ -180,7 +182,7 @@ impl FunctionCallRouter {
     }
 
     /// Offers the tools MCP servers lend (`[mcp.servers]`) beside the registry's.
-    pub fn with_remote_tools(mut self, remote: Arc<RemoteTools>) -> Self {
+    pub(crate) fn with_remote_tools(mut self, remote: Arc<RemoteTools>) -> Self {
         self.remote = remote;
         self
     }
@@ -207,19 +209,19 @@ impl FunctionCallRouter {
     }
 
     /// The tool of that name: the registry's, else one lent by a server that is up.
-    pub fn find_tool(&self, name: &str) -> Option<Tool> {
+    pub(crate) fn find_tool(&self, name: &str) -> Option<Tool> {
         handlers::find(name).map(Tool::Builtin).or_else(|| self.remote.find(name))
     }
 
     /// The level of a tool after overrides.
-    pub fn level_of(&self, tool: &Tool) -> Level {
+    pub(crate) fn level_of(&self, tool: &Tool) -> Level {
         self.settings.levels.get(tool.name()).copied().unwrap_or_else(|| tool.default_level())
     }
 
     /// Sets the language a shopper is answered in (`/lang`); kept in the state
     /// store, so every instance answers in it.
-    pub async fn set_lang(&self, ctx: &MessageContext, lang: Lang) {
-        let key = lang_key(ctx.platform, ctx.user_id);
+    pub(crate) async fn set_lang(&self, ctx: &MessageContext, lang: Lang) {
+        let key = crate::infra::state::keys::lang(ctx.platform, ctx.user_id);
         if let Err(e) = self.state.put_value(&key, lang.as_str(), LANG_TTL).await {
             tracing::warn!(error = %e, "could not remember the chosen language");
         }
@@ -227,7 +229,7 @@ impl FunctionCallRouter {
 
     /// The language a shopper chose with `/lang`, if any.
     pub async fn chosen_lang(&self, platform: &str, user_id: i64) -> Option<Lang> {
-        match self.state.get_value(&lang_key(platform, user_id)).await {
+        match self.state.get_value(&crate::infra::state::keys::lang(platform, user_id)).await {
             Ok(value) => value.as_deref().and_then(Lang::parse),
             Err(e) => {
                 tracing::warn!(error = %e, "could not read the chosen language");
@@ -317,7 +319,7 @@ impl FunctionCallRouter {
     /// `contact_staff`): without a desk, where the service desk is; outside
     /// `support.hours`, when it opens; else the hand-off, which the
     /// transport carries out after the text.
-    pub async fn handoff_reply(&self, conversation: &str, lang: Lang, reason: &str) -> Reply {
+    pub(crate) async fn handoff_reply(&self, conversation: &str, lang: Lang, reason: &str) -> Reply {
         let texts = &lang.texts().support;
         let event = [crate::engine::report::Event::Handoff(reason.to_owned())];
         crate::engine::report::record(
@@ -328,7 +330,7 @@ impl FunctionCallRouter {
             &event,
         )
         .await;
-        if let Err(e) = self.state.take_value(&crate::engine::report::misses_key(conversation)).await {
+        if let Err(e) = self.state.take_value(&crate::infra::state::keys::misses(conversation)).await {
             tracing::warn!(error = %e, "could not reset the misses in a row");
         }
         let Some(desk) = &self.settings.desk else {
@@ -343,7 +345,7 @@ impl FunctionCallRouter {
     }
 
     /// How long the report's counts are kept (`report.keep_days`).
-    pub fn report_keep(&self) -> Duration {
+    pub(crate) fn report_keep(&self) -> Duration {
         self.settings.report_keep
     }
 
@@ -360,7 +362,7 @@ impl FunctionCallRouter {
     /// Runs one safe call for an admitted request outside the tool loop (an
     /// MCP client's or the Mini App's), with the same time limit, span and
     /// counters.
-    pub async fn run_call(
+    pub(crate) async fn run_call(
         &self,
         admitted: &Admitted,
         tool: &Tool,
@@ -392,12 +394,8 @@ impl FunctionCallRouter {
 /// How long a `/lang` choice is remembered.
 const LANG_TTL: Duration = Duration::from_secs(365 * 24 * 3600);
 
-fn lang_key(platform: &str, user_id: i64) -> String {
-    format!("lang:{platform}:{user_id}")
-}
-
 /// The message shown with the Confirm / Cancel buttons.
-pub fn confirmation_text(lang: Lang, level: Level, summary: &str) -> String {
+pub(crate) fn confirmation_text(lang: Lang, level: Level, summary: &str) -> String {
     let confirm = &lang.texts().confirm;
     match level {
         Level::Critical => (confirm.check_order)(summary),

@@ -8,7 +8,7 @@ use handlers::Lang;
 use crate::engine::llm::{ChatMessage, Role};
 
 /// The system prompt of every model request.
-pub const SYSTEM_PROMPT: &str = "You are the shopping guide of a shopping mall, chatting with a shopper. \
+pub(crate) const SYSTEM_PROMPT: &str = "You are the shopping guide of a shopping mall, chatting with a shopper. \
 Answer in the language of the shopper's latest message (Chinese: Simplified Chinese) unless a note in \
 brackets at its end names another. Use the tools for every fact about products, stores, routes, carts \
 and orders; never invent products, prices, stock or store locations. Prices are in yuan (¥). When the \
@@ -23,7 +23,7 @@ private chat.";
 /// The note on a turn, when the conversation does not already say it: the
 /// reply language when it is not the language the message is written in,
 /// and a group chat.
-pub fn turn_note(lang: Lang, is_group: bool, text: &str) -> Option<String> {
+pub(crate) fn turn_note(lang: Lang, is_group: bool, text: &str) -> Option<String> {
     let mut parts = Vec::new();
     // The system prompt answers Chinese in Simplified characters, so
     // Traditional Chinese is always said.
@@ -39,14 +39,14 @@ pub fn turn_note(lang: Lang, is_group: bool, text: &str) -> Option<String> {
 
 /// The reply language a turn's note names ("[reply in Traditional Chinese]"
 /// at the end of `text`), if any.
-pub fn noted_lang(text: &str) -> Option<Lang> {
+pub(crate) fn noted_lang(text: &str) -> Option<Lang> {
     let note = &text[text.rfind("\n\n[")? + 2..];
     Lang::ALL.into_iter().find(|lang| note.contains(&format!("reply in {}", lang.texts().model_language)))
 }
 
 /// Adds `note` at the end of the shopper's latest message in `messages`;
 /// returns where, for [`remove_note`].
-pub fn add_note(messages: &mut [ChatMessage], note: &str) -> Option<(usize, usize)> {
+pub(crate) fn add_note(messages: &mut [ChatMessage], note: &str) -> Option<(usize, usize)> {
     let index = messages.iter().rposition(|m| m.role == Role::User)?;
     let content = messages[index].content.get_or_insert_default();
     let len = content.len();
@@ -57,7 +57,7 @@ pub fn add_note(messages: &mut [ChatMessage], note: &str) -> Option<(usize, usiz
 }
 
 /// Takes off a note [`add_note`] added.
-pub fn remove_note(messages: &mut [ChatMessage], added: Option<(usize, usize)>) {
+pub(crate) fn remove_note(messages: &mut [ChatMessage], added: Option<(usize, usize)>) {
     if let Some((index, len)) = added
         && let Some(content) = messages.get_mut(index).and_then(|m| m.content.as_mut())
     {

@@ -297,7 +297,7 @@ impl FunctionCallRouter {
         if turn.scope.is_group {
             return;
         }
-        let key = crate::engine::report::misses_key(&conversation);
+        let key = crate::infra::state::keys::misses(&conversation);
         let missed = !turn.helped && turn.events.iter().any(Event::is_miss);
         if !missed {
             if let Err(e) = self.state.take_value(&key).await {
@@ -323,9 +323,9 @@ impl FunctionCallRouter {
     async fn count_turn(&self, turn: &Turn) {
         let scope = &turn.scope;
         let usage = turn.usage;
-        let conversation = usage_key(&scope.conversation());
-        let spent = spent_key(&scope.platform, scope.user_id);
-        let day = day_key(today());
+        let conversation = crate::infra::state::keys::usage(&scope.conversation());
+        let spent = crate::infra::state::keys::spent(&scope.platform, scope.user_id, today());
+        let day = crate::infra::state::keys::stats(today());
         let shopper = format!("u:{}:{}", scope.platform, scope.user_id);
         let tools: Vec<String> = turn.tools_used.iter().map(|t| format!("tool:{t}")).collect();
         let mut deltas: Vec<(&str, &str, i64)> = vec![
@@ -355,8 +355,8 @@ impl FunctionCallRouter {
     }
 
     /// Counts one transcription and the time it took in the day's figures (`/stats`).
-    pub async fn count_transcription(&self, took: std::time::Duration) {
-        let day = day_key(today());
+    pub(crate) async fn count_transcription(&self, took: std::time::Duration) {
+        let day = crate::infra::state::keys::stats(today());
         let deltas = [
             (day.as_str(), "transcriptions", 1),
             (day.as_str(), "transcription_ms", took.as_millis() as i64),
@@ -409,7 +409,11 @@ impl FunctionCallRouter {
 
     /// Tokens a conversation has used so far.
     pub async fn conversation_usage(&self, ctx: &MessageContext) -> Usage {
-        let counts = self.state.counts(&usage_key(&ctx.conversation_key())).await.unwrap_or_default();
+        let counts = self
+            .state
+            .counts(&crate::infra::state::keys::usage(&ctx.conversation_key()))
+            .await
+            .unwrap_or_default();
         let count = |field: &str| counts.get(field).copied().unwrap_or(0).max(0) as u64;
         Usage { prompt_tokens: count("in"), completion_tokens: count("out"), cached_tokens: count("cached") }
     }
@@ -424,19 +428,4 @@ const DAY_FIGURES_TTL: std::time::Duration = std::time::Duration::from_secs(3 * 
 /// Days since the Unix epoch (UTC): the day counters are keyed by it.
 pub(super) fn today() -> i64 {
     crate::infra::state::unix_now().div_euclid(86_400)
-}
-
-/// The key of a day's figures.
-pub(super) fn day_key(day: i64) -> String {
-    format!("stats:{day}")
-}
-
-/// The key of a shopper's tokens today.
-pub(super) fn spent_key(platform: &str, user_id: i64) -> String {
-    format!("spent:{platform}:{user_id}:{}", today())
-}
-
-/// The key of a conversation's token total.
-pub(super) fn usage_key(conversation: &str) -> String {
-    format!("usage:{conversation}")
 }

@@ -2,7 +2,7 @@
 //! of the file, typed like the key's default.
 
 /// The variable naming the config file, like `--config`.
-pub const CONFIG_PATH_VAR: &str = "MALLBOT_CONFIG";
+pub(crate) const CONFIG_PATH_VAR: &str = "MALLBOT_CONFIG";
 
 /// Whether `SECTION__KEY` (after `MALLBOT_`) names a key of the config, or
 /// `TOOLS__NAME__LEVEL`; `defaults` is the default config as a table.

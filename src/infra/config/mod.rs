@@ -15,7 +15,7 @@ mod env;
 mod sections;
 mod validate;
 
-pub use env::CONFIG_PATH_VAR;
+pub(crate) use env::CONFIG_PATH_VAR;
 use env::{apply_env, is_known_key};
 pub use sections::*;
 
@@ -73,7 +73,7 @@ impl Config {
     }
 
     /// Loads the file (if given), overlays `MALLBOT_*` variables from `env`, and validates.
-    pub fn load_with_env(
+    pub(crate) fn load_with_env(
         path: Option<&Path>,
         env: impl IntoIterator<Item = (String, String)>,
     ) -> Result<Config, ConfigError> {
@@ -119,7 +119,7 @@ impl Config {
 
     /// The mall's own host names: `mall.base_url`'s host (HTTP backend) and
     /// `mall.allowed_hosts`, lower-case.
-    pub fn mall_hosts(&self) -> Vec<String> {
+    pub(crate) fn mall_hosts(&self) -> Vec<String> {
         let mut hosts: Vec<String> =
             self.mall.allowed_hosts.iter().map(|h| h.trim().to_ascii_lowercase()).collect();
         if self.mall.backend == MallBackend::Http
@@ -135,7 +135,7 @@ impl Config {
     }
 
     /// Hosts whose links may get a preview: `bot.link_hosts`, or the mall's own.
-    pub fn link_hosts(&self) -> Vec<String> {
+    pub(crate) fn link_hosts(&self) -> Vec<String> {
         if self.bot.link_hosts.is_empty() {
             self.mall_hosts()
         } else {
@@ -149,7 +149,7 @@ impl Config {
     }
 
     /// Hosts product pictures may be sent from (by URL): the mall's own and `bot.link_hosts`.
-    pub fn image_hosts(&self) -> Vec<String> {
+    pub(crate) fn image_hosts(&self) -> Vec<String> {
         let mut hosts = self.mall_hosts();
         hosts.extend(
             self.bot.link_hosts.iter().map(|h| h.trim().to_ascii_lowercase()).filter(|h| !h.is_empty()),
@@ -173,13 +173,13 @@ impl Config {
     }
 
     /// The Mini App's public URL, when `webapp.public_url` is set.
-    pub fn webapp_url(&self) -> Option<reqwest::Url> {
+    pub(crate) fn webapp_url(&self) -> Option<reqwest::Url> {
         let url = self.webapp.public_url.trim();
         (!url.is_empty()).then(|| reqwest::Url::parse(url).ok()).flatten()
     }
 
     /// `llm.tool_timeout_secs` as a duration.
-    pub fn tool_timeout(&self) -> Duration {
+    pub(crate) fn tool_timeout(&self) -> Duration {
         Duration::from_secs(self.llm.tool_timeout_secs)
     }
 }

@@ -108,7 +108,7 @@ impl Default for LlmConfig {
 
 impl LlmConfig {
     /// `offline` or `openai`.
-    pub fn provider_name(&self) -> &'static str {
+    pub(crate) fn provider_name(&self) -> &'static str {
         match self.provider {
             Provider::Offline => "offline",
             Provider::Openai => "openai",
@@ -158,7 +158,7 @@ impl Default for SttConfig {
 
 impl SttConfig {
     /// Whether voice messages are transcribed.
-    pub fn enabled(&self) -> bool {
+    pub(crate) fn enabled(&self) -> bool {
         self.provider != SttProvider::Off
     }
 }
@@ -220,7 +220,7 @@ impl Default for MallConfig {
 
 impl MallConfig {
     /// `embedded` or `http`.
-    pub fn backend_name(&self) -> &'static str {
+    pub(crate) fn backend_name(&self) -> &'static str {
         match self.backend {
             MallBackend::Embedded => "embedded",
             MallBackend::Http => "http",
@@ -357,7 +357,7 @@ impl Default for PaymentsConfig {
 
 impl PaymentsConfig {
     /// Whether orders are paid in Telegram (a provider token is set).
-    pub fn enabled(&self) -> bool {
+    pub(crate) fn enabled(&self) -> bool {
         !self.provider_token.expose().trim().is_empty()
     }
 }

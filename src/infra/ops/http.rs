@@ -45,7 +45,7 @@ pub async fn serve_on(
 /// Where the ops endpoints listen for `mallbot run`: `ops.listen`, or with a
 /// webhook and no `ops.listen`, [`DEFAULT_LISTEN`]. The flag says whether the
 /// operator chose the address (then failing to bind it is fatal).
-pub fn listen_address(config: &crate::infra::config::Config) -> Option<(String, bool)> {
+pub(crate) fn listen_address(config: &crate::infra::config::Config) -> Option<(String, bool)> {
     let listen = config.ops.listen.trim();
     if !listen.is_empty() {
         Some((listen.to_owned(), true))
@@ -57,7 +57,7 @@ pub fn listen_address(config: &crate::infra::config::Config) -> Option<(String, 
 }
 
 /// The ops address with a webhook when `ops.listen` is empty: loopback only.
-pub const DEFAULT_LISTEN: &str = "127.0.0.1:9464";
+pub(crate) const DEFAULT_LISTEN: &str = "127.0.0.1:9464";
 
 /// Binds the ops address ([`listen_address`]) and serves there in the
 /// background until `stop` resolves; `None` when there is none (or the
@@ -104,7 +104,7 @@ async fn metrics_text(State(ops): State<Ops>, headers: HeaderMap) -> axum::respo
 const READY_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// How long a readiness answer is reused: a burst of probes costs one check.
-pub const READY_CACHE: Duration = Duration::from_secs(5);
+pub(crate) const READY_CACHE: Duration = Duration::from_secs(5);
 
 /// 200 when the state store and the mall answer; 503 when one does not, or
 /// while stopping. The model is not readiness (basic mode answers without it)

@@ -14,73 +14,73 @@ use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 
 pub mod http;
 
-pub use http::{DEFAULT_LISTEN, READY_CACHE, listen_address, routes, serve_on, spawn};
+pub use http::{routes, serve_on, spawn};
 
 /// Updates by `kind` and `outcome`.
 pub const UPDATES: &str = "mallbot_updates_total";
 /// Seconds from a message to the first visible sign of its answer.
-pub const FIRST_SIGN: &str = "mallbot_answer_first_sign_seconds";
+pub(crate) const FIRST_SIGN: &str = "mallbot_answer_first_sign_seconds";
 /// Seconds from a message to its whole answer.
 pub const ANSWER: &str = "mallbot_answer_seconds";
 /// Model calls by `outcome` (`ok`, `retried`, `failed`).
-pub const MODEL_CALLS: &str = "mallbot_model_calls_total";
+pub(crate) const MODEL_CALLS: &str = "mallbot_model_calls_total";
 /// Seconds a model call took (with its retries).
-pub const MODEL_SECONDS: &str = "mallbot_model_call_seconds";
+pub(crate) const MODEL_SECONDS: &str = "mallbot_model_call_seconds";
 /// Model tokens by `kind` (`in`, `out`, `cached`).
-pub const MODEL_TOKENS: &str = "mallbot_model_tokens_total";
+pub(crate) const MODEL_TOKENS: &str = "mallbot_model_tokens_total";
 /// Tool calls by `tool` and `outcome` (`ok`, `error`, `failed`, `cached`).
-pub const TOOL_CALLS: &str = "mallbot_tool_calls_total";
+pub(crate) const TOOL_CALLS: &str = "mallbot_tool_calls_total";
 /// Turns answered in their tools' own words, without a model round to re-word them.
-pub const DIRECT_ANSWERS: &str = "mallbot_direct_answers_total";
+pub(crate) const DIRECT_ANSWERS: &str = "mallbot_direct_answers_total";
 /// Seconds a tool call took, by `tool`.
-pub const TOOL_SECONDS: &str = "mallbot_tool_call_seconds";
+pub(crate) const TOOL_SECONDS: &str = "mallbot_tool_call_seconds";
 /// Confirmations by `event` (`shown`, `approved`, `declined`, `expired`).
-pub const CONFIRMATIONS: &str = "mallbot_confirmations_total";
+pub(crate) const CONFIRMATIONS: &str = "mallbot_confirmations_total";
 /// Orders placed through the bot.
-pub const ORDERS: &str = "mallbot_orders_created_total";
+pub(crate) const ORDERS: &str = "mallbot_orders_created_total";
 /// Messages held back, by `reason` (`rate_limited`, `over_budget`).
-pub const LIMITED: &str = "mallbot_limited_messages_total";
+pub(crate) const LIMITED: &str = "mallbot_limited_messages_total";
 /// The model concurrency limit now.
-pub const MODEL_LIMIT: &str = "mallbot_model_concurrency_limit";
+pub(crate) const MODEL_LIMIT: &str = "mallbot_model_concurrency_limit";
 /// Model calls running now.
-pub const MODEL_IN_FLIGHT: &str = "mallbot_model_in_flight";
+pub(crate) const MODEL_IN_FLIGHT: &str = "mallbot_model_in_flight";
 /// Model calls waiting for a slot now.
-pub const MODEL_QUEUED: &str = "mallbot_model_queued";
+pub(crate) const MODEL_QUEUED: &str = "mallbot_model_queued";
 /// Failed Telegram Bot API calls by `code` (HTTP-like code or `network`).
-pub const TELEGRAM_ERRORS: &str = "mallbot_telegram_api_errors_total";
+pub(crate) const TELEGRAM_ERRORS: &str = "mallbot_telegram_api_errors_total";
 /// Seconds a state-store operation took, by `op`.
-pub const STATE_SECONDS: &str = "mallbot_state_op_seconds";
+pub(crate) const STATE_SECONDS: &str = "mallbot_state_op_seconds";
 /// Voice messages by `outcome`: transcribed (`ok`, `empty`), failed (`timeout`,
 /// `unavailable`, `refused`, `invalid`), or not sent (`too_long`, `too_big`, `download`).
-pub const TRANSCRIPTIONS: &str = "mallbot_transcriptions_total";
+pub(crate) const TRANSCRIPTIONS: &str = "mallbot_transcriptions_total";
 /// Seconds a transcription request took.
-pub const TRANSCRIPTION_SECONDS: &str = "mallbot_transcription_seconds";
+pub(crate) const TRANSCRIPTION_SECONDS: &str = "mallbot_transcription_seconds";
 /// Payments that arrived, by `outcome` of recording them in the mall
 /// (`recorded`, `refused`, `waiting`).
-pub const PAYMENTS: &str = "mallbot_payments_total";
+pub(crate) const PAYMENTS: &str = "mallbot_payments_total";
 /// Pre-checkout queries answered, by `outcome` (`ok` or why refused).
-pub const CHECKOUTS: &str = "mallbot_pre_checkouts_total";
+pub(crate) const CHECKOUTS: &str = "mallbot_pre_checkouts_total";
 /// Order events told to shoppers, by `status`.
-pub const EVENTS_TOLD: &str = "mallbot_order_events_told_total";
+pub(crate) const EVENTS_TOLD: &str = "mallbot_order_events_told_total";
 /// Requests for a person, by `outcome` (`opened`, `reopened`, `no_desk`,
 /// `after_hours`, `failed`).
-pub const HANDOFFS: &str = "mallbot_handoffs_total";
+pub(crate) const HANDOFFS: &str = "mallbot_handoffs_total";
 /// Messages relayed between shoppers and the service desk, by `direction`
 /// (`to_desk`, `to_shopper`) and `outcome` (`relayed`, `failed`, `blocked`, `nobody`).
-pub const DESK_MESSAGES: &str = "mallbot_desk_messages_total";
+pub(crate) const DESK_MESSAGES: &str = "mallbot_desk_messages_total";
 /// What the report counts, by `kind` (`dont_know`, `empty_search`,
 /// `tool_error`, `round_limit`, `handoff`, `thumbs_up`, `thumbs_down`): the
 /// same events `mallbot report` lists.
-pub const REPORT_EVENTS: &str = "mallbot_report_events_total";
+pub(crate) const REPORT_EVENTS: &str = "mallbot_report_events_total";
 
 /// Failed OTLP exports of spans (`[otel]`): each one a batch dropped.
-pub const OTEL_EXPORT_FAILURES: &str = "mallbot_otel_export_failures_total";
+pub(crate) const OTEL_EXPORT_FAILURES: &str = "mallbot_otel_export_failures_total";
 /// GenAI semantic conventions' `gen_ai.client.token.usage` (histogram of
 /// tokens per model call, by `gen_ai_token_type` = `input` / `output`).
-pub const GEN_AI_TOKEN_USAGE: &str = "gen_ai_client_token_usage";
+pub(crate) const GEN_AI_TOKEN_USAGE: &str = "gen_ai_client_token_usage";
 /// GenAI semantic conventions' `gen_ai.client.operation.duration` (seconds of
 /// one model call, `error_type` set when it failed).
-pub const GEN_AI_OPERATION_DURATION: &str = "gen_ai_client_operation_duration";
+pub(crate) const GEN_AI_OPERATION_DURATION: &str = "gen_ai_client_operation_duration";
 
 /// Every metric name above, for the dashboard check.
 pub const ALL: &[&str] = &[
@@ -161,7 +161,7 @@ impl Lifecycle {
 }
 
 /// Counts a failed Telegram Bot API call by its code.
-pub fn telegram_error(error: &teloxide::RequestError) {
+pub(crate) fn telegram_error(error: &teloxide::RequestError) {
     use teloxide::RequestError;
     let code = match error {
         RequestError::RetryAfter(_) => "429",
@@ -189,6 +189,6 @@ pub fn telegram_error(error: &teloxide::RequestError) {
 
 /// Counts an update by `kind` (`message`, `command`, `button`, `edited`,
 /// `other`) and `outcome` (`answered`, `ignored`, `refused`, `failed`).
-pub fn count_update(kind: &'static str, outcome: &'static str) {
+pub(crate) fn count_update(kind: &'static str, outcome: &'static str) {
     metrics::counter!(UPDATES, "kind" => kind, "outcome" => outcome).increment(1);
 }

@@ -7,6 +7,7 @@
 //! (`redis://HOST:PORT[/DB][?prefix=NAME]`, for several instances).
 
 mod backend;
+pub(crate) mod keys;
 pub mod memory;
 pub mod redis;
 mod roles;
@@ -20,8 +21,9 @@ pub use roles::{
     AuditLog, CounterStore, HistoryStore, Housekeeping, LockStore, OutboxStore, PendingStore, StateStore,
     UpdateLog, ValueStore,
 };
+pub(crate) use types::OUTBOX_KEEP;
 pub use types::{
-    AuditEntry, ClaimOutcome, OUTBOX_KEEP, OutboxEntry, PENDING_KEEP_SECS, PendingStatus, StateError,
-    StoredPending, unix_now, unix_now_ms,
+    AuditEntry, ClaimOutcome, OutboxEntry, PENDING_KEEP_SECS, PendingStatus, StateError, StoredPending,
+    unix_now, unix_now_ms,
 };
 pub(crate) use types::{lease_secs, ttl_millis};

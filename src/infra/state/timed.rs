@@ -14,7 +14,7 @@ use super::{
 use crate::engine::llm::ChatMessage;
 
 /// Times each call of the wrapped store.
-pub struct TimedStore(pub Arc<dyn StateStore>);
+pub(crate) struct TimedStore(pub Arc<dyn StateStore>);
 
 /// Runs `call`, recording its duration under `op`.
 async fn timed<T>(op: &'static str, call: impl Future<Output = T>) -> T {

@@ -104,7 +104,7 @@ pub struct OutboxEntry {
 
 /// How long an outbox entry is kept at most, whatever the transport's window:
 /// a bound so that an abandoned entry does not stay forever.
-pub const OUTBOX_KEEP: Duration = Duration::from_secs(24 * 3600);
+pub(crate) const OUTBOX_KEEP: Duration = Duration::from_secs(24 * 3600);
 
 /// Seconds since the Unix epoch.
 pub fn unix_now() -> i64 {
@@ -160,7 +160,7 @@ impl PendingStatus {
     }
 
     /// Whether the action waits for a press or a code.
-    pub fn is_open(self) -> bool {
+    pub(crate) fn is_open(self) -> bool {
         matches!(self, PendingStatus::Waiting | PendingStatus::AwaitingCode)
     }
 }

@@ -74,7 +74,7 @@ async fn keep_connected(name: String, server: McpServerConfig, remote: Arc<Remot
 
 /// The only variables of the bot's environment a stdio MCP server gets
 /// (besides its own `env`).
-pub const INHERITED_ENV: &[&str] = &["PATH", "HOME", "LANG", "TZ"];
+pub(crate) const INHERITED_ENV: &[&str] = &["PATH", "HOME", "LANG", "TZ"];
 
 async fn connect(server: &McpServerConfig) -> Result<RunningService<RoleClient, ()>, String> {
     if !server.command.trim().is_empty() {

@@ -46,7 +46,7 @@ use crate::engine::tools::Tool;
 
 /// The platform name of shoppers served over MCP (their conversations and
 /// carts are their own, apart from their Telegram ones).
-pub const PLATFORM: &str = "mcp";
+pub(crate) const PLATFORM: &str = "mcp";
 
 /// Protocol versions served: those where the server may ask the client
 /// (elicitation) in the middle of a call.
@@ -236,7 +236,7 @@ async fn ask(
 /// does (its own level) and the operator's override (`level`), whichever is
 /// the more careful: a tool that writes is never read-only, even when the
 /// operator lets it run without a confirmation; one made critical is destructive.
-pub fn mcp_tool(spec: &'static ToolSpec, level: Level) -> rmcp::model::Tool {
+pub(crate) fn mcp_tool(spec: &'static ToolSpec, level: Level) -> rmcp::model::Tool {
     let schema = match spec.parameters() {
         Value::Object(map) => map.clone(),
         _ => serde_json::Map::new(),
@@ -379,7 +379,10 @@ fn tokens(app: &App) -> HashMap<String, i64> {
 
 /// The HTTP router of `mallbot mcp --listen`: `/mcp`, streamable HTTP,
 /// behind the bearer check; `Host` and `Origin` checked by the transport.
-pub fn http_router(app: App, cancel: tokio_util::sync::CancellationToken) -> anyhow::Result<axum::Router> {
+pub(crate) fn http_router(
+    app: App,
+    cancel: tokio_util::sync::CancellationToken,
+) -> anyhow::Result<axum::Router> {
     let tokens = tokens(&app);
     if tokens.is_empty() {
         anyhow::bail!(

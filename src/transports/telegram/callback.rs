@@ -5,7 +5,7 @@
 
 /// What a button press asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ButtonData {
+pub(crate) enum ButtonData {
     /// Confirm (`approve`) or Cancel a pending action.
     Confirmation { token: String, approve: bool },
     /// The suggestion at this index of the message's buttons.
@@ -20,7 +20,7 @@ pub enum ButtonData {
 
 /// A press on one of the service desk's buttons.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DeskAction {
+pub(crate) enum DeskAction {
     /// Staff end the conversation with this shopper (the card's button).
     Close(i64),
     /// The shopper keeps waiting for a person.
@@ -30,7 +30,7 @@ pub enum DeskAction {
 }
 
 /// Telegram's limit on `callback_data`.
-pub const CALLBACK_DATA_LIMIT: usize = 64;
+pub(crate) const CALLBACK_DATA_LIMIT: usize = 64;
 
 impl ButtonData {
     /// The `callback_data` string.

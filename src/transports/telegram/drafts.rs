@@ -19,7 +19,7 @@ pub struct DraftSupport {
 
 impl DraftSupport {
     /// Whether drafts are still worth trying.
-    pub fn usable(&self) -> bool {
+    pub(crate) fn usable(&self) -> bool {
         !self.refused.load(Ordering::Relaxed)
     }
 

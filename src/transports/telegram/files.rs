@@ -13,7 +13,7 @@ use super::send;
 /// The most the bot downloads: the cloud Bot API server's limit for bots
 /// (20 MB). A self-hosted server allows more; a voice message or a photo
 /// of that size is not worth transcribing or showing anyway.
-pub const DOWNLOAD_LIMIT: u64 = 20 * 1024 * 1024;
+pub(crate) const DOWNLOAD_LIMIT: u64 = 20 * 1024 * 1024;
 
 /// Why a file could not be fetched.
 #[derive(Debug, thiserror::Error)]
@@ -41,7 +41,7 @@ impl DownloadError {
 
 /// Whether a size Telegram reported is over the limit (`u32::MAX` means it
 /// reported none).
-pub fn too_big(size: u32) -> bool {
+pub(crate) fn too_big(size: u32) -> bool {
     over(size, DOWNLOAD_LIMIT)
 }
 
@@ -53,14 +53,14 @@ pub fn over(size: u32, limit: u64) -> bool {
 /// Bytes a second of speech may take at most: 320 kbit/s for a recording
 /// (a voice message's Opus is 16–64 kbit/s; an MP3 at most 320), 1.28
 /// Mbit/s for a round video note.
-pub fn speech_bytes_per_second(mime: &str) -> u64 {
+pub(crate) fn speech_bytes_per_second(mime: &str) -> u64 {
     if mime.starts_with("video/") { 160 * 1024 } else { 40 * 1024 }
 }
 
 /// The most a recording of at most `max_seconds` may weigh (plus 64 KiB of
 /// container headers): what the sender's client claims for its length is
 /// not trusted, its bytes are counted.
-pub fn speech_ceiling(max_seconds: u32, mime: &str) -> u64 {
+pub(crate) fn speech_ceiling(max_seconds: u32, mime: &str) -> u64 {
     (u64::from(max_seconds) * speech_bytes_per_second(mime) + 64 * 1024).min(DOWNLOAD_LIMIT)
 }
 
@@ -71,7 +71,11 @@ pub async fn download(bot: &Bot, file_id: &FileId) -> Result<Vec<u8>, DownloadEr
 
 /// The bytes of file `file_id`, at most `limit` (checked on the size the
 /// Bot API reports, the response's length, and while it streams in).
-pub async fn download_within(bot: &Bot, file_id: &FileId, limit: u64) -> Result<Vec<u8>, DownloadError> {
+pub(crate) async fn download_within(
+    bot: &Bot,
+    file_id: &FileId,
+    limit: u64,
+) -> Result<Vec<u8>, DownloadError> {
     let limit = limit.min(DOWNLOAD_LIMIT);
     let file = match send::call(bot, &teloxide::payloads::GetFile::new(file_id.clone())).await {
         Ok(file) => file,
@@ -122,7 +126,7 @@ pub async fn download_within(bot: &Bot, file_id: &FileId, limit: u64) -> Result<
 
 /// The photo size to show the model: the largest whose long side is at most
 /// `max_side` px, else the smallest there is.
-pub fn pick_photo(sizes: &[PhotoSize], max_side: u32) -> Option<&PhotoSize> {
+pub(crate) fn pick_photo(sizes: &[PhotoSize], max_side: u32) -> Option<&PhotoSize> {
     let area = |p: &&PhotoSize| u64::from(p.width) * u64::from(p.height);
     sizes
         .iter()

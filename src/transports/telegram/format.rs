@@ -2,7 +2,7 @@
 //! it; `markdown.rs` renders an answer's Markdown into [`Part`]s with these.
 
 /// Telegram's limit on the text of one message.
-pub const MESSAGE_LIMIT: usize = 4096;
+pub(crate) const MESSAGE_LIMIT: usize = 4096;
 
 /// One message of an answer: its HTML, and the same text plain for when
 /// Telegram cannot parse the HTML.
@@ -13,7 +13,7 @@ pub struct Part {
 }
 
 /// Escapes `&`, `<` and `>` so plain text can be sent with `parse_mode=HTML`.
-pub fn escape_html(text: &str) -> String {
+pub(crate) fn escape_html(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 8);
     for c in text.chars() {
         match c {
@@ -28,7 +28,7 @@ pub fn escape_html(text: &str) -> String {
 
 /// The length of a text as Telegram measures it: UTF-16 code units (a
 /// Chinese character counts one, an emoji outside the basic plane two).
-pub fn telegram_len(text: &str) -> usize {
+pub(crate) fn telegram_len(text: &str) -> usize {
     text.chars().map(char::len_utf16).sum()
 }
 
@@ -37,12 +37,12 @@ pub fn telegram_len(text: &str) -> usize {
 /// else at a line break, else after a sentence, else at a space, else
 /// anywhere. Only the line breaks and spaces at the cuts are dropped; no other
 /// character is lost. A text within the limit comes back as one message.
-pub fn split_message(text: &str, limit: usize) -> Vec<String> {
+pub(crate) fn split_message(text: &str, limit: usize) -> Vec<String> {
     cut_ranges(text, limit).into_iter().map(|(start, end)| text[start..end].to_owned()).collect()
 }
 
 /// The byte ranges of `text` that [`split_message`] makes into messages.
-pub fn cut_ranges(text: &str, limit: usize) -> Vec<(usize, usize)> {
+pub(crate) fn cut_ranges(text: &str, limit: usize) -> Vec<(usize, usize)> {
     let limit = limit.max(2);
     let mut ranges = Vec::new();
     let end_of_text = text.trim_end().len();

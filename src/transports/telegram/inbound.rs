@@ -113,7 +113,7 @@ fn speech(msg: &Message) -> Option<Speech<'_>> {
 
 /// The bot as seen in messages: its user id and @username.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BotIdentity {
+pub(crate) struct BotIdentity {
     /// The bot's user id.
     pub id: UserId,
     /// The bot's username, without `@`.
@@ -122,7 +122,7 @@ pub struct BotIdentity {
 
 impl BotIdentity {
     /// The identity `getMe` reported.
-    pub fn from_me(me: &Me) -> Self {
+    pub(crate) fn from_me(me: &Me) -> Self {
         BotIdentity { id: me.user.id, username: me.user.username.clone().unwrap_or_default() }
     }
 
@@ -133,7 +133,7 @@ impl BotIdentity {
 
 /// The text of a message after reading who it is for.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Addressing {
+pub(crate) struct Addressing {
     /// Whether the message mentions the bot, replies to it or is a `/command@bot`.
     pub addressed: bool,
     /// The text with the bot's mentions (and the `@bot` of a command) removed.
@@ -143,7 +143,7 @@ pub struct Addressing {
 /// Reads whether `text` (with its `entities`) is addressed to `bot` and strips
 /// the bot's mentions; `reply_to_bot` is whether the message replies to one of
 /// the bot's messages.
-pub fn addressing(
+pub(crate) fn addressing(
     text: &str,
     entities: &[MessageEntityRef<'_>],
     bot: &BotIdentity,
@@ -199,12 +199,12 @@ fn strip_ranges(text: &str, mut ranges: Vec<std::ops::Range<usize>>) -> String {
 
 /// Whether `msg` replies to one of the bot's own messages. In forum topics
 /// every message "replies" to the topic's first message; that does not count.
-pub fn replies_to_bot(msg: &Message, bot: &BotIdentity) -> bool {
+pub(crate) fn replies_to_bot(msg: &Message, bot: &BotIdentity) -> bool {
     replied_message(msg).and_then(|r| r.from.as_ref()).is_some_and(|u| u.id == bot.id)
 }
 
 /// The message `msg` really replies to (not a forum topic's first message).
-pub fn replied_message(msg: &Message) -> Option<&Message> {
+pub(crate) fn replied_message(msg: &Message) -> Option<&Message> {
     let replied = msg.reply_to_message()?;
     let topic_root = msg.is_topic_message
         && (replied.forum_topic_created().is_some() || msg.thread_id.is_some_and(|t| t.0 == replied.id));
@@ -212,13 +212,13 @@ pub fn replied_message(msg: &Message) -> Option<&Message> {
 }
 
 /// The text of the message `msg` replies to, if any.
-pub fn reply_text(msg: &Message) -> Option<String> {
+pub(crate) fn reply_text(msg: &Message) -> Option<String> {
     let replied = replied_message(msg)?;
     replied.text().or(replied.caption()).map(str::to_owned)
 }
 
 /// Reads a command addressed to this bot (see [`Command::parse`]).
-pub fn parse_command(text: &str, bot: &BotIdentity) -> Option<Command> {
+pub(crate) fn parse_command(text: &str, bot: &BotIdentity) -> Option<Command> {
     Command::parse(text, |name| bot.is_my_name(name))
 }
 
@@ -227,7 +227,7 @@ pub fn parse_command(text: &str, bot: &BotIdentity) -> Option<Command> {
 /// One update being handled. Clones share everything, the `/lang` choice
 /// once read included.
 #[derive(Clone)]
-pub struct Handle {
+pub(crate) struct Handle {
     pub bot: Bot,
     /// Who the bot is (`getMe`).
     pub me: Me,
@@ -264,7 +264,7 @@ impl Handle {
 
     /// The language to answer the text `text` of this update in: the `/lang`
     /// choice, else the language of `text`, else [`Handle::lang`]'s fallbacks.
-    pub async fn lang_of_text(&self, text: &str) -> Lang {
+    pub(crate) async fn lang_of_text(&self, text: &str) -> Lang {
         self.chosen().await.unwrap_or_else(|| self.tg.detected_lang(&self.from, Some(text)))
     }
 
@@ -326,7 +326,7 @@ impl Handle {
 
     /// Runs router work in its own task with the typing indicator on; a
     /// panic becomes a logged error and an apology.
-    pub async fn run_guarded<F>(&self, work: F) -> Reply
+    pub(crate) async fn run_guarded<F>(&self, work: F) -> Reply
     where
         F: Future<Output = Reply> + Send + 'static,
     {
@@ -388,7 +388,7 @@ impl Handle {
                 && let Some(last) = ids.last()
             {
                 // What a 👍/👎 on this answer will be about.
-                let key = rated_key(self.target.chat.0, last.0);
+                let key = crate::infra::state::keys::rated(self.target.chat.0, last.0);
                 let value = serde_json::to_string(rated).unwrap_or_default();
                 if let Err(e) =
                     self.tg.app.state.put_value(&key, &value, self.tg.app.router.report_keep()).await
@@ -416,12 +416,12 @@ impl Handle {
     }
 
     /// Sends a text of the bot's own through the outbox, not counted.
-    pub async fn deliver_text(&self, text: &str) -> Result<Delivery, RequestError> {
+    pub(crate) async fn deliver_text(&self, text: &str) -> Result<Delivery, RequestError> {
         self.tg.outbox.deliver_text(&self.bot, &self.target, text).await
     }
 
     /// Logs a failure to answer, counts it, and tells the shopper briefly.
-    pub async fn apologise(&self, error: &RequestError) {
+    pub(crate) async fn apologise(&self, error: &RequestError) {
         tracing::error!(error = %error, chat = self.target.chat.0, "could not answer on telegram");
         self.tg.app.stats.record_error("could not answer on telegram");
         if let Err(e) =
@@ -430,11 +430,6 @@ impl Handle {
             tracing::warn!(error = %e, "could not send the apology either");
         }
     }
-}
-
-/// The key under which an answer's question and tools are kept, by its message.
-pub(super) fn rated_key(chat: i64, message_id: i32) -> String {
-    format!("rated:{chat}:{message_id}")
 }
 
 #[cfg(test)]

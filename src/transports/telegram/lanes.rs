@@ -23,9 +23,9 @@ use tokio_util::task::TaskTracker;
 type Job = Pin<Box<dyn Future<Output = ()> + Send>>;
 
 /// Updates of one chat that may wait behind the one being handled.
-pub const LANE_DEPTH: usize = 10;
+pub(crate) const LANE_DEPTH: usize = 10;
 /// Chats that may have updates in hand at once.
-pub const MAX_LANES: usize = 4096;
+pub(crate) const MAX_LANES: usize = 4096;
 
 /// What became of an update given to [`Lanes::run`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,7 +62,7 @@ impl Default for Lanes {
 
 impl Lanes {
     /// Lanes of at most `depth` waiting updates, at most `max_lanes` at once.
-    pub fn with_limits(depth: usize, max_lanes: usize) -> Lanes {
+    pub(crate) fn with_limits(depth: usize, max_lanes: usize) -> Lanes {
         Lanes {
             open: Arc::default(),
             running: TaskTracker::new(),

@@ -10,7 +10,7 @@ use std::time::Duration;
 use crate::infra::state::StateStore;
 
 /// How long a hand-off link keeps its request.
-pub const HANDOFF_TTL: Duration = Duration::from_secs(3600);
+pub(crate) const HANDOFF_TTL: Duration = Duration::from_secs(3600);
 
 /// Prefix of every hand-off payload (a plain `/start` has none).
 const PREFIX: &str = "h";
@@ -29,7 +29,7 @@ impl HandoffLinks {
     }
 
     /// Links kept in `state` for `ttl`.
-    pub fn with_ttl(state: Arc<dyn StateStore>, ttl: Duration) -> Self {
+    pub(crate) fn with_ttl(state: Arc<dyn StateStore>, ttl: Duration) -> Self {
         HandoffLinks { state, ttl }
     }
 
@@ -38,7 +38,11 @@ impl HandoffLinks {
     /// `None` when the store cannot keep it (logged).
     pub async fn put(&self, user_id: i64, request: &str) -> Option<String> {
         let payload = format!("{PREFIX}{}", random_token(15));
-        match self.state.put_value(&key(user_id, &payload), request, self.ttl).await {
+        match self
+            .state
+            .put_value(&crate::infra::state::keys::handoff(user_id, &payload), request, self.ttl)
+            .await
+        {
             Ok(()) => Some(payload),
             Err(e) => {
                 tracing::error!(error = %e, "could not keep a hand-off link; sending the plain link");
@@ -50,7 +54,7 @@ impl HandoffLinks {
     /// The request behind `payload` if it belongs to `user_id` and has not
     /// expired; it is used up. Anyone else gets `None` and the link stays.
     pub async fn take(&self, payload: &str, user_id: i64) -> Option<String> {
-        match self.state.take_value(&key(user_id, payload)).await {
+        match self.state.take_value(&crate::infra::state::keys::handoff(user_id, payload)).await {
             Ok(request) => request,
             Err(e) => {
                 tracing::error!(error = %e, "could not read a hand-off link");
@@ -58,11 +62,6 @@ impl HandoffLinks {
             }
         }
     }
-}
-
-/// The state-store key of a link: only its owner's id finds it.
-fn key(user_id: i64, payload: &str) -> String {
-    format!("handoff:{user_id}:{payload}")
 }
 
 /// `len` random characters of `[A-Za-z0-9]`.

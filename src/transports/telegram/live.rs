@@ -35,14 +35,14 @@ use crate::engine::progress::{Progress, TurnEvent};
 use crate::engine::reply::Reply;
 
 /// The shortest gap between two edits of the live message in a private chat.
-pub const PRIVATE_EDIT_EVERY: Duration = Duration::from_secs(1);
+pub(crate) const PRIVATE_EDIT_EVERY: Duration = Duration::from_secs(1);
 /// The shortest gap between two edits of the live message in a group.
-pub const GROUP_EDIT_EVERY: Duration = Duration::from_secs(3);
+pub(crate) const GROUP_EDIT_EVERY: Duration = Duration::from_secs(3);
 /// The shortest gap between two drafts.
-pub const DRAFT_EVERY: Duration = Duration::from_millis(400);
+pub(crate) const DRAFT_EVERY: Duration = Duration::from_millis(400);
 /// A status is shown only once a turn has run this long: quick turns show
 /// "typing…" and then their answer, without a status message coming and going.
-pub const STATUS_AFTER: Duration = Duration::from_millis(600);
+pub(crate) const STATUS_AFTER: Duration = Duration::from_millis(600);
 /// The longest `retry_after` the live message waits for before its final edit.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 
@@ -71,7 +71,7 @@ enum Showing {
 }
 
 /// The live message of one turn at the [`Target`] of its update.
-pub struct LiveMessage<'a> {
+pub(crate) struct LiveMessage<'a> {
     bot: &'a Bot,
     target: Target,
     drafts: &'a DraftSupport,
@@ -352,7 +352,7 @@ impl Handle {
     /// Runs a router turn in its own task, showing its progress in a
     /// [`LiveMessage`], then replaces that with the reply (in `lang`); a
     /// panic becomes a logged error and an apology.
-    pub async fn run_live<F, W>(&self, lang: Lang, work: W) -> Result<(), RequestError>
+    pub(crate) async fn run_live<F, W>(&self, lang: Lang, work: W) -> Result<(), RequestError>
     where
         W: FnOnce(Progress) -> F,
         F: Future<Output = Reply> + Send + 'static,

@@ -405,7 +405,7 @@ pub fn render(markdown: &str, limit: usize) -> Vec<Part> {
 
 /// An answer (Markdown) as Telegram messages of at most `limit` characters
 /// each, every one balanced HTML with its plain text beside it.
-pub fn render_parts(text: &str, limit: usize) -> Vec<Part> {
+pub(crate) fn render_parts(text: &str, limit: usize) -> Vec<Part> {
     let parts = render(text, limit);
     if parts.is_empty() && !text.trim().is_empty() {
         // Markdown with nothing visible (an empty code block): the source as written.

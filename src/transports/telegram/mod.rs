@@ -46,14 +46,15 @@ pub mod trust;
 mod update;
 pub mod webhook;
 
-pub use format::{escape_html, split_message};
-pub use transport::{TelegramError, Transport, outbox_max_age};
+pub(crate) use transport::outbox_max_age;
+pub use transport::{TelegramError, Transport};
+pub(crate) use update::ALLOWED_UPDATES;
 pub(crate) use update::dispatch_until;
-pub use update::{ALLOWED_UPDATES, SHUTDOWN_GRACE, dispatcher, schema, stop_signal};
+pub use update::{dispatcher, schema, stop_signal};
 
 /// How often expired state (pending actions, update ids, counters, history,
 /// hand-off links) is purged while the bot runs.
-pub const PURGE_EVERY: Duration = Duration::from_secs(600);
+pub(crate) const PURGE_EVERY: Duration = Duration::from_secs(600);
 
 /// Checks the token with `getMe` against `telegram.api_url`; returns the bot
 /// and who it is.
@@ -254,7 +255,7 @@ async fn poll(bot: Bot, app: App, stop: impl Future<Output = &'static str>) -> R
 }
 
 /// Purges expired state now and then every `every`, logging how many records went.
-pub fn spawn_purging(state: Arc<dyn StateStore>, every: Duration) -> tokio::task::JoinHandle<()> {
+pub(crate) fn spawn_purging(state: Arc<dyn StateStore>, every: Duration) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         let mut ticks = tokio::time::interval(every);
         ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);

@@ -23,11 +23,11 @@ use crate::infra::state::{OutboxEntry, StateStore, unix_now_ms};
 
 /// How long an entry belongs to whoever is sending it (the turn, or a
 /// flush); after that, another flush may take it.
-pub const CLAIM_LEASE: Duration = Duration::from_secs(120);
+pub(crate) const CLAIM_LEASE: Duration = Duration::from_secs(120);
 /// How soon an answer Telegram did not take is tried again.
 pub const RETRY_AFTER: Duration = Duration::from_secs(5);
 /// How often the background task looks for answers to send.
-pub const FLUSH_EVERY: Duration = Duration::from_secs(5);
+pub(crate) const FLUSH_EVERY: Duration = Duration::from_secs(5);
 /// How many entries one flush takes at most.
 const BATCH: usize = 50;
 
@@ -79,7 +79,7 @@ impl Outbox {
     }
 
     /// Like [`Outbox::deliver`], for a text of the bot's own without buttons.
-    pub async fn deliver_text(
+    pub(crate) async fn deliver_text(
         &self,
         bot: &Bot,
         target: &Target,
@@ -89,7 +89,7 @@ impl Outbox {
     }
 
     /// Like [`Outbox::deliver_text`], with buttons of the transport's own.
-    pub async fn deliver_with_markup(
+    pub(crate) async fn deliver_with_markup(
         &self,
         bot: &Bot,
         target: &Target,

@@ -33,11 +33,11 @@ use crate::engine::router::Way;
 use crate::infra::state::unix_now;
 
 /// How often payments the mall could not take yet are tried again.
-pub const SETTLE_EVERY: Duration = Duration::from_secs(10);
+pub(crate) const SETTLE_EVERY: Duration = Duration::from_secs(10);
 
 /// A `pre_checkout_query`: answered at once, in its own task (it belongs to
 /// no chat's lane: Telegram waits for it, not for the chat's turn).
-pub async fn on_pre_checkout(
+pub(crate) async fn on_pre_checkout(
     bot: Bot,
     query: PreCheckoutQuery,
     me: Me,
@@ -238,7 +238,7 @@ impl Handle {
 /// Tells the shopper what became of their payment. `receipt`: told at the
 /// payment's arrival (a payment left waiting is said so); else by the
 /// background task (only what is settled now is told).
-pub async fn tell_settled(bot: &Bot, app: &App, outbox: &Outbox, settled: Settled, receipt: bool) {
+pub(crate) async fn tell_settled(bot: &Bot, app: &App, outbox: &Outbox, settled: Settled, receipt: bool) {
     let (record, text, markup) = match settled {
         Settled::Recorded { record, order } => {
             let store = app.mall.get_store(&order.pickup_store_id).await.ok();
@@ -295,7 +295,7 @@ fn route_button(lang: Lang, store_id: &str) -> Option<InlineKeyboardMarkup> {
 
 /// Records the payments still due every `every` (and at start), telling
 /// each shopper once the mall took or refused theirs.
-pub fn spawn_settling(
+pub(crate) fn spawn_settling(
     bot: Bot,
     app: App,
     outbox: Arc<Outbox>,
@@ -313,7 +313,7 @@ pub fn spawn_settling(
 }
 
 /// One pass over the payments still due.
-pub async fn settle_due_once(bot: &Bot, app: &App, ledger: &Ledger, outbox: &Outbox) {
+pub(crate) async fn settle_due_once(bot: &Bot, app: &App, ledger: &Ledger, outbox: &Outbox) {
     for settled in ledger.settle_due().await {
         tell_settled(bot, app, outbox, settled, false).await;
     }
@@ -364,7 +364,7 @@ impl EventTeller for TelegramTeller {
 }
 
 /// Starts the event feed of `app` (`events.poll_secs`; none when 0).
-pub fn spawn_events(bot: Bot, app: App, outbox: Arc<Outbox>) -> Option<tokio::task::JoinHandle<()>> {
+pub(crate) fn spawn_events(bot: Bot, app: App, outbox: Arc<Outbox>) -> Option<tokio::task::JoinHandle<()>> {
     let every = Duration::from_secs(app.config.events.poll_secs);
     if every.is_zero() {
         return None;

@@ -16,7 +16,7 @@ use super::format::telegram_len;
 use super::send::{self, Target, Upload};
 
 /// Telegram's limit for a photo caption.
-pub const CAPTION_LIMIT: usize = 1024;
+pub(crate) const CAPTION_LIMIT: usize = 1024;
 /// File ids remembered, at most (the cache is emptied when full).
 const FILE_ID_CACHE_SIZE: usize = 1024;
 
@@ -25,7 +25,7 @@ const FILE_ID_CACHE_SIZE: usize = 1024;
 static FILE_IDS: LazyLock<Mutex<HashMap<String, String>>> = LazyLock::new(|| Mutex::new(HashMap::new()));
 
 /// The file id an earlier upload of this picture got, if any.
-pub fn cached_file_id(cache_key: &str) -> Option<String> {
+pub(crate) fn cached_file_id(cache_key: &str) -> Option<String> {
     FILE_IDS.lock().ok()?.get(cache_key).cloned()
 }
 
@@ -39,7 +39,7 @@ fn remember(cache_key: &str, file_id: String) {
 }
 
 /// `caption` cut to fit a photo: at a line break if one is near the end, with `…`.
-pub fn fit_caption(caption: &str) -> String {
+pub(crate) fn fit_caption(caption: &str) -> String {
     if telegram_len(caption) <= CAPTION_LIMIT {
         return caption.to_owned();
     }
@@ -94,7 +94,7 @@ fn file_id_of(message: &Message) -> Option<String> {
 /// Sends `pictures` to `target` through [`send::call_uploading`] (so
 /// with its retries and flood waits): failures are logged, the text answer
 /// already went out.
-pub async fn send_pictures(bot: &Bot, target: &Target, pictures: &[Picture]) {
+pub(crate) async fn send_pictures(bot: &Bot, target: &Target, pictures: &[Picture]) {
     let mut uploads = Vec::new();
     let mut fields = target_fields(target);
     match pictures {

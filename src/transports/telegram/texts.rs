@@ -24,7 +24,7 @@ pub fn unknown_command(lang: Lang) -> &'static str {
 }
 
 /// The answer to a sticker, voice message, file… in a private chat.
-pub fn please_write(lang: Lang) -> &'static str {
+pub(crate) fn please_write(lang: Lang) -> &'static str {
     lang.texts().commands.please_write
 }
 
@@ -43,11 +43,6 @@ pub fn lang_set(lang: Lang) -> &'static str {
     lang.texts().commands.lang_set
 }
 
-/// The answer to `/lang` without a (known) language.
-pub fn lang_usage(lang: Lang) -> &'static str {
-    lang.texts().commands.lang_usage
-}
-
 /// The Confirm and Cancel button labels.
 pub fn confirm_labels(lang: Lang) -> (&'static str, &'static str) {
     let commands = &lang.texts().commands;
@@ -55,27 +50,32 @@ pub fn confirm_labels(lang: Lang) -> (&'static str, &'static str) {
 }
 
 /// The label of the button that opens the private chat.
-pub fn open_private_label(lang: Lang) -> &'static str {
+pub(crate) fn open_private_label(lang: Lang) -> &'static str {
     lang.texts().commands.open_private
 }
 
 /// The label of an unpaid order's pay button.
-pub fn pay_label(lang: Lang) -> &'static str {
+pub(crate) fn pay_label(lang: Lang) -> &'static str {
     lang.texts().pay.button
 }
 
 /// Shown in place of the buttons when a typed code is needed.
-pub fn code_needed(lang: Lang) -> &'static str {
+pub(crate) fn code_needed(lang: Lang) -> &'static str {
     lang.texts().commands.code_needed
 }
 
 /// The alert for a suggestion button whose message is too old to read.
-pub fn button_expired(lang: Lang) -> &'static str {
+pub(crate) fn button_expired(lang: Lang) -> &'static str {
     lang.texts().commands.button_expired
 }
 
 /// The Telegram part of `/health`: the bot, how updates arrive, and privacy mode.
-pub fn health_telegram(lang: Lang, username: &str, mode: &str, can_read_all_group_messages: bool) -> String {
+pub(crate) fn health_telegram(
+    lang: Lang,
+    username: &str,
+    mode: &str,
+    can_read_all_group_messages: bool,
+) -> String {
     let commands = &lang.texts().commands;
     let privacy = if can_read_all_group_messages { commands.privacy_off } else { commands.privacy_on };
     format!("Telegram: @{username} ({mode})\n{privacy}")

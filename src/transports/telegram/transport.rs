@@ -15,10 +15,10 @@ use crate::infra::config::{TelegramConfig, TelegramMode};
 
 /// How long recording a payment with the mall may take before it is left
 /// to the ledger's retries.
-pub const RECORD_TIMEOUT: Duration = Duration::from_secs(5);
+pub(crate) const RECORD_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The payments kept until the mall recorded them, for `app`.
-pub fn ledger(app: &App) -> Ledger {
+pub(crate) fn ledger(app: &App) -> Ledger {
     Ledger::new(app.state.clone(), app.mall.clone(), RECORD_TIMEOUT)
 }
 
@@ -88,7 +88,7 @@ impl Transport {
     }
 
     /// The language of `text`, else the user's Telegram language, else `bot.language`.
-    pub fn detected_lang(&self, user: &User, text: Option<&str>) -> Lang {
+    pub(crate) fn detected_lang(&self, user: &User, text: Option<&str>) -> Lang {
         let preferred =
             user.language_code.as_deref().and_then(Lang::parse).unwrap_or(self.app.config.bot.language);
         Lang::detect_or(text.unwrap_or_default(), preferred)
@@ -115,6 +115,6 @@ impl Transport {
 }
 
 /// `telegram.outbox_max_age_secs` as a duration.
-pub fn outbox_max_age(config: &TelegramConfig) -> Duration {
+pub(crate) fn outbox_max_age(config: &TelegramConfig) -> Duration {
     Duration::from_secs(config.outbox_max_age_secs)
 }

@@ -58,7 +58,7 @@ fn urls_in(text: &str) -> Vec<&str> {
 /// `None` (Telegram's default preview) when it has links and every one is
 /// on a trusted host; otherwise previews off. Telegram also previews a bare
 /// domain name written as text, so no link at all still turns them off.
-pub fn preview_options(text: &str) -> Option<LinkPreviewOptions> {
+pub(crate) fn preview_options(text: &str) -> Option<LinkPreviewOptions> {
     let urls = urls_in(text);
     let trusted = !urls.is_empty()
         && urls.iter().all(|url| {
@@ -71,7 +71,7 @@ pub fn preview_options(text: &str) -> Option<LinkPreviewOptions> {
 }
 
 /// Link previews off.
-pub fn disabled() -> LinkPreviewOptions {
+pub(crate) fn disabled() -> LinkPreviewOptions {
     LinkPreviewOptions {
         is_disabled: true,
         url: None,
@@ -83,7 +83,7 @@ pub fn disabled() -> LinkPreviewOptions {
 
 /// Whether a product picture at `url` may be sent by URL: http(s) from one of
 /// the mall's image hosts.
-pub fn image_allowed(url: &reqwest::Url) -> bool {
+pub(crate) fn image_allowed(url: &reqwest::Url) -> bool {
     matches!(url.scheme(), "http" | "https") && url.host_str().is_some_and(|h| host_in(h, images()))
 }
 

@@ -62,7 +62,7 @@ struct FileTurn {
 }
 
 /// What every endpoint returns to the dispatcher.
-pub type HandlerResult = Result<(), TelegramError>;
+pub(crate) type HandlerResult = Result<(), TelegramError>;
 
 /// How an update ended, for `mallbot_updates_total`.
 type Outcome = &'static str;
@@ -73,7 +73,7 @@ const REFUSED: Outcome = "refused";
 /// A message in a private chat, group or supergroup: its [`Handle`] is
 /// built, then it is handled in its chat's lane, or dropped when the lane is
 /// full (told once) or too many chats are busy.
-pub async fn on_message(bot: Bot, msg: Message, me: Me, tg: Arc<Transport>) -> HandlerResult {
+pub(crate) async fn on_message(bot: Bot, msg: Message, me: Me, tg: Arc<Transport>) -> HandlerResult {
     let kind = match inbound::content(&msg) {
         Content::Text { text, .. } if text.trim_start().starts_with('/') => "command",
         Content::Text { .. } => "message",
@@ -139,7 +139,7 @@ async fn message_update(handle: Handle, msg: Box<Message>, kind: &'static str) {
 /// A reaction in a private chat to one of the bot's answers: a 👍 or 👎
 /// newly put counts in the report with the answer's question and tools
 /// (kept with the message when it was sent); anything else is ignored.
-pub async fn on_reaction(
+pub(crate) async fn on_reaction(
     reaction: teloxide::types::MessageReactionUpdated,
     tg: Arc<Transport>,
 ) -> HandlerResult {
@@ -166,7 +166,7 @@ pub async fn on_reaction(
         return Ok(());
     };
     let chat = reaction.chat.id.0;
-    let key = super::inbound::rated_key(chat, reaction.message_id.0);
+    let key = crate::infra::state::keys::rated(chat, reaction.message_id.0);
     let rated = match tg.app.state.get_value(&key).await {
         Ok(value) => value.and_then(|v| serde_json::from_str::<crate::engine::reply::Rated>(&v).ok()),
         Err(e) => {
@@ -189,7 +189,7 @@ pub async fn on_reaction(
 /// A press of one of the bot's buttons: its [`Handle`] is built (answering
 /// in the chat and topic of the pressed message), then it is handled in the
 /// lane of that chat, after the messages that came before it.
-pub async fn on_button(bot: Bot, query: CallbackQuery, me: Me, tg: Arc<Transport>) -> HandlerResult {
+pub(crate) async fn on_button(bot: Bot, query: CallbackQuery, me: Me, tg: Arc<Transport>) -> HandlerResult {
     let (target, is_group) = match query.regular_message() {
         Some(message) => {
             let is_group = message.chat.is_group() || message.chat.is_supergroup();
@@ -536,7 +536,7 @@ impl Handle {
 // ------------------------------------------------------------ the update tree
 
 /// How long a stop waits for the turns in flight before giving up on them.
-pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(20);
+pub(crate) const SHUTDOWN_GRACE: Duration = Duration::from_secs(20);
 
 /// The update tree: messages (a `successful_payment` among them), button
 /// presses, pre-checkout queries and reactions to the bot's answers. Everything else (edited
@@ -551,7 +551,7 @@ pub fn schema() -> UpdateHandler<TelegramError> {
 
 /// The updates the bot asks Telegram for (by polling or webhook): without
 /// the list Telegram leaves out reactions.
-pub const ALLOWED_UPDATES: [teloxide::types::AllowedUpdate; 4] = [
+pub(crate) const ALLOWED_UPDATES: [teloxide::types::AllowedUpdate; 4] = [
     teloxide::types::AllowedUpdate::Message,
     teloxide::types::AllowedUpdate::CallbackQuery,
     teloxide::types::AllowedUpdate::PreCheckoutQuery,

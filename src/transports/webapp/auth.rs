@@ -15,11 +15,11 @@ use serde::Deserialize;
 
 /// How far ahead of this server's clock an `auth_date` may be (clocks differ
 /// a little); beyond it the launch data is refused.
-pub const CLOCK_SKEW_SECS: u64 = 60;
+pub(crate) const CLOCK_SKEW_SECS: u64 = 60;
 
 /// Why an `initData` was not taken.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum InitDataError {
+pub(crate) enum InitDataError {
     /// No `Authorization: tma …` header.
     #[error("no initData: open the page from Telegram")]
     Missing,
@@ -39,7 +39,7 @@ pub enum InitDataError {
 
 /// The shopper `initData` names.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct WebUser {
+pub(crate) struct WebUser {
     pub id: i64,
     #[serde(default)]
     pub first_name: String,
@@ -69,7 +69,7 @@ impl InitDataCheck {
     }
 
     /// The shopper of `init_data` at unix time `now`, when it is genuine and fresh.
-    pub fn verify(&self, init_data: &str, now: u64) -> Result<WebUser, InitDataError> {
+    pub(crate) fn verify(&self, init_data: &str, now: u64) -> Result<WebUser, InitDataError> {
         let mut hash = None;
         let mut fields: Vec<(String, String)> = Vec::new();
         for (key, value) in form_urlencoded(init_data) {

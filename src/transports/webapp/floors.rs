@@ -15,7 +15,7 @@ use serde::Serialize;
 
 /// Every floor of a map in one language.
 #[derive(Debug)]
-pub struct FloorSet {
+pub(crate) struct FloorSet {
     pub floors: Vec<Floor>,
 }
 
@@ -53,7 +53,7 @@ pub struct FacilityPin {
 
 /// A kind of facility the map has, named in the page's language.
 #[derive(Debug, Clone, Serialize)]
-pub struct FacilityKindName {
+pub(crate) struct FacilityKindName {
     pub kind: &'static str,
     pub name: String,
 }
@@ -69,7 +69,7 @@ pub struct Pin {
 
 /// The floors of `router`'s map in each language, drawn when first asked.
 #[derive(Debug)]
-pub struct MapViews {
+pub(crate) struct MapViews {
     router: Arc<Router>,
     drawn: [OnceLock<FloorSet>; 3],
 }
@@ -113,7 +113,7 @@ impl MapViews {
     }
 
     /// Points in metres on `floor` as points of its drawing.
-    pub fn to_pixels(&self, lang: Lang, floor: i32, points: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    pub(crate) fn to_pixels(&self, lang: Lang, floor: i32, points: &[(f64, f64)]) -> Vec<(f64, f64)> {
         let Some(drawn) = self.floors(lang).floors.iter().find(|f| f.floor == floor) else {
             return Vec::new();
         };
@@ -192,7 +192,7 @@ fn facility_pins(map: &maps::IndoorMap, level: usize, frame: &Frame, lang: Lang)
 }
 
 /// `bytes` gzip-compressed (best compression: each is compressed once).
-pub fn gzip(bytes: &[u8]) -> Bytes {
+pub(crate) fn gzip(bytes: &[u8]) -> Bytes {
     let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
     // Writing to a Vec cannot fail.
     let _ = encoder.write_all(bytes);

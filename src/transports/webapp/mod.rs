@@ -35,7 +35,8 @@ use serde_json::{Value, json};
 use crate::app::App;
 use crate::engine::reply::PressCheck;
 use crate::engine::router::{Admitted, Carried, HoldError, Knock, Presser, Way, Why};
-pub use auth::{InitDataCheck, InitDataError, WebUser};
+pub use auth::InitDataCheck;
+pub(crate) use auth::{InitDataError, WebUser};
 use floors::MapViews;
 
 /// The most a request body may weigh: a cart or order change is a few

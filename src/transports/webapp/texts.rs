@@ -6,7 +6,7 @@ use serde::Serialize;
 
 /// The Mini App's words in one language.
 #[derive(Debug, Serialize)]
-pub struct WebTexts {
+pub(crate) struct WebTexts {
     pub title: &'static str,
     pub tab_map: &'static str,
     pub tab_directory: &'static str,

@@ -34,7 +34,7 @@ use super::{ChatMessage, ChatModel, ChatRequest, ChatResponse, LlmError, ToolCal
 pub use handlers::basic::Lexicon;
 
 /// How often the planner learns the mall's names again.
-pub const LEXICON_REFRESH: Duration = Duration::from_secs(10 * 60);
+pub(crate) const LEXICON_REFRESH: Duration = Duration::from_secs(10 * 60);
 /// After a failed attempt, how long until the next one.
 const LEXICON_RETRY: Duration = Duration::from_secs(30);
 
@@ -61,7 +61,7 @@ pub fn plan(messages: &[ChatMessage], tools: &[&str], lexicon: &Lexicon) -> Step
 /// The answer basic mode words from this turn's calls, in `lang`, when it
 /// can stand as the whole answer with a model too (see
 /// `flow::direct_answer`); `None` when the model must word it.
-pub fn direct_answer(
+pub(crate) fn direct_answer(
     messages: &[ChatMessage],
     tools: &[&str],
     lexicon: &Lexicon,
@@ -110,7 +110,7 @@ impl OfflinePlanner {
     /// The names to plan with: learned now on the first turn, refreshed in
     /// the background when due; a mall that cannot be read leaves the last
     /// names known (none at first) and is asked again shortly.
-    pub async fn lexicon(&self) -> Arc<Lexicon> {
+    pub(crate) async fn lexicon(&self) -> Arc<Lexicon> {
         let Some(mall) = &self.mall else {
             return self.current();
         };

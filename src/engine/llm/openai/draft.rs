@@ -32,7 +32,7 @@ pub(super) struct DraftCall {
 impl Draft {
     /// The normalised response. With `tools_offered`, a tool call the model
     /// wrote into its text (and no real tool call) becomes a real one.
-    pub fn finalize(mut self, tools_offered: bool) -> ChatResponse {
+    pub(crate) fn finalize(mut self, tools_offered: bool) -> ChatResponse {
         if tools_offered && self.calls.is_empty() {
             self.recover_text_calls();
         }

@@ -6,12 +6,12 @@ use serde_json::Value;
 
 use super::draft::{Draft, DraftCall};
 use super::wire::{self, WireCompletion, WireToolCall};
-use crate::engine::llm::{ChatResponse, Usage};
+use crate::engine::llm::Usage;
 use crate::engine::progress::Progress;
 
 /// A stream payload that could not be used.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum ChunkError {
+pub(crate) enum ChunkError {
     /// The payload is not a JSON chunk; the raw text is kept.
     #[error("stream chunk is not JSON: {raw}")]
     NotJson { raw: String },
@@ -28,7 +28,7 @@ pub enum ChunkError {
 /// current call already has one and complete arguments. Empty or `null` ids
 /// and names mean "unchanged".
 #[derive(Debug, Default)]
-pub struct StreamAccumulator {
+pub(crate) struct StreamAccumulator {
     content: String,
     reasoning: String,
     calls: Vec<PartialCall>,
@@ -56,7 +56,7 @@ impl StreamAccumulator {
     }
 
     /// Takes one `data:` payload: a JSON chunk, or `[DONE]`.
-    pub fn push_data(&mut self, data: &str) -> Result<(), ChunkError> {
+    pub(crate) fn push_data(&mut self, data: &str) -> Result<(), ChunkError> {
         if data.trim() == "[DONE]" {
             self.done = true;
             return Ok(());
@@ -71,17 +71,17 @@ impl StreamAccumulator {
     }
 
     /// Whether `[DONE]` arrived.
-    pub fn is_done(&self) -> bool {
+    pub(crate) fn is_done(&self) -> bool {
         self.done
     }
 
     /// Whether any JSON chunk arrived.
-    pub fn has_chunks(&self) -> bool {
+    pub(crate) fn has_chunks(&self) -> bool {
         self.chunks > 0
     }
 
     /// Whether the provider said the answer is over: `[DONE]` or a `finish_reason`.
-    pub fn is_complete(&self) -> bool {
+    pub(crate) fn is_complete(&self) -> bool {
         self.done || self.finish_reason.is_some()
     }
 
@@ -91,13 +91,14 @@ impl StreamAccumulator {
     }
 
     /// Whether a tool-call delta has shown up.
-    pub fn has_tool_calls(&self) -> bool {
+    pub(crate) fn has_tool_calls(&self) -> bool {
         !self.calls.is_empty()
     }
 
     /// The assembled response (see [`super::OpenAiClient`] for the
     /// normalisation); `tools_offered` allows recovering tool calls written as text.
-    pub fn finish(self, tools_offered: bool) -> ChatResponse {
+    #[cfg(test)]
+    fn finish(self, tools_offered: bool) -> crate::engine::llm::ChatResponse {
         self.into_draft().finalize(tools_offered)
     }
 
@@ -272,7 +273,7 @@ fn answer_part(content: &str) -> Option<&str> {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::engine::llm::ToolCall;
+    use crate::engine::llm::{ChatResponse, ToolCall};
     use serde_json::json;
 
     fn feed(chunks: &[Value]) -> ChatResponse {

@@ -392,13 +392,13 @@ impl From<WireUsage> for Usage {
 
 impl WireCompletion {
     /// The token counts, from `usage` or Groq's `x_groq.usage`.
-    pub fn take_usage(&mut self) -> Option<Usage> {
+    pub(crate) fn take_usage(&mut self) -> Option<Usage> {
         let groq = self.x_groq.as_mut().and_then(|g| g.usage.take());
         self.usage.take().or(groq).map(Usage::from)
     }
 
     /// The first choice of a plain answer as a draft; `None` when there is no choice.
-    pub fn into_draft(mut self) -> Option<Draft> {
+    pub(crate) fn into_draft(mut self) -> Option<Draft> {
         let usage = self.take_usage().unwrap_or_default();
         let choice = first_choice(self.choices)?;
         let message = choice.message.or(choice.delta).unwrap_or_default();
@@ -441,7 +441,7 @@ pub(super) fn first_choice(choices: Vec<WireChoice>) -> Option<WireChoice> {
 
 impl WireMessage {
     /// `reasoning_content`, or OpenRouter's `reasoning`, when non-empty.
-    pub fn reasoning_text(&self) -> Option<String> {
+    pub(crate) fn reasoning_text(&self) -> Option<String> {
         [&self.reasoning_content, &self.reasoning]
             .into_iter()
             .flatten()

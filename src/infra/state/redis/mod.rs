@@ -38,7 +38,7 @@ mod updates;
 mod values;
 
 /// The prefix of every key [`RedisStore::connect`] uses.
-pub const DEFAULT_PREFIX: &str = "mallbot:";
+pub(crate) const DEFAULT_PREFIX: &str = "mallbot:";
 
 /// How long one connection attempt may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
@@ -224,7 +224,7 @@ impl RedisStore {
 /// Splits the `prefix` parameter off a Redis URL: the URL the server is
 /// reached at (its other parameters kept) and the key prefix
 /// ([`DEFAULT_PREFIX`] when none is given).
-pub fn split_prefix(url: &str) -> Result<(String, String), StateError> {
+pub(crate) fn split_prefix(url: &str) -> Result<(String, String), StateError> {
     let Some((base, query)) = url.split_once('?') else {
         return Ok((url.to_owned(), DEFAULT_PREFIX.to_owned()));
     };

@@ -31,9 +31,9 @@ pub const TELEGRAM_RETRY: RetryPolicy = RetryPolicy {
     jitter: 0.5,
 };
 /// How many times a request is retried after `429 Too Many Requests`.
-pub const FLOOD_RETRIES: u32 = 3;
+pub(crate) const FLOOD_RETRIES: u32 = 3;
 /// The longest `retry_after` that is waited for; longer waits give up.
-pub const MAX_FLOOD_WAIT: Duration = Duration::from_secs(60);
+pub(crate) const MAX_FLOOD_WAIT: Duration = Duration::from_secs(60);
 /// How much of an unreadable answer a logged error keeps.
 const RAW_LIMIT: usize = 300;
 
@@ -173,7 +173,7 @@ where
 /// Calls the Bot API method `P` with `fields` (a JSON object: strings as
 /// they are, other values as JSON text) and `uploads` as a
 /// `multipart/form-data` form, under the same rule as [`call`].
-pub async fn call_uploading<P>(
+pub(crate) async fn call_uploading<P>(
     bot: &Bot,
     fields: &serde_json::Value,
     uploads: &[Upload],
@@ -292,7 +292,7 @@ async fn attempt<T: DeserializeOwned>(bot: &Bot, url: &reqwest::Url, body: &Body
 
 /// A network failure of a Bot API call, its URL (which carries the token)
 /// redacted before the error goes anywhere.
-pub fn network_error(error: reqwest::Error) -> RequestError {
+pub(crate) fn network_error(error: reqwest::Error) -> RequestError {
     RequestError::Network(Arc::new(crate::infra::redact::reqwest_error(error)))
 }
 

@@ -31,7 +31,7 @@ impl<'a> ButtonContext<'a> {
 
 /// The inline keyboard of a reply: Confirm / Cancel, the suggestions, the
 /// private-chat link. `None` when there is nothing to press.
-pub fn keyboard(reply: &Reply, buttons: &ButtonContext<'_>) -> Option<InlineKeyboardMarkup> {
+pub(crate) fn keyboard(reply: &Reply, buttons: &ButtonContext<'_>) -> Option<InlineKeyboardMarkup> {
     let mut rows: Vec<Vec<InlineKeyboardButton>> = Vec::new();
     if let Some(prompt) = &reply.confirmation {
         let (yes, no) = texts::confirm_labels(buttons.lang);
@@ -116,7 +116,7 @@ fn private_chat_url(bot_username: &str, payload: Option<&str>) -> Option<reqwest
 
 /// The suggestion a button press stands for: the label of the button with
 /// that data on the pressed message.
-pub fn pressed_suggestion(message: &Message, index: usize) -> Option<String> {
+pub(crate) fn pressed_suggestion(message: &Message, index: usize) -> Option<String> {
     let data = ButtonData::Suggestion(index).encode();
     message.reply_markup()?.inline_keyboard.iter().flatten().find_map(|button| match &button.kind {
         teloxide::types::InlineKeyboardButtonKind::CallbackData(d) if *d == data => Some(button.text.clone()),

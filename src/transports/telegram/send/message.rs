@@ -83,7 +83,7 @@ impl Outgoing {
 
 /// Why an answer was not (wholly) delivered.
 #[derive(Debug, Clone)]
-pub struct Undelivered {
+pub(crate) struct Undelivered {
     pub failure: SendFailure,
     /// The parts delivered before the failure (counting earlier attempts).
     pub parts_sent: usize,
@@ -92,7 +92,7 @@ pub struct Undelivered {
 /// Delivers `out` now: its parts in order (from `out.parts_sent` on), the
 /// first replacing `out.replace` when given, the buttons on the last part,
 /// then the picture. Returns the ids of the messages that carry it.
-pub async fn send_now(bot: &Bot, out: &Outgoing) -> Result<Vec<MessageId>, Undelivered> {
+pub(crate) async fn send_now(bot: &Bot, out: &Outgoing) -> Result<Vec<MessageId>, Undelivered> {
     let parts = render_parts(&out.text, MESSAGE_LIMIT);
     let count = parts.len();
     let mut sent = Vec::with_capacity(count);
@@ -205,7 +205,7 @@ pub async fn send_text(
     send_now(bot, &out).await.map_err(|u| u.failure.error)
 }
 
-pub async fn send_picture(bot: &Bot, target: &Target, image: &str) {
+pub(crate) async fn send_picture(bot: &Bot, target: &Target, image: &str) {
     let Ok(url) = reqwest::Url::parse(image) else {
         tracing::debug!(image, "picture is not a URL; not sent");
         return;
@@ -225,7 +225,7 @@ pub async fn send_picture(bot: &Bot, target: &Target, image: &str) {
 
 /// Replaces a message's buttons with a line under its text (`outcome`), so
 /// the shopper sees what the press did. Failures are logged: the press goes on.
-pub async fn close_buttons(bot: &Bot, message: &Message, outcome: &str) {
+pub(crate) async fn close_buttons(bot: &Bot, message: &Message, outcome: &str) {
     let original = message.text().or(message.caption()).unwrap_or_default();
     let mut text = if original.is_empty() { outcome.to_owned() } else { format!("{original}\n\n{outcome}") };
     if telegram_len(&text) > MESSAGE_LIMIT {
@@ -249,7 +249,7 @@ pub async fn close_buttons(bot: &Bot, message: &Message, outcome: &str) {
 
 /// Answers a button press: a toast, an alert (`show_alert`), or nothing.
 /// Failures (a press too old to answer) are logged.
-pub async fn answer_press(bot: &Bot, query: &CallbackQuery, text: Option<&str>, show_alert: bool) {
+pub(crate) async fn answer_press(bot: &Bot, query: &CallbackQuery, text: Option<&str>, show_alert: bool) {
     let mut payload = teloxide::payloads::AnswerCallbackQuery::new(query.id.clone());
     if let Some(text) = text {
         payload = payload.text(text).show_alert(show_alert);

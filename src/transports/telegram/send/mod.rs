@@ -12,10 +12,16 @@ pub mod keyboard;
 pub mod message;
 pub mod typing;
 
-pub use call::{SendFailure, TELEGRAM_RETRY, Upload, call, call_uploading, network_error};
-pub use keyboard::{ButtonContext, keyboard, pressed_suggestion};
-pub use message::{Outgoing, Undelivered, answer_press, close_buttons, send_now, send_picture, send_text};
-pub use typing::{ChatTyping, Typing};
+pub use call::{TELEGRAM_RETRY, call};
+
+pub(crate) use call::call_uploading;
+pub use call::{SendFailure, Upload};
+pub use keyboard::ButtonContext;
+pub(crate) use keyboard::pressed_suggestion;
+pub use message::{Outgoing, send_text};
+pub(crate) use message::{answer_press, close_buttons, send_now};
+pub use typing::ChatTyping;
+pub use typing::Typing;
 
 /// Where an answer goes: the chat, the forum topic, and (in groups) the
 /// message it answers.
