@@ -1,5 +1,13 @@
 //! [`App`]: the bot assembled from its config — the mall, the model, the state
 //! store and the router — shared by every transport and command.
+//!
+//! `open_map` opens `mall.imdf`, else the demo mall's own map for the
+//! embedded mall; `open_mall` wraps the mall in `WithInfoFolder` when
+//! `mall.info_dir` is set, as `mall-server` does; the state store is wrapped
+//! in `TimedStore` by `App::with_map`, where every constructor ends.
+//! `connect_mcp_servers` (called by `run`, `chat` and `check`, not by `mcp`)
+//! starts the `[mcp.servers]` connections and waits for each to be tried
+//! once.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

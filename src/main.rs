@@ -1,5 +1,9 @@
 //! The `mallbot` command: the Telegram bot, the terminal chat, the health
 //! check and the mall's reference REST server.
+//!
+//! Logging is a `fmt` layer behind `RUST_LOG`, written through the scrubbing
+//! writer (`infra::redact`), with the trace layer beside it when `[otel]`
+//! asks; the trace exporter is flushed after the runtime's work ends.
 
 use std::io::IsTerminal;
 use std::net::SocketAddr;

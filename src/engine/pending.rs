@@ -1,5 +1,10 @@
 //! [`PendingAction`]: a risky tool call waiting for the shopper's button press,
 //! holding everything needed to resume the same tool loop afterwards.
+//!
+//! While a confirmation waits, the assistant's call and the results of its
+//! round wait here, and the conversation's history holds the question shown
+//! to the shopper; the press appends the call and its result and the tool
+//! loop continues. A pending action never holds a picture the shopper sent.
 
 use handlers::{Lang, Level, Preview};
 use serde::{Deserialize, Serialize};

@@ -1,4 +1,12 @@
 //! [`Reply`]: what the bot answers, independent of the transport that shows it.
+//!
+//! A reply carries its text, the suggestions, a confirmation prompt, an image
+//! URL and pictures, a hand-off to the private chat, the order to pay now
+//! (`invoice`) and the unpaid orders it shows (`payable`), the store to show
+//! on the Mini App's map, a hand-off to the service desk, what a 👍/👎 on it is
+//! about, and the trace its delivery continues. The transport decides how
+//! each shows; a press is checked through [`ConfirmationPress`] and answered
+//! with a [`PressCheck`].
 
 use handlers::Level;
 

@@ -7,6 +7,10 @@
 //! back for `mallbot report` and `/report`: the top unanswered questions
 //! grouped by likeness, the top empty searches, hand-offs by reason, 👍/👎 per
 //! tool, and the share of conversations resolved without a person.
+//!
+//! Like questions are grouped with case, script and punctuation folded, by
+//! their character pairs (Jaccard ≥ 0.5); `mallbot report` writes text, CSV
+//! or JSON.
 
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;

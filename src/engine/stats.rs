@@ -1,5 +1,15 @@
 //! [`Stats`]: counters of what the bot did and its last errors with their
 //! turn ids, shown by `/health`; [`TURN`], the id of the turn being answered.
+//!
+//! A turn's id is made by `FunctionCallRouter::answer` (a press:
+//! `finish_live`), put in the turn's log span (`turn`), so every log line of
+//! the turn carries it, and in `TURN`, so that `Stats::record_error`
+//! files an error under it for `/health`.
+//!
+//! Tokens in, out and cached (`usage.prompt_tokens_details.cached_tokens`, or
+//! DeepSeek's `prompt_cache_hit_tokens`) are counted here for `/health` and
+//! `/metrics`, logged with each turn, and kept per conversation by the router
+//! (`usage:CONV`).
 
 use std::collections::VecDeque;
 use std::sync::Mutex;

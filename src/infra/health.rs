@@ -1,5 +1,12 @@
 //! The health check behind `mallbot check` and `/health`: config, registry,
 //! model, mall and state store, each checked for real, with latencies.
+//!
+//! There is one `mcp server` line per `[mcp.servers]` entry (state and tool
+//! count). `mallbot check` adds a `telegram` line (the token tried with
+//! `getMe`) when a token is set, and with `[support] chat_id` a `support
+//! desk` line (`getChatMember`: the bot the owner, or an admin that manages
+//! topics). `/readyz` reuses the state store's and the mall's checks
+//! (`infra::ops::http`).
 
 use std::fmt::Write as _;
 use std::sync::atomic::Ordering;

@@ -19,6 +19,13 @@
 //! Waiting calls are served first come, first served, so no conversation
 //! starves; a conversation's own messages are kept in order by the router's
 //! conversation lock before they get here.
+//!
+//! The limit starts at 128 and doubles per round trip while every call is
+//! taken and the limit is in use (slow start), then grows by about one per
+//! round trip; a 429 or 503 halves it, once per round trip. The
+//! OpenAI-compatible client takes a slot per HTTP attempt. `/health` and
+//! `/metrics` show the limit, the calls in flight and the queue
+//! (`LimitReport`). Figures under a provider's cap: `docs/performance.md`.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};

@@ -5,6 +5,13 @@
 //! goes to a model that reads photos (`llm.vision`) as a `data:` image part
 //! with its caption, or a default ask. Each failure is answered in the
 //! shopper's language without a model call.
+//!
+//! A photo stays for the rounds of its turn (the model may compare results
+//! with it); when the turn's history is saved, `history::drop_images` puts
+//! `PHOTO_PLACEHOLDER` in its place, so no later turn sends it again. The
+//! offline planner reads the text only: the transcript, or the caption. The
+//! terminal chat's `/voice FILE` and `/photo FILE [caption]` come through
+//! here too. What the shopper sees: `docs/voice-and-photos.md`.
 
 use handlers::Lang;
 

@@ -7,6 +7,17 @@
 //! file can make: the stages after the door (a turn, a tool call, a
 //! confirmation) take one as a parameter, so none of them can run for a
 //! request that did not pass.
+//!
+//! Each way in knocks as a [`Way`]: a chat message (text, command, voice,
+//! photo, a pressed suggestion) passes every check and is counted; a change
+//! from the Mini App or an MCP call passes the allow-lists and the rate
+//! limit; a confirmation pressed, or a read of the shopper's own, the
+//! allow-lists only (the request that asked was counted); staff at the
+//! service desk are admitted from the desk's group only. A chat is told a
+//! refusal once (remembered for 30 days) and the rate-limit notice once a
+//! window, then silence; the Mini App and MCP answer every turned request
+//! with [`Turned::message`]. A transport that already read the `/lang` choice
+//! hands it over (`ChosenLang::Read`), so the door does not read it again.
 
 use std::time::Duration;
 

@@ -13,6 +13,18 @@
 //!   derived from the token, and every decision writes its audit row.
 //!
 //! A chat's press then resumes the tool loop where it stopped.
+//!
+//! A pending action is bound to its owner's platform and id and expires after
+//! `safety.confirm_ttl_secs`; the whole action is at most
+//! `crate::engine::pending::MAX_PENDING`. A claim is a lease of 60 s in the
+//! state store (`claim_pending`, atomic on every backend), and the
+//! idempotency key is `mallbot-pa-<token>`, so a double press, a retried
+//! request or two instances acting on one confirmation create one order. With
+//! `safety.critical_code` a chat's press on an order answers "type the code"
+//! and the typed code (`FunctionCallRouter::try_code`, asked before the
+//! turn opens) carries it out. A declined press tells the model the call was
+//! declined; an order whose figures changed (`PRICE_CHANGED` from the mall,
+//! or a different preview) is held again and asked again.
 
 use std::time::Duration;
 

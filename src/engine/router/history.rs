@@ -3,6 +3,9 @@
 //! a token budget, old tool results shortened before any of the shopper's own
 //! words are dropped. Pictures a shopper sent are not kept: a placeholder
 //! stands in their place.
+//!
+//! A pending confirmation's call is not in the history until its press (see
+//! `engine::pending`).
 
 use crate::engine::llm::{ChatMessage, Role};
 

@@ -2,6 +2,16 @@
 //! check what it asked for ([`RoundPlan`]), run the safe calls concurrently
 //! ([`FunctionCallRouter::run_safe`]), and either continue with their results
 //! or stop to ask the shopper about a risky call (`confirm.rs`).
+//!
+//! What ends a round or the turn: a model that fails after its retries hands
+//! the rest of the turn to the offline planner (basic mode); an answer with
+//! no text and no tool run is small talk (`ChatFallback`); an unknown tool
+//! name or unreadable arguments go back to the model as an error text; a
+//! private-only tool in a group ends the turn with a hand-off to the private
+//! chat; three rounds in a row where every call failed end it politely, and
+//! so does `llm.max_rounds`. Safe calls show their status lines to the
+//! progress first, run at once under `llm.tool_timeout_secs`, and their
+//! results come back in call order.
 
 use std::time::Instant;
 

@@ -2,6 +2,15 @@
 //! gathered so far ([`Turn`]), how it ended ([`TurnEnd`]), and the two ends
 //! of every turn — opening it with the conversation's history, and closing it
 //! with the answer, the history saved and the tokens counted.
+//!
+//! A turn builds its request once (`Turn::new`: the system prompt in front
+//! of the history and the message, the turn's note worked out once); each
+//! round adds the note for the call and takes it off again (`Turn::noted`),
+//! so no round copies the conversation, and the note never reaches the stored
+//! history. Closing a turn saves the history (cut to `bot.history_messages`,
+//! then to `bot.history_tokens`: `history.rs`) and adds the tokens to the
+//! conversation's total and the shopper's day (the daily budget the door
+//! reads).
 
 use handlers::Lang;
 

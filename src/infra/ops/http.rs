@@ -1,6 +1,13 @@
 //! The ops endpoints over HTTP: `/metrics` (behind `ops.token` when set),
 //! `/healthz` and `/readyz` (cached, never calling the model), served on
 //! `ops.listen` — never on the webhook listener.
+//!
+//! `/readyz` checks the state store and the mall (each under a 3 s timeout);
+//! the answer is kept for 5 s and probes that arrive during a check wait for
+//! it. It also reads `App::lifecycle`: `telegram::run` and the webhook server
+//! mark the instance stopping when the stop signal arrives, before the grace
+//! period for the turns in flight, so a load balancer stops sending it work.
+//! Without `ops.listen`, a webhook bot serves these on `127.0.0.1:9464`.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

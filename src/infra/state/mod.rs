@@ -5,6 +5,17 @@
 //! backends, each one file per role: in memory (tests), SQLite
 //! (`sqlite://PATH`, the default) and Redis
 //! (`redis://HOST:PORT[/DB][?prefix=NAME]`, for several instances).
+//!
+//! Everything an instance remembers is here, so instances sharing one Redis
+//! behave as one bot: conversations, pending confirmations (a press may land
+//! on any instance), hand-off links, `/lang` choices, rate counters, the
+//! outbox, the per-conversation lock (a Redis release is published, so a
+//! waiting instance wakes at once) and the update ids that drop Telegram's
+//! re-deliveries in webhook mode. Long polling hands each update to one
+//! instance; an update re-delivered after a crash is answered again rather
+//! than lost (an order stays single thanks to the claim and the idempotency
+//! key). Every key outside the typed calls is built in `keys.rs`;
+//! `timed.rs` wraps whichever backend is open and times each operation.
 
 mod backend;
 pub(crate) mod keys;

@@ -2,6 +2,21 @@
 //! server keeps a connection (a child process over stdio, or streamable
 //! HTTP), offers the server's tools to the router as `NAME__tool` while it
 //! is up, withdraws them when it goes away, and connects again with backoff.
+//!
+//! A stdio server is a child process with its own `env` and only
+//! `INHERITED_ENV` of the bot's environment (`PATH`, `HOME`, `LANG`, `TZ`),
+//! killed with the bot; over HTTP, rmcp's client uses the ring TLS provider.
+//! A server that goes away has its tools withdrawn (state `Down`) and is
+//! connected again after 0.5 s, doubling up to 30 s. A lent tool takes the
+//! server's `level` (default confirm) and `scope` (default private),
+//! `[tools.NAME__tool] level` overrides it, and it goes the same plan → level
+//! → run/ask path as a registry tool; it is never cached and not in `/help`.
+//! An error result or a broken connection is `ToolError::Service`, which the
+//! model reads like any tool error. A pending confirmation of a lent tool
+//! runs if its server is up at the press; otherwise the model hears it is no
+//! longer available. `run`, `chat` and `check` wait for each server's first
+//! try (`App::connect_mcp_servers`: `mcp.connect_timeout_secs`, at least 10 s
+//! for `check`).
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -15,6 +15,22 @@
 //! bearer token's (`mcp.tokens`), never an argument. A failure inside (the
 //! mall, the state store) is told as a short message with an error id; the
 //! detail goes to the log under that id.
+//!
+//! The tool list leaves out group-only tools. Its annotations are the more
+//! careful of the tool's own level and the operator's override (safe →
+//! `readOnlyHint`, critical → `destructiveHint`; a writing tool made safe is
+//! never read-only); its `outputSchema` is the schema of the tool's result
+//! type, made by `#[tool_function]`. A result is `structuredContent` (the
+//! tool's JSON; anything but an object as `{"result": …}`) with a text: the
+//! tool's basic-mode wording when it has one, else the JSON. Only protocol
+//! versions in which the server may ask the client in the middle of a call
+//! are served, so elicitation happens inside `tools/call`; an order whose
+//! figures keep changing is asked again at most three times. Over HTTP,
+//! rmcp's `StreamableHttpService` is nested at `/mcp` behind the bearer check
+//! (`mcp.token`, `[mcp.tokens]`; `--listen` refuses to start without one);
+//! rmcp checks `Host` against localhost, 127.0.0.1, ::1 and
+//! `mcp.allowed_hosts`, and any `Origin` against `mcp.allowed_origins`.
+//! Setting it up: `docs/mcp.md`.
 
 use std::borrow::Cow;
 use std::collections::HashMap;

@@ -1,4 +1,8 @@
 //! Whether the Bot API server takes `sendMessageDraft`.
+//!
+//! A method the server does not know stops drafts at once; other refusals
+//! stop them after three in a row. A turn whose first draft was refused
+//! streams by editing its status message.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 

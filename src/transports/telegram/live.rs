@@ -11,6 +11,18 @@
 //! back until it is over. Text of a round that ends in tool calls gives way to the
 //! next status. At the end the final [`Reply`] replaces it all
 //! ([`LiveMessage::finish`]), so one message per turn is left in the chat.
+//!
+//! The status message waits `STATUS_AFTER`, so a quick answer shows
+//! "typing…" (one loop per chat, `send/typing.rs`) and then itself; "typing…"
+//! is released as soon as something is visible. `sendMessageDraft` is not in
+//! teloxide 0.17: this file declares its payload and sends it through
+//! `send::call` like every other request (the bot's HTTP client,
+//! `telegram.api_url`, retries, flood rule); whether drafts are still tried
+//! is `drafts.rs`'s. After a draft the status message is deleted and the
+//! answer sent anew; otherwise the answer is edited into the status message
+//! with its buttons. The time to the first thing shown
+//! (`mallbot_answer_first_sign_seconds`) and to the whole answer
+//! (`mallbot_answer_seconds`, in `Handle::run_live`) are recorded here.
 
 use std::time::Duration;
 

@@ -1,9 +1,16 @@
 //! Markdown as models write it, rendered to the HTML Telegram accepts and
 //! split into messages that each stand on their own: bold, italics,
-//! strikethrough, inline code and code blocks, http(s)/tg links, headings as
+//! strikethrough, inline code and code blocks, http(s) links, headings as
 //! bold lines, lists as "• " / "1. " lines, tables as one line per row
 //! ("header: cell"), block quotes; anything else as escaped text. Markdown
 //! that does not close (`**bold`) stays literal text.
+//!
+//! Parts are cut at Telegram's 4096 UTF-16 units of visible text
+//! (`format.rs`), at a paragraph, line, sentence or space boundary; the tags
+//! open at a cut are closed there and opened again in the next part. A link
+//! other than http(s) — a `tg:` link among them, which acts inside the
+//! shopper's app — is its text; whether a link gets a preview is
+//! `trust.rs`'s.
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 

@@ -9,6 +9,15 @@
 //! What can duplicate: a part whose request reached Telegram but whose answer
 //! was lost is sent again (the Bot API has no idempotency key); a bot stopped
 //! in the middle of a split answer sends it again from its first part.
+//!
+//! [`Outbox::deliver`] is the entry point of every answer: with `replace` its
+//! first part is an edit of that message (a status message turned into the
+//! answer; sent new when that message is gone), the rest new messages, the
+//! buttons on the last part. The task flushes at start and every
+//! `FLUSH_EVERY`; an entry is claimed with a lease (`CLAIM_LEASE`,
+//! `outbox_claim`, atomic on every backend). A split answer remembers which
+//! parts went, so a later attempt sends only the rest. What cannot be lost
+//! within `telegram.outbox_max_age_secs`: an answer whose turn finished.
 
 use std::sync::Arc;
 use std::time::Duration;

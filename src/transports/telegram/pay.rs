@@ -5,6 +5,20 @@
 //! background task that records what the mall could not take at once, the
 //! mall's order events told in the shopper's private chat, and the admins'
 //! `/ready` / `/pickedup`.
+//!
+//! An invoice (`sendInvoice`) is titled with the pickup store, one price per
+//! line in minor units (one line at the mall's total when the lines do not
+//! add up to it), and carries the payload of `payments/payload.rs`. A
+//! pre-checkout query is answered always, in its own task: the payload must
+//! be the bot's and name the payer, the mall's order (asked within 3 s) must
+//! be `PENDING_PAYMENT` with at least 2 minutes left and the query's amount
+//! and currency; otherwise the box says why. A `successful_payment` is
+//! handled in the chat's lane: the ledger keeps it before the mall is asked,
+//! the receipt (or "received, recording it", or "refunded in full" for an
+//! order that expired meanwhile) goes through the outbox. `spawn_settling`
+//! records what is due at start and every 10 s; `spawn_events` reads the
+//! mall's order events every `events.poll_secs`. The shopper's side:
+//! `docs/payments.md`.
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,6 +1,22 @@
 //! The update tree, dispatching it until a stop, and its endpoints:
 //! shopper messages (text, commands, other media), button presses
 //! (confirmations, suggestions) and reactions.
+//!
+//! Each endpoint builds the update's `Handle` (`inbound.rs`), queues the
+//! update in its chat's lane (`lanes.rs`) and returns at once; a full lane or
+//! too many busy chats drop it (counted; the first drop of a full lane is
+//! told). In the lane: a `successful_payment` goes to `pay.rs`; a message in
+//! the service desk's group, or from a shopper talking to a person, to
+//! `desk.rs`; a text addressed to the bot passes the door (`Handle::admit`)
+//! and is a command (`commands.rs`) or a turn (`Handle::route` →
+//! `Handle::run_live` → `router.answer`). A voice message passes the door
+//! before anything is downloaded, then `[stt]`, `stt.max_seconds`, the day's
+//! budget and the file's size, and is transcribed (`media::voice_turn`); a
+//! photo goes to a model that reads photos (`App::reads_photos`) or is taken
+//! as its caption. A Confirm / Cancel press knocks as `Way::Press`, goes to
+//! `router.press_as` and, accepted, to `finish_live`; a suggestion is sent on
+//! as the presser's next message. Pre-checkout queries are answered in their
+//! own task (`pay.rs`), never behind a chat's lane.
 
 use super::pay;
 use crate::app::App;

@@ -1,6 +1,21 @@
 //! The JSON API under `/webapp/api/`: the map, the directory, the
 //! shopper's cart and orders, and their changes through the router's
 //! confirmation service.
+//!
+//! `GET route?to=&from=&avoid_stairs=` runs `navigate_to_store` (no pictures)
+//! and gives its waypoints as points of each floor's drawing, one leg per
+//! floor; `GET facility?kind=&from=` the same for `find_facility`; `GET
+//! stores?q=&floor=&category=` is the directory; `GET cart` and `GET orders`
+//! run `view_cart` and `list_orders`. `POST actions {tool, args}` runs a safe
+//! change, or holds a confirm or critical one (`router.hold`: declared fields
+//! only, at most 4 KiB; with `safety.critical_code` an order is refused
+//! `403`, to be placed in the chat) and answers `{confirm}` with its token;
+//! `POST actions/TOKEN` is `router.press_as(Presser::Page)`: not the owner
+//! `403` (the token left to its owner), expired or done `410`, a critical
+//! call whose figures changed held again `409`, else `carry_out`. `POST
+//! orders/ID/invoice` makes an invoice link when payments are on. The door
+//! answers `403` off the allow-lists and `429` over the rate limit; bodies
+//! over 16 KiB are `413`. Page and flows: `docs/webapp.md`.
 
 use axum::Json;
 use axum::extract::rejection::JsonRejection;

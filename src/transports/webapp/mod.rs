@@ -13,6 +13,10 @@
 //! do and a one-time token, and acts only when its owner sends the token
 //! back. An error answers the shopper's words and an id; its detail goes to
 //! the log under that id.
+//!
+//! `mallbot run` serves it on `webapp.listen` beside the bot (and makes the
+//! chat's menu button open it when `webapp.public_url` is set); `mallbot
+//! webapp` serves it alone.
 
 mod api;
 mod assets;

@@ -15,6 +15,20 @@
 //! source: the planner learns them from the mall it is connected to
 //! ([`Lexicon::learn`]) on its first turn and again every
 //! [`LEXICON_REFRESH`], so it works on any mall, over HTTP too.
+//!
+//! The hooks are asked in order of the priority each declares (lowest first,
+//! ties by name: `handlers::basic::hooks`); the calls made since are followed
+//! through each call's `then` (the cart read before ordering, the order list
+//! before cancelling the newest). A message in Traditional characters is read
+//! in Simplified ones (`conversation.rs`); the reply language is the one the
+//! turn's note names, else the message's, and the words come from that
+//! language's table. A tool that declares `offline = HOOK` works here without
+//! a change to the planner (`tests/offline_tool.rs` defines one outside the
+//! crate); `tests/basic_mode_offers.rs` checks that this module's source
+//! names no tool. The mall's names: every store and area, the brands and
+//! categories of its products (at most 5 000 read), a brand also known by
+//! the names of a store named after it (so "耐克" finds Nike); a mall that
+//! cannot be read is asked again after 30 s.
 
 mod conversation;
 mod flow;

@@ -1,6 +1,10 @@
 //! Assembling a streamed completion: [`StreamAccumulator`] takes the `data:`
 //! payloads one by one and yields the same [`ChatResponse`] a plain answer
 //! would, whatever dialect of tool-call deltas the provider speaks.
+//!
+//! While no tool-call delta has shown up, the text is forwarded to the turn's
+//! progress as it comes; a retried attempt forwards only what goes beyond the
+//! text already shown.
 
 use serde_json::Value;
 

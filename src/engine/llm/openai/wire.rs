@@ -1,6 +1,12 @@
 //! The JSON of the chat-completions endpoint: the request body we send, and
 //! lenient readings of the answers (every field optional, unknown fields ignored,
 //! odd types tolerated) shared by the plain and the streaming paths.
+//!
+//! The request body is written straight from the borrowed messages: each
+//! message by hand, the same bytes serde would write, its texts escaped eight
+//! bytes at a time, with no intermediate `Value`s, into `Bytes` a retry
+//! resends without a copy. A shopper message with a picture is sent as
+//! content parts (`text`, `image_url`).
 
 use std::collections::HashMap;
 use std::sync::{OnceLock, PoisonError, RwLock};

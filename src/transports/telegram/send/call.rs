@@ -8,6 +8,16 @@
 //! "message is not modified"…) is final. The request URL carries the bot's
 //! token: a network error is stripped of it before it goes anywhere
 //! ([`network_error`]).
+//!
+//! Only long polling's `getUpdates` and the `deleteWebhook` before it take
+//! teloxide's own path (which waits 10 s on a 5xx and drops the status code).
+//! A connection that failed before the request was written surely did not
+//! deliver it; a reset, a timeout or an answer lost after it was written is
+//! retried too, so a rare duplicate is possible — the Bot API has no
+//! idempotency key, and a lost answer is worse. `message.rs` counts "message
+//! is not modified" as done and resends "can't parse entities" as plain text.
+//! Each request's future is boxed, so the futures that send stay small (a
+//! whole turn's future is moved into a lane or a task).
 
 use std::sync::Arc;
 use std::time::Duration;
