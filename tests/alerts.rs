@@ -15,8 +15,8 @@ use std::time::Duration;
 use fake_bot_api::*;
 use handlers::alert_book::{Alert, Want};
 use mallbot::app::App;
-use mallbot::config::Config;
-use mallbot::state::{MemoryStore, StateStore};
+use mallbot::infra::config::Config;
+use mallbot::infra::state::{MemoryStore, StateStore};
 use serde_json::Value;
 use services::{MallApi, Product, ProductQuery};
 use teloxide::dispatching::ShutdownToken;
@@ -30,7 +30,7 @@ struct Running {
     api: FakeBotApi,
     app: App,
     mall: Arc<services::EmbeddedMall>,
-    outbox: Arc<mallbot::telegram::outbox::Outbox>,
+    outbox: Arc<mallbot::transports::telegram::outbox::Outbox>,
     shutdown: ShutdownToken,
     task: tokio::task::JoinHandle<()>,
 }
@@ -55,8 +55,8 @@ impl Running {
     }
 
     /// Reads the mall's feed once (waking alerts) and sends what the outbox holds.
-    async fn read_feed(&self) -> mallbot::payments::FeedReport {
-        let feed = mallbot::telegram::pay::event_feed(&self.app, Duration::from_secs(5));
+    async fn read_feed(&self) -> mallbot::engine::payments::FeedReport {
+        let feed = mallbot::transports::telegram::pay::event_feed(&self.app, Duration::from_secs(5));
         let report = feed.poll(&self.teller()).await.unwrap();
         feed.release().await;
         self.flush().await;
@@ -69,8 +69,8 @@ impl Running {
         self.outbox.flush(&self.api.bot()).await;
     }
 
-    fn teller(&self) -> mallbot::telegram::pay::TelegramTeller {
-        mallbot::telegram::pay::TelegramTeller {
+    fn teller(&self) -> mallbot::transports::telegram::pay::TelegramTeller {
+        mallbot::transports::telegram::pay::TelegramTeller {
             bot: self.api.bot(),
             app: self.app.clone(),
             outbox: self.outbox.clone(),
@@ -104,9 +104,9 @@ async fn start_with(
     let app = App::with_parts(config, mall.clone(), state).expect("app");
     let api = FakeBotApi::start().await;
     let outbox = Arc::new(
-        mallbot::telegram::outbox::Outbox::new(app.state.clone(), Duration::from_secs(600)).paced(per_sec),
+        mallbot::transports::telegram::outbox::Outbox::new(app.state.clone(), Duration::from_secs(600)).paced(per_sec),
     );
-    let mut dispatcher = mallbot::telegram::dispatcher(api.bot(), app.clone()).build();
+    let mut dispatcher = mallbot::transports::telegram::dispatcher(api.bot(), app.clone()).build();
     let shutdown = dispatcher.shutdown_token();
     let task = tokio::spawn(async move { dispatcher.dispatch().await });
     Running { api, app, mall, outbox, shutdown, task }
@@ -241,7 +241,7 @@ async fn alerts_that_run_out_say_one_last_word_in_the_shoppers_language() {
     }
     // A day past their 30 days.
     for alert in &kept {
-        let ran_out = Alert { expires: mallbot::state::unix_now() - 86_400, ..alert.clone() };
+        let ran_out = Alert { expires: mallbot::infra::state::unix_now() - 86_400, ..alert.clone() };
         let key = format!("alerts:a:{}", alert.id);
         bot.app
             .state
@@ -338,7 +338,7 @@ async fn a_restart_between_the_event_and_the_send_still_delivers_the_alert_once(
     let dir = std::env::temp_dir().join(format!("mallbot-alerts-{}", rand_suffix()));
     std::fs::create_dir_all(&dir).unwrap();
     let url = format!("sqlite://{}", dir.join("state.db").display());
-    let state = mallbot::state::open(&url).await.unwrap();
+    let state = mallbot::infra::state::open(&url).await.unwrap();
     let bot = start_on(alert_config(), state.clone()).await;
     let shoe = nike_shoe(bot.app.mall.as_ref()).await;
     let s44 = sku(&shoe, "44");
@@ -346,17 +346,17 @@ async fn a_restart_between_the_event_and_the_send_still_delivers_the_alert_once(
     add_alert(&bot.app, ALICE.id, "zh", &shoe, Want::Restock { size: Some("44".into()) }).await;
     bot.mall.set_stock(&s44, 1).unwrap();
     // The feed read and the alert queued, but not sent: the process stops here.
-    let feed = mallbot::telegram::pay::event_feed(&bot.app, Duration::from_secs(5));
+    let feed = mallbot::transports::telegram::pay::event_feed(&bot.app, Duration::from_secs(5));
     assert_eq!(feed.poll(&bot.teller()).await.unwrap().told, 1);
     feed.release().await;
     assert!(bot.api.texts_to(ALICE.id).is_empty());
     // Another process on the same state: it reads the feed again and flushes.
-    let reopened = mallbot::state::open(&url).await.unwrap();
+    let reopened = mallbot::infra::state::open(&url).await.unwrap();
     let app = App::with_parts(alert_config(), bot.app.mall.clone(), reopened.clone()).unwrap();
-    let feed = mallbot::telegram::pay::event_feed(&app, Duration::from_secs(5));
+    let feed = mallbot::transports::telegram::pay::event_feed(&app, Duration::from_secs(5));
     let outbox =
-        Arc::new(mallbot::telegram::outbox::Outbox::new(reopened, Duration::from_secs(600)).paced(20));
-    let teller = mallbot::telegram::pay::TelegramTeller {
+        Arc::new(mallbot::transports::telegram::outbox::Outbox::new(reopened, Duration::from_secs(600)).paced(20));
+    let teller = mallbot::transports::telegram::pay::TelegramTeller {
         bot: bot.api.bot(),
         app: app.clone(),
         outbox: outbox.clone(),
@@ -380,16 +380,16 @@ async fn two_instances_on_one_redis_tell_an_alert_once() {
     let s45 = sku(&shoe, "45");
     bot.mall.set_stock(&s45, 0).unwrap();
     let instance = || async {
-        let state = mallbot::state::open(&url).await.unwrap();
+        let state = mallbot::infra::state::open(&url).await.unwrap();
         let app = App::with_parts(alert_config(), bot.app.mall.clone(), state.clone()).unwrap();
         let outbox =
-            Arc::new(mallbot::telegram::outbox::Outbox::new(state, Duration::from_secs(600)).paced(20));
-        let teller = mallbot::telegram::pay::TelegramTeller {
+            Arc::new(mallbot::transports::telegram::outbox::Outbox::new(state, Duration::from_secs(600)).paced(20));
+        let teller = mallbot::transports::telegram::pay::TelegramTeller {
             bot: bot.api.bot(),
             app: app.clone(),
             outbox: outbox.clone(),
         };
-        (mallbot::telegram::pay::event_feed(&app, Duration::from_secs(5)), teller, outbox, app)
+        (mallbot::transports::telegram::pay::event_feed(&app, Duration::from_secs(5)), teller, outbox, app)
     };
     let (feed_a, teller_a, outbox_a, app_a) = instance().await;
     let (feed_b, teller_b, outbox_b, app_b) = instance().await;
@@ -427,7 +427,7 @@ async fn two_instances_on_one_redis_tell_an_alert_once() {
 /// A Redis URL with a prefix of this test's own, when Redis answers at 127.0.0.1:6379.
 async fn redis_url() -> Option<String> {
     let url = format!("redis://127.0.0.1:6379/0?prefix=mallbot-alerts-test-{}", rand_suffix());
-    match mallbot::state::open(&url).await {
+    match mallbot::infra::state::open(&url).await {
         Ok(state) if state.health().await.is_ok() => Some(url),
         _ => {
             if std::env::var("CI").as_deref() == Ok("true") {

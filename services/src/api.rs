@@ -1,5 +1,12 @@
 //! [`MallApi`]: every endpoint of the mall contract as one async trait, so the
 //! bot can talk to the embedded demo mall, a real backend over HTTP, or a mock.
+//!
+//! Among the methods: `pay_order`, `events` (the order event feed), the staff
+//! calls `mark_ready` / `mark_picked_up`, and the mall's own `mall_info`,
+//! `mall_events` and `mall_promotions`, which a mall without them answers
+//! `NotFound` by default. [`Shopper`] travels as `X-Mall-User`,
+//! [`IdempotencyKey`] as `Idempotency-Key`. `MockMallApi` is there behind the
+//! `mock` feature.
 
 use async_trait::async_trait;
 

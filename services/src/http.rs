@@ -1,5 +1,15 @@
 //! [`HttpMall`]: the mall REST API of `docs/openapi.yaml` spoken over HTTP to a real
 //! backend (or to `mallbot mall-server`), with bounded retries and errors kept by kind.
+//!
+//! One pooled reqwest client, the bot's bearer key, `X-Mall-User`,
+//! `Idempotency-Key`, timeouts, and retries with backoff ([`RetryPolicy`])
+//! for reads and keyed writes (a payment keyed by its charge id is retried).
+//! [`HttpMall::with_staff_key`] (`mall.staff_key`) is sent as the bearer key
+//! of the staff calls instead of the bot's; without it they answer
+//! `Unauthorized` unsent. Each round trip is a client span of the trace
+//! (target `otel`, named by [`route_template`]: ids as `{id}`) carrying the
+//! `traceparent` the bot's tracing gives it through [`set_trace_context`], so
+//! this crate depends on no OpenTelemetry crate.
 
 use std::error::Error as _;
 use std::fmt;

@@ -1,5 +1,9 @@
 //! The reference REST server of the mall contract: serves any [`MallApi`] over HTTP
 //! (`mallbot mall-server`), answering every failure with the contract's error body.
+//!
+//! The bot's key guards every route but the staff ones (`/api/staff/…`),
+//! which take the staff key and answer `403` on a server without one.
+//! `docs/openapi.yaml` describes the contract as served.
 
 use std::collections::HashMap;
 use std::future::Future;

@@ -11,6 +11,14 @@
 //! basic-mode answer) stay with the tool, written in Chinese and English; a
 //! table says how its language gets them ([`Texts::tool_lang`],
 //! [`Texts::tool_text`], [`Texts::tool_line`]).
+//!
+//! The bot's code reads these tables and writes no line of its own; a press
+//! whose action cannot be read, so whose language is unknown, gets the
+//! Chinese and the English line joined. The Mini App's page words are the
+//! bot's `transports/webapp/texts.rs`. [`zh_hant`] also converts between the
+//! scripts with OpenCC's dictionaries (`ferrous-opencc`, `s2tw` and `t2s`,
+//! each built once): tools' lines and the mall's names shown in Traditional
+//! characters, shoppers' words read in Simplified ones.
 
 use std::borrow::Cow;
 
