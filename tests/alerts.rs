@@ -104,7 +104,8 @@ async fn start_with(
     let app = App::with_parts(config, mall.clone(), state).expect("app");
     let api = FakeBotApi::start().await;
     let outbox = Arc::new(
-        mallbot::transports::telegram::outbox::Outbox::new(app.state.clone(), Duration::from_secs(600)).paced(per_sec),
+        mallbot::transports::telegram::outbox::Outbox::new(app.state.clone(), Duration::from_secs(600))
+            .paced(per_sec),
     );
     let mut dispatcher = mallbot::transports::telegram::dispatcher(api.bot(), app.clone()).build();
     let shutdown = dispatcher.shutdown_token();
@@ -354,8 +355,9 @@ async fn a_restart_between_the_event_and_the_send_still_delivers_the_alert_once(
     let reopened = mallbot::infra::state::open(&url).await.unwrap();
     let app = App::with_parts(alert_config(), bot.app.mall.clone(), reopened.clone()).unwrap();
     let feed = mallbot::transports::telegram::pay::event_feed(&app, Duration::from_secs(5));
-    let outbox =
-        Arc::new(mallbot::transports::telegram::outbox::Outbox::new(reopened, Duration::from_secs(600)).paced(20));
+    let outbox = Arc::new(
+        mallbot::transports::telegram::outbox::Outbox::new(reopened, Duration::from_secs(600)).paced(20),
+    );
     let teller = mallbot::transports::telegram::pay::TelegramTeller {
         bot: bot.api.bot(),
         app: app.clone(),
@@ -382,8 +384,9 @@ async fn two_instances_on_one_redis_tell_an_alert_once() {
     let instance = || async {
         let state = mallbot::infra::state::open(&url).await.unwrap();
         let app = App::with_parts(alert_config(), bot.app.mall.clone(), state.clone()).unwrap();
-        let outbox =
-            Arc::new(mallbot::transports::telegram::outbox::Outbox::new(state, Duration::from_secs(600)).paced(20));
+        let outbox = Arc::new(
+            mallbot::transports::telegram::outbox::Outbox::new(state, Duration::from_secs(600)).paced(20),
+        );
         let teller = mallbot::transports::telegram::pay::TelegramTeller {
             bot: bot.api.bot(),
             app: app.clone(),

@@ -152,7 +152,7 @@ impl Alerts {
 
     /// The alerts woken by a product event of the mall's feed, told through
     /// `teller`; other events are not looked at.
-    pub async fn on_event(
+    pub(crate) async fn on_event(
         &self,
         event: &Event,
         mall: &dyn MallApi,
@@ -282,7 +282,7 @@ impl Alerts {
 
     /// When the next alert message may be sent: `1 / sends_per_sec` after the
     /// one before, now at the earliest.
-    pub fn next_slot(&self) -> i64 {
+    pub(crate) fn next_slot(&self) -> i64 {
         let step = 1050 / i64::from(self.settings.sends_per_sec.max(1));
         let mut next = self.next_due_ms.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let slot = (*next).max(unix_now_ms());
@@ -395,7 +395,7 @@ fn news_from_product(alert: &Alert, product: &Product) -> Option<News> {
 }
 
 /// `/alerts` as text: each alert numbered, what it waits for and until when.
-pub fn list_text(lang: handlers::Lang, alerts: &[Alert]) -> String {
+pub(crate) fn list_text(lang: handlers::Lang, alerts: &[Alert]) -> String {
     let texts = &lang.texts().alerts;
     if alerts.is_empty() {
         return texts.list_empty.to_owned();

@@ -86,7 +86,7 @@ impl EventFeed {
     }
 
     /// The same reader, waking `alerts` with the product events.
-    pub fn with_alerts(mut self, alerts: Arc<Alerts>) -> Self {
+    pub(crate) fn with_alerts(mut self, alerts: Arc<Alerts>) -> Self {
         self.alerts = Some(alerts);
         self
     }

@@ -17,6 +17,8 @@ pub mod payload;
 
 pub use events::EventFeed;
 
+pub use events::FeedReport;
+
 pub use events::EventTeller;
 pub use ledger::{Ledger, PaymentRecord, PaymentState, Settled};
 pub use payload::PayloadKey;

@@ -655,7 +655,7 @@ enum Approved {
 /// A chat's message asking the owner to confirm a call held with
 /// [`FunctionCallRouter::hold`] (a button under an alert): the summary and
 /// the Confirm / Cancel buttons.
-pub fn held_reply(lang: Lang, hold: Hold) -> Reply {
+pub(crate) fn held_reply(lang: Lang, hold: Hold) -> Reply {
     let text = super::confirmation_text(lang, hold.level, &hold.summary);
     Reply {
         text,
@@ -670,7 +670,7 @@ pub fn held_reply(lang: Lang, hold: Hold) -> Reply {
 }
 
 /// A chat's answer when a call could not be held: why, in the owner's words.
-pub fn hold_refused(lang: Lang, error: &HoldError) -> Reply {
+pub(crate) fn hold_refused(lang: Lang, error: &HoldError) -> Reply {
     let answers = &lang.texts().answers;
     let text = match error {
         HoldError::Tool(ToolError::Refused { code: "OUT_OF_STOCK", .. }) => answers.no_stock,

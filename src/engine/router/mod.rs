@@ -161,8 +161,8 @@ pub struct FunctionCallRouter {
     alerts: Option<Arc<dyn handlers::alert_book::AlertBook>>,
 }
 
-pub use self::confirm::{Carried, HoldError, Presser, held_reply, hold_refused};
-pub(crate) use self::confirm::Hold;
+pub use self::confirm::{Carried, HoldError, Presser};
+pub(crate) use self::confirm::{held_reply, hold_refused};
 pub use self::turn::TurnScope;
 
 impl FunctionCallRouter {
@@ -185,12 +185,12 @@ impl FunctionCallRouter {
     }
 
     /// The shopper's alerts (`<platform>:<id>`); `None` when they cannot be read.
-    pub async fn alerts_of(&self, user: &str) -> Option<Vec<handlers::alert_book::Alert>> {
+    pub(crate) async fn alerts_of(&self, user: &str) -> Option<Vec<handlers::alert_book::Alert>> {
         self.alerts.as_ref()?.alerts_of(user).await.ok()
     }
 
     /// The same router keeping the shoppers' alerts in `alerts`.
-    pub fn with_alerts(mut self, alerts: Arc<dyn handlers::alert_book::AlertBook>) -> Self {
+    pub(crate) fn with_alerts(mut self, alerts: Arc<dyn handlers::alert_book::AlertBook>) -> Self {
         self.alerts = Some(alerts);
         self
     }

@@ -11,7 +11,7 @@ use teloxide::prelude::*;
 use teloxide::types::{InlineKeyboardButton, InlineKeyboardMarkup};
 
 use super::callback::{ButtonData, CALLBACK_DATA_LIMIT};
-use super::handle::Handle;
+use super::inbound::Handle;
 use super::pay::TelegramTeller;
 use super::send::{self, Target};
 use crate::engine::alerts::{AlertTeller, News};
@@ -36,7 +36,7 @@ impl AlertTeller for TelegramTeller {
 }
 
 /// What an alert says when it wakes or runs out.
-pub fn alert_text(lang: Lang, alert: &Alert, news: &News) -> String {
+pub(crate) fn alert_text(lang: Lang, alert: &Alert, news: &News) -> String {
     let texts = &lang.texts().alerts;
     let name = &alert.product_name;
     match news {

@@ -87,7 +87,7 @@ impl Outbox {
     /// outbox's flush at `due_ms` (Unix ms) at the earliest, not now: what
     /// the bot tells unasked (alerts), paced. Its time in the outbox counts
     /// from `due_ms`.
-    pub async fn enqueue(
+    pub(crate) async fn enqueue(
         &self,
         target: &Target,
         text: &str,

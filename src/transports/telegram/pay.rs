@@ -396,7 +396,7 @@ pub fn event_feed(app: &App, every: Duration) -> EventFeed {
 
 /// Starts re-reading the watched products (`alerts.poll_mins`) and ending
 /// the alerts that ran out.
-pub fn spawn_alerts(bot: Bot, app: App, outbox: Arc<Outbox>) -> tokio::task::JoinHandle<()> {
+pub(crate) fn spawn_alerts(bot: Bot, app: App, outbox: Arc<Outbox>) -> tokio::task::JoinHandle<()> {
     let alerts = app.alerts.clone();
     let mall = app.mall.clone();
     let teller: Arc<dyn crate::engine::alerts::AlertTeller> = Arc::new(TelegramTeller { bot, app, outbox });
