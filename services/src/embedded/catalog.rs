@@ -384,6 +384,47 @@ impl Catalog {
     }
 }
 
+impl Catalog {
+    /// A product as data again, at the catalog's prices and stock (to keep it in a newer
+    /// version of the mall while an order holds it).
+    pub(crate) fn product_data(&self, product: u32) -> ProductData {
+        let p = &self.products[product as usize];
+        let slots = &self.slots[p.slots.start as usize..p.slots.end as usize];
+        let own = (!p.has_skus).then(|| &slots[0]);
+        ProductData {
+            id: p.id.clone(),
+            store_id: self.stores[p.store as usize].store.id.clone(),
+            brand: p.brand.clone(),
+            category: p.category.clone(),
+            name: p.name.clone(),
+            name_en: p.name_en.clone(),
+            description: p.description.clone(),
+            rating: p.rating,
+            images: p.images.clone(),
+            skus: if p.has_skus {
+                slots
+                    .iter()
+                    .map(|s| Sku {
+                        sku_id: s.key.clone(),
+                        label: s.label.clone().unwrap_or_default(),
+                        price_cents: s.price_cents,
+                        stock: s.stock,
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            },
+            price_cents: own.map(|s| s.price_cents),
+            stock: own.map(|s| s.stock),
+        }
+    }
+
+    /// The store a product is in, as data.
+    pub(crate) fn store_data_of(&self, product: u32) -> &StoreData {
+        &self.stores[self.products[product as usize].store as usize]
+    }
+}
+
 impl std::fmt::Debug for Catalog {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Catalog")
