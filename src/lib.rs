@@ -11,6 +11,7 @@ pub mod context;
 pub mod fallback;
 pub mod health;
 pub mod llm;
+pub mod mall_data;
 pub mod mall_server;
 pub mod mcp;
 pub mod media;

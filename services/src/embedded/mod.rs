@@ -36,7 +36,7 @@ pub use clock::rfc3339;
 pub use data::Floor;
 pub use folder::{FolderError, FolderMall, read_folder};
 pub use levels::CatalogChange;
-pub use reload::ReloadReport;
+pub use reload::{ReloadReport, data_generation};
 pub use table::DataError;
 
 pub use shopping::OrderPolicy;

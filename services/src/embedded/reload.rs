@@ -52,6 +52,16 @@ impl MallState {
     }
 }
 
+/// How many times a mall's data was reloaded in this process: what was kept from before
+/// (a cached search, say) is stale once it moves.
+static GENERATION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// The number of reloads of a mall's data in this process so far; a cache of the mall's
+/// answers starts afresh when it moves.
+pub fn data_generation() -> u64 {
+    GENERATION.load(std::sync::atomic::Ordering::Acquire)
+}
+
 /// What a reload did.
 #[derive(Debug, Clone, Default)]
 pub struct ReloadReport {
@@ -76,6 +86,7 @@ pub(crate) fn reload(state: &MallState, dir: &std::path::Path) -> Result<ReloadR
         .map_err(|e| FolderError::Invalid(vec![DataError::file("the catalog", e.to_string())]))?;
     let report_counts = (catalog.stores().len(), catalog.product_count(), catalog.sku_count());
     let changes = state.replace(Arc::new(catalog), info.map(Arc::new))?;
+    GENERATION.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
     for change in &changes {
         tracing::info!(
             product = %change.product_id,
