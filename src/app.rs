@@ -292,4 +292,18 @@ mod tests {
         let from_folder = open_map(&config).expect("no error").expect("a map from the folder");
         assert_eq!(from_folder.map().levels.len(), 6);
     }
+
+    #[test]
+    fn a_malls_own_data_brings_its_own_map_or_none_never_the_demos() {
+        let mut config = Config::default();
+        config.mall.data = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/malls/riverside").into();
+        let map = open_map(&config).expect("no error").expect("the folder's imdf/");
+        assert_eq!(map.map().levels.len(), 3);
+        assert!(map.map().find_place("s-chagee").is_some());
+        assert!(map.map().find_place("s-uniqlo").is_none(), "not the demo's map");
+
+        config.mall.data =
+            concat!(env!("CARGO_MANIFEST_DIR"), "/services/tests/fixtures/ten-mistakes").into();
+        assert!(open_map(&config).expect("no error").is_none(), "no map in the folder: text directions");
+    }
 }

@@ -35,6 +35,7 @@ pub use catalog::{Catalog, CatalogError};
 pub use clock::rfc3339;
 pub use data::Floor;
 pub use folder::{FolderError, FolderMall, read_folder};
+pub use generate::generate_folder;
 pub use levels::CatalogChange;
 pub use reload::{ReloadReport, data_generation};
 pub use table::DataError;
