@@ -122,9 +122,12 @@ impl FolderMall {
     }
 }
 
+/// A file of a mall's folder as the watcher compares it: path, modification time, size.
+pub type FileStamp = (PathBuf, SystemTime, u64);
+
 /// The files of `dir` whose change means the mall should be read again, with their
 /// modification times and sizes (what a reload watches).
-pub fn fingerprint(dir: &Path) -> Vec<(PathBuf, SystemTime, u64)> {
+pub fn fingerprint(dir: &Path) -> Vec<FileStamp> {
     let mut out = Vec::new();
     let Ok(entries) = std::fs::read_dir(dir) else { return out };
     for entry in entries.flatten() {
@@ -227,6 +230,8 @@ struct Builder<'a> {
     utc_offset: String,
     /// Products whose price or stock cell was already reported (no second mistake for it).
     reported: HashSet<String>,
+    /// The tables' own mistakes (a row too wide, a CSV that cannot be read on).
+    sink: super::table::Sink,
 }
 
 /// A list in one cell: `a; b | c`, `，` and `；` too.
@@ -341,25 +346,25 @@ impl<'a> Builder<'a> {
             store_rows: HashMap::new(),
             utc_offset: "+08:00".into(),
             reported: HashSet::new(),
+            sink: super::table::Sink::default(),
         }
     }
 
     fn table(&mut self, name: &'static str) -> Option<Table> {
         let source = find_table(self.dir, name)?;
         let read = match source {
-            Source::Csv(path) => Table::read_csv(&path, &format!("{name}.csv")),
+            Source::Csv(path) => Table::read_csv(&path, &format!("{name}.csv"), &self.sink),
             Source::Xlsx(path, sheet) => {
                 let file = match &sheet {
                     Some(sheet) => format!("{WORKBOOK}[{sheet}]"),
                     None => format!("{name}.xlsx"),
                 };
-                Table::read_xlsx(&path, sheet.as_deref(), &file)
+                Table::read_xlsx(&path, sheet.as_deref(), &file, &self.sink)
             }
         };
         match read {
-            Ok(mut table) => {
+            Ok(table) => {
                 self.files.insert(name, table.file.clone());
-                self.errors.append(&mut table.shape_errors);
                 Some(table)
             }
             Err(e) => {
@@ -387,15 +392,18 @@ impl<'a> Builder<'a> {
         self.check_products_sellable(&products);
         self.read_promotions(&stores);
         self.add_missing_brands();
+        let read = std::mem::take(&mut *self.sink.borrow_mut());
+        self.errors.extend(read);
     }
 
     /// `mall`: one row — name, name_en, entrance, entrance_name, utc_offset.
     fn read_mall(&mut self) {
-        let Some(t) = self.table("mall") else { return };
+        let Some(mut t) = self.table("mall") else { return };
         let (name, name_en) = (t.column(&["name"]), t.column(&["name_en"]));
         let (entrance, entrance_name) = (t.column(&["entrance"]), t.column(&["entrance_name"]));
         let offset = t.column(&["utc_offset"]);
-        if let Some(row) = t.rows.first() {
+        if let Some(row) = t.next_row() {
+            let row = &row;
             let set = |target: &mut String, column| {
                 let v = t.cell(row, column);
                 if !v.is_empty() {
@@ -424,10 +432,11 @@ impl<'a> Builder<'a> {
     /// `floors`: floor, label, name, name_en. Without it, the stores' floors.
     fn read_floors(&mut self) -> BTreeMap<i32, Floor> {
         let mut floors = BTreeMap::new();
-        let Some(t) = self.table("floors") else { return floors };
+        let Some(mut t) = self.table("floors") else { return floors };
         let Some(floor) = t.require(&["floor"], &mut self.errors) else { return floors };
         let (label, name, name_en) = (t.column(&["label"]), t.column(&["name"]), t.column(&["name_en"]));
-        for row in &t.rows {
+        while let Some(row) = t.next_row() {
+            let row = &row;
             match parse_floor(t.cell(row, Some(floor))) {
                 Ok(n) => {
                     let label = Some(t.cell(row, label).to_owned())
@@ -452,7 +461,7 @@ impl<'a> Builder<'a> {
     /// `areas`: id, name, name_en, floor, description.
     fn read_areas(&mut self, floors: &BTreeMap<i32, Floor>) -> HashSet<String> {
         let mut ids = HashSet::new();
-        let Some(t) = self.table("areas") else { return ids };
+        let Some(mut t) = self.table("areas") else { return ids };
         let id = t.require(&["id"], &mut self.errors);
         let name = t.require(&["name"], &mut self.errors);
         let floor = t.require(&["floor"], &mut self.errors);
@@ -460,7 +469,8 @@ impl<'a> Builder<'a> {
         if id.is_none() || name.is_none() || floor.is_none() {
             return ids;
         }
-        for row in &t.rows {
+        while let Some(row) = t.next_row() {
+            let row = &row;
             let area_id = t.cell(row, id);
             if area_id.is_empty() {
                 self.errors.push(t.error(row, id, "the area has no id"));
@@ -495,12 +505,13 @@ impl<'a> Builder<'a> {
 
     /// `categories`: id, name, name_en, parents, terms — added to the built-in ones.
     fn read_categories(&mut self) {
-        let Some(t) = self.table("categories") else { return };
+        let Some(mut t) = self.table("categories") else { return };
         let Some(id) = t.require(&["id"], &mut self.errors) else { return };
         let (name, name_en) = (t.column(&["name"]), t.column(&["name_en"]));
         let (parents, terms) = (t.column(&["parents", "parent"]), t.column(&["terms"]));
         let mut rows = Vec::new();
-        for row in &t.rows {
+        while let Some(owned) = t.next_row() {
+            let row = &owned;
             let cid = t.cell(row, Some(id));
             if cid.is_empty() {
                 self.errors.push(t.error(row, Some(id), "the category has no id"));
@@ -517,10 +528,10 @@ impl<'a> Builder<'a> {
                 Some(existing) => *existing = category,
                 None => self.data.categories.push(category),
             }
-            rows.push(row);
+            rows.push(owned);
         }
         let known: HashSet<String> = self.data.categories.iter().map(|c| c.id.clone()).collect();
-        for row in rows {
+        for row in &rows {
             for parent in list(t.cell(row, parents)) {
                 if !known.contains(&parent) {
                     let file = t.file.clone();
@@ -536,10 +547,11 @@ impl<'a> Builder<'a> {
 
     /// `brands`: name, name_zh, aliases.
     fn read_brands(&mut self) {
-        let Some(t) = self.table("brands") else { return };
+        let Some(mut t) = self.table("brands") else { return };
         let Some(name) = t.require(&["name"], &mut self.errors) else { return };
         let (name_zh, aliases) = (t.column(&["name_zh"]), t.column(&["aliases"]));
-        for row in &t.rows {
+        while let Some(row) = t.next_row() {
+            let row = &row;
             let n = t.cell(row, Some(name));
             if n.is_empty() {
                 self.errors.push(t.error(row, Some(name), "the brand has no name"));
@@ -565,7 +577,7 @@ impl<'a> Builder<'a> {
     /// `stores`: id, name, name_en, category, floor, unit, area, open_hours, phone, tags, brand.
     fn read_stores(&mut self, floors: &BTreeMap<i32, Floor>, areas: &HashSet<String>) -> HashSet<String> {
         let mut ids = HashSet::new();
-        let Some(t) = self.table("stores") else {
+        let Some(mut t) = self.table("stores") else {
             self.errors.push(DataError::file(
                 "stores.csv",
                 "is missing: a mall needs its stores (stores.csv, stores.xlsx or a `stores` sheet in mall.xlsx)",
@@ -586,7 +598,8 @@ impl<'a> Builder<'a> {
         let categories = self.category_ids();
         let (categories_file, floors_file, areas_file) =
             (self.file_of("categories"), self.file_of("floors"), self.file_of("areas"));
-        for row in &t.rows {
+        while let Some(row) = t.next_row() {
+            let row = &row;
             let sid = t.cell(row, id);
             let sname = t.cell(row, name);
             if sid.is_empty() {
@@ -699,7 +712,7 @@ impl<'a> Builder<'a> {
     /// price, stock. Answers each product's row, for the SKUs' checks.
     fn read_products(&mut self, stores: &HashSet<String>) -> HashMap<String, (usize, usize)> {
         let mut rows_of = HashMap::new();
-        let Some(t) = self.table("products") else {
+        let Some(mut t) = self.table("products") else {
             self.errors.push(DataError::file(
                 "products.csv",
                 "is missing: a mall needs its products (products.csv, products.xlsx or a `products` sheet in mall.xlsx)",
@@ -721,7 +734,8 @@ impl<'a> Builder<'a> {
         let (stores_file, categories_file) = (self.file_of("stores"), self.file_of("categories"));
         let store_brand: HashMap<String, String> =
             self.data.stores.iter().map(|s| (s.store.id.clone(), s.brand.clone())).collect();
-        for row in &t.rows {
+        while let Some(row) = t.next_row() {
+            let row = &row;
             let pid = t.cell(row, id);
             if pid.is_empty() {
                 self.errors.push(t.error(row, id, "the product has no id"));
@@ -810,7 +824,7 @@ impl<'a> Builder<'a> {
 
     /// `skus`: id, product, label (or size and colour), price, stock.
     fn read_skus(&mut self, products: &HashMap<String, (usize, usize)>) {
-        let Some(t) = self.table("skus") else { return };
+        let Some(mut t) = self.table("skus") else { return };
         let id = t.require(&["id", "sku_id", "sku"], &mut self.errors);
         let product = t.require(&["product", "product_id"], &mut self.errors);
         if id.is_none() || product.is_none() {
@@ -820,24 +834,31 @@ impl<'a> Builder<'a> {
         let colour = t.column(&["colour", "color"]);
         let (price, stock) = (t.column(&["price", "price_yuan"]), t.column(&["stock"]));
         let products_file = self.file_of("products");
-        let known: HashSet<String> = products.keys().cloned().collect();
-        let mut seen: HashMap<String, usize> = HashMap::new();
-        for row in &t.rows {
+        // The SKUs seen, by a hash of their id (half a million ids are not held twice):
+        // the row and where the SKU went, to tell a true repeat from a hash's collision.
+        let mut seen: HashMap<u64, (usize, usize, usize)> = HashMap::new();
+        let hasher = std::collections::hash_map::RandomState::new();
+        let hash = |id: &str| std::hash::BuildHasher::hash_one(&hasher, id);
+        while let Some(row) = t.next_row() {
+            let row = &row;
             let sid = t.cell(row, id);
             if sid.is_empty() {
                 self.errors.push(t.error(row, id, "the SKU has no id"));
                 continue;
             }
-            if let Some(first) = seen.insert(sid.to_owned(), row.line) {
+            if let Some(&(first, p, k)) = seen.get(&hash(sid))
+                && self.data.products[p].skus.get(k).is_some_and(|s| s.sku_id == sid)
+            {
                 self.errors.push(t.error(row, id, format!("SKU `{sid}` is already on row {first}")));
                 continue;
             }
             let pid = t.cell(row, product);
             let Some(&(index, _)) = products.get(pid) else {
+                let known: HashSet<String> = products.keys().cloned().collect();
                 self.errors.push(t.error(row, product, not_in("product", pid, &products_file, &known)));
                 continue;
             };
-            if known.contains(sid) && sid != pid {
+            if products.contains_key(sid) && sid != pid {
                 self.errors.push(t.error(row, id, format!("SKU `{sid}` has the id of a product")));
                 continue;
             }
@@ -863,6 +884,7 @@ impl<'a> Builder<'a> {
                 self.errors.push(t.error(row, stock, "the SKU has no stock count"));
                 continue;
             }
+            seen.insert(hash(sid), (row.line, index, p.skus.len()));
             p.skus.push(Sku {
                 sku_id: sid.to_owned(),
                 label: if text.is_empty() { sid.to_owned() } else { text },
@@ -875,7 +897,7 @@ impl<'a> Builder<'a> {
     /// `stock`: sku (or a product without SKUs), stock, price — the counts a till exports,
     /// over the ones in products and skus.
     fn read_stock(&mut self) {
-        let Some(t) = self.table("stock") else { return };
+        let Some(mut t) = self.table("stock") else { return };
         let Some(key) = t.require(&["sku", "sku_id", "id", "product_id"], &mut self.errors) else { return };
         let (stock, price) = (t.column(&["stock"]), t.column(&["price", "price_yuan"]));
         let mut slots: HashMap<String, (usize, Option<usize>)> = HashMap::new();
@@ -888,7 +910,8 @@ impl<'a> Builder<'a> {
             }
         }
         let known: HashSet<String> = slots.keys().cloned().collect();
-        for row in &t.rows {
+        while let Some(row) = t.next_row() {
+            let row = &row;
             let k = t.cell(row, Some(key));
             let Some(&(p, s)) = slots.get(k) else {
                 self.errors.push(t.error(
@@ -940,7 +963,7 @@ impl<'a> Builder<'a> {
 
     /// `promotions`: store, title, description, valid_until (a date, or RFC 3339).
     fn read_promotions(&mut self, stores: &HashSet<String>) {
-        let Some(t) = self.table("promotions") else { return };
+        let Some(mut t) = self.table("promotions") else { return };
         let store = t.require(&["store", "store_id"], &mut self.errors);
         let title = t.require(&["title"], &mut self.errors);
         if store.is_none() || title.is_none() {
@@ -948,7 +971,8 @@ impl<'a> Builder<'a> {
         }
         let (description, until) = (t.column(&["description"]), t.column(&["valid_until", "until"]));
         let stores_file = self.file_of("stores");
-        for row in &t.rows {
+        while let Some(row) = t.next_row() {
+            let row = &row;
             let sid = t.cell(row, store);
             let Some(target) = self.data.stores.iter().position(|s| s.store.id == sid) else {
                 self.errors.push(t.error(row, store, not_in("store", sid, &stores_file, stores)));

@@ -90,7 +90,8 @@ fn variant(template: &ProductData, index: usize, rng: &mut StdRng) -> ProductDat
     }
 }
 
-/// Writes a large mall's data folder as CSV (`stores.csv`, `products.csv`, `skus.csv`):
+/// Writes a large mall's data folder as CSV (`brands.csv`, `stores.csv`, `products.csv`,
+/// `skus.csv`):
 /// `stores` stores varied from the demo's, `products` products varied from the demo's in
 /// them, each with `skus_per_product` SKUs; the same for the same seed. For measuring how a
 /// mall's own data loads (`examples/folder_scale.rs`).
@@ -105,6 +106,14 @@ pub fn generate_folder(
     let mut rng = StdRng::seed_from_u64(seed);
     std::fs::create_dir_all(dir)?;
     let csv_error = |e: csv::Error| std::io::Error::other(e.to_string());
+
+    // Brands: the demo's, with their Chinese names and the other names shoppers use.
+    let mut out = csv::Writer::from_path(dir.join("brands.csv")).map_err(csv_error)?;
+    out.write_record(["name", "name_zh", "aliases"]).map_err(csv_error)?;
+    for brand in &data.brands {
+        out.write_record([&brand.name, &brand.name_zh, &brand.aliases.join(";")]).map_err(csv_error)?;
+    }
+    out.flush()?;
 
     // Stores: the demo's, then numbered branches of them.
     let mut by_template: std::collections::HashMap<&str, Vec<String>> = std::collections::HashMap::new();

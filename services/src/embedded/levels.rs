@@ -5,8 +5,6 @@
 //! ([`apply_changes`]) — so an operator's edit reaches shoppers, while sales
 //! since the last edit stay counted.
 
-use std::collections::HashMap;
-
 use rusqlite::{Connection, Transaction, TransactionBehavior, params};
 
 use super::catalog::Catalog;
@@ -69,20 +67,20 @@ struct StoredLevel {
     file_price: Option<i64>,
 }
 
-fn stored_levels(conn: &Connection) -> Result<HashMap<String, StoredLevel>, rusqlite::Error> {
+/// The rows of `inventory` by the catalog's slots (`None`: a slot the database has no row for).
+fn stored_levels(conn: &Connection, catalog: &Catalog) -> Result<Vec<Option<StoredLevel>>, rusqlite::Error> {
     let mut stmt = conn.prepare("SELECT slot, stock, price_cents, file_stock, file_price FROM inventory")?;
     let mut rows = stmt.query([])?;
-    let mut out = HashMap::new();
+    let mut out: Vec<Option<StoredLevel>> = Vec::with_capacity(catalog.slots.len());
+    out.resize_with(catalog.slots.len(), || None);
     while let Some(row) = rows.next()? {
-        out.insert(
-            row.get::<_, String>(0)?,
-            StoredLevel {
-                stock: row.get(1)?,
-                price: row.get(2)?,
-                file_stock: row.get(3)?,
-                file_price: row.get(4)?,
-            },
-        );
+        let Some(slot) = catalog.slot_index_of(row.get_ref(0)?.as_str().unwrap_or_default()) else { continue };
+        out[slot as usize] = Some(StoredLevel {
+            stock: row.get(1)?,
+            price: row.get(2)?,
+            file_stock: row.get(3)?,
+            file_price: row.get(4)?,
+        });
     }
     Ok(out)
 }
@@ -94,7 +92,7 @@ pub(crate) fn sync(
     catalog: &Catalog,
 ) -> Result<(Inventory, Vec<CatalogChange>), OpError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let stored = stored_levels(&tx)?;
+    let stored = stored_levels(&tx, catalog)?;
     let inventory = Inventory::new(catalog);
     let mut changes = Vec::new();
     {
@@ -105,7 +103,7 @@ pub(crate) fn sync(
         let mut note = tx.prepare("UPDATE inventory SET file_stock = ?1, file_price = ?2 WHERE slot = ?3")?;
         for (index, slot) in catalog.slots.iter().enumerate() {
             let index = index as u32;
-            let Some(row) = stored.get(&slot.key) else {
+            let Some(row) = &stored[index as usize] else {
                 insert.execute(params![slot.key, slot.stock, slot.price_cents])?;
                 continue;
             };

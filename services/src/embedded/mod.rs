@@ -53,6 +53,8 @@ pub struct EmbeddedMall {
     folder: Option<Arc<PathBuf>>,
     /// Set to have the folder read again at the watcher's next look (`SIGHUP`).
     reload_asked: Arc<AtomicBool>,
+    /// The folder's files as they were when it was read (a change after that is seen).
+    read_stamp: Arc<Vec<folder::FileStamp>>,
 }
 
 impl std::fmt::Debug for EmbeddedMall {
@@ -91,7 +93,12 @@ impl EmbeddedMall {
             products = state.live().catalog.product_count(),
             "embedded mall opened"
         );
-        Ok(EmbeddedMall { state: Arc::new(state), folder: None, reload_asked: Arc::default() })
+        Ok(EmbeddedMall {
+            state: Arc::new(state),
+            folder: None,
+            reload_asked: Arc::default(),
+            read_stamp: Arc::default(),
+        })
     }
 
     /// The mall whose data is in the folder `dir` (see `docs/your-mall.md`), its database
@@ -99,6 +106,7 @@ impl EmbeddedMall {
     pub fn open_folder(dir: impl AsRef<Path>, path: Option<&Path>) -> Result<EmbeddedMall, FolderError> {
         let dir = dir.as_ref();
         let started = std::time::Instant::now();
+        let stamp = folder::fingerprint(dir);
         let (data, info) = read_folder(dir).map_err(FolderError::Invalid)?.into_parts();
         let catalog = Catalog::from_data(data)
             .map_err(|e| FolderError::Invalid(vec![DataError::file("the catalog", e.to_string())]))?;
@@ -108,6 +116,7 @@ impl EmbeddedMall {
             path,
         )?;
         mall.folder = Some(Arc::new(dir.to_owned()));
+        mall.read_stamp = Arc::new(stamp);
         let live = mall.state.live();
         tracing::info!(
             folder = %dir.display(),
@@ -138,7 +147,13 @@ impl EmbeddedMall {
     /// Nothing to watch for a mall not opened from a folder.
     pub fn watch_folder(&self, every: std::time::Duration) -> std::io::Result<()> {
         let Some(dir) = &self.folder else { return Ok(()) };
-        reload::watch(Arc::downgrade(&self.state), dir.to_path_buf(), every, self.reload_asked.clone())?;
+        reload::watch(
+            Arc::downgrade(&self.state),
+            dir.to_path_buf(),
+            (*self.read_stamp).clone(),
+            every,
+            self.reload_asked.clone(),
+        )?;
         Ok(())
     }
 

@@ -173,12 +173,14 @@ fn keep_held_products(
 pub(crate) fn watch(
     state: std::sync::Weak<MallState>,
     dir: std::path::PathBuf,
+    read: Vec<super::folder::FileStamp>,
     every: std::time::Duration,
     asked: Arc<std::sync::atomic::AtomicBool>,
 ) -> std::io::Result<std::thread::JoinHandle<()>> {
     use std::sync::atomic::Ordering;
     std::thread::Builder::new().name("mall-data-watch".into()).spawn(move || {
-        let mut seen = super::folder::fingerprint(&dir);
+        // What the mall was read from: a change made since, even before this thread ran, is seen.
+        let mut seen = read;
         loop {
             std::thread::sleep(every);
             let Some(state) = state.upgrade() else { return };

@@ -60,15 +60,29 @@ fn header_key(header: &str) -> String {
     header.trim().trim_start_matches('\u{feff}').to_lowercase().replace([' ', '-'], "_")
 }
 
-/// One table: its headers and rows of text.
-#[derive(Debug, Default)]
+/// One table: its headers, and its rows of text read one at a time (a large
+/// table is never held whole).
 pub(crate) struct Table {
     /// The file (and sheet) as the operator names it.
     pub file: String,
     headers: Vec<String>,
-    pub rows: Vec<TableRow>,
-    /// Rows with more cells than the header names (an unquoted comma, most often).
-    pub shape_errors: Vec<DataError>,
+    rows: RowSource,
+    /// Where the table's own mistakes go: rows with more cells than the header names
+    /// (an unquoted comma, most often), a CSV that cannot be read on.
+    sink: Sink,
+}
+
+/// The mistakes found while reading tables, shared by the tables of one folder.
+pub(crate) type Sink = std::rc::Rc<std::cell::RefCell<Vec<DataError>>>;
+
+/// Where the rows come from.
+enum RowSource {
+    /// A CSV file's text, read as the rows are asked for.
+    Csv(csv::Reader<std::io::Cursor<Vec<u8>>>),
+    /// A sheet's rows (calamine reads a sheet whole).
+    Rows(std::vec::IntoIter<TableRow>),
+    /// A table with no rows (left after a CSV that could not be read on).
+    Done,
 }
 
 /// A row of a table with the line it is on.
@@ -85,6 +99,41 @@ pub(crate) struct Column {
 }
 
 impl Table {
+    /// The next row with any text in it; `None` at the end (or at a CSV that cannot be read
+    /// on, which is then a mistake of the table).
+    pub fn next_row(&mut self) -> Option<TableRow> {
+        loop {
+            let row = match &mut self.rows {
+                RowSource::Done => return None,
+                RowSource::Rows(rows) => rows.next()?,
+                RowSource::Csv(reader) => {
+                    let mut record = csv::StringRecord::new();
+                    match reader.read_record(&mut record) {
+                        Ok(false) => {
+                            self.rows = RowSource::Done;
+                            return None;
+                        }
+                        Ok(true) => TableRow {
+                            line: record.position().map_or(0, |p| p.line() as usize),
+                            cells: record.iter().map(str::to_owned).collect(),
+                        },
+                        Err(e) => {
+                            let error = csv_error(&self.file, &e);
+                            self.sink.borrow_mut().push(error);
+                            self.rows = RowSource::Done;
+                            return None;
+                        }
+                    }
+                }
+            };
+            if row.cells.iter().all(|c| c.trim().is_empty()) {
+                continue;
+            }
+            self.check_width(row.line, &row.cells);
+            return Some(row);
+        }
+    }
+
     /// The column named `names[0]` (or one of the other spellings); `None` when absent.
     pub fn column(&self, names: &[&str]) -> Option<Column> {
         self.headers.iter().position(|h| names.iter().any(|n| h == n)).map(|index| Column { index })
@@ -127,7 +176,7 @@ impl Table {
     fn check_width(&mut self, line: usize, cells: &[String]) {
         let used = cells.iter().rposition(|c| !c.trim().is_empty()).map_or(0, |i| i + 1);
         if used > self.headers.len() {
-            self.shape_errors.push(DataError {
+            self.sink.borrow_mut().push(DataError {
                 file: self.file.clone(),
                 row: Some(line),
                 column: Some((column_letter(self.headers.len()), "?".into())),
@@ -139,59 +188,40 @@ impl Table {
         }
     }
 
-    /// Reads a CSV file (UTF-8, a byte-order mark allowed, `,` or `;` or tab as the separator).
-    pub fn read_csv(path: &Path, file: &str) -> Result<Table, DataError> {
-        let bytes = std::fs::read(path).map_err(|e| DataError::file(file, format!("cannot be read: {e}")))?;
-        let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes);
-        let first_line = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
+    /// Opens a CSV file (UTF-8, a byte-order mark allowed, `,` or `;` or tab as the
+    /// separator) and reads its header row.
+    pub fn read_csv(path: &Path, file: &str, sink: &Sink) -> Result<Table, DataError> {
+        let bytes =
+            std::fs::read(path).map_err(|e| DataError::file(file, format!("cannot be read: {e}")))?;
+        let start = if bytes.starts_with(b"\xef\xbb\xbf") { 3 } else { 0 };
+        let first_line = bytes[start..].split(|&b| b == b'\n').next().unwrap_or_default();
         let delimiter = [b',', b';', b'\t']
             .into_iter()
             .max_by_key(|d| first_line.iter().filter(|b| *b == d).count())
             .unwrap_or(b',');
-        let mut reader = csv::ReaderBuilder::new()
-            .delimiter(delimiter)
-            .has_headers(false)
-            .flexible(true)
-            .from_reader(bytes);
-        let mut table = Table { file: file.to_owned(), ..Table::default() };
-        let mut errors = Vec::new();
-        for record in reader.records() {
-            match record {
-                Ok(record) => {
-                    let line = record.position().map_or(0, |p| p.line() as usize);
-                    let cells: Vec<String> = record.iter().map(str::to_owned).collect();
-                    if table.headers.is_empty() {
-                        table.headers = cells.iter().map(|h| header_key(h)).collect();
-                        continue;
-                    }
-                    if cells.iter().all(|c| c.trim().is_empty()) {
-                        continue;
-                    }
-                    table.check_width(line, &cells);
-                    table.rows.push(TableRow { line, cells });
-                }
-                Err(e) => {
-                    let line = e.position().map(|p| p.line() as usize);
-                    let message = match e.kind() {
-                        csv::ErrorKind::Utf8 { .. } => {
-                            "is not UTF-8 text (save it as \"CSV UTF-8\")".to_owned()
-                        }
-                        _ => format!("cannot be read as CSV: {e}"),
-                    };
-                    errors.push(DataError { file: file.to_owned(), row: line, column: None, message });
-                    break;
-                }
+        let mut cursor = std::io::Cursor::new(bytes);
+        cursor.set_position(start as u64);
+        let mut reader =
+            csv::ReaderBuilder::new().delimiter(delimiter).has_headers(false).flexible(true).from_reader(cursor);
+        let mut header = csv::StringRecord::new();
+        loop {
+            match reader.read_record(&mut header) {
+                Ok(false) => return Err(DataError::file(file, "is empty: it needs a header row")),
+                Ok(true) if header.iter().all(|c| c.trim().is_empty()) => continue,
+                Ok(true) => break,
+                Err(e) => return Err(csv_error(file, &e)),
             }
         }
-        match errors.pop() {
-            Some(error) => Err(error),
-            None if table.headers.is_empty() => Err(DataError::file(file, "is empty: it needs a header row")),
-            None => Ok(table),
-        }
+        Ok(Table {
+            file: file.to_owned(),
+            headers: header.iter().map(header_key).collect(),
+            rows: RowSource::Csv(reader),
+            sink: sink.clone(),
+        })
     }
 
     /// Reads a sheet of an `.xlsx` workbook: `sheet` by name, or the first one.
-    pub fn read_xlsx(path: &Path, sheet: Option<&str>, file: &str) -> Result<Table, DataError> {
+    pub fn read_xlsx(path: &Path, sheet: Option<&str>, file: &str, sink: &Sink) -> Result<Table, DataError> {
         let mut workbook: Xlsx<_> = open_workbook(path)
             .map_err(|e| DataError::file(file, format!("cannot be read as .xlsx: {e}")))?;
         let range = match sheet {
@@ -202,7 +232,8 @@ impl Table {
         }
         .map_err(|e| DataError::file(file, format!("cannot be read as .xlsx: {e}")))?;
         let (first_row, first_col) = range.start().unwrap_or((0, 0));
-        let mut table = Table { file: file.to_owned(), ..Table::default() };
+        let mut headers: Vec<String> = Vec::new();
+        let mut rows = Vec::new();
         let pad = first_col as usize;
         for (i, row) in range.rows().enumerate() {
             let line = first_row as usize + i + 1;
@@ -218,24 +249,29 @@ impl Table {
                     Data::Error(e) => format!("#{e:?}"),
                 });
             }
-            if table.headers.is_empty() {
+            if headers.is_empty() {
                 if cells.iter().all(|c| c.trim().is_empty()) {
                     continue;
                 }
-                table.headers = cells.iter().map(|h| header_key(h)).collect();
+                headers = cells.iter().map(|h| header_key(h)).collect();
                 continue;
             }
-            if cells.iter().all(|c| c.trim().is_empty()) {
-                continue;
-            }
-            table.check_width(line, &cells);
-            table.rows.push(TableRow { line, cells });
+            rows.push(TableRow { line, cells });
         }
-        if table.headers.is_empty() {
+        if headers.is_empty() {
             return Err(DataError::file(file, "is empty: it needs a header row"));
         }
-        Ok(table)
+        Ok(Table { file: file.to_owned(), headers, rows: RowSource::Rows(rows.into_iter()), sink: sink.clone() })
     }
+}
+
+/// A CSV that cannot be read on, where it stopped.
+fn csv_error(file: &str, e: &csv::Error) -> DataError {
+    let message = match e.kind() {
+        csv::ErrorKind::Utf8 { .. } => "is not UTF-8 text (save it as \"CSV UTF-8\")".to_owned(),
+        _ => format!("cannot be read as CSV: {e}"),
+    };
+    DataError { file: file.to_owned(), row: e.position().map(|p| p.line() as usize), column: None, message }
 }
 
 /// A spreadsheet number as text: `129` for a whole number, else as written.
