@@ -5,6 +5,7 @@
 //! after a price change (time, peak RSS, the old data serving meanwhile).
 //!
 //! `cargo run --release -p services --example folder_scale [-- PRODUCTS]`
+#![allow(clippy::unwrap_used)]
 
 use std::future::Future;
 use std::pin::pin;

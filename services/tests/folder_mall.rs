@@ -178,12 +178,14 @@ async fn a_reload_reports_price_and_stock_changes_and_keeps_sales_counted() {
     let dir = copy_of_riverside("stock");
     let mall = EmbeddedMall::open_folder(&dir, None).unwrap();
     let shopper = Shopper::new("telegram", 7);
-    let item = AddCartItem { product_id: "p-book-santi".into(), sku_id: None, quantity: 2 };
+    let item =
+        AddCartItem { product_id: "p-asics-tee".into(), sku_id: Some("p-asics-tee-m".into()), quantity: 2 };
     let cart = mall.add_cart_item(&shopper, &item, None).await.unwrap();
     mall.create_order(&shopper, &CreateOrder { cart_id: cart.cart_id, expected_total_cents: None }, None)
         .await
         .unwrap();
-    assert_eq!(mall.get_product("p-book-santi").await.unwrap().brief.in_stock, true);
+    let tee_m = |p: &services::Product| p.skus.iter().find(|s| s.sku_id == "p-asics-tee-m").unwrap().stock;
+    assert_eq!(tee_m(&mall.get_product("p-asics-tee").await.unwrap()), 10, "12 in the file, 2 sold");
 
     // Stock of one SKU from a till's export (stock.csv), a price in skus.csv.
     std::fs::write(dir.join("stock.csv"), "sku,stock\np-asics-kayano-42-wht,6\n").unwrap();
@@ -205,17 +207,26 @@ async fn a_reload_reports_price_and_stock_changes_and_keeps_sales_counted() {
     );
     let kayano = mall.get_product("p-asics-kayano").await.unwrap();
     assert!(
-        kayano.brief.sizes.contains(&"42 / 白色 Black".replace("Black", "White")),
-        "{:?}",
+        kayano.brief.sizes.contains(&"42 / 白色 White".to_owned()),
+        "back in stock: {:?}",
         kayano.brief.sizes
     );
-    let santi = mall.get_product("p-book-santi").await.unwrap();
-    assert_eq!(santi.skus.len(), 0);
-    let stock_left = |p: &services::Product| if p.skus.is_empty() { None } else { Some(p.skus[0].stock) };
-    assert_eq!(stock_left(&santi), None);
-    // The two sold before the reload stay sold: the file's count did not change.
+    let s25 = mall.get_product("p-samsung-s25").await.unwrap();
+    assert_eq!(s25.skus.iter().map(|s| s.price_cents).collect::<Vec<_>>(), [599_900, 649_900]);
+    // The tee's count in the file did not change: the two sold stay sold.
+    assert_eq!(tee_m(&mall.get_product("p-asics-tee").await.unwrap()), 10);
     let report = mall.reload().unwrap();
     assert!(report.changes.is_empty(), "nothing changed: {:?}", report.changes);
+    // The file's count changes: the file's count it is.
+    edit(
+        &dir,
+        "skus.csv",
+        "p-asics-tee-m,p-asics-tee,M,黑色 Black,,12",
+        "p-asics-tee-m,p-asics-tee,M,黑色 Black,,30",
+    );
+    let report = mall.reload().unwrap();
+    assert_eq!(report.changes[0].stock, Some((10, 30)));
+    assert_eq!(tee_m(&mall.get_product("p-asics-tee").await.unwrap()), 30);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

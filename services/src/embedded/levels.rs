@@ -74,7 +74,9 @@ fn stored_levels(conn: &Connection, catalog: &Catalog) -> Result<Vec<Option<Stor
     let mut out: Vec<Option<StoredLevel>> = Vec::with_capacity(catalog.slots.len());
     out.resize_with(catalog.slots.len(), || None);
     while let Some(row) = rows.next()? {
-        let Some(slot) = catalog.slot_index_of(row.get_ref(0)?.as_str().unwrap_or_default()) else { continue };
+        let Some(slot) = catalog.slot_index_of(row.get_ref(0)?.as_str().unwrap_or_default()) else {
+            continue;
+        };
         out[slot as usize] = Some(StoredLevel {
             stock: row.get(1)?,
             price: row.get(2)?,

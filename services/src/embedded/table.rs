@@ -191,8 +191,7 @@ impl Table {
     /// Opens a CSV file (UTF-8, a byte-order mark allowed, `,` or `;` or tab as the
     /// separator) and reads its header row.
     pub fn read_csv(path: &Path, file: &str, sink: &Sink) -> Result<Table, DataError> {
-        let bytes =
-            std::fs::read(path).map_err(|e| DataError::file(file, format!("cannot be read: {e}")))?;
+        let bytes = std::fs::read(path).map_err(|e| DataError::file(file, format!("cannot be read: {e}")))?;
         let start = if bytes.starts_with(b"\xef\xbb\xbf") { 3 } else { 0 };
         let first_line = bytes[start..].split(|&b| b == b'\n').next().unwrap_or_default();
         let delimiter = [b',', b';', b'\t']
@@ -201,8 +200,11 @@ impl Table {
             .unwrap_or(b',');
         let mut cursor = std::io::Cursor::new(bytes);
         cursor.set_position(start as u64);
-        let mut reader =
-            csv::ReaderBuilder::new().delimiter(delimiter).has_headers(false).flexible(true).from_reader(cursor);
+        let mut reader = csv::ReaderBuilder::new()
+            .delimiter(delimiter)
+            .has_headers(false)
+            .flexible(true)
+            .from_reader(cursor);
         let mut header = csv::StringRecord::new();
         loop {
             match reader.read_record(&mut header) {
@@ -261,7 +263,12 @@ impl Table {
         if headers.is_empty() {
             return Err(DataError::file(file, "is empty: it needs a header row"));
         }
-        Ok(Table { file: file.to_owned(), headers, rows: RowSource::Rows(rows.into_iter()), sink: sink.clone() })
+        Ok(Table {
+            file: file.to_owned(),
+            headers,
+            rows: RowSource::Rows(rows.into_iter()),
+            sink: sink.clone(),
+        })
     }
 }
 
