@@ -40,15 +40,6 @@ pub fn open_embedded(config: &Config) -> anyhow::Result<EmbeddedMall> {
             format!("cannot open the embedded mall's database (mall.embedded_db = {})", db.display())
         });
     };
-    let map = map_for(config, dir);
-    if let Some(map) = &map {
-        // The stores the map lacks are mistakes too; found before the mall opens.
-        let folder = read_folder(dir).map_err(|errors| refusal(dir, &errors))?;
-        let missing = stores_off_the_map(&folder, map)?;
-        if !missing.is_empty() {
-            return Err(refusal(dir, &missing));
-        }
-    }
     let mall = EmbeddedMall::open_folder(dir, Some(db)).map_err(|e| match e {
         FolderError::Invalid(errors) => refusal(dir, &errors),
         other => anyhow::Error::new(other).context(format!(
@@ -56,6 +47,14 @@ pub fn open_embedded(config: &Config) -> anyhow::Result<EmbeddedMall> {
             db.display()
         )),
     })?;
+    if let Some(map) = map_for(config, dir) {
+        // The stores the map lacks are mistakes too (located by reading the tables again).
+        let indoor = open_indoor(&map)?;
+        if mall.catalog().stores().any(|s| !on_map(&indoor, s)) {
+            let folder = read_folder(dir).map_err(|errors| refusal(dir, &errors))?;
+            return Err(refusal(dir, &stores_off_the_map(&folder, &map)?));
+        }
+    }
     mall.watch_folder(WATCH_EVERY).context("cannot watch the mall's data folder")?;
     reload_on_hangup(&mall);
     Ok(mall)
@@ -88,18 +87,10 @@ pub fn mistakes(dir: &Path, errors: &[DataError]) -> String {
 /// The stores of `folder` that have no place on the map at `map` (by the occupant's `ref`
 /// = the store's id, or by its name in either language), as located mistakes.
 fn stores_off_the_map(folder: &FolderMall, map: &Path) -> anyhow::Result<Vec<DataError>> {
-    let indoor = maps::IndoorMap::open(map)
-        .with_context(|| format!("cannot use the indoor map ({})", map.display()))?;
-    let on_map = |id: &str, name: &str, name_en: &str| {
-        indoor.places.iter().filter(|p| p.kind == maps::PlaceKind::Store).any(|p| {
-            p.id == id
-                || (!name.is_empty() && p.name.zh == name)
-                || (!name_en.is_empty() && p.name.en == name_en)
-        })
-    };
+    let indoor = open_indoor(map)?;
     let mut missing = Vec::new();
     for store in folder.stores() {
-        if on_map(&store.id, &store.name, &store.name_en) {
+        if on_map(&indoor, store) {
             continue;
         }
         let (file, row) = folder.store_rows.get(&store.id).cloned().unwrap_or_default();
@@ -117,6 +108,20 @@ fn stores_off_the_map(folder: &FolderMall, map: &Path) -> anyhow::Result<Vec<Dat
         });
     }
     Ok(missing)
+}
+
+fn open_indoor(map: &Path) -> anyhow::Result<maps::IndoorMap> {
+    maps::IndoorMap::open(map).with_context(|| format!("cannot use the indoor map ({})", map.display()))
+}
+
+/// Whether the map has a store's unit: an occupant whose `ref` is the store's id, or
+/// named as the store in either language (as directions find it).
+fn on_map(indoor: &maps::IndoorMap, store: &services::Store) -> bool {
+    indoor.places.iter().filter(|p| p.kind == maps::PlaceKind::Store).any(|p| {
+        p.id == store.id
+            || (!store.name.is_empty() && p.name.zh == store.name)
+            || (!store.name_en.is_empty() && p.name.en == store.name_en)
+    })
 }
 
 /// `mallbot import --check FOLDER` and the data line of `mallbot check`: the folder read

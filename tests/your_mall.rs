@@ -38,9 +38,17 @@ fn mallbot(dir: &Path, data: &Path) -> Command {
     command
 }
 
-fn chat(dir: &Path, data: &Path, script: &str) -> String {
-    let mut child = mallbot(dir, data)
-        .args(["chat", "--user", "8"])
+/// The terminal chat as the README runs it, `mallbot --config examples/malls/riverside.toml
+/// chat`, from the repository's root; its databases in `dir`.
+fn chat(dir: &Path, script: &str) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mallbot"))
+        .args(["--config", "examples/malls/riverside.toml", "chat", "--user", "8"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("MALLBOT_STATE__URL", format!("sqlite://{}", dir.join("state.db").display()))
+        .env("MALLBOT_MALL__EMBEDDED_DB", dir.join("mall.db"))
+        .env_remove("MALLBOT_LLM__PROVIDER")
+        .env_remove("MALLBOT_CONFIG")
+        .env_remove("MALLBOT_MALL__DATA")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -58,7 +66,6 @@ fn the_example_mall_in_the_terminal_chat_search_directions_on_its_map_and_a_purc
     let dir = scratch("chat");
     let out = chat(
         &dir,
-        &repo("examples/malls/riverside"),
         "亚瑟士跑鞋\n霸王茶姬在哪\n帮我买一双亚瑟士跑鞋\n第一个\n42码\ny\n下单\ny\n停车怎么收费\n",
     );
     // Search: the folder's products, its brand known by its Chinese name.
@@ -216,5 +223,38 @@ fn a_folder_with_mistakes_is_refused_with_every_mistake_located() {
     let stdout = String::from_utf8(out.unwrap().stdout).unwrap();
     assert!(stdout.contains("is ready: 8 stores, 18 products, 30 SKUs"), "{stdout}");
     assert!(stdout.contains("every store has its unit"), "{stdout}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_store_the_map_lacks_is_a_located_mistake() {
+    let dir = scratch("map");
+    let data = dir.join("riverside");
+    copy_mall(&data);
+    let stores = data.join("stores.csv");
+    let text = std::fs::read_to_string(&stores).unwrap();
+    std::fs::write(&stores, format!("{text}s-salomon,萨洛蒙,Salomon,outdoor,1F,1F-15,a-sports,,,,Salomon\n"))
+        .unwrap();
+    let out = mallbot(&dir, &data).args(["import", "--check"]).arg(&data).output().unwrap();
+    assert!(!out.status.success());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let map = data.join("imdf");
+    assert_eq!(
+        stdout.lines().collect::<Vec<_>>(),
+        [
+            format!("the mall's data ({}) has 1 mistake:", data.display()),
+            format!(
+                "  stores.csv:10: store `s-salomon` (萨洛蒙) is not on the map {}: give its unit's occupant the ref `s-salomon`, or the same name",
+                map.display()
+            ),
+        ]
+    );
+    let out = mallbot(&dir, &data).args(["chat"]).stdin(Stdio::null()).output().unwrap();
+    assert!(!out.status.success(), "the bot does not start");
+    assert!(
+        String::from_utf8(out.stderr)
+            .unwrap()
+            .contains("stores.csv:10: store `s-salomon` (萨洛蒙) is not on the map")
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

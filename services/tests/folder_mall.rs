@@ -273,3 +273,28 @@ async fn a_change_with_mistakes_is_refused_and_the_old_data_serves_on() {
     assert_eq!(mall.get_product("p-innisfree-serum").await.unwrap().brief.price_cents, 21_500);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test]
+async fn the_demos_json_shape_is_a_folder_too() {
+    let dir = std::env::temp_dir().join(format!("mallbot-folder-json-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let demo = include_str!("../data/demo-mall.json");
+    std::fs::write(dir.join("mall.json"), demo).unwrap();
+    let mall = EmbeddedMall::open_folder(&dir, None).unwrap();
+    assert_eq!(mall.catalog().product_count(), 620);
+    let demo_route = EmbeddedMall::in_memory().route("s-nike", None).await.unwrap();
+    assert_eq!(mall.route("s-nike", None).await.unwrap(), demo_route, "the demo's own routes");
+
+    // A mistake in the JSON: where, in the file and in the data.
+    std::fs::write(
+        dir.join("mall.json"),
+        demo.replacen("\"price_cents\":1990", "\"price_cents\":\"1990\"", 1),
+    )
+    .unwrap();
+    let errors = read_folder(&dir).expect_err("refused");
+    let line = errors[0].to_string();
+    assert!(line.starts_with("mall.json:"), "{line}");
+    assert!(line.contains("at `products[0].price_cents`"), "{line}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
