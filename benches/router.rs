@@ -11,10 +11,12 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use handlers::{Lang, ToolContext};
 use mallbot::app::App;
-use mallbot::config::Config;
-use mallbot::context::MessageContext;
-use mallbot::llm::{ChatMessage, ChatModel, ChatRequest, ChatResponse, LlmError, Role, ToolCall, Usage};
-use mallbot::state::MemoryStore;
+use mallbot::engine::context::MessageContext;
+use mallbot::engine::llm::{
+    ChatMessage, ChatModel, ChatRequest, ChatResponse, LlmError, Role, ToolCall, Usage,
+};
+use mallbot::infra::config::Config;
+use mallbot::infra::state::MemoryStore;
 use services::{Cart, MockMallApi, Shopper};
 
 /// Calls `view_cart` for a shopper message, answers in text after the result.

@@ -15,11 +15,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use async_trait::async_trait;
 use handlers::Lang;
 use mallbot::app::App;
-use mallbot::config::Config;
-use mallbot::context::MessageContext;
-use mallbot::llm::offline::OfflinePlanner;
-use mallbot::llm::{ChatModel, ChatRequest, ChatResponse, LlmError};
-use mallbot::state::MemoryStore;
+use mallbot::engine::context::MessageContext;
+use mallbot::engine::llm::offline::OfflinePlanner;
+use mallbot::engine::llm::{ChatModel, ChatRequest, ChatResponse, LlmError};
+use mallbot::infra::config::Config;
+use mallbot::infra::state::MemoryStore;
 
 /// Questions shoppers ask, in the three languages.
 const MIX: &[&str] = &[

@@ -23,9 +23,9 @@ use std::time::{Duration, Instant};
 use handlers::Lang;
 use handlers::texts::zh_hant;
 use mallbot::app::App;
-use mallbot::config::Config;
-use mallbot::context::MessageContext;
-use mallbot::state::MemoryStore;
+use mallbot::engine::context::MessageContext;
+use mallbot::infra::config::Config;
+use mallbot::infra::state::MemoryStore;
 
 fn main() {
     let calls: u32 =

@@ -1,5 +1,13 @@
 //! [`App`]: the bot assembled from its config — the mall, the model, the state
 //! store and the router — shared by every transport and command.
+//!
+//! `open_map` opens `mall.imdf`, else the demo mall's own map for the
+//! embedded mall; `open_mall` wraps the mall in `WithInfoFolder` when
+//! `mall.info_dir` is set, as `mall-server` does; the state store is wrapped
+//! in `TimedStore` by `App::with_map`, where every constructor ends.
+//! `connect_mcp_servers` (called by `run`, `chat` and `check`, not by `mcp`)
+//! starts the `[mcp.servers]` connections and waits for each to be tried
+//! once.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -7,15 +15,15 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use services::MallApi;
 
-use crate::config::{Config, MallBackend, Provider};
-use crate::fallback::ChatFallback;
-use crate::llm::ChatModel;
-use crate::llm::offline::OfflinePlanner;
-use crate::llm::openai::{OpenAiClient, OpenAiSettings};
-use crate::router::{FunctionCallRouter, RouterParts, RouterSettings};
-use crate::state::StateStore;
-pub use crate::stats::Stats;
-use crate::tools::RemoteTools;
+use crate::engine::fallback::ChatFallback;
+use crate::engine::llm::ChatModel;
+use crate::engine::llm::offline::OfflinePlanner;
+use crate::engine::llm::openai::{OpenAiClient, OpenAiSettings};
+use crate::engine::router::{FunctionCallRouter, RouterParts, RouterSettings};
+pub use crate::engine::stats::Stats;
+use crate::engine::tools::RemoteTools;
+use crate::infra::config::{Config, MallBackend, Provider};
+use crate::infra::state::StateStore;
 
 /// The assembled bot.
 #[derive(Clone)]
@@ -28,31 +36,33 @@ pub struct App {
     pub stats: Arc<Stats>,
     pub started: Instant,
     /// Whether the instance is stopping (for `/readyz`).
-    pub lifecycle: Arc<crate::ops::Lifecycle>,
+    pub lifecycle: Arc<crate::infra::ops::Lifecycle>,
     /// Speech to text for voice messages (`[stt]`), when configured.
-    pub stt: Option<Arc<crate::stt::SpeechToText>>,
+    pub stt: Option<Arc<crate::engine::stt::SpeechToText>>,
     /// Tools lent by the MCP servers of `[mcp.servers]`, while they are up.
     pub remote: Arc<RemoteTools>,
+    /// Shoppers' stock and price alerts (`[alerts]`).
+    pub alerts: Arc<crate::engine::alerts::Alerts>,
 }
 
 impl App {
     /// Builds the bot from its config: opens the mall and the state store.
     pub async fn build(config: Config) -> anyhow::Result<App> {
         let mall = open_mall(&config)?;
-        let state = crate::state::open(&config.state.url).await.with_context(|| {
+        let state = crate::infra::state::open(&config.state.url).await.with_context(|| {
             format!(
                 "cannot open the state store (state.url = {})",
-                crate::redact::shown_url(&config.state.url)
+                crate::infra::redact::shown_url(&config.state.url)
             )
         })?;
-        crate::otel::key_conversations(state.as_ref()).await;
+        crate::infra::otel::key_conversations(state.as_ref()).await;
         Self::with_parts(config, mall, state)
     }
 
     /// Connects to the MCP servers of `[mcp.servers]` in the background; their
     /// tools join the router's as each connects (none configured: nothing).
     pub fn start_mcp_servers(&self) {
-        crate::mcp::client::start(&self.config.mcp.servers, &self.remote);
+        crate::transports::mcp::client::start(&self.config.mcp.servers, &self.remote);
     }
 
     /// Starts the MCP servers and waits until each has been tried once, at
@@ -67,7 +77,7 @@ impl App {
         let limit = std::time::Duration::from_secs(self.config.mcp.connect_timeout_secs).max(floor);
         self.remote.settled(limit).await;
         for server in self.remote.status() {
-            if server.state == crate::tools::ServerState::Starting {
+            if server.state == crate::engine::tools::ServerState::Starting {
                 tracing::warn!(server = %server.name, waited_secs = limit.as_secs(), "MCP server still connecting; starting without its tools");
             }
         }
@@ -111,11 +121,12 @@ impl App {
         // own, not in the first Chinese message's turn.
         let _ = std::thread::Builder::new().name("opencc".into()).spawn(handlers::texts::zh_hant::warm_up);
         // Every state-store operation is timed for `/metrics`.
-        let state: Arc<dyn StateStore> = Arc::new(crate::state::timed::TimedStore(state));
+        let state: Arc<dyn StateStore> = Arc::new(crate::infra::state::timed::TimedStore(state));
         let stats = Arc::new(Stats::default());
         let planner = OfflinePlanner::learning(mall.clone());
         let chat_model = (config.llm.provider == Provider::Openai).then(|| model.clone());
         let remote = Arc::new(RemoteTools::default());
+        let alerts = Arc::new(crate::engine::alerts::Alerts::new(state.clone(), config.alerts.clone()));
         let router = FunctionCallRouter::new(RouterParts {
             model: model.clone(),
             planner,
@@ -126,8 +137,9 @@ impl App {
             settings: router_settings(&config),
             map,
         })
-        .with_remote_tools(remote.clone());
-        let stt = crate::stt::SpeechToText::from_config(&config.stt).map(Arc::new);
+        .with_remote_tools(remote.clone())
+        .with_alerts(alerts.clone());
+        let stt = crate::engine::stt::SpeechToText::from_config(&config.stt).map(Arc::new);
         App {
             stt,
             config: Arc::new(config),
@@ -139,6 +151,7 @@ impl App {
             started: Instant::now(),
             lifecycle: Arc::default(),
             remote,
+            alerts,
         }
     }
 }
@@ -146,13 +159,13 @@ impl App {
 impl App {
     /// Whether the model reads photos: `llm.vision` with a real model (the
     /// offline planner reads captions only).
-    pub fn reads_photos(&self) -> bool {
+    pub(crate) fn reads_photos(&self) -> bool {
         self.config.llm.vision && self.config.llm.provider == Provider::Openai
     }
 }
 
 /// The router's settings from the config.
-pub fn router_settings(config: &Config) -> RouterSettings {
+pub(crate) fn router_settings(config: &Config) -> RouterSettings {
     RouterSettings {
         max_rounds: config.llm.max_rounds,
         direct_answers: config.llm.direct_answers,
@@ -170,7 +183,7 @@ pub fn router_settings(config: &Config) -> RouterSettings {
         payments_online: config.payments.enabled(),
         order_ttl_mins: config.payments.order_ttl_mins,
         report_keep: Duration::from_secs(config.report.keep_days.max(1) * 86_400),
-        desk: crate::support::Desk::new(
+        desk: crate::engine::support::Desk::new(
             config.support.chat_id,
             &config.support.hours,
             &config.support.utc_offset,
@@ -188,10 +201,10 @@ pub fn open_mall(config: &Config) -> anyhow::Result<Arc<dyn MallApi>> {
 /// `mall`, answering the mall's information from the Markdown folder `mall.info_dir` when set.
 /// A mall's data folder (`mall.data`) with an `info/` folder stands for `mall.info_dir` when
 /// that is empty.
-pub fn with_info_dir(config: &Config, mall: Arc<dyn MallApi>) -> anyhow::Result<Arc<dyn MallApi>> {
+pub(crate) fn with_info_dir(config: &Config, mall: Arc<dyn MallApi>) -> anyhow::Result<Arc<dyn MallApi>> {
     let configured = config.mall.info_dir.trim();
     let dir = if configured.is_empty() {
-        match crate::mall_data::data_dir(config).and_then(crate::mall_data::info_in) {
+        match crate::infra::mall_data::data_dir(config).and_then(crate::infra::mall_data::info_in) {
             Some(dir) => dir,
             None => return Ok(mall),
         }
@@ -208,7 +221,7 @@ pub fn with_info_dir(config: &Config, mall: Arc<dyn MallApi>) -> anyhow::Result<
 fn open_backend(config: &Config) -> anyhow::Result<Arc<dyn MallApi>> {
     Ok(match config.mall.backend {
         MallBackend::Embedded => Arc::new(
-            crate::mall_data::open_embedded(config)?, /* POLICY-PENDING .with_policy(config.order_policy()) */
+            crate::infra::mall_data::open_embedded(config)?, /* POLICY-PENDING .with_policy(config.order_policy()) */
         ),
         MallBackend::Http => Arc::new(
             services::HttpMall::new(services::HttpMallConfig {
@@ -228,9 +241,9 @@ fn open_backend(config: &Config) -> anyhow::Result<Arc<dyn MallApi>> {
 /// The indoor map the config names (`mall.imdf`), else the one in the mall's data folder
 /// (`mall.data`: its `imdf/` or `imdf.zip`; none there: no map), else the demo mall's own
 /// when the mall is the embedded one, else none.
-pub fn open_map(config: &Config) -> anyhow::Result<Option<Arc<maps::Router>>> {
+pub(crate) fn open_map(config: &Config) -> anyhow::Result<Option<Arc<maps::Router>>> {
     let configured = config.mall.imdf.trim();
-    let in_data = crate::mall_data::data_dir(config).map(crate::mall_data::map_in);
+    let in_data = crate::infra::mall_data::data_dir(config).map(crate::infra::mall_data::map_in);
     if configured.is_empty() && matches!(in_data, Some(None)) {
         return Ok(None);
     }
@@ -246,7 +259,7 @@ pub fn open_map(config: &Config) -> anyhow::Result<Option<Arc<maps::Router>>> {
 }
 
 /// The model the config names; the offline planner learns the names of `mall`.
-pub fn open_model(config: &Config, mall: Arc<dyn MallApi>) -> anyhow::Result<Arc<dyn ChatModel>> {
+pub(crate) fn open_model(config: &Config, mall: Arc<dyn MallApi>) -> anyhow::Result<Arc<dyn ChatModel>> {
     Ok(match config.llm.provider {
         Provider::Offline => Arc::new(OfflinePlanner::learning(mall)),
         Provider::Openai => Arc::new(

@@ -1,34 +1,20 @@
-//! mallbot: a Telegram shopping guide for a shopping mall. A shopper's message
-//! becomes a [`context::MessageContext`], the [`router::FunctionCallRouter`]
-//! lets a model (or the offline planner) choose mall tools, risky tools wait
-//! for a confirmation, and the answer goes back through Telegram or the terminal.
+//! mallbot: a Telegram shopping guide for a shopping mall.
+//!
+//! A shopper's message becomes a [`engine::context::MessageContext`]; the
+//! [`engine::router::FunctionCallRouter`] admits it at its one door, lets a
+//! model (or the offline planner) choose mall tools, holds risky ones for a
+//! confirmation, and the answer goes back through the transport it came from.
+//!
+//! - [`engine`]: what a message becomes — the router, the model clients,
+//!   tools, confirmations, replies, payments, the service desk.
+//! - [`transports`]: the ways in — Telegram, the Mini App, MCP, the terminal.
+//! - [`infra`]: what both stand on — config, the state store, metrics and
+//!   traces, the health check.
+//! - [`app`] assembles them from a config; [`mall_server`] serves the
+//!   embedded mall over HTTP.
 
 pub mod app;
-pub mod commands;
-pub mod config;
-pub mod console;
-pub mod context;
-pub mod fallback;
-pub mod health;
-pub mod llm;
-pub mod mall_data;
+pub mod engine;
+pub mod infra;
 pub mod mall_server;
-pub mod mcp;
-pub mod media;
-pub mod ops;
-pub mod otel;
-pub mod payments;
-pub mod pending;
-pub mod progress;
-pub mod redact;
-pub mod reply;
-pub mod report;
-pub mod router;
-pub mod secret;
-pub mod state;
-pub mod stats;
-pub mod stt;
-pub mod support;
-pub mod telegram;
-pub mod tools;
-pub mod webapp;
+pub mod transports;

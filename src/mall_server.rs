@@ -14,7 +14,7 @@ use axum::http::{StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 
-use crate::config::Config;
+use crate::infra::config::Config;
 
 /// Host names always accepted: the machine itself.
 const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
@@ -44,7 +44,7 @@ fn host_name(value: &str) -> String {
 }
 
 /// Whether a `Host` header value names one of `allowed` (or loopback).
-pub fn host_allowed(value: &str, allowed: &[String]) -> bool {
+pub(crate) fn host_allowed(value: &str, allowed: &[String]) -> bool {
     let host = host_name(value);
     LOOPBACK_HOSTS.contains(&host.as_str()) || allowed.iter().any(|a| a.eq_ignore_ascii_case(&host))
 }
@@ -75,7 +75,7 @@ pub async fn serve(
         anyhow::bail!(why);
     }
     // The demo mall, or the mall's own data (mall.data), read again when it changes.
-    let mall = crate::mall_data::open_embedded(config)?.with_policy(config.order_policy());
+    let mall = crate::infra::mall_data::open_embedded(config)?.with_policy(config.order_policy());
     // A mall.info_dir (or the data folder's info/) replaces the mall's information with the folder's.
     let served = crate::app::with_info_dir(config, Arc::new(mall.clone()))?;
     let listener =
@@ -113,7 +113,7 @@ pub async fn serve(
 /// a child of the caller's `traceparent` when it sent one: the bot's mall
 /// calls and the mall's answers in one trace.
 async fn trace_request(request: Request, next: Next) -> Response {
-    if !crate::otel::is_on() {
+    if !crate::infra::otel::is_on() {
         return next.run(request).await;
     }
     let route = services::http::route_template(request.uri().path());
@@ -129,7 +129,7 @@ async fn trace_request(request: Request, next: Next) -> Response {
     );
     {
         let header = |name: &str| request.headers().get(name).and_then(|v| v.to_str().ok());
-        crate::otel::continue_from(&span, header("traceparent"), header("tracestate"));
+        crate::infra::otel::continue_from(&span, header("traceparent"), header("tracestate"));
     }
     let response = tracing::Instrument::instrument(next.run(request), span.clone()).await;
     span.record("http.response.status_code", i64::from(response.status().as_u16()));

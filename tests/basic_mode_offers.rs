@@ -10,10 +10,10 @@ use std::sync::Arc;
 
 use handlers::{Lang, Level};
 use mallbot::app::App;
-use mallbot::config::Config;
-use mallbot::context::MessageContext;
-use mallbot::reply::{ConfirmationPress, PressCheck, Reply};
-use mallbot::state::MemoryStore;
+use mallbot::engine::context::MessageContext;
+use mallbot::engine::reply::{ConfirmationPress, PressCheck, Reply};
+use mallbot::infra::config::Config;
+use mallbot::infra::state::MemoryStore;
 use services::{EmbeddedMall, MallApi, OrderStatus, PageRequest, Shopper};
 
 const USER: i64 = 7070;
@@ -138,7 +138,7 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
 #[test]
 fn the_planner_names_no_tool() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let planner = root.join("src/llm/offline");
+    let planner = root.join("src/engine/llm/offline");
     let files = rust_files(&planner);
     assert!(files.len() >= 3, "the planner's files: {files:?}");
     let mut found = Vec::new();

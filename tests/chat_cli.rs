@@ -60,7 +60,7 @@ fn english_small_talk_and_directions() {
 #[test]
 fn the_terminal_answers_commands_with_the_same_words_as_telegram() {
     use handlers::Lang;
-    use mallbot::telegram::texts;
+    use mallbot::transports::telegram::texts;
     let dir = std::env::temp_dir().join(format!("mallbot-chat-cmd-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let out = chat(&dir, "/lang en\n/reset\n/help\n/frobnicate\n/health\n");

@@ -4,7 +4,7 @@
 //!
 //! What counts as a reference from file A to file B:
 //! - a path written in A's code (in a `use` line, a `use` group, or inline
-//!   like `crate::ops::UPDATES`) that starts with `crate::`, `super::`,
+//!   like `crate::infra::ops::UPDATES`) that starts with `crate::`, `super::`,
 //!   `self::`, the crate's own name (`handlers::` inside handlers), or the
 //!   name of one of A's own child modules, and that resolves to an item of
 //!   B. A path is resolved to the deepest module it names; a name that module

@@ -17,7 +17,7 @@ mod process;
 use std::net::SocketAddr;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use mallbot::webapp::InitDataCheck;
+use mallbot::transports::webapp::InitDataCheck;
 use process::{Process, TempDir, free_addr, wait_for_listener};
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
@@ -303,7 +303,7 @@ async fn launch_data_from_the_future_is_refused_within_the_clock_skew_taken() {
 /// Telegram web client that framed the page applies its theme.
 #[test]
 fn the_page_takes_events_only_from_the_telegram_client_that_framed_it() {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/src/webapp/assets/app.js");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/src/transports/webapp/assets/app.js");
     let harness = r##"
 const fs = require("fs");
 const set = [];

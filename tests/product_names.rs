@@ -11,9 +11,9 @@ use std::sync::Arc;
 
 use handlers::Lang;
 use mallbot::app::App;
-use mallbot::config::Config;
-use mallbot::context::MessageContext;
-use mallbot::state::MemoryStore;
+use mallbot::engine::context::MessageContext;
+use mallbot::infra::config::Config;
+use mallbot::infra::state::MemoryStore;
 use seed_flow::{Bench, USER};
 use serde_json::Value;
 use services::{EmbeddedMall, MallApi, PageRequest, Shopper};

@@ -11,10 +11,10 @@ use axum::routing::post;
 use axum::{Json, Router};
 use handlers::{Lang, Level};
 use mallbot::app::App;
-use mallbot::config::{Config, Provider};
-use mallbot::context::MessageContext;
-use mallbot::reply::{ConfirmationPress, PressCheck, Reply};
-use mallbot::state::MemoryStore;
+use mallbot::engine::context::MessageContext;
+use mallbot::engine::reply::{ConfirmationPress, PressCheck, Reply};
+use mallbot::infra::config::{Config, Provider};
+use mallbot::infra::state::MemoryStore;
 use serde_json::{Value, json};
 use services::{EmbeddedMall, MallApi, OrderStatus, PageRequest, Shopper};
 

@@ -14,14 +14,17 @@ use serde_json::Value;
 
 /// The tool schemas, as sent: 900 for the 14 designed tools, 100 for
 /// `find_facility` (99 tokens as sent), 127 for `mall_info` (60) and
-/// `mall_events` (67), 72 for `contact_staff` (docs/performance.md).
-const TOOLS_BUDGET: usize = 900 + 100 + 127 + 72;
+/// `mall_events` (67), 72 for `contact_staff`, 97 for `watch_product` (97: stock and
+/// price alerts, the one tool that writes for later) (docs/performance.md).
+const TOOLS_BUDGET: usize = 900 + 100 + 127 + 72 + 97;
 /// The system prompt.
 const PROMPT_BUDGET: usize = 230;
 /// A `search_products` result of five hits.
 const SEARCH_BUDGET: usize = 400;
-/// Input tokens of the whole seed purchase flow.
-const FLOW_BUDGET: usize = 7_500;
+/// Input tokens of the whole seed purchase flow: 7 500, and 400 since
+/// `watch_product` (its 97 tokens in each of the flow's four requests; the
+/// flow took 7 359 before it, 7 747 with it).
+const FLOW_BUDGET: usize = 7_500 + 400;
 
 #[tokio::test]
 async fn tools_and_system_prompt_as_sent_fit_their_budgets() {

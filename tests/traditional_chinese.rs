@@ -10,12 +10,12 @@ use std::sync::Arc;
 use handlers::texts::zh_hant::is_simplified_only;
 use handlers::{Lang, ToolContext};
 use mallbot::app::App;
-use mallbot::commands::{self, Command};
-use mallbot::config::Config;
-use mallbot::context::MessageContext;
-use mallbot::reply::Reply;
-use mallbot::state::MemoryStore;
-use mallbot::telegram::texts;
+use mallbot::engine::commands::{self, Command};
+use mallbot::engine::context::MessageContext;
+use mallbot::engine::reply::Reply;
+use mallbot::infra::config::Config;
+use mallbot::infra::state::MemoryStore;
+use mallbot::transports::telegram::texts;
 use serde_json::json;
 
 const USER: i64 = 886;

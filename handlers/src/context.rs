@@ -7,6 +7,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use services::{IdempotencyKey, MallApi, Shopper};
 
+use crate::alert_book::AlertBook;
 use crate::result::Preview;
 
 /// The language a shopper is answered in. Everything said in it comes from
@@ -95,6 +96,8 @@ pub struct ToolContext {
     /// Whether floor plans are drawn as pictures for the shopper (off for
     /// the Mini App, which draws the map itself).
     pub pictures: bool,
+    /// Where stock and price alerts are kept, when the bot keeps them.
+    pub alerts: Option<Arc<dyn AlertBook>>,
 }
 
 impl std::fmt::Debug for ToolContext {
@@ -113,7 +116,22 @@ impl std::fmt::Debug for ToolContext {
 impl ToolContext {
     /// A context for `shopper` in a private chat, answered in `lang`.
     pub fn new(mall: Arc<dyn MallApi>, shopper: Shopper, lang: Lang) -> Self {
-        ToolContext { mall, shopper, lang, is_group: false, approval: None, map: None, pictures: true }
+        ToolContext {
+            mall,
+            shopper,
+            lang,
+            is_group: false,
+            approval: None,
+            map: None,
+            pictures: true,
+            alerts: None,
+        }
+    }
+
+    /// The same context with the bot's book of alerts.
+    pub fn with_alerts(mut self, alerts: Option<Arc<dyn AlertBook>>) -> Self {
+        self.alerts = alerts;
+        self
     }
 
     /// The same context with the mall's indoor map.

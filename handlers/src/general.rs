@@ -1,5 +1,14 @@
 //! What the tools share: yuan → fen, finding a store by id or by the name
 //! the shopper gave (never a guess), and the idempotency key of a confirmed call.
+//!
+//! A store named by the model or the shopper is looked up by id, then by the
+//! mall's store search; the question's words ("店", "在哪", "where is", "the
+//! store") are struck out, and a hit is taken only when its name or English
+//! name matches the name given, ignoring case, spaces and punctuation. A mall
+//! whose search ranks loosely therefore never sends the shopper elsewhere:
+//! `navigate_to_store` answers the closest names as suggestions, and
+//! `get_store_info` a `NotFound` naming them. Words in Traditional characters
+//! are searched in Simplified ones first.
 
 use schemars::JsonSchema;
 use serde::Deserialize;

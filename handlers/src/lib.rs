@@ -13,6 +13,7 @@
 
 extern crate self as handlers;
 
+pub mod alert_book;
 pub mod basic;
 pub mod context;
 pub mod format;
@@ -22,6 +23,7 @@ pub mod result;
 pub mod schema;
 pub mod texts;
 
+pub mod alerts;
 pub mod facilities;
 pub mod general;
 pub mod indoor;

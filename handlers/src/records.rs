@@ -2,6 +2,12 @@
 //! lines, carts and orders. Each serialises to the compact JSON the model
 //! reads and reads back from it, so the offline planner and tests use the
 //! same types the tools return.
+//!
+//! Results are written for the shopper's language, names in it and never both
+//! (the mall's `name_en` is what English shoppers read); `None`, `false`
+//! flags and empty lists are left out; a search hit is what a recommendation
+//! needs (id, name, price, rating, sizes in stock, store, floor), five at
+//! most. `tests/token_budget.rs` counts what they cost.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use services::{Cart, CartItem, Order, OrderStatus, RefundStatus, Store};

@@ -1,5 +1,13 @@
 //! The tool registry: [`ToolSpec`]s submitted by `#[tool_function]` through
 //! `inventory`, and the plain code that lists, describes and calls them.
+//!
+//! A [`ToolSpec`] holds the name, description, schema fn, level, scope,
+//! `require_at`, call fn, and what the tool declares besides: its preview fn,
+//! progress fn, basic mode (`OfflineHook`) and `/help` line (`HelpLine`).
+//! [`all`] lists them sorted by name (inventory's order is unspecified),
+//! [`find`] looks one up. There is no hand-written list of tools: the router,
+//! `/help`, the offline planner, the MCP server and the tests all read this
+//! registry.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;

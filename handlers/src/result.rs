@@ -1,5 +1,11 @@
 //! What a tool returns: [`ToolOutput`] for success, [`ToolError`] by kind, and
 //! [`Preview`] for the confirmation message of a risky call.
+//!
+//! A [`ToolOutput`] carries the tool's typed result, suggestions, an image
+//! URL and pictures (PNG, caption, cache key), which are never serialised, so
+//! the model never sees bytes. `into_json` is the one place a result becomes
+//! the JSON the model reads; `read::<T>()` reads it back. [`ToolError`] has a
+//! safe `model_message()`.
 
 use std::sync::Arc;
 

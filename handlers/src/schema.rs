@@ -1,5 +1,11 @@
 //! Tool argument schemas in the one plain shape every OpenAI-compatible
 //! provider accepts, and argument parsing that names the field at fault.
+//!
+//! Kept out: `$schema`, `title`, `format`, ranges, `additionalProperties` and
+//! nullable type arrays; sub-schemas are inlined and `required` is set when a
+//! field is. The tool list is most of every request's cached prefix, so
+//! descriptions say each thing once (the tool or the field, and nothing a
+//! field's name already says).
 
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;

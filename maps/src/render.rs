@@ -3,6 +3,17 @@
 //! marked, facilities as badges, a legend and a north arrow), with a route
 //! or an area on top, rasterised to PNG with resvg and the bundled CJK font
 //! subset.
+//!
+//! Labels are in the shopper's language and fitted to their unit — the short
+//! form ("Apple" for "Apple Store") when the whole name does not read, none
+//! too small to draw, never two overlapping — each a `g.label` whose
+//! `data-size` the Mini App shows or hides by zoom; facilities are `<g
+//! class="facility">` badges the Mini App may hide to draw its own.
+//! `route_pictures` gives one picture per floor of a trip. `maps/fonts/`
+//! holds a subset of Noto Sans CJK SC (SIL OFL 1.1) cut to ASCII, Latin-1 and
+//! the characters of the demo labels and the UI
+//! (`maps/tools/subset_font.sh`): a mall whose names use other characters
+//! needs the subset made again with them.
 
 use std::fmt::Write as _;
 use std::sync::{Arc, LazyLock};

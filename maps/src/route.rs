@@ -2,6 +2,15 @@
 //! (openings, unit centres) joined by straight walks inside units and by
 //! escalator, lift and stair rides between floors; the shortest route by
 //! walking distance between two places.
+//!
+//! Nodes sit at openings and unit centres, and at places standing at their
+//! own point inside a unit (an ATM along a corridor); walks inside a unit are
+//! straight and never go through a shop; rides come from `relationship`
+//! features, a lift's wait charged once a ride.
+//! [`RouteOptions::avoid_stairs`] keeps to lifts. [`Router::nearest`] finds
+//! the nearest of the places a test picks by one search from the start,
+//! stopped at the first reached. A [`Route`] has one leg of points per floor,
+//! its hops, distance and time.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;

@@ -1,5 +1,12 @@
 //! [`MallApi`]: every endpoint of the mall contract as one async trait, so the
 //! bot can talk to the embedded demo mall, a real backend over HTTP, or a mock.
+//!
+//! Among the methods: `pay_order`, `events` (the order event feed), the staff
+//! calls `mark_ready` / `mark_picked_up`, and the mall's own `mall_info`,
+//! `mall_events` and `mall_promotions`, which a mall without them answers
+//! `NotFound` by default. [`Shopper`] travels as `X-Mall-User`,
+//! [`IdempotencyKey`] as `Idempotency-Key`. `MockMallApi` is there behind the
+//! `mock` feature.
 
 use async_trait::async_trait;
 
@@ -126,6 +133,25 @@ pub trait MallApi: Send + Sync {
     async fn mark_ready(&self, order_id: &str) -> MallResult<Order>;
     /// `POST /api/staff/orders/{id}/picked-up` (staff key): `READY` → `COMPLETED`.
     async fn mark_picked_up(&self, order_id: &str) -> MallResult<Order>;
+    /// `POST /api/staff/products/{id}/stock` (staff key): sets the stock of one of the
+    /// product's SKUs (`sku_id`; none for a product without SKUs). A SKU back from none appends
+    /// a `product.restocked` event. A mall that takes no such change answers `NotFound`.
+    async fn set_stock(&self, product_id: &str, sku_id: Option<String>, stock: u32) -> MallResult<Product> {
+        let _ = (product_id, sku_id, stock);
+        Err(ServiceError::not_found("this mall takes no stock changes"))
+    }
+    /// `POST /api/staff/products/{id}/price` (staff key): sets the price of one SKU, or of the
+    /// whole product without `sku_id`. A product whose price moved appends a
+    /// `product.price_changed` event. A mall that takes no such change answers `NotFound`.
+    async fn set_price(
+        &self,
+        product_id: &str,
+        sku_id: Option<String>,
+        price_cents: i64,
+    ) -> MallResult<Product> {
+        let _ = (product_id, sku_id, price_cents);
+        Err(ServiceError::not_found("this mall takes no price changes"))
+    }
     /// `GET /api/mall/info`: the mall's own information, one section per topic. A mall
     /// without it answers `NotFound`.
     async fn mall_info(&self) -> MallResult<Page<InfoSection>> {

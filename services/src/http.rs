@@ -1,5 +1,15 @@
 //! [`HttpMall`]: the mall REST API of `docs/openapi.yaml` spoken over HTTP to a real
 //! backend (or to `mallbot mall-server`), with bounded retries and errors kept by kind.
+//!
+//! One pooled reqwest client, the bot's bearer key, `X-Mall-User`,
+//! `Idempotency-Key`, timeouts, and retries with backoff ([`RetryPolicy`])
+//! for reads and keyed writes (a payment keyed by its charge id is retried).
+//! [`HttpMall::with_staff_key`] (`mall.staff_key`) is sent as the bearer key
+//! of the staff calls instead of the bot's; without it they answer
+//! `Unauthorized` unsent. Each round trip is a client span of the trace
+//! (target `otel`, named by [`route_template`]: ids as `{id}`) carrying the
+//! `traceparent` the bot's tracing gives it through [`set_trace_context`], so
+//! this crate depends on no OpenTelemetry crate.
 
 use std::error::Error as _;
 use std::fmt;
@@ -465,6 +475,21 @@ impl MallApi for HttpMall {
     async fn mark_picked_up(&self, order_id: &str) -> MallResult<Order> {
         self.send(self.staff_call(&["api", "staff", "orders", order_id, "picked-up"])?).await
     }
+
+    async fn set_stock(&self, product_id: &str, sku_id: Option<String>, stock: u32) -> MallResult<Product> {
+        let body = serde_json::json!({ "sku_id": sku_id, "stock": stock });
+        self.send(self.staff_call(&["api", "staff", "products", product_id, "stock"])?.json(&body)?).await
+    }
+
+    async fn set_price(
+        &self,
+        product_id: &str,
+        sku_id: Option<String>,
+        price_cents: i64,
+    ) -> MallResult<Product> {
+        let body = serde_json::json!({ "sku_id": sku_id, "price_cents": price_cents });
+        self.send(self.staff_call(&["api", "staff", "products", product_id, "price"])?.json(&body)?).await
+    }
 }
 
 /// How the `traceparent` of a span is found: set once by the process that
@@ -495,6 +520,8 @@ const ROUTE_WORDS: &[&str] = &[
     "staff",
     "ready",
     "picked-up",
+    "stock",
+    "price",
     "health",
     "search",
 ];

@@ -323,6 +323,19 @@ impl MallApi for WithInfoFolder {
     async fn mark_picked_up(&self, order_id: &str) -> MallResult<Order> {
         self.mall.mark_picked_up(order_id).await
     }
+
+    async fn set_stock(&self, product_id: &str, sku_id: Option<String>, stock: u32) -> MallResult<Product> {
+        self.mall.set_stock(product_id, sku_id, stock).await
+    }
+
+    async fn set_price(
+        &self,
+        product_id: &str,
+        sku_id: Option<String>,
+        price_cents: i64,
+    ) -> MallResult<Product> {
+        self.mall.set_price(product_id, sku_id, price_cents).await
+    }
 }
 
 #[cfg(test)]

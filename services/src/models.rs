@@ -220,22 +220,79 @@ pub struct Refund {
     pub amount_cents: i64,
 }
 
-/// One status change of an order, from `GET /api/events`.
+/// What an event of `GET /api/events` is about (`type`); a feed written
+/// before product events (no `type`) holds order events only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub enum EventKind {
+    /// An order's status changed (`order_id`, `user`, `status`).
+    #[default]
+    #[serde(rename = "order.status_changed")]
+    OrderStatusChanged,
+    /// A product (some of its sizes) came back in stock (`product_id`, `sizes`).
+    #[serde(rename = "product.restocked")]
+    ProductRestocked,
+    /// A product's price changed (`product_id`, `old_price_cents`, `new_price_cents`).
+    #[serde(rename = "product.price_changed")]
+    ProductPriceChanged,
+    /// A kind this client does not know yet: passed over.
+    #[serde(other, rename = "unknown")]
+    Unknown,
+}
+
+impl EventKind {
+    /// The contract's spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::OrderStatusChanged => "order.status_changed",
+            EventKind::ProductRestocked => "product.restocked",
+            EventKind::ProductPriceChanged => "product.price_changed",
+            EventKind::Unknown => "unknown",
+        }
+    }
+
+    /// Whether it is about a product (not an order).
+    pub fn is_product(self) -> bool {
+        matches!(self, EventKind::ProductRestocked | EventKind::ProductPriceChanged)
+    }
+}
+
+/// One change from `GET /api/events`: an order's status (the feed's first
+/// kind), or a product's stock or price.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Event {
     /// Opaque and increasing; resume after it with `after`.
     pub event_id: String,
+    /// What changed; absent = an order's status.
+    #[serde(rename = "type", default)]
+    pub kind: EventKind,
+    /// The order (order events).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub order_id: String,
-    /// The shopper: `<platform>:<id>`.
+    /// The shopper: `<platform>:<id>` (order events).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub user: String,
-    /// The order's status after the change.
-    pub status: OrderStatus,
+    /// The order's status after the change (order events).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<OrderStatus>,
     /// RFC 3339.
     pub at: String,
     /// Set only on the event of a refund's change (`DONE`), so that it reads
     /// apart from the `CANCELLED` event before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refund: Option<RefundStatus>,
+    /// The product (product events).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub product_id: Option<String>,
+    /// `product.restocked`: the labels of the SKUs now in stock again (empty
+    /// for a product without sizes).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sizes: Vec<String>,
+    /// `product.price_changed`: the product's price (its lowest SKU's) before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub old_price_cents: Option<i64>,
+    /// `product.price_changed`: the product's price after.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new_price_cents: Option<i64>,
 }
 
 /// A page of `GET /api/events`: `next` is the cursor to pass as `after`.

@@ -1,5 +1,9 @@
 //! The reference REST server of the mall contract: serves any [`MallApi`] over HTTP
 //! (`mallbot mall-server`), answering every failure with the contract's error body.
+//!
+//! The bot's key guards every route but the staff ones (`/api/staff/…`),
+//! which take the staff key and answer `403` on a server without one.
+//! `docs/openapi.yaml` describes the contract as served.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -177,6 +181,8 @@ fn endpoints() -> Vec<Endpoint> {
         endpoint(Get, "/api/mall/promotions", mall_promotions),
         staff_endpoint(Post, "/api/staff/orders/{id}/ready", mark_ready),
         staff_endpoint(Post, "/api/staff/orders/{id}/picked-up", mark_picked_up),
+        staff_endpoint(Post, "/api/staff/products/{id}/stock", set_stock),
+        staff_endpoint(Post, "/api/staff/products/{id}/price", set_price),
     ]
 }
 
@@ -352,6 +358,27 @@ async fn mark_picked_up(State(mall): State<Mall>, PathId(id): PathId) -> ApiResu
     Ok(Json(mall.mark_picked_up(&id).await?))
 }
 
+async fn set_stock(
+    State(mall): State<Mall>,
+    PathId(id): PathId,
+    JsonBody(body): JsonBody<SetStockBody>,
+) -> ApiResult<Product> {
+    let stock = body.stock.ok_or_else(|| invalid("stock", "stock is required (0 or more)"))?;
+    Ok(Json(mall.set_stock(&id, body.sku_id.filter(|s| !s.trim().is_empty()), stock).await?))
+}
+
+async fn set_price(
+    State(mall): State<Mall>,
+    PathId(id): PathId,
+    JsonBody(body): JsonBody<SetPriceBody>,
+) -> ApiResult<Product> {
+    let cents = body.price_cents.ok_or_else(|| invalid("price_cents", "price_cents is required (fen)"))?;
+    if cents < 0 {
+        return Err(invalid("price_cents", "a price cannot be negative"));
+    }
+    Ok(Json(mall.set_price(&id, body.sku_id.filter(|s| !s.trim().is_empty()), cents).await?))
+}
+
 async fn route_not_found(method: Method, uri: Uri) -> ApiError {
     ServiceError::not_found(format!("no such endpoint: {method} {}", uri.path())).into()
 }
@@ -383,6 +410,20 @@ impl AddCartItemBody {
             quantity: self.quantity.ok_or_else(|| invalid("quantity", "quantity is required (1-99)"))?,
         })
     }
+}
+
+/// Body of `POST /api/staff/products/{id}/stock` as sent.
+#[derive(Debug, Deserialize)]
+struct SetStockBody {
+    sku_id: Option<String>,
+    stock: Option<u32>,
+}
+
+/// Body of `POST /api/staff/products/{id}/price` as sent.
+#[derive(Debug, Deserialize)]
+struct SetPriceBody {
+    sku_id: Option<String>,
+    price_cents: Option<i64>,
 }
 
 /// Body of `POST /api/orders` as sent.
@@ -859,6 +900,12 @@ mod tests {
         async fn mark_picked_up(&self, _: &str) -> MallResult<Order> {
             named("mark_picked_up")
         }
+        async fn set_stock(&self, _: &str, _: Option<String>, _: u32) -> MallResult<Product> {
+            named("set_stock")
+        }
+        async fn set_price(&self, _: &str, _: Option<String>, _: i64) -> MallResult<Product> {
+            named("set_price")
+        }
         async fn mall_info(&self) -> MallResult<Page<InfoSection>> {
             named("mall_info")
         }
@@ -902,6 +949,8 @@ mod tests {
         ("GET", "/api/mall/promotions", "", "mall_promotions"),
         ("POST", "/api/staff/orders/{id}/ready", "", "mark_ready"),
         ("POST", "/api/staff/orders/{id}/picked-up", "", "mark_picked_up"),
+        ("POST", "/api/staff/products/{id}/stock", r#"{"sku_id":"k1","stock":3}"#, "set_stock"),
+        ("POST", "/api/staff/products/{id}/price", r#"{"price_cents":39900}"#, "set_price"),
     ];
 
     #[test]

@@ -543,6 +543,84 @@ mod server_http {
     }
 
     #[tokio::test]
+    async fn staff_change_stock_and_price_and_the_feed_tells_the_restocked_size_and_both_prices() {
+        let embedded = EmbeddedMall::in_memory();
+        let server = mall_server(Arc::new(embedded.clone())).await;
+        let mall = crate::common::client_for(&server, std::time::Duration::from_secs(5), 0)
+            .with_staff_key(STAFF_KEY)
+            .unwrap();
+        let query = ProductQuery { keyword: Some("Nike 跑鞋".into()), ..Default::default() };
+        let first = mall.search_products(&query).await.unwrap().items.remove(0);
+        let product = mall.get_product(&first.id).await.unwrap();
+        let sku = product.skus[0].clone();
+        let before = mall.events(None, 50).await.unwrap().next;
+
+        let out = mall.set_stock(&product.brief.id, Some(sku.sku_id.clone()), 0).await.unwrap();
+        assert_eq!(out.skus[0].stock, 0);
+        mall.set_stock(&product.brief.id, Some(sku.sku_id.clone()), 3).await.unwrap();
+        mall.set_stock(&product.brief.id, Some(sku.sku_id.clone()), 5).await.unwrap();
+        let cheaper = product.brief.price_cents - 10_000;
+        let out = mall.set_price(&product.brief.id, None, cheaper).await.unwrap();
+        assert_eq!(out.brief.price_cents, cheaper);
+        mall.set_price(&product.brief.id, None, cheaper).await.unwrap();
+
+        let events = mall.events(before, 50).await.unwrap().items;
+        assert_eq!(events.len(), 2, "one restock (0 → 3; 3 → 5 is none), one price change: {events:?}");
+        assert_eq!(events[0].kind, services::EventKind::ProductRestocked);
+        assert_eq!(events[0].product_id.as_deref(), Some(product.brief.id.as_str()));
+        assert_eq!(events[0].sizes, vec![sku.label.clone()]);
+        assert_eq!(events[0].status, None);
+        assert_eq!(events[1].kind, services::EventKind::ProductPriceChanged);
+        assert_eq!(
+            (events[1].old_price_cents, events[1].new_price_cents),
+            (Some(product.brief.price_cents), Some(cheaper))
+        );
+
+        // A SKU of another product, a product with SKUs and none named, a negative price: refused.
+        let error = mall.set_stock(&product.brief.id, Some("nope".into()), 1).await.unwrap_err();
+        assert_eq!(error.code(), "NOT_FOUND");
+        let error = mall.set_stock(&product.brief.id, None, 1).await.unwrap_err();
+        assert_eq!(error.code(), "INVALID_ARGUMENT");
+        let url = server.url(&format!("/api/staff/products/{}/price", product.brief.id));
+        let response = reqwest::Client::new()
+            .post(&url)
+            .bearer_auth(STAFF_KEY)
+            .json(&json!({"price_cents": -1}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(refusal(response).await.0, 400);
+        // The bot's key does not change stock.
+        let url = server.url(&format!("/api/staff/products/{}/stock", product.brief.id));
+        let response = reqwest::Client::new()
+            .post(&url)
+            .bearer_auth(API_KEY)
+            .json(&json!({"sku_id": sku.sku_id, "stock": 0}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(refusal(response).await.0, 401);
+        assert_eq!(embedded.get_product(&product.brief.id).await.unwrap().skus[0].stock, 5);
+    }
+
+    #[test]
+    fn an_event_without_a_type_is_an_order_event_and_an_unknown_type_is_passed_over() {
+        let old: services::Event = serde_json::from_value(json!({
+            "event_id": "7", "order_id": "o1", "user": "telegram:1", "status": "READY", "at": "2026-11-27T10:00:00Z"
+        }))
+        .unwrap();
+        assert_eq!(
+            (old.kind, old.status),
+            (services::EventKind::OrderStatusChanged, Some(OrderStatus::Ready))
+        );
+        let later: services::Event = serde_json::from_value(
+            json!({"event_id": "8", "type": "store.opened", "at": "2026-11-27T10:00:00Z"}),
+        )
+        .unwrap();
+        assert_eq!(later.kind, services::EventKind::Unknown);
+    }
+
+    #[tokio::test]
     async fn a_server_without_a_staff_key_keeps_the_staff_endpoints_closed() {
         let mall = EmbeddedMall::in_memory();
         let order = paid_order(&mall).await;
@@ -1376,7 +1454,7 @@ mod suite {
         assert_eq!((expired.status, expired.expires_at), (OrderStatus::Expired, None));
         let events = mall.events(None, 50).await.unwrap().items;
         let statuses: Vec<_> =
-            events.iter().filter(|e| e.order_id == order.order_id).map(|e| e.status).collect();
+            events.iter().filter(|e| e.order_id == order.order_id).filter_map(|e| e.status).collect();
         assert_eq!(statuses, [OrderStatus::Expired]);
     }
 
@@ -1407,12 +1485,12 @@ mod suite {
         mall.mark_picked_up(&order.order_id).await.unwrap();
 
         let first = mall.events(None, 2).await.unwrap();
-        let statuses: Vec<_> = first.items.iter().map(|e| e.status).collect();
+        let statuses: Vec<_> = first.items.iter().filter_map(|e| e.status).collect();
         assert_eq!(statuses, [OrderStatus::Paid, OrderStatus::Ready]);
         assert!(first.items.iter().all(|e| e.order_id == order.order_id && e.user == "telegram:56"));
         assert_eq!(first.next.as_ref(), Some(&first.items[1].event_id));
         let rest = mall.events(first.next.clone(), 2).await.unwrap();
-        let statuses: Vec<_> = rest.items.iter().map(|e| e.status).collect();
+        let statuses: Vec<_> = rest.items.iter().filter_map(|e| e.status).collect();
         assert_eq!(statuses, [OrderStatus::Completed]);
         let end = mall.events(rest.next.clone(), 2).await.unwrap();
         assert_eq!((end.items.len(), end.next), (0, rest.next), "nothing new: the same cursor");

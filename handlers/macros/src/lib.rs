@@ -1,4 +1,13 @@
 //! `#[tool_function]`: registers an async mall tool in the `handlers` registry.
+//!
+//! `#[tool_function]` keeps the function as written and submits one const
+//! `ToolSpec` whose `call` parses the JSON arguments into the typed struct,
+//! runs the function and turns its `ToolOutput<T>` into JSON; the output
+//! schema is the schema of `T`. Its options: `level`, `scope`, `require_at`,
+//! `name`, `preview = fn` (the confirmation text), `progress = fn(Lang,
+//! &Args) -> String` (the status line while the call runs), `offline = HOOK`
+//! (how basic mode recognises the tool and words its result), `help = LINE`
+//! (its `/help` line; tools sharing a line point at the same `static`).
 
 mod attr;
 mod expand;

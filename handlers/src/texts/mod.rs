@@ -11,6 +11,14 @@
 //! basic-mode answer) stay with the tool, written in Chinese and English; a
 //! table says how its language gets them ([`Texts::tool_lang`],
 //! [`Texts::tool_text`], [`Texts::tool_line`]).
+//!
+//! The bot's code reads these tables and writes no line of its own; a press
+//! whose action cannot be read, so whose language is unknown, gets the
+//! Chinese and the English line joined. The Mini App's page words are the
+//! bot's `transports/webapp/texts.rs`. [`zh_hant`] also converts between the
+//! scripts with OpenCC's dictionaries (`ferrous-opencc`, `s2tw` and `t2s`,
+//! each built once): tools' lines and the mall's names shown in Traditional
+//! characters, shoppers' words read in Simplified ones.
 
 use std::borrow::Cow;
 
@@ -18,6 +26,7 @@ use services::OrderStatus;
 
 use crate::context::Lang;
 
+pub mod alerts;
 pub(crate) mod en;
 mod lang;
 pub mod mall;
@@ -72,6 +81,8 @@ pub struct Texts {
     pub mcp: Mcp,
     /// The mall's own information, its events and the offers across it.
     pub mall: mall::MallTexts,
+    /// Stock and price alerts.
+    pub alerts: alerts::AlertTexts,
     /// A person at the service desk: the hand-off, what staff read, the report.
     pub support: Support,
 }

@@ -339,6 +339,7 @@ pub(crate) static TEXTS: Texts = Texts {
         failed: |id| format!("我们这边出了问题，什么也没做（错误编号 {id}），请稍后再试。"),
     },
     mall: super::mall::ZH_HANS,
+    alerts: super::alerts::ZH_HANS,
     support: Support {
         button: "👤 人工",
         connecting: "👤 正在为您转接人工客服，请稍候。您可以直接在这里说明情况，客服会看到。",

@@ -389,6 +389,7 @@ pub(crate) static TEXTS: Texts = Texts {
         failed: |id| format!("我們這邊出了問題，什麼也沒做（錯誤編號 {id}），請稍後再試。"),
     },
     mall: super::mall::ZH_HANT,
+    alerts: super::alerts::ZH_HANT,
     support: Support {
         button: "👤 人工",
         connecting: "👤 正在為您轉接人工客服，請稍候。您可以直接在這裡說明情況，客服會看到。",

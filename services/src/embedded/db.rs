@@ -10,6 +10,7 @@ use serde::de::DeserializeOwned;
 
 use crate::api::{IdempotencyKey, Shopper};
 use crate::error::ServiceError;
+use crate::models::{EventKind, ProductChange};
 
 use super::clock::unix_now;
 
@@ -56,14 +57,18 @@ CREATE TABLE IF NOT EXISTS orders (
 );
 CREATE INDEX IF NOT EXISTS orders_by_shopper ON orders (shopper, seq);
 
--- Every status change after an order's creation, in the order they happened.
+-- Every status change after an order's creation, and every restock and price
+-- change of a product, in the order they happened.
 CREATE TABLE IF NOT EXISTS events (
     event_id INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused, so a cursor stays valid
-    order_id TEXT NOT NULL,
-    shopper  TEXT NOT NULL,
-    status   TEXT NOT NULL,
+    order_id TEXT NOT NULL,                       -- '' on a product's event
+    shopper  TEXT NOT NULL,                       -- '' on a product's event
+    status   TEXT NOT NULL,                       -- '' on a product's event
     refund   TEXT,                                -- DONE on a refund's event
-    at       TEXT NOT NULL
+    at       TEXT NOT NULL,
+    kind       TEXT NOT NULL DEFAULT 'order.status_changed',
+    product_id TEXT,
+    detail     TEXT                               -- JSON: sizes, old and new price
 );
 
 -- One payment per provider charge: the answer its first recording gave.
@@ -102,6 +107,9 @@ const ORDER_COLUMNS_ADDED: &[(&str, &str)] = &[
 
 /// Columns added to `inventory` after its first version.
 const INVENTORY_COLUMNS_ADDED: &[(&str, &str)] = &[("file_stock", "INTEGER"), ("file_price", "INTEGER")];
+/// Columns added to `events` when the feed gained product events.
+const EVENT_COLUMNS_ADDED: &[(&str, &str)] =
+    &[("kind", "TEXT NOT NULL DEFAULT 'order.status_changed'"), ("product_id", "TEXT"), ("detail", "TEXT")];
 
 /// How long unpaid orders of a database from before expiry get, from its first open on.
 const LEGACY_ORDER_TTL_SECS: i64 = 30 * 60;
@@ -145,6 +153,20 @@ fn migrate(conn: &Connection) -> Result<(), rusqlite::Error> {
             [unix_now() + LEGACY_ORDER_TTL_SECS],
         )?;
         tracing::info!(orders = given, "embedded mall: unpaid orders of an older database now expire");
+    }
+    let mut event_columns = Vec::new();
+    {
+        let mut stmt = conn.prepare("SELECT name FROM pragma_table_info('events')")?;
+        let mut rows = stmt.query([])?;
+        while let Some(row) = rows.next()? {
+            event_columns.push(row.get::<_, String>(0)?);
+        }
+    }
+    for (column, definition) in EVENT_COLUMNS_ADDED {
+        if !event_columns.iter().any(|c| c == column) {
+            conn.execute_batch(&format!("ALTER TABLE events ADD COLUMN {column} {definition}"))?;
+            tracing::info!(column, "embedded mall: added a column to events");
+        }
     }
     conn.execute_batch(INDEXES)
 }
@@ -276,4 +298,20 @@ impl<'a> Idempotent<'a> {
         )?;
         Ok(())
     }
+}
+
+/// Appends one product event (a restock or a price change).
+pub(crate) fn append_product_event(
+    tx: &Transaction,
+    kind: EventKind,
+    product_id: &str,
+    change: &ProductChange,
+    at: &str,
+) -> Result<(), OpError> {
+    tx.execute(
+        "INSERT INTO events (order_id, shopper, status, refund, at, kind, product_id, detail)
+         VALUES ('', '', '', NULL, ?1, ?2, ?3, ?4)",
+        params![at, kind.as_str(), product_id, serde_json::to_string(change)?],
+    )?;
+    Ok(())
 }

@@ -8,7 +8,9 @@
 use rusqlite::{Connection, Transaction, TransactionBehavior, params};
 
 use super::catalog::Catalog;
-use super::db::{OpError, forget_old_keys};
+use super::clock::{rfc3339, unix_now};
+use super::db::{OpError, append_product_event, forget_old_keys};
+use crate::models::{EventKind, ProductChange};
 use super::inventory::Inventory;
 
 /// Stock and price changes of a transaction, mirrored in memory once it commits.
@@ -168,6 +170,47 @@ pub(crate) fn apply_changes(
             write_price(tx, mirror, slot, &change.sku_id, cents)?;
         }
         note.execute(params![change.stock.map(|s| s.1), change.price.map(|p| p.1), change.sku_id])?;
+    }
+    append_events(tx, catalog, changes)
+}
+
+/// The files' changes as events on the feed, as an operator's would be: one
+/// `product.restocked` per product with the sizes that had none and now have
+/// some, one `product.price_changed` per product whose price moved (the
+/// lowest of its changed SKUs, before and after).
+fn append_events(tx: &Transaction, catalog: &Catalog, changes: &[CatalogChange]) -> Result<(), OpError> {
+    let at = rfc3339(unix_now());
+    let mut products: Vec<&str> = changes.iter().map(|c| c.product_id.as_str()).collect();
+    products.dedup();
+    for product in products {
+        let of_product = changes.iter().filter(|c| c.product_id == product);
+        let mut sizes = Vec::new();
+        let (mut old, mut new) = (None::<i64>, None::<i64>);
+        for change in of_product {
+            if let Some((0, after)) = change.stock
+                && after > 0
+                && let Some(slot) = catalog.slot_index_of(&change.sku_id)
+            {
+                sizes.extend(catalog.slots[slot as usize].label.iter().cloned());
+            }
+            if let Some((before, after)) = change.price {
+                old = Some(old.map_or(before, |o| o.min(before)));
+                new = Some(new.map_or(after, |n| n.min(after)));
+            }
+        }
+        if !sizes.is_empty() {
+            let change = ProductChange { sizes, ..Default::default() };
+            append_product_event(tx, EventKind::ProductRestocked, product, &change, &at)?;
+            tracing::info!(product, "product restocked (the mall's files)");
+        }
+        if let (Some(old), Some(new)) = (old, new)
+            && old != new
+        {
+            let change =
+                ProductChange { old_price_cents: Some(old), new_price_cents: Some(new), ..Default::default() };
+            append_product_event(tx, EventKind::ProductPriceChanged, product, &change, &at)?;
+            tracing::info!(product, old, new, "product price changed (the mall's files)");
+        }
     }
     Ok(())
 }

@@ -257,6 +257,26 @@ impl EmbeddedMall {
         Ok(())
     }
 
+    /// The stock key of the product's SKU `sku_id` (the product's own id when it has no SKUs);
+    /// a product with SKUs needs one of them.
+    fn sku_of(&self, product_id: &str, sku_id: Option<String>, required: bool) -> MallResult<String> {
+        let live = self.state.live();
+        let catalog = &live.catalog;
+        let product = catalog
+            .product_index_of(product_id)
+            .ok_or_else(|| ServiceError::not_found(format!("product {product_id} not found")))?;
+        let keys: Vec<&str> =
+            catalog.product_slots(product).map(|s| catalog.slots[s as usize].key.as_str()).collect();
+        match sku_id.filter(|s| !s.trim().is_empty()) {
+            Some(sku) if keys.contains(&sku.as_str()) => Ok(sku),
+            Some(sku) => Err(ServiceError::not_found(format!("SKU {sku} of product {product_id} not found"))),
+            None if keys == [product_id] || !required => Ok(product_id.to_owned()),
+            None => {
+                Err(ServiceError::invalid("sku_id", format!("name one of the SKUs: {}", keys.join(", "))))
+            }
+        }
+    }
+
     fn store_or_404(&self, id: &str) -> MallResult<Store> {
         self.state
             .live()
@@ -424,6 +444,33 @@ impl MallApi for EmbeddedMall {
     async fn mark_picked_up(&self, order_id: &str) -> MallResult<Order> {
         let order_id = order_id.to_owned();
         self.blocking(move |state| state.mark_picked_up(&order_id)).await
+    }
+
+    async fn set_stock(&self, product_id: &str, sku_id: Option<String>, stock: u32) -> MallResult<Product> {
+        let key = self.sku_of(product_id, sku_id, true)?;
+        self.blocking(move |state| state.set_stock(&key, stock)).await?;
+        self.get_product(product_id).await
+    }
+
+    async fn set_price(
+        &self,
+        product_id: &str,
+        sku_id: Option<String>,
+        price_cents: i64,
+    ) -> MallResult<Product> {
+        match sku_id.filter(|s| !s.trim().is_empty()) {
+            Some(sku) => {
+                let key = self.sku_of(product_id, Some(sku), true)?;
+                let this = self.clone();
+                self.blocking(move |_| this.set_sku_price(&key, price_cents)).await?;
+            }
+            None => {
+                let this = self.clone();
+                let id = product_id.to_owned();
+                self.blocking(move |_| this.set_product_price(&id, price_cents)).await?;
+            }
+        }
+        self.get_product(product_id).await
     }
 
     async fn mall_info(&self) -> MallResult<Page<InfoSection>> {

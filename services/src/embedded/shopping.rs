@@ -17,13 +17,13 @@ use serde::de::DeserializeOwned;
 use crate::api::{IdempotencyKey, Shopper};
 use crate::error::ServiceError;
 use crate::models::{
-    AddCartItem, Cart, CartItem, CreateOrder, DEFAULT_CURRENCY, Event, EventPage, Order, OrderStatus, Page,
-    PageRequest, Payment, RecordPayment, Refund, RefundStatus, format_yuan,
+    AddCartItem, Cart, CartItem, CreateOrder, DEFAULT_CURRENCY, Event, EventKind, EventPage, Order,
+    OrderStatus, Page, PageRequest, Payment, RecordPayment, Refund, RefundStatus, format_yuan,
 };
 
 use super::catalog::{Catalog, Levels};
 use super::clock::{rfc3339, unix_now};
-use super::db::{self, Idempotent, OpError, new_id};
+use super::db::{self, Idempotent, OpError, append_product_event, new_id};
 use super::info::InfoData;
 use super::inventory::Inventory;
 use super::levels::{Changes, sync, write_price, write_stock};
@@ -549,6 +549,10 @@ impl MallState {
                 .optional()?;
             if let (Some(left), Some(slot)) = (left, live.catalog.slot_index_of(key)) {
                 changes.stock.push((slot, left));
+                // The last ones came back (a cancel, an expiry): the SKU is back in stock.
+                if left == item.quantity {
+                    self.restocked(tx, &live.catalog, slot)?;
+                }
             }
         }
         Ok(())
@@ -793,29 +797,38 @@ impl MallState {
         };
         self.write(|tx, _| {
             let mut stmt = tx.prepare_cached(
-                "SELECT event_id, order_id, shopper, status, refund, at FROM events
+                "SELECT event_id, order_id, shopper, status, refund, at, kind, product_id, detail FROM events
                  WHERE event_id > ?1 ORDER BY event_id LIMIT ?2",
             )?;
             let rows = stmt.query_map(params![from, limit], |row| {
                 Ok((
-                    row.get::<_, i64>(0)?,
-                    row.get::<_, String>(1)?,
-                    row.get::<_, String>(2)?,
-                    row.get::<_, String>(3)?,
-                    row.get::<_, Option<String>>(4)?,
-                    row.get::<_, String>(5)?,
+                    (row.get::<_, i64>(0)?, row.get::<_, String>(1)?, row.get::<_, String>(2)?),
+                    (row.get::<_, String>(3)?, row.get::<_, Option<String>>(4)?, row.get::<_, String>(5)?),
+                    (
+                        row.get::<_, String>(6)?,
+                        row.get::<_, Option<String>>(7)?,
+                        row.get::<_, Option<String>>(8)?,
+                    ),
                 ))
             })?;
             let mut items = Vec::new();
             for row in rows {
-                let (event_id, order_id, user, status, refund, at) = row?;
+                let ((event_id, order_id, user), (status, refund, at), (kind, product_id, detail)) = row?;
+                let kind: EventKind = serde_json::from_value(serde_json::Value::String(kind))?;
+                let detail: ProductChange =
+                    detail.as_deref().map(serde_json::from_str).transpose()?.unwrap_or_default();
                 items.push(Event {
                     event_id: event_id.to_string(),
+                    kind,
                     order_id,
                     user,
-                    status: parse_status(&status)?,
+                    status: if kind.is_product() { None } else { Some(parse_status(&status)?) },
                     at,
                     refund: refund.as_deref().map(parse_refund).transpose()?,
+                    product_id,
+                    sizes: detail.sizes,
+                    old_price_cents: detail.old_price_cents,
+                    new_price_cents: detail.new_price_cents,
                 });
             }
             let next = items.last().map(|e| e.event_id.clone()).or_else(|| after.map(str::to_owned));
@@ -883,13 +896,29 @@ impl MallState {
 
     // ------------------------------------------------------------ operators
 
-    /// Sets the stock of a SKU (or of a product without SKUs).
+    /// Appends one `product.restocked` event naming the size of `slot`, which had none and now has some.
+    pub(super) fn restocked(&self, tx: &Transaction, catalog: &Catalog, slot: u32) -> Result<(), OpError> {
+        let record = &catalog.slots[slot as usize];
+        let product = &catalog.products[record.product as usize].id;
+        let change = ProductChange { sizes: record.label.iter().cloned().collect(), ..Default::default() };
+        append_product_event(tx, EventKind::ProductRestocked, product, &change, &rfc3339(self.now()))?;
+        tracing::info!(product, sku = %record.key, "product restocked");
+        Ok(())
+    }
+
+    /// Sets the stock of a SKU (or of a product without SKUs). A SKU that had none and now has
+    /// some appends one `product.restocked` event naming its size.
     pub fn set_stock(&self, key: &str, stock: u32) -> Result<(), ServiceError> {
         self.write(|tx, changes| {
             let live = self.live();
             let slot =
                 live.catalog.slot_index_of(key).ok_or_else(|| not_found(format!("SKU {key} not found")))?;
-            write_stock(tx, changes, slot, key, stock)
+            let before = stock_of(tx, key)?;
+            write_stock(tx, changes, slot, key, stock)?;
+            if before == 0 && stock > 0 {
+                self.restocked(tx, &live.catalog, slot)?;
+            }
+            Ok(())
         })
     }
 
@@ -903,12 +932,39 @@ impl MallState {
         }
         self.write(|tx, changes| {
             let live = self.live();
+            let mut slots = Vec::with_capacity(keys.len());
             for key in keys {
                 let slot = live
                     .catalog
                     .slot_index_of(key)
                     .ok_or_else(|| not_found(format!("SKU {key} not found")))?;
                 write_price(tx, changes, slot, key, cents)?;
+                slots.push(slot);
+            }
+            // One `product.price_changed` per product whose price (its lowest SKU's) moved. The
+            // mirror is written only by the lock's holder after the commit, so it still holds
+            // the prices from before.
+            let catalog = &live.catalog;
+            let mut products: Vec<u32> = slots.iter().map(|&s| catalog.slots[s as usize].product).collect();
+            products.dedup();
+            let at = rfc3339(self.now());
+            for product in products {
+                let old = self.inventory.product_price(product);
+                let new = catalog
+                    .product_slots(product)
+                    .map(|s| if slots.contains(&s) { cents } else { self.inventory.price(s) })
+                    .min()
+                    .unwrap_or(cents);
+                if new != old {
+                    let id = &catalog.products[product as usize].id;
+                    let change = ProductChange {
+                        old_price_cents: Some(old),
+                        new_price_cents: Some(new),
+                        ..Default::default()
+                    };
+                    append_product_event(tx, EventKind::ProductPriceChanged, id, &change, &at)?;
+                    tracing::info!(product = id, old, new, "product price changed");
+                }
             }
             Ok(())
         })
@@ -947,6 +1003,18 @@ fn cart_id(tx: &Transaction, shopper: &Shopper) -> Result<String, OpError> {
 fn stock_of(conn: &Connection, slot_key: &str) -> Result<u32, OpError> {
     Ok(conn.query_row("SELECT stock FROM inventory WHERE slot = ?1", [slot_key], |row| row.get(0))?)
 }
+
+/// What a product event says besides its product (the `detail` column).
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+struct ProductChange {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    sizes: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    old_price_cents: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    new_price_cents: Option<i64>,
+}
+
 
 /// Appends one order event.
 fn append_event(

@@ -1,0 +1,119 @@
+//! [`ChatFallback`]: small talk. With a model, a short chat without tools over
+//! the recent history; offline (or when the model fails), friendly canned
+//! replies in the shopper's language that point back to shopping.
+
+use std::sync::Arc;
+
+use handlers::Lang;
+
+use crate::engine::llm::{ChatMessage, ChatModel, ChatRequest};
+use crate::engine::reply::Reply;
+
+/// Messages of history the model sees for small talk.
+const CONTEXT_MESSAGES: usize = 8;
+
+/// Answers messages that no mall tool fits.
+#[derive(Clone)]
+pub struct ChatFallback {
+    model: Option<Arc<dyn ChatModel>>,
+}
+
+impl ChatFallback {
+    /// Small talk with `model`, or canned replies when `None`.
+    pub fn new(model: Option<Arc<dyn ChatModel>>) -> Self {
+        ChatFallback { model }
+    }
+
+    /// A reply to `text`; `online` is false when the model is known to be down.
+    pub async fn reply(&self, history: &[ChatMessage], text: &str, lang: Lang, online: bool) -> Reply {
+        if let (Some(model), true) = (&self.model, online) {
+            let start = history.len().saturating_sub(CONTEXT_MESSAGES);
+            let mut messages = vec![ChatMessage::system(chat_prompt(lang))];
+            messages.extend(history[start..].iter().cloned());
+            if history.last().is_none_or(|m| m.text() != text) {
+                messages.push(ChatMessage::user(text));
+            }
+            match model.complete(ChatRequest { messages: &messages, tools: &[], progress: None }).await {
+                Ok(response) if !response.message.text().trim().is_empty() => {
+                    return Reply::text(response.message.text().trim());
+                }
+                Ok(_) => tracing::warn!("model gave an empty small-talk answer; using a canned one"),
+                Err(e) => tracing::warn!(error = %e, "small talk failed; using a canned answer"),
+            }
+        }
+        canned(text, lang)
+    }
+}
+
+fn chat_prompt(lang: Lang) -> String {
+    format!(
+        "You are the friendly shopping guide of a shopping mall. This message is small talk: \
+         answer briefly and warmly in {}, and when it fits, remind the shopper you can find products and \
+         stores, give directions in the mall, and handle their cart and orders.",
+        lang.texts().model_language
+    )
+}
+
+/// Canned small talk: greetings, thanks, goodbyes, who-are-you, and a gentle
+/// pointer back to shopping for everything else.
+pub fn canned(text: &str, lang: Lang) -> Reply {
+    let t = text.trim().to_lowercase();
+    let has = |words: &[&str]| words.iter().any(|w| t.contains(w));
+    let talk = &lang.texts().small_talk;
+    let answer = if has(&["谢谢", "多谢", "謝謝", "多謝", "thank", "thx"]) {
+        talk.thanks
+    } else if has(&["再见", "再見", "拜拜", "bye", "see you"]) {
+        talk.bye
+    } else if has(&[
+        "你是谁",
+        "你是誰",
+        "你叫什么",
+        "你叫什麼",
+        "who are you",
+        "what are you",
+        "what can you do",
+        "你能做什么",
+        "帮助",
+        "help",
+    ]) {
+        talk.who
+    } else if has(&[
+        "你好",
+        "您好",
+        "嗨",
+        "哈喽",
+        "早上好",
+        "晚上好",
+        "hello",
+        "hi",
+        "hey",
+        "good morning",
+        "good evening",
+    ]) {
+        talk.hello
+    } else {
+        talk.other
+    };
+    Reply { text: answer.to_owned(), suggestions: examples(lang), ..Default::default() }
+}
+
+/// Example requests offered as buttons.
+pub fn examples(lang: Lang) -> Vec<String> {
+    lang.texts().small_talk.examples.iter().map(|s| s.to_string()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canned_replies_follow_the_language_and_the_mood() {
+        let r = canned("你好", Lang::Zh);
+        assert!(r.text.contains("导购助手"), "{}", r.text);
+        assert_eq!(r.suggestions.len(), 3);
+        let r = canned("thanks!", Lang::En);
+        assert!(r.text.starts_with("You're welcome"), "{}", r.text);
+        let r = canned("what is the meaning of life", Lang::En);
+        assert!(r.text.contains("shopping"), "{}", r.text);
+    }
+}

@@ -1,0 +1,380 @@
+//! What went unanswered: each turn that ended in "I don't know", a search
+//! that found nothing (demand), a tool error, a turn cut at the round limit,
+//! a hand-off and its reason, a 👍 or 👎 on an answer, is counted in the
+//! state store under the day (`report:<day>`, kept `report.keep_days`) — the
+//! question's words, never who asked — and in Prometheus
+//! (`mallbot_report_events_total{kind}`). [`collect`] reads a range of days
+//! back for `mallbot report` and `/report`: the top unanswered questions
+//! grouped by likeness, the top empty searches, hand-offs by reason, 👍/👎 per
+//! tool, and the share of conversations resolved without a person.
+//!
+//! Like questions are grouped with case, script and punctuation folded, by
+//! their character pairs (Jaccard ≥ 0.5); `mallbot report` writes text, CSV
+//! or JSON.
+
+use std::collections::{BTreeMap, HashMap};
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::infra::state::CounterStore;
+
+/// What one turn (or one reaction) adds to the report.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// The bot did not understand the question.
+    DontKnow(String),
+    /// A search with nothing found: the words searched for.
+    EmptySearch(String),
+    /// A tool failed: its name.
+    ToolError(String),
+    /// The turn was cut at the round limit: the question.
+    RoundLimit(String),
+    /// The shopper went to a person, for this reason.
+    Handoff(String),
+    /// A 👍 (`up`) or 👎 on an answer that ran these tools, to this question.
+    Reaction { up: bool, tools: Vec<String>, question: String },
+}
+
+impl Event {
+    /// The kind, as the report and the metric name it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Event::DontKnow(_) => "dont_know",
+            Event::EmptySearch(_) => "empty_search",
+            Event::ToolError(_) => "tool_error",
+            Event::RoundLimit(_) => "round_limit",
+            Event::Handoff(_) => "handoff",
+            Event::Reaction { up: true, .. } => "thumbs_up",
+            Event::Reaction { up: false, .. } => "thumbs_down",
+        }
+    }
+
+    /// Whether the shopper was not helped (a miss: two in a row offer a person).
+    pub(crate) fn is_miss(&self) -> bool {
+        matches!(
+            self,
+            Event::DontKnow(_) | Event::EmptySearch(_) | Event::ToolError(_) | Event::RoundLimit(_)
+        )
+    }
+}
+
+/// Today, in days since the Unix epoch (UTC).
+pub fn today() -> i64 {
+    crate::infra::state::unix_now().div_euclid(86_400)
+}
+
+/// A text as kept: one line, at most 100 characters.
+fn clip(text: &str) -> String {
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    line.chars().take(100).collect()
+}
+
+/// A conversation's mark in the report: a hash of its key, so that
+/// conversations can be counted without naming anyone.
+fn mark(conversation: &str) -> String {
+    let digest = ring::digest::digest(&ring::digest::SHA256, format!("report:{conversation}").as_bytes());
+    digest.as_ref()[..6].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Counts one turn of `conversation` (`turn`: a shopper's message was
+/// answered, not a reaction) and its `events` under today, kept `keep`.
+pub async fn record(
+    state: &dyn CounterStore,
+    keep: Duration,
+    conversation: &str,
+    turn: bool,
+    events: &[Event],
+) {
+    let day = crate::infra::state::keys::report(today());
+    let conv = mark(conversation);
+    let mut fields: Vec<String> = Vec::new();
+    if turn {
+        fields.push("turns".to_owned());
+        fields.push(format!("conv:{conv}"));
+    }
+    for event in events {
+        metrics::counter!(crate::infra::ops::REPORT_EVENTS, "kind" => event.kind()).increment(1);
+        match event {
+            Event::DontKnow(q) => fields.push(format!("dont_know:{}", clip(q))),
+            Event::EmptySearch(words) => fields.push(format!("empty_search:{}", clip(words))),
+            Event::ToolError(tool) => fields.push(format!("tool_error:{tool}")),
+            Event::RoundLimit(q) => fields.push(format!("round_limit:{}", clip(q))),
+            Event::Handoff(reason) => {
+                fields.push(format!("handoff:{}", clip(reason)));
+                fields.push(format!("handoff_conv:{conv}"));
+            }
+            Event::Reaction { up, tools, question } => {
+                let thumb = if *up { "up" } else { "down" };
+                if tools.is_empty() {
+                    fields.push(format!("{thumb}:-"));
+                }
+                fields.extend(tools.iter().map(|t| format!("{thumb}:{t}")));
+                if !*up {
+                    fields.push(format!("down_q:{}", clip(question)));
+                }
+            }
+        }
+    }
+    if fields.is_empty() {
+        return;
+    }
+    let deltas: Vec<(&str, &str, i64)> = fields.iter().map(|f| (day.as_str(), f.as_str(), 1)).collect();
+    if let Err(e) = state.add_counts(&deltas, keep).await {
+        tracing::warn!(error = %e, "could not count the turn in the report");
+    }
+}
+
+/// One line of a top list: what, how often, and the texts grouped in it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Row {
+    pub text: String,
+    pub count: i64,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub like: Vec<String>,
+}
+
+/// 👍 and 👎 on answers that ran one tool.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct Thumbs {
+    pub up: i64,
+    pub down: i64,
+}
+
+/// The report over a range of days.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct Report {
+    /// Days covered, ending today.
+    pub days: i64,
+    /// Turns answered.
+    pub turns: i64,
+    /// Conversations (a shopper's chat on one day).
+    pub conversations: i64,
+    /// Conversations that went to a person.
+    pub with_person: i64,
+    /// Questions not understood, or cut at the round limit, grouped by likeness.
+    pub unanswered: Vec<Row>,
+    /// Searches with nothing found.
+    pub empty_searches: Vec<Row>,
+    /// Hand-offs by reason.
+    pub handoffs: Vec<Row>,
+    /// Tool errors by tool.
+    pub tool_errors: Vec<Row>,
+    /// 👍/👎 by tool (`-`: an answer with no tool).
+    pub thumbs: BTreeMap<String, Thumbs>,
+    /// Questions answered with a 👎.
+    pub thumbs_down: Vec<Row>,
+}
+
+impl Report {
+    /// The share of conversations resolved without a person, in percent.
+    pub(crate) fn resolved_share(&self) -> Option<f64> {
+        (self.conversations > 0).then(|| {
+            let without = (self.conversations - self.with_person).max(0) as f64;
+            (without * 1000.0 / self.conversations as f64).round() / 10.0
+        })
+    }
+}
+
+/// How many rows a top list shows.
+pub(crate) const TOP: usize = 10;
+
+/// The report of the last `days` days (today included).
+pub async fn collect(state: &dyn CounterStore, days: i64) -> Result<Report, crate::infra::state::StateError> {
+    let days = days.max(1);
+    let mut merged: HashMap<String, i64> = HashMap::new();
+    let today = today();
+    for day in (today - days + 1)..=today {
+        for (field, count) in state.counts(&crate::infra::state::keys::report(day)).await? {
+            *merged.entry(field).or_default() += count;
+        }
+    }
+    let mut report = Report { days, ..Report::default() };
+    let mut by_kind: HashMap<&str, Vec<(String, i64)>> = HashMap::new();
+    for (field, count) in merged {
+        let (kind, rest) = field.split_once(':').unwrap_or((field.as_str(), ""));
+        match kind {
+            "turns" => report.turns += count,
+            "conv" => report.conversations += 1,
+            "handoff_conv" => report.with_person += 1,
+            "up" => report.thumbs.entry(rest.to_owned()).or_default().up += count,
+            "down" => report.thumbs.entry(rest.to_owned()).or_default().down += count,
+            "dont_know" | "round_limit" => {
+                by_kind.entry("unanswered").or_default().push((rest.to_owned(), count))
+            }
+            "empty_search" => by_kind.entry("empty_search").or_default().push((rest.to_owned(), count)),
+            "handoff" => by_kind.entry("handoff").or_default().push((rest.to_owned(), count)),
+            "tool_error" => by_kind.entry("tool_error").or_default().push((rest.to_owned(), count)),
+            "down_q" => by_kind.entry("down_q").or_default().push((rest.to_owned(), count)),
+            _ => {}
+        }
+    }
+    let mut take = |kind: &str, group: bool| {
+        let items = by_kind.remove(kind).unwrap_or_default();
+        if group { grouped(items) } else { top(items) }
+    };
+    report.unanswered = take("unanswered", true);
+    report.empty_searches = take("empty_search", true);
+    report.handoffs = take("handoff", false);
+    report.tool_errors = take("tool_error", false);
+    report.thumbs_down = take("down_q", true);
+    Ok(report)
+}
+
+/// The rows by count, then text; at most [`TOP`].
+fn top(items: Vec<(String, i64)>) -> Vec<Row> {
+    let mut rows: Vec<Row> =
+        items.into_iter().map(|(text, count)| Row { text, count, like: Vec::new() }).collect();
+    rows.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.text.cmp(&b.text)));
+    rows.truncate(TOP);
+    rows
+}
+
+/// Texts grouped by likeness: the same words whatever the case, spaces,
+/// punctuation or Chinese script, or sharing most of their character pairs
+/// (Jaccard ≥ 0.5); each group named by its most frequent text.
+fn grouped(items: Vec<(String, i64)>) -> Vec<Row> {
+    let mut items = items;
+    items.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let mut groups: Vec<(Row, std::collections::HashSet<String>)> = Vec::new();
+    for (text, count) in items {
+        let pairs = bigrams(&text);
+        match groups.iter_mut().find(|(_, g)| jaccard(g, &pairs) >= 0.5) {
+            Some((row, _)) => {
+                row.count += count;
+                row.like.push(text);
+            }
+            None => groups.push((Row { text, count, like: Vec::new() }, pairs)),
+        }
+    }
+    let mut rows: Vec<Row> = groups.into_iter().map(|(row, _)| row).collect();
+    rows.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.text.cmp(&b.text)));
+    rows.truncate(TOP);
+    rows
+}
+
+/// A text's character pairs after folding case, script and punctuation.
+fn bigrams(text: &str) -> std::collections::HashSet<String> {
+    let folded = handlers::texts::zh_hant::to_simplified(&text.to_lowercase());
+    let chars: Vec<char> = folded.chars().filter(|c| c.is_alphanumeric()).collect();
+    if chars.len() < 2 {
+        return chars.iter().map(|c| c.to_string()).collect();
+    }
+    chars.windows(2).map(|w| w.iter().collect()).collect()
+}
+
+fn jaccard(a: &std::collections::HashSet<String>, b: &std::collections::HashSet<String>) -> f64 {
+    let union = a.union(b).count();
+    if union == 0 {
+        return 1.0;
+    }
+    a.intersection(b).count() as f64 / union as f64
+}
+
+/// The report as an operator reads it, in English (an operator's tool).
+pub fn text(report: &Report) -> String {
+    let mut out = format!("What went unanswered — the last {} day(s)\n", report.days);
+    let share = report.resolved_share().map_or("—".to_owned(), |s| format!("{s}%"));
+    out += &format!(
+        "turns: {}  conversations: {}  with a person: {}  resolved without a person: {share}\n",
+        report.turns, report.conversations, report.with_person
+    );
+    let section = |out: &mut String, title: &str, rows: &[Row]| {
+        out.push_str(&format!("\n{title}:\n"));
+        if rows.is_empty() {
+            out.push_str("  —\n");
+        }
+        for row in rows {
+            out.push_str(&format!("  {:>4}  {}", row.count, row.text));
+            if !row.like.is_empty() {
+                out.push_str(&format!("  (also: {})", row.like.join(" / ")));
+            }
+            out.push('\n');
+        }
+    };
+    section(&mut out, "Unanswered questions", &report.unanswered);
+    section(&mut out, "Searches with nothing found", &report.empty_searches);
+    section(&mut out, "Hand-offs to a person, by reason", &report.handoffs);
+    section(&mut out, "Tool errors", &report.tool_errors);
+    out.push_str("\n👍/👎 per tool:\n");
+    if report.thumbs.is_empty() {
+        out.push_str("  —\n");
+    }
+    for (tool, thumbs) in &report.thumbs {
+        out.push_str(&format!("  {tool}: 👍 {} 👎 {}\n", thumbs.up, thumbs.down));
+    }
+    section(&mut out, "Answers with a 👎", &report.thumbs_down);
+    out
+}
+
+/// The report as CSV: `section,text,count`.
+pub fn csv(report: &Report) -> String {
+    let quote = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
+    let mut out = String::from("section,text,count\n");
+    let share = report.resolved_share().map_or(String::new(), |s| s.to_string());
+    for (name, value) in [
+        ("turns", report.turns.to_string()),
+        ("conversations", report.conversations.to_string()),
+        ("with_person", report.with_person.to_string()),
+        ("resolved_without_person_percent", share),
+    ] {
+        out += &format!("summary,{name},{value}\n");
+    }
+    for (section, rows) in [
+        ("unanswered", &report.unanswered),
+        ("empty_search", &report.empty_searches),
+        ("handoff", &report.handoffs),
+        ("tool_error", &report.tool_errors),
+        ("thumbs_down_question", &report.thumbs_down),
+    ] {
+        for row in rows {
+            out += &format!("{section},{},{}\n", quote(&row.text), row.count);
+        }
+    }
+    for (tool, thumbs) in &report.thumbs {
+        out += &format!(
+            "thumbs_up,{},{}\nthumbs_down,{},{}\n",
+            quote(tool),
+            thumbs.up,
+            quote(tool),
+            thumbs.down
+        );
+    }
+    out
+}
+
+/// Reads `7d`, `24h`, `2w` or a bare number of days into days (at least 1).
+pub fn parse_since(text: &str) -> Result<i64, String> {
+    let text = text.trim();
+    let bad = || format!("`{text}` is not a period like 7d, 24h or 2w");
+    let (number, unit) = text.split_at(text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len()));
+    let n: i64 = number.parse().map_err(|_| bad())?;
+    let days = match unit {
+        "" | "d" => n,
+        "h" => (n + 23) / 24,
+        "w" => n * 7,
+        _ => return Err(bad()),
+    };
+    Ok(days.max(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn like_questions_are_grouped_and_periods_read() {
+        let rows = grouped(vec![
+            ("有没有宠物美容".into(), 2),
+            ("有沒有寵物美容？".into(), 1),
+            ("停车场怎么收费".into(), 1),
+        ]);
+        assert_eq!(rows.len(), 2, "{rows:?}");
+        assert_eq!((rows[0].text.as_str(), rows[0].count), ("有没有宠物美容", 3));
+        assert_eq!(rows[0].like, vec!["有沒有寵物美容？".to_owned()]);
+        assert_eq!(parse_since("7d"), Ok(7));
+        assert_eq!(parse_since("48h"), Ok(2));
+        assert_eq!(parse_since("2w"), Ok(14));
+        assert!(parse_since("soon").is_err());
+    }
+}

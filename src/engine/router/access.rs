@@ -1,0 +1,319 @@
+//! The door: every request, whatever brought it — a chat message, a button
+//! press, a Mini App call, an MCP call — is admitted here once, before
+//! anything costly is done for it: who it is, the allow-lists
+//! (`bot.allowed_users`, `bot.allowed_chats`), the rate limit
+//! (`bot.rate_limit_per_minute`), the language, the daily token budget and
+//! the message count. What comes out is an [`Admitted`], which only this
+//! file can make: the stages after the door (a turn, a tool call, a
+//! confirmation) take one as a parameter, so none of them can run for a
+//! request that did not pass.
+//!
+//! Each way in knocks as a [`Way`]: a chat message (text, command, voice,
+//! photo, a pressed suggestion) passes every check and is counted; a change
+//! from the Mini App or an MCP call passes the allow-lists and the rate
+//! limit; a confirmation pressed, or a read of the shopper's own, the
+//! allow-lists only (the request that asked was counted); staff at the
+//! service desk are admitted from the desk's group only. A chat is told a
+//! refusal once (remembered for 30 days) and the rate-limit notice once a
+//! window, then silence; the Mini App and MCP answer every turned request
+//! with [`Turned::message`]. A transport that already read the `/lang` choice
+//! hands it over (`ChosenLang::Read`), so the door does not read it again.
+
+use std::time::Duration;
+
+use handlers::Lang;
+
+use super::FunctionCallRouter;
+use super::turn::{Budget, TurnScope, today};
+use crate::engine::context::{ChosenLang, MessageContext};
+use crate::engine::reply::Reply;
+
+/// How long a refusal is remembered (so a stranger in a chat hears it once).
+const REFUSAL_MEMORY: Duration = Duration::from_secs(30 * 24 * 3600);
+
+/// What a request is, as far as the door is concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Way {
+    /// A shopper's message in a chat (text, command, voice, photo, a
+    /// suggestion pressed): the allow-lists, the rate limit, the day's
+    /// budget, and it counts as a handled message.
+    Message,
+    /// A change asked for outside a chat (a Mini App cart or order change,
+    /// an MCP tool call): the allow-lists and the rate limit.
+    Call,
+    /// A confirmation pressed, or a read of the shopper's own (the Mini
+    /// App's cart and orders): the allow-lists only — the request that
+    /// asked was counted already.
+    Press,
+    /// A message or button of the mall's staff in the service desk's group
+    /// (`[support] chat_id`): admitted there only — the desk is its own
+    /// allow-list, the shoppers' lists are not staff's —, not a shopper's
+    /// message, so no rate limit, budget or count.
+    Staff,
+}
+
+/// A request at the door: who, where, in which language, and what it is.
+#[derive(Debug, Clone)]
+pub struct Knock {
+    /// `telegram`, `console`, `mcp`: the namespace of the user id.
+    pub platform: &'static str,
+    pub user_id: i64,
+    /// The chat it came from (the user in a private chat, the Mini App, MCP).
+    pub chat_id: i64,
+    /// The language the transport would answer in without a `/lang` choice.
+    pub lang: Lang,
+    /// What the transport already read of the `/lang` choice.
+    pub chosen: ChosenLang,
+    pub way: Way,
+}
+
+impl Knock {
+    /// The knock of a chat message.
+    pub fn message(ctx: &MessageContext, chosen: ChosenLang) -> Knock {
+        Knock {
+            platform: ctx.platform,
+            user_id: ctx.user_id,
+            chat_id: ctx.chat_id,
+            lang: ctx.lang,
+            chosen,
+            way: Way::Message,
+        }
+    }
+
+    /// A request of one person outside a chat (the Mini App, MCP): the
+    /// person is the chat.
+    pub fn private(platform: &'static str, user_id: i64, lang: Lang, way: Way) -> Knock {
+        Knock { platform, user_id, chat_id: user_id, lang, chosen: ChosenLang::Unread, way }
+    }
+}
+
+/// A request the door let in. Only the door makes one; every later stage
+/// asks for it.
+#[derive(Debug, Clone)]
+pub struct Admitted {
+    platform: &'static str,
+    user_id: i64,
+    chat_id: i64,
+    lang: Lang,
+    chosen: Option<Lang>,
+    budget: Budget,
+}
+
+impl Admitted {
+    pub fn platform(&self) -> &'static str {
+        self.platform
+    }
+
+    pub fn user_id(&self) -> i64 {
+        self.user_id
+    }
+
+    pub fn chat_id(&self) -> i64 {
+        self.chat_id
+    }
+
+    /// The language to answer in: the `/lang` choice, else the transport's.
+    pub fn lang(&self) -> Lang {
+        self.lang
+    }
+
+    /// The shopper's `/lang` choice, when made.
+    pub fn chosen(&self) -> Option<Lang> {
+        self.chosen
+    }
+
+    /// The language of an answer to `text_lang` (a text's own language):
+    /// the `/lang` choice wins.
+    pub(crate) fn lang_or(&self, text_lang: Lang) -> Lang {
+        self.chosen.unwrap_or(text_lang)
+    }
+
+    /// Today's token budget is spent (a voice message is then not transcribed).
+    pub(crate) fn over_budget(&self) -> bool {
+        matches!(self.budget, Budget::Spent { .. })
+    }
+
+    pub(super) fn budget(&self) -> Budget {
+        self.budget
+    }
+}
+
+impl TurnScope {
+    /// The scope of an admitted request outside a chat (the Mini App, an
+    /// MCP client): private, the chat is where the door saw it.
+    pub(super) fn admitted(admitted: &Admitted) -> Self {
+        TurnScope {
+            platform: admitted.platform.to_owned(),
+            user_id: admitted.user_id,
+            chat_id: admitted.chat_id,
+            is_group: false,
+            mentioned: true,
+            lang: admitted.lang,
+        }
+    }
+}
+
+/// Why the door turned a request away.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Why {
+    /// Not on `bot.allowed_users` and not in a chat of `bot.allowed_chats`.
+    NotAllowed,
+    /// Over `bot.rate_limit_per_minute`.
+    SlowDown,
+}
+
+/// A request the door turned away, and what to tell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Turned {
+    pub why: Why,
+    pub lang: Lang,
+    /// The first refusal (or the first over the limit in its window): a
+    /// chat says it once and then keeps silent. A caller that must answer
+    /// every request (HTTP, MCP) answers [`Turned::message`] each time.
+    pub tell: bool,
+}
+
+impl Turned {
+    /// Why, in the shopper's words.
+    pub fn message(&self) -> &'static str {
+        match self.why {
+            Why::NotAllowed => self.lang.texts().turn.refused,
+            Why::SlowDown => self.lang.texts().turn.rate_limited,
+        }
+    }
+
+    /// A chat's answer: the message the first time, else nothing (an empty
+    /// reply, left unsent).
+    pub fn reply(&self) -> Reply {
+        if self.tell { Reply::text(self.message()) } else { Reply::default() }
+    }
+}
+
+impl FunctionCallRouter {
+    /// The door: admits `knock` or says why not. Reads the `/lang` choice
+    /// (unless the transport did), counts the request against the rate
+    /// limit, reads the day's budget for a chat message and counts it.
+    pub async fn admit(&self, knock: Knock) -> Result<Admitted, Turned> {
+        let chosen = match knock.chosen {
+            ChosenLang::Read(chosen) => chosen,
+            ChosenLang::Unread => self.chosen_lang(knock.platform, knock.user_id).await,
+        };
+        let lang = chosen.unwrap_or(knock.lang);
+        if knock.way == Way::Staff {
+            self.at_the_desk(&knock, lang)?;
+        } else {
+            self.allowed(&knock, lang).await?;
+        }
+        if knock.way == Way::Message {
+            self.stats.count_message();
+        }
+        if !matches!(knock.way, Way::Press | Way::Staff) {
+            self.rate_limit(&knock, lang).await?;
+        }
+        let budget = if knock.way == Way::Message {
+            self.budget(knock.platform, knock.user_id).await
+        } else {
+            Budget::Within
+        };
+        Ok(Admitted {
+            platform: knock.platform,
+            user_id: knock.user_id,
+            chat_id: knock.chat_id,
+            lang,
+            chosen,
+            budget,
+        })
+    }
+
+    /// Staff are admitted from the service desk's group only; elsewhere
+    /// turned away in silence.
+    fn at_the_desk(&self, knock: &Knock, lang: Lang) -> Result<(), Turned> {
+        match &self.settings.desk {
+            Some(desk) if desk.chat_id == knock.chat_id => Ok(()),
+            _ => {
+                tracing::info!(
+                    user = knock.user_id,
+                    chat = knock.chat_id,
+                    "a staff message outside the desk; ignored"
+                );
+                Err(Turned { why: Why::NotAllowed, lang, tell: false })
+            }
+        }
+    }
+
+    /// The allow-lists: everyone when neither is set; else a listed user, or
+    /// anyone in a listed chat. A refusal is remembered, so a chat tells it once.
+    async fn allowed(&self, knock: &Knock, lang: Lang) -> Result<(), Turned> {
+        let (users, chats) = (&self.settings.allowed_users, &self.settings.allowed_chats);
+        if (users.is_empty() && chats.is_empty())
+            || users.contains(&knock.user_id)
+            || chats.contains(&knock.chat_id)
+        {
+            return Ok(());
+        }
+        metrics::counter!(crate::infra::ops::LIMITED, "reason" => "not_allowed").increment(1);
+        let key = crate::infra::state::keys::refused(knock.platform, knock.user_id, knock.chat_id);
+        let told = match self.state.get_value(&key).await {
+            Ok(found) => found.is_some(),
+            Err(e) => {
+                tracing::warn!(error = %e, "could not check an earlier refusal");
+                false
+            }
+        };
+        if !told {
+            if let Err(e) = self.state.put_value(&key, "1", REFUSAL_MEMORY).await {
+                tracing::warn!(error = %e, "could not remember a refusal");
+            }
+            tracing::info!(
+                platform = knock.platform,
+                user = knock.user_id,
+                chat = knock.chat_id,
+                "not an allowed user or chat; refused"
+            );
+        }
+        Err(Turned { why: Why::NotAllowed, lang, tell: !told })
+    }
+
+    /// At most `bot.rate_limit_per_minute` requests per person a minute; a
+    /// store that cannot count lets the request through.
+    async fn rate_limit(&self, knock: &Knock, lang: Lang) -> Result<(), Turned> {
+        let limit = self.settings.rate_limit_per_minute;
+        if limit == 0 {
+            return Ok(());
+        }
+        let who = services::Shopper::new(knock.platform, knock.user_id).to_string();
+        match self.state.rate_hit(&who, Duration::from_secs(60)).await {
+            Ok(count) if count > limit => {
+                tracing::info!(count, limit, "rate limited");
+                metrics::counter!(crate::infra::ops::LIMITED, "reason" => "rate_limited").increment(1);
+                Err(Turned { why: Why::SlowDown, lang, tell: count == limit + 1 })
+            }
+            Ok(_) => Ok(()),
+            Err(e) => {
+                tracing::warn!(error = %e, "rate limit check failed; letting the request through");
+                Ok(())
+            }
+        }
+    }
+
+    /// Today's budget (`bot.daily_tokens_per_user`); a store that cannot be
+    /// read lets the message through.
+    async fn budget(&self, platform: &str, user_id: i64) -> Budget {
+        let budget = self.settings.daily_tokens_per_user;
+        if budget == 0 {
+            return Budget::Within;
+        }
+        match self.state.counts(&crate::infra::state::keys::spent(platform, user_id, today())).await {
+            Ok(spent) if spent.get("tokens").copied().unwrap_or(0) >= budget as i64 => {
+                tracing::info!(budget, "daily token budget spent; basic mode");
+                metrics::counter!(crate::infra::ops::LIMITED, "reason" => "over_budget").increment(1);
+                Budget::Spent { tell: spent.get("told").copied().unwrap_or(0) == 0 }
+            }
+            Ok(_) => Budget::Within,
+            Err(e) => {
+                tracing::warn!(error = %e, "could not read today's token use; letting the message through");
+                Budget::Within
+            }
+        }
+    }
+}
