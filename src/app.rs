@@ -199,30 +199,30 @@ pub fn open_mall(config: &Config) -> anyhow::Result<Arc<dyn MallApi>> {
 }
 
 /// `mall`, answering the mall's information from the Markdown folder `mall.info_dir` when set.
+/// A mall's data folder (`mall.data`) with an `info/` folder stands for `mall.info_dir` when
+/// that is empty.
 pub(crate) fn with_info_dir(config: &Config, mall: Arc<dyn MallApi>) -> anyhow::Result<Arc<dyn MallApi>> {
-    let dir = config.mall.info_dir.trim();
-    if dir.is_empty() {
-        return Ok(mall);
-    }
-    let folder = services::InfoFolder::open(dir)
-        .with_context(|| format!("cannot read the mall's information (mall.info_dir = {dir})"))?;
+    let configured = config.mall.info_dir.trim();
+    let dir = if configured.is_empty() {
+        match crate::infra::mall_data::data_dir(config).and_then(crate::infra::mall_data::info_in) {
+            Some(dir) => dir,
+            None => return Ok(mall),
+        }
+    } else {
+        std::path::PathBuf::from(configured)
+    };
+    let key = if configured.is_empty() { "mall.data" } else { "mall.info_dir" };
+    let folder = services::InfoFolder::open(&dir)
+        .with_context(|| format!("cannot read the mall's information ({key}: {})", dir.display()))?;
     Ok(Arc::new(services::WithInfoFolder::new(mall, folder)))
 }
 
 /// The mall backend the config names.
 fn open_backend(config: &Config) -> anyhow::Result<Arc<dyn MallApi>> {
     Ok(match config.mall.backend {
-        MallBackend::Embedded => {
-            let path = std::path::Path::new(&config.mall.embedded_db);
-            Arc::new(
-                services::EmbeddedMall::open(path).with_context(|| {
-                    format!(
-                        "cannot open the embedded mall's database (mall.embedded_db = {})",
-                        path.display()
-                    )
-                })?, /* POLICY-PENDING .with_policy(config.order_policy()) */
-            )
-        }
+        MallBackend::Embedded => Arc::new(
+            crate::infra::mall_data::open_embedded(config)?, /* POLICY-PENDING .with_policy(config.order_policy()) */
+        ),
         MallBackend::Http => Arc::new(
             services::HttpMall::new(services::HttpMallConfig {
                 base_url: config.mall.base_url.clone(),
@@ -238,10 +238,17 @@ fn open_backend(config: &Config) -> anyhow::Result<Arc<dyn MallApi>> {
     })
 }
 
-/// The indoor map the config names (`mall.imdf`), else the demo mall's own
+/// The indoor map the config names (`mall.imdf`), else the one in the mall's data folder
+/// (`mall.data`: its `imdf/` or `imdf.zip`; none there: no map), else the demo mall's own
 /// when the mall is the embedded one, else none.
 pub(crate) fn open_map(config: &Config) -> anyhow::Result<Option<Arc<maps::Router>>> {
-    let path = config.mall.imdf.trim();
+    let configured = config.mall.imdf.trim();
+    let in_data = crate::infra::mall_data::data_dir(config).map(crate::infra::mall_data::map_in);
+    if configured.is_empty() && matches!(in_data, Some(None)) {
+        return Ok(None);
+    }
+    let from_data = in_data.flatten().map(|p| p.display().to_string()).unwrap_or_default();
+    let path = if configured.is_empty() { from_data.as_str() } else { configured };
     if !path.is_empty() {
         let map = maps::IndoorMap::open(path)
             .with_context(|| format!("cannot use the indoor map (mall.imdf = {path})"))?;
@@ -297,5 +304,19 @@ mod tests {
         config.mall.imdf = concat!(env!("CARGO_MANIFEST_DIR"), "/maps/data/demo-imdf").into();
         let from_folder = open_map(&config).expect("no error").expect("a map from the folder");
         assert_eq!(from_folder.map().levels.len(), 6);
+    }
+
+    #[test]
+    fn a_malls_own_data_brings_its_own_map_or_none_never_the_demos() {
+        let mut config = Config::default();
+        config.mall.data = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/malls/riverside").into();
+        let map = open_map(&config).expect("no error").expect("the folder's imdf/");
+        assert_eq!(map.map().levels.len(), 3);
+        assert!(map.map().find_place("s-chagee").is_some());
+        assert!(map.map().find_place("s-uniqlo").is_none(), "not the demo's map");
+
+        config.mall.data =
+            concat!(env!("CARGO_MANIFEST_DIR"), "/services/tests/fixtures/ten-mistakes").into();
+        assert!(open_map(&config).expect("no error").is_none(), "no map in the folder: text directions");
     }
 }

@@ -59,6 +59,13 @@ enum Command {
         #[arg(long, default_value = "text")]
         format: ReportFormat,
     },
+    /// Check a folder of the mall's own data (as mall.data would serve it): every mistake
+    /// with its file, row and column; exit 0 only when it has none.
+    Import {
+        /// The folder to check (stores, products, skus… as CSV or .xlsx; docs/your-mall.md).
+        #[arg(long, value_name = "FOLDER")]
+        check: std::path::PathBuf,
+    },
     /// Serve the mall REST API from the embedded mall (a dev/test backend).
     MallServer {
         /// Address to listen on.
@@ -113,7 +120,11 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     });
     let quiet = matches!(
         command,
-        Command::Chat { .. } | Command::Check | Command::Mcp { listen: None } | Command::Report { .. }
+        Command::Chat { .. }
+            | Command::Check
+            | Command::Mcp { listen: None }
+            | Command::Report { .. }
+            | Command::Import { .. }
     );
     init_logging(if quiet { "warn" } else { "info" }, &config)?;
     for warning in &config.warnings {
@@ -149,7 +160,29 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             println!("{out}");
             Ok(ExitCode::SUCCESS)
         }
+        Command::Import { check } => {
+            let map = Some(config.mall.imdf.trim()).filter(|p| !p.is_empty()).map(std::path::Path::new);
+            Ok(match mallbot::infra::mall_data::check_folder(&check, map) {
+                Ok(summary) => {
+                    println!("{summary}");
+                    ExitCode::SUCCESS
+                }
+                Err(mistakes) => {
+                    println!("{mistakes}");
+                    ExitCode::FAILURE
+                }
+            })
+        }
         Command::Check => {
+            // The mall's own data first: with mistakes, the bot would not start.
+            match mallbot::infra::mall_data::check(&config) {
+                Some(Ok(summary)) => println!("{summary}"),
+                Some(Err(mistakes)) => {
+                    println!("{mistakes}");
+                    return Ok(ExitCode::FAILURE);
+                }
+                None => {}
+            }
             let app = App::build(config).await?;
             // Each MCP server gets its first try before it is reported.
             app.connect_mcp_servers(std::time::Duration::from_secs(10)).await;

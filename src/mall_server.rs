@@ -74,10 +74,9 @@ pub async fn serve(
     if let Some(why) = refusal(config, listen) {
         anyhow::bail!(why);
     }
-    let mall = services::EmbeddedMall::open(std::path::Path::new(&config.mall.embedded_db))
-        .with_context(|| format!("cannot open mall.embedded_db = {}", config.mall.embedded_db))?
-        .with_policy(config.order_policy());
-    // A mall.info_dir replaces the demo mall's information with the folder's.
+    // The demo mall, or the mall's own data (mall.data), read again when it changes.
+    let mall = crate::infra::mall_data::open_embedded(config)?.with_policy(config.order_policy());
+    // A mall.info_dir (or the data folder's info/) replaces the mall's information with the folder's.
     let served = crate::app::with_info_dir(config, Arc::new(mall.clone()))?;
     let listener =
         tokio::net::TcpListener::bind(listen).await.with_context(|| format!("cannot listen on {listen}"))?;

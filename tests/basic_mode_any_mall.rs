@@ -117,3 +117,57 @@ async fn basic_mode_never_sends_the_shopper_to_a_store_they_did_not_name() {
     assert!(reply.text.starts_with("I couldn't find a store called \"Nike store\""), "{}", reply.text);
     assert_eq!(reply.suggestions, ["Take me to Apple", "Take me to Huawei"]);
 }
+
+/// The example mall of `examples/malls/riverside` copied to a fresh folder.
+fn riverside_copy() -> std::path::PathBuf {
+    let from = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/malls/riverside");
+    let to = std::env::temp_dir().join(format!("mallbot-basic-riverside-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&to);
+    std::fs::create_dir_all(&to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_file() {
+            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+        }
+    }
+    to
+}
+
+#[tokio::test]
+async fn basic_mode_learns_a_brand_the_malls_files_add_once_they_are_read_again() {
+    let dir = riverside_copy();
+    let mall = EmbeddedMall::open_folder(&dir, None).unwrap();
+    let planner = OfflinePlanner::learning(Arc::new(mall.clone()));
+    let (tool, args) = first_call(&planner, "帮我买一双亚瑟士跑鞋").await;
+    assert_eq!(tool, "search_products");
+    assert_eq!(args["brand"], "ASICS", "the folder's brand by its Chinese name: {args}");
+    let (_, args) = first_call(&planner, "我想买萨洛蒙的鞋").await;
+    assert_ne!(args["brand"], "Salomon", "not in the mall yet: {args}");
+
+    // The operator adds a store and its products; the mall reads the folder again.
+    let append = |file: &str, line: &str| {
+        let path = dir.join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, format!("{text}{line}\n")).unwrap();
+    };
+    append("brands.csv", "Salomon,萨洛蒙,");
+    append("stores.csv", "s-salomon,萨洛蒙,Salomon,outdoor,1F,1F-15,a-sports,10:00-22:00,,越野跑,Salomon");
+    append(
+        "products.csv",
+        "p-salomon-xt6,s-salomon,Salomon,hiking_shoes,萨洛蒙 XT-6 越野跑鞋,Salomon XT-6 trail shoes,,4.8,,1498,6",
+    );
+    mall.reload().unwrap();
+
+    // The planner learns again in the background after the reload; its next turns know it.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let (tool, args) = first_call(&planner, "我想买萨洛蒙的鞋").await;
+        if args["brand"] == "Salomon" {
+            assert_eq!(tool, "search_products");
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "never learned: {args}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

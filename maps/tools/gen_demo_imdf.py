@@ -11,8 +11,15 @@ entrance opens the 1F south corridor, the north gate ends the 1F north
 corridor and the metro entrance ends the B1 west corridor.
 
 Run from the repository root:  python3 maps/tools/gen_demo_imdf.py
+
+Another mall laid out the same way (the example mall of examples/malls/riverside):
+  python3 maps/tools/gen_demo_imdf.py --catalog maps/tools/riverside-layout.json \
+      --out examples/malls/riverside/imdf --lon 104.0817 --lat 30.6309 \
+      --address "8 Riverside Road" --locality Chengdu --province CN-SC --postal 610000
+The catalog there needs only `mall`, `floors`, `areas` and `stores` with their `position`.
 """
 
+import argparse
 import json
 import math
 import os
@@ -149,7 +156,20 @@ CATEGORY = {
 
 
 def main():
-    catalog = json.load(open(CATALOG, encoding="utf-8"))
+    global LON0, LAT0, M_PER_DEG_LON, OUT
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--catalog", default=CATALOG)
+    parser.add_argument("--out", default=OUT)
+    parser.add_argument("--lon", type=float, default=LON0)
+    parser.add_argument("--lat", type=float, default=LAT0)
+    parser.add_argument("--address", default="1 Galaxy Road")
+    parser.add_argument("--locality", default="Shanghai")
+    parser.add_argument("--province", default="CN-SH")
+    parser.add_argument("--postal", default="200000")
+    args = parser.parse_args()
+    LON0, LAT0, OUT = args.lon, args.lat, args.out
+    M_PER_DEG_LON = 111_320.0 * math.cos(math.radians(LAT0))
+    catalog = json.load(open(args.catalog, encoding="utf-8"))
     mall = catalog["mall"]
     venue_id = fid("venue")
     building_id = fid("building")
@@ -304,7 +324,10 @@ def main():
         ("north_gate", 1, "north", WING_LEN, "北门", "North gate", "pedestrian"),
         ("metro_entrance", -1, "west", WING_LEN, "地铁入口", "Metro entrance", "pedestrian"),
     ]
+    present = {f["floor"] for f in catalog["floors"]}
     for ref, floor, wing, length, zh, en, category in entrances:
+        if floor not in present:
+            continue
         openings.append(feature(fid("opening", "entrance", ref), "opening",
                                 line(along(wing, length, -3), along(wing, length, 3)), {
             "category": category, "accessibility": ["wheelchair"], "access_control": None,
@@ -379,8 +402,8 @@ def main():
         "alt_name": None, "display_point": point(0, 0), "address_id": address_id,
     })
     address = feature(address_id, "address", None, {
-        "address": "1 Galaxy Road", "unit": None, "locality": "Shanghai", "province": "CN-SH",
-        "country": "CN", "postal_code": "200000", "postal_code_ext": None, "postal_code_vanity": None,
+        "address": args.address, "unit": None, "locality": args.locality, "province": args.province,
+        "country": "CN", "postal_code": args.postal, "postal_code_ext": None, "postal_code_vanity": None,
     })
 
     os.makedirs(OUT, exist_ok=True)

@@ -4,6 +4,7 @@
 
 pub mod config;
 pub mod health;
+pub mod mall_data;
 pub mod ops;
 pub mod otel;
 pub mod redact;

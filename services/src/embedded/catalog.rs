@@ -103,8 +103,8 @@ pub struct Catalog {
     pub(crate) product_index: InvertedIndex,
     pub(crate) store_index: InvertedIndex,
     store_ids: HashMap<String, u32>,
-    product_ids: HashMap<String, u32>,
-    slot_ids: HashMap<String, u32>,
+    product_ids: SortedIds,
+    slot_ids: SortedIds,
     area_ids: HashMap<String, u32>,
 }
 
@@ -137,7 +137,6 @@ impl Catalog {
             data;
         let store_ids = unique_ids("store", stores.iter().map(|s| s.store.id.as_str()))?;
         let area_ids = unique_ids("area", areas.iter().map(|a| a.id.as_str()))?;
-        let product_ids = unique_ids("product", products.iter().map(|p| p.id.as_str()))?;
         check_places(&floors, &areas, &stores, &store_ids, &area_ids)?;
 
         let mut lexicon = Lexicon::default();
@@ -168,7 +167,8 @@ impl Catalog {
         }
 
         let (records, slots) = product_records(products, &store_ids)?;
-        let slot_ids = unique_ids("SKU or product", slots.iter().map(|s| s.key.as_str()))?;
+        let product_ids = SortedIds::new("product", records.len(), |i| records[i as usize].id.as_str())?;
+        let slot_ids = SortedIds::new("SKU or product", slots.len(), |i| slots[i as usize].key.as_str())?;
         let mut catalog = Catalog {
             mall,
             floors,
@@ -318,11 +318,11 @@ impl Catalog {
     }
 
     pub(crate) fn product_index_of(&self, id: &str) -> Option<u32> {
-        self.product_ids.get(id).copied()
+        self.product_ids.find(id, |i| self.products[i as usize].id.as_str())
     }
 
     pub(crate) fn slot_index_of(&self, key: &str) -> Option<u32> {
-        self.slot_ids.get(key).copied()
+        self.slot_ids.find(key, |i| self.slots[i as usize].key.as_str())
     }
 
     /// The slots of a product.
@@ -381,6 +381,47 @@ impl Catalog {
             skus,
             images: p.images.clone(),
         }
+    }
+}
+
+impl Catalog {
+    /// A product as data again, at the catalog's prices and stock (to keep it in a newer
+    /// version of the mall while an order holds it).
+    pub(crate) fn product_data(&self, product: u32) -> ProductData {
+        let p = &self.products[product as usize];
+        let slots = &self.slots[p.slots.start as usize..p.slots.end as usize];
+        let own = (!p.has_skus).then(|| &slots[0]);
+        ProductData {
+            id: p.id.clone(),
+            store_id: self.stores[p.store as usize].store.id.clone(),
+            brand: p.brand.clone(),
+            category: p.category.clone(),
+            name: p.name.clone(),
+            name_en: p.name_en.clone(),
+            description: p.description.clone(),
+            rating: p.rating,
+            images: p.images.clone(),
+            skus: if p.has_skus {
+                slots
+                    .iter()
+                    .map(|s| Sku {
+                        sku_id: s.key.clone(),
+                        label: s.label.clone().unwrap_or_default(),
+                        price_cents: s.price_cents,
+                        stock: s.stock,
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            },
+            price_cents: own.map(|s| s.price_cents),
+            stock: own.map(|s| s.stock),
+        }
+    }
+
+    /// The store a product is in, as data.
+    pub(crate) fn store_data_of(&self, product: u32) -> &StoreData {
+        &self.stores[self.products[product as usize].store as usize]
     }
 }
 
@@ -469,6 +510,28 @@ fn ancestry(categories: &[CategoryData]) -> Result<HashMap<String, Vec<String>>,
     Ok(out)
 }
 
+/// The ids of many records (products, SKUs) kept once, in the records: the records'
+/// indices sorted by id, searched by halving (a map of the ids would hold each again).
+#[derive(Debug, Default)]
+struct SortedIds(Vec<u32>);
+
+impl SortedIds {
+    /// The order of `count` records by `id`; an id used twice is refused.
+    fn new<'a>(what: &str, count: usize, id: impl Fn(u32) -> &'a str) -> Result<Self, CatalogError> {
+        let mut order: Vec<u32> = (0..count as u32).collect();
+        order.sort_unstable_by(|&a, &b| id(a).cmp(id(b)));
+        if let Some(pair) = order.windows(2).find(|pair| id(pair[0]) == id(pair[1])) {
+            return Err(CatalogError::Invalid(format!("{what} id `{}` is used twice", id(pair[0]))));
+        }
+        Ok(SortedIds(order))
+    }
+
+    /// The record with this id.
+    fn find<'a>(&self, wanted: &str, id: impl Fn(u32) -> &'a str) -> Option<u32> {
+        self.0.binary_search_by(|&i| id(i).cmp(wanted)).ok().map(|at| self.0[at])
+    }
+}
+
 fn unique_ids<'a>(
     what: &str,
     ids: impl Iterator<Item = &'a str>,
@@ -531,9 +594,9 @@ fn product_records(
         let first = slots.len() as u32;
         let has_skus = !p.skus.is_empty();
         if has_skus {
-            slots.extend(p.skus.iter().map(|sku| Slot {
-                key: sku.sku_id.clone(),
-                label: Some(sku.label.clone()),
+            slots.extend(p.skus.into_iter().map(|sku| Slot {
+                key: sku.sku_id,
+                label: Some(sku.label),
                 product: index as u32,
                 price_cents: sku.price_cents,
                 stock: sku.stock,

@@ -109,8 +109,13 @@ pub(crate) struct StoreData {
     pub store: Store,
     /// The brand the store is named after.
     pub brand: String,
-    pub position: Position,
-    pub route: RouteData,
+    /// Where the store is from the atrium (the demo's corridors); a mall of its own
+    /// leaves it out and gives directions by its indoor map.
+    #[serde(default)]
+    pub position: Option<Position>,
+    /// Directions from the main entrance; without them, the floor and unit.
+    #[serde(default)]
+    pub route: Option<RouteData>,
     #[serde(default)]
     pub promotions: Vec<Promotion>,
     /// Newest first.

@@ -10,10 +10,9 @@ use serde::de::DeserializeOwned;
 
 use crate::api::{IdempotencyKey, Shopper};
 use crate::error::ServiceError;
+use crate::models::{EventKind, ProductChange};
 
-use super::catalog::Catalog;
 use super::clock::unix_now;
-use super::inventory::Inventory;
 
 /// How long an idempotency key is remembered.
 pub(crate) const IDEMPOTENCY_TTL_SECS: i64 = 24 * 60 * 60;
@@ -22,7 +21,9 @@ const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS inventory (
     slot        TEXT PRIMARY KEY,   -- a SKU id, or the id of a product without SKUs
     stock       INTEGER NOT NULL CHECK (stock >= 0),
-    price_cents INTEGER             -- an operator's price; NULL means the catalog's
+    price_cents INTEGER,            -- an operator's price; NULL means the catalog's
+    file_stock  INTEGER,            -- the stock the mall's data last said (a change there is applied)
+    file_price  INTEGER             -- the price the mall's data last said
 ) WITHOUT ROWID;
 
 CREATE TABLE IF NOT EXISTS carts (
@@ -104,6 +105,8 @@ const ORDER_COLUMNS_ADDED: &[(&str, &str)] = &[
     ("refund_cents", "INTEGER"),
 ];
 
+/// Columns added to `inventory` after its first version.
+const INVENTORY_COLUMNS_ADDED: &[(&str, &str)] = &[("file_stock", "INTEGER"), ("file_price", "INTEGER")];
 /// Columns added to `events` when the feed gained product events.
 const EVENT_COLUMNS_ADDED: &[(&str, &str)] =
     &[("kind", "TEXT NOT NULL DEFAULT 'order.status_changed'"), ("product_id", "TEXT"), ("detail", "TEXT")];
@@ -120,6 +123,20 @@ fn migrate(conn: &Connection) -> Result<(), rusqlite::Error> {
         let mut rows = stmt.query([])?;
         while let Some(row) = rows.next()? {
             existing.push(row.get::<_, String>(0)?);
+        }
+    }
+    let mut inventory_columns = Vec::new();
+    {
+        let mut stmt = conn.prepare("SELECT name FROM pragma_table_info('inventory')")?;
+        let mut rows = stmt.query([])?;
+        while let Some(row) = rows.next()? {
+            inventory_columns.push(row.get::<_, String>(0)?);
+        }
+    }
+    for (column, definition) in INVENTORY_COLUMNS_ADDED {
+        if !inventory_columns.iter().any(|c| c == column) {
+            conn.execute_batch(&format!("ALTER TABLE inventory ADD COLUMN {column} {definition}"))?;
+            tracing::info!(column, "embedded mall: added a column to inventory");
         }
     }
     let mut added_expiry = false;
@@ -199,31 +216,10 @@ pub(crate) fn open(path: Option<&Path>) -> Result<Connection, rusqlite::Error> {
     Ok(conn)
 }
 
-/// Adds a stock row for every catalog slot the database does not know yet,
-/// forgets expired idempotency records, and returns the current levels.
-pub(crate) fn prepare(conn: &mut Connection, catalog: &Catalog) -> Result<Inventory, rusqlite::Error> {
-    let tx = conn.transaction()?;
-    {
-        let mut insert = tx.prepare("INSERT OR IGNORE INTO inventory (slot, stock) VALUES (?1, ?2)")?;
-        for slot in &catalog.slots {
-            insert.execute(params![slot.key, slot.stock])?;
-        }
-    }
-    tx.execute("DELETE FROM idempotency WHERE created_at < ?1", [unix_now() - IDEMPOTENCY_TTL_SECS])?;
-    tx.commit()?;
-
-    let inventory = Inventory::new(catalog);
-    let mut rows = conn.prepare("SELECT slot, stock, price_cents FROM inventory")?;
-    let mut rows = rows.query([])?;
-    while let Some(row) = rows.next()? {
-        let key: String = row.get(0)?;
-        let Some(slot) = catalog.slot_index_of(&key) else { continue };
-        inventory.set_stock(catalog, slot, row.get(1)?);
-        if let Some(price) = row.get::<_, Option<i64>>(2)? {
-            inventory.set_price(catalog, slot, price);
-        }
-    }
-    Ok(inventory)
+/// Forgets the idempotency records older than their time to live.
+pub(crate) fn forget_old_keys(conn: &Connection) -> Result<(), rusqlite::Error> {
+    conn.execute("DELETE FROM idempotency WHERE created_at < ?1", [unix_now() - IDEMPOTENCY_TTL_SECS])?;
+    Ok(())
 }
 
 /// A random id with a prefix: `o-3f9a0c41d2e7`.
@@ -302,4 +298,20 @@ impl<'a> Idempotent<'a> {
         )?;
         Ok(())
     }
+}
+
+/// Appends one product event (a restock or a price change).
+pub(crate) fn append_product_event(
+    tx: &Transaction,
+    kind: EventKind,
+    product_id: &str,
+    change: &ProductChange,
+    at: &str,
+) -> Result<(), OpError> {
+    tx.execute(
+        "INSERT INTO events (order_id, shopper, status, refund, at, kind, product_id, detail)
+         VALUES ('', '', '', NULL, ?1, ?2, ?3, ?4)",
+        params![at, kind.as_str(), product_id, serde_json::to_string(change)?],
+    )?;
+    Ok(())
 }

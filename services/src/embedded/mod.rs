@@ -1,23 +1,29 @@
-//! [`EmbeddedMall`]: the demo mall in process, behind [`MallApi`]. The
-//! [`Catalog`] (kept in the repository as data) answers search, stores,
-//! areas and routes; carts, orders, payments, order events, stock and
-//! idempotency records live in SQLite and survive a restart.
+//! [`EmbeddedMall`]: a mall in process, behind [`MallApi`] — the demo mall,
+//! or a mall's own data from a folder (`mall.data`, [`folder`]) read again
+//! when it changes. The [`Catalog`] answers search, stores, areas and
+//! routes; carts, orders, payments, order events, stock and idempotency
+//! records live in SQLite and survive a restart.
 
 mod catalog;
 mod clock;
 mod data;
 mod db;
+pub mod folder;
 mod generate;
 mod index;
 mod info;
 mod inventory;
+mod levels;
+mod reload;
 mod route;
 mod search;
 mod shopping;
+mod table;
 pub(crate) mod text;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use async_trait::async_trait;
 
@@ -28,9 +34,14 @@ use crate::models::*;
 pub use catalog::{Catalog, CatalogError};
 pub use clock::rfc3339;
 pub use data::Floor;
+pub use folder::{FolderError, FolderMall, read_folder};
+pub use generate::generate_folder;
+pub use levels::CatalogChange;
+pub use reload::{ReloadReport, data_generation};
+pub use table::DataError;
 
-use shopping::MallState;
 pub use shopping::OrderPolicy;
+use shopping::{InfoSource, MallState};
 
 /// The demo mall: search over its [`Catalog`], and carts and orders in SQLite.
 ///
@@ -38,12 +49,19 @@ pub use shopping::OrderPolicy;
 #[derive(Clone)]
 pub struct EmbeddedMall {
     state: Arc<MallState>,
+    /// The folder the mall's data comes from (`mall.data`); `None`: the catalog given.
+    folder: Option<Arc<PathBuf>>,
+    /// Set to have the folder read again at the watcher's next look (`SIGHUP`).
+    reload_asked: Arc<AtomicBool>,
+    /// The folder's files as they were when it was read (a change after that is seen).
+    read_stamp: Arc<Vec<folder::FileStamp>>,
 }
 
 impl std::fmt::Debug for EmbeddedMall {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("EmbeddedMall")
-            .field("products", &self.state.catalog.product_count())
+            .field("products", &self.state.live().catalog.product_count())
+            .field("folder", &self.folder)
             .finish_non_exhaustive()
     }
 }
@@ -61,39 +79,114 @@ impl EmbeddedMall {
 
     /// A mall of `catalog`, with its database at `path` or in memory.
     pub fn with_catalog(catalog: Arc<Catalog>, path: Option<&Path>) -> Result<EmbeddedMall, ServiceError> {
-        let state = MallState::open(catalog, path)?;
-        tracing::info!(
-            path = path.map(|p| p.display().to_string()).unwrap_or_else(|| ":memory:".to_owned()),
-            products = state.catalog.product_count(),
-            "embedded mall opened"
-        );
-        Ok(EmbeddedMall { state: Arc::new(state) })
+        EmbeddedMall::with_catalog_and_info(catalog, InfoSource::Demo, path)
     }
 
-    /// The mall's catalog (with the catalog's original prices and stock).
-    pub fn catalog(&self) -> &Arc<Catalog> {
-        &self.state.catalog
+    fn with_catalog_and_info(
+        catalog: Arc<Catalog>,
+        info: InfoSource,
+        path: Option<&Path>,
+    ) -> Result<EmbeddedMall, ServiceError> {
+        let state = MallState::open(catalog, info, path)?;
+        tracing::info!(
+            path = path.map(|p| p.display().to_string()).unwrap_or_else(|| ":memory:".to_owned()),
+            products = state.live().catalog.product_count(),
+            "embedded mall opened"
+        );
+        Ok(EmbeddedMall {
+            state: Arc::new(state),
+            folder: None,
+            reload_asked: Arc::default(),
+            read_stamp: Arc::default(),
+        })
+    }
+
+    /// The mall whose data is in the folder `dir` (see `docs/your-mall.md`), its database
+    /// at `path` or in memory. Refused, with every mistake located, when the data has any.
+    pub fn open_folder(dir: impl AsRef<Path>, path: Option<&Path>) -> Result<EmbeddedMall, FolderError> {
+        let dir = dir.as_ref();
+        let started = std::time::Instant::now();
+        let stamp = folder::fingerprint(dir);
+        let (data, info) = read_folder(dir).map_err(FolderError::Invalid)?.into_parts();
+        let catalog = Catalog::from_data(data)
+            .map_err(|e| FolderError::Invalid(vec![DataError::file("the catalog", e.to_string())]))?;
+        let mut mall = EmbeddedMall::with_catalog_and_info(
+            Arc::new(catalog),
+            InfoSource::Folder(info.map(Arc::new)),
+            path,
+        )?;
+        mall.folder = Some(Arc::new(dir.to_owned()));
+        mall.read_stamp = Arc::new(stamp);
+        let live = mall.state.live();
+        tracing::info!(
+            folder = %dir.display(),
+            stores = live.catalog.stores().len(),
+            products = live.catalog.product_count(),
+            skus = live.catalog.sku_count(),
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            "the mall's data loaded"
+        );
+        Ok(mall)
+    }
+
+    /// Reads the mall's folder again and serves it, carts and orders kept, the files' price
+    /// and stock changes applied; refused whole (the old data serving on) when it has mistakes.
+    /// Blocking: seconds for a large mall.
+    pub fn reload(&self) -> Result<ReloadReport, FolderError> {
+        let Some(dir) = &self.folder else {
+            return Err(FolderError::Invalid(vec![DataError::file(
+                "mall.data",
+                "this mall was not opened from a folder",
+            )]));
+        };
+        reload::reload(&self.state, dir)
+    }
+
+    /// Reads the folder again whenever one of its files changes (looked at every `every`),
+    /// or after [`Self::ask_reload`]; the watching thread ends when the mall is dropped.
+    /// Nothing to watch for a mall not opened from a folder.
+    pub fn watch_folder(&self, every: std::time::Duration) -> std::io::Result<()> {
+        let Some(dir) = &self.folder else { return Ok(()) };
+        reload::watch(
+            Arc::downgrade(&self.state),
+            dir.to_path_buf(),
+            (*self.read_stamp).clone(),
+            every,
+            self.reload_asked.clone(),
+        )?;
+        Ok(())
+    }
+
+    /// Has the watcher read the folder again at its next look (what `SIGHUP` does).
+    pub fn ask_reload(&self) {
+        self.reload_asked.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The folder the mall's data comes from, when it has one.
+    pub fn folder(&self) -> Option<&Path> {
+        self.folder.as_deref().map(PathBuf::as_path)
+    }
+
+    /// The mall's catalog now (with the catalog's original prices and stock).
+    pub fn catalog(&self) -> Arc<Catalog> {
+        self.state.live().catalog.clone()
     }
 
     /// Changes the price of a SKU (or of a product without SKUs, by its id), for operators and tests.
     pub fn set_sku_price(&self, sku_id: &str, cents: i64) -> Result<(), ServiceError> {
-        let slot = self
-            .state
-            .catalog
-            .slot_index_of(sku_id)
-            .ok_or_else(|| ServiceError::not_found(format!("SKU {sku_id} not found")))?;
-        self.state.set_price(&[slot], cents)
+        self.state.set_price(&[sku_id.to_owned()], cents)
     }
 
     /// Changes the price of a product: all its SKUs, or the product itself when it has none.
     pub fn set_product_price(&self, product_id: &str, cents: i64) -> Result<(), ServiceError> {
-        let product = self
-            .state
+        let live = self.state.live();
+        let product = live
             .catalog
             .product_index_of(product_id)
             .ok_or_else(|| ServiceError::not_found(format!("product {product_id} not found")))?;
-        let slots: Vec<u32> = self.state.catalog.product_slots(product).collect();
-        self.state.set_price(&slots, cents)
+        let keys: Vec<String> =
+            live.catalog.product_slots(product).map(|s| live.catalog.slots[s as usize].key.clone()).collect();
+        self.state.set_price(&keys, cents)
     }
 
     /// Sets the stock of a SKU (or of a product without SKUs, by its id).
@@ -167,7 +260,8 @@ impl EmbeddedMall {
     /// The stock key of the product's SKU `sku_id` (the product's own id when it has no SKUs);
     /// a product with SKUs needs one of them.
     fn sku_of(&self, product_id: &str, sku_id: Option<String>, required: bool) -> MallResult<String> {
-        let catalog = &self.state.catalog;
+        let live = self.state.live();
+        let catalog = &live.catalog;
         let product = catalog
             .product_index_of(product_id)
             .ok_or_else(|| ServiceError::not_found(format!("product {product_id} not found")))?;
@@ -183,8 +277,24 @@ impl EmbeddedMall {
         }
     }
 
-    fn store_or_404(&self, id: &str) -> MallResult<&Store> {
-        self.state.catalog.store(id).ok_or_else(|| ServiceError::not_found(format!("store {id} not found")))
+    fn store_or_404(&self, id: &str) -> MallResult<Store> {
+        self.state
+            .live()
+            .catalog
+            .store(id)
+            .cloned()
+            .ok_or_else(|| ServiceError::not_found(format!("store {id} not found")))
+    }
+
+    /// The mall's information: the demo's, its folder's `info.json`, or none.
+    fn info(&self) -> MallResult<InfoRef> {
+        match &self.state.live().info {
+            InfoSource::Demo => Ok(InfoRef::Demo),
+            InfoSource::Folder(Some(info)) => Ok(InfoRef::Folder(info.clone())),
+            InfoSource::Folder(None) => {
+                Err(ServiceError::not_found("this mall has no information on file (info.json)"))
+            }
+        }
     }
 }
 
@@ -197,46 +307,50 @@ impl MallApi for EmbeddedMall {
 
     async fn search_products(&self, query: &ProductQuery) -> MallResult<Page<ProductBrief>> {
         self.expire_if_due().await?;
-        Ok(self.state.catalog.search_products_at(query, &self.state.inventory))
+        let live = self.state.live();
+        Ok(live.catalog.search_products_at(query, &live.inventory))
     }
 
     async fn get_product(&self, id: &str) -> MallResult<Product> {
         self.expire_if_due().await?;
-        let catalog = &self.state.catalog;
-        let product = catalog
+        let live = self.state.live();
+        let product = live
+            .catalog
             .product_index_of(id)
             .ok_or_else(|| ServiceError::not_found(format!("product {id} not found")))?;
-        Ok(catalog.product_view(product, &self.state.inventory))
+        Ok(live.catalog.product_view(product, &live.inventory))
     }
 
     async fn search_stores(&self, query: &StoreQuery) -> MallResult<Page<Store>> {
-        Ok(self.state.catalog.search_stores(query))
+        Ok(self.state.live().catalog.search_stores(query))
     }
 
     async fn get_store(&self, id: &str) -> MallResult<Store> {
-        self.store_or_404(id).cloned()
+        self.store_or_404(id)
     }
 
     async fn store_promotions(&self, id: &str) -> MallResult<Page<Promotion>> {
         self.store_or_404(id)?;
-        let items = self.state.catalog.promotions(id).unwrap_or_default().to_vec();
+        let items = self.state.live().catalog.promotions(id).unwrap_or_default().to_vec();
         Ok(Page { total: items.len() as u64, items })
     }
 
     async fn store_reviews(&self, id: &str, page: PageRequest) -> MallResult<Page<Review>> {
         self.store_or_404(id)?;
-        let all = self.state.catalog.reviews(id).unwrap_or_default();
+        let live = self.state.live();
+        let all = live.catalog.reviews(id).unwrap_or_default();
         let items = all.iter().skip(page.offset() as usize).take(page.limit() as usize).cloned().collect();
         Ok(Page { items, total: all.len() as u64 })
     }
 
     async fn list_areas(&self) -> MallResult<Page<Area>> {
-        let items = self.state.catalog.areas().to_vec();
+        let items = self.state.live().catalog.areas().to_vec();
         Ok(Page { total: items.len() as u64, items })
     }
 
     async fn get_area(&self, id: &str) -> MallResult<Area> {
         self.state
+            .live()
             .catalog
             .area(id)
             .cloned()
@@ -244,7 +358,7 @@ impl MallApi for EmbeddedMall {
     }
 
     async fn route(&self, to_store: &str, from: Option<String>) -> MallResult<Route> {
-        self.state.catalog.route(to_store, from.as_deref())
+        self.state.live().catalog.route(to_store, from.as_deref())
     }
 
     async fn get_cart(&self, shopper: &Shopper) -> MallResult<Cart> {
@@ -360,18 +474,22 @@ impl MallApi for EmbeddedMall {
     }
 
     async fn mall_info(&self) -> MallResult<Page<InfoSection>> {
-        let items = info::demo().sections.clone();
+        let items = self.info()?.sections.clone();
         Ok(Page { total: items.len() as u64, items })
     }
 
     async fn mall_events(&self, query: &EventQuery) -> MallResult<Page<MallEvent>> {
-        info::demo().events(query, self.state.now())
+        self.info()?.events(query, self.state.now())
     }
 
     /// The offers of the whole mall first, then every store's, in the catalog's order.
     async fn mall_promotions(&self) -> MallResult<Page<MallPromotion>> {
-        let catalog = &self.state.catalog;
-        let mut items = info::demo().promotions.clone();
+        let live = self.state.live();
+        let catalog = &live.catalog;
+        let mut items = match self.info() {
+            Ok(info) => info.promotions.clone(),
+            Err(_) => Vec::new(),
+        };
         for store in catalog.stores() {
             for p in catalog.promotions(&store.id).unwrap_or_default() {
                 items.push(MallPromotion {
@@ -386,5 +504,22 @@ impl MallApi for EmbeddedMall {
             }
         }
         Ok(Page { total: items.len() as u64, items })
+    }
+}
+
+/// The mall's information as one version of its data has it.
+enum InfoRef {
+    Demo,
+    Folder(Arc<info::InfoData>),
+}
+
+impl std::ops::Deref for InfoRef {
+    type Target = info::InfoData;
+
+    fn deref(&self) -> &info::InfoData {
+        match self {
+            InfoRef::Demo => info::demo(),
+            InfoRef::Folder(info) => info,
+        }
     }
 }

@@ -5,7 +5,7 @@ use crate::error::ServiceError;
 use crate::models::Route;
 
 use super::catalog::Catalog;
-use super::data::{Side, StoreData, Wing};
+use super::data::{Position, Side, StoreData, Wing};
 
 /// Metres of walking one escalator ride between adjacent floors is counted as.
 const ESCALATOR_M_PER_FLOOR: u32 = 15;
@@ -27,13 +27,16 @@ pub(crate) fn route(catalog: &Catalog, to_store: &str, from: Option<&str>) -> Re
         .ok_or_else(|| ServiceError::not_found(format!("store {to_store} not found")))?;
     let from = from.map(str::trim).filter(|f| !f.is_empty()).unwrap_or(&catalog.mall.entrance);
     if from == catalog.mall.entrance {
+        let Some(known) = &to.route else {
+            return Ok(by_floor_and_unit(&catalog.mall.entrance_name, from, to));
+        };
         return Ok(Route {
             to_store_id: to.store.id.clone(),
             from: from.to_owned(),
             floor: to.store.floor,
-            steps: to.route.steps.clone(),
-            distance_m: to.route.distance_m,
-            eta_minutes: to.route.eta_minutes,
+            steps: known.steps.clone(),
+            distance_m: known.distance_m,
+            eta_minutes: known.eta_minutes,
         });
     }
     let start = catalog.store_index_of(from).map(|i| &catalog.stores[i as usize]).ok_or_else(|| {
@@ -42,7 +45,29 @@ pub(crate) fn route(catalog: &Catalog, to_store: &str, from: Option<&str>) -> Re
             format!("unknown starting point `{from}`; use `{}` or a store id", catalog.mall.entrance),
         )
     })?;
-    Ok(between_stores(start, to))
+    match (&start.position, &to.position) {
+        (Some(a), Some(b)) => Ok(between_stores(start, a, to, b)),
+        _ => Ok(by_floor_and_unit(&format!("{} ({})", start.store.name, start.store.name_en), from, to)),
+    }
+}
+
+/// Directions of a mall without corridors on file (its indoor map gives the walk): the
+/// floor to go to and the unit to look for.
+fn by_floor_and_unit(start_name: &str, from: &str, to: &StoreData) -> Route {
+    let level = floor_label(to.store.floor);
+    let mut steps =
+        vec![format!("从{start_name}出发，前往 {level} (Start from {start_name} and go to {level})")];
+    let unit = if to.store.unit.is_empty() { String::new() } else { format!("，门牌 {}", to.store.unit) };
+    let unit_en = if to.store.unit.is_empty() { String::new() } else { format!(", unit {}", to.store.unit) };
+    steps.push(format!("{}在 {level}{unit} ({} is on {level}{unit_en})", to.store.name, to.store.name_en));
+    Route {
+        to_store_id: to.store.id.clone(),
+        from: from.to_owned(),
+        floor: to.store.floor,
+        steps,
+        distance_m: 0,
+        eta_minutes: 0,
+    }
 }
 
 /// Floors of escalator between two floors (there is no floor 0: B1 is next to 1F).
@@ -71,8 +96,8 @@ fn side_names(side: Side) -> (&'static str, &'static str) {
     }
 }
 
-fn arrival(to: &StoreData) -> String {
-    let (side_zh, side_en) = side_names(to.position.side);
+fn arrival(to: &StoreData, position: &Position) -> String {
+    let (side_zh, side_en) = side_names(position.side);
     format!(
         "{}在{side_zh}，门牌 {} ({} is on your {side_en}, unit {})",
         to.store.name, to.store.unit, to.store.name_en, to.store.unit
@@ -81,8 +106,7 @@ fn arrival(to: &StoreData) -> String {
 
 /// From one store to another: back to the atrium, up or down, along the corridor;
 /// or straight along the corridor when both are in the same wing of one floor.
-fn between_stores(from: &StoreData, to: &StoreData) -> Route {
-    let (a, b) = (&from.position, &to.position);
+fn between_stores(from: &StoreData, a: &Position, to: &StoreData, b: &Position) -> Route {
     let mut steps = Vec::new();
     let (distance, hops) = if from.store.id == to.store.id {
         steps.push(format!(
@@ -98,7 +122,7 @@ fn between_stores(from: &StoreData, to: &StoreData) -> Route {
             "从{}出来，沿{wing_zh}走廊{dir_zh}走约 {metres} 米 (Leave {} and walk {dir_en} along the {wing_en} corridor for about {metres} m)",
             from.store.name, from.store.name_en
         ));
-        steps.push(arrival(to));
+        steps.push(arrival(to, b));
         (metres, 0)
     } else {
         let (wing_a_zh, wing_a_en) = wing_names(a.wing);
@@ -118,7 +142,7 @@ fn between_stores(from: &StoreData, to: &StoreData) -> Route {
             "沿{wing_b_zh}走廊前行约 {} 米 (Follow the {wing_b_en} corridor for about {} m)",
             b.offset_m, b.offset_m
         ));
-        steps.push(arrival(to));
+        steps.push(arrival(to, b));
         (a.offset_m + ESCALATOR_M_PER_FLOOR * hops + b.offset_m, hops)
     };
     Route {

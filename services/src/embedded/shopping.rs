@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 use std::time::Duration;
 
+use arc_swap::ArcSwap;
 use rusqlite::{Connection, OptionalExtension, Row, Transaction, TransactionBehavior, params};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -22,18 +23,13 @@ use crate::models::{
 
 use super::catalog::{Catalog, Levels};
 use super::clock::{rfc3339, unix_now};
-use super::db::{self, Idempotent, OpError, new_id};
+use super::db::{self, Idempotent, OpError, append_product_event, new_id};
+use super::info::InfoData;
 use super::inventory::Inventory;
+use super::levels::{Changes, sync, write_price, write_stock};
 
 /// The most of one product (and SKU) a cart line may hold.
 const MAX_LINE_QUANTITY: u32 = 99;
-
-/// Stock and price changes of a transaction, mirrored in memory once it commits.
-#[derive(Debug, Default)]
-pub(crate) struct Changes {
-    stock: Vec<(u32, u32)>,
-    price: Vec<(u32, i64)>,
-}
 
 /// How long an expired order still takes a payment (the contract's 15 minutes).
 const PAYMENT_GRACE_SECS: i64 = 15 * 60;
@@ -54,10 +50,26 @@ impl Default for OrderPolicy {
     }
 }
 
-/// The catalog, the current stock and prices, and the database.
-pub(crate) struct MallState {
+/// The catalog with the current stock and prices of its SKUs: what one version of the
+/// mall's data serves. A reload replaces it whole, under the database lock.
+pub(crate) struct Live {
     pub catalog: Arc<Catalog>,
     pub inventory: Inventory,
+    /// Where the mall's information and events come from.
+    pub info: InfoSource,
+}
+
+/// The mall's information, events and mall-wide offers.
+pub(crate) enum InfoSource {
+    /// The demo mall's (`services/data/demo-mall-info.json`).
+    Demo,
+    /// A mall of its own: its folder's `info.json`, or none.
+    Folder(Option<Arc<InfoData>>),
+}
+
+/// The catalog, the current stock and prices, and the database.
+pub(crate) struct MallState {
+    live: ArcSwap<Live>,
     conn: Mutex<Connection>,
     policy: RwLock<OrderPolicy>,
     /// Seconds added to the wall clock (moved by tests).
@@ -73,17 +85,32 @@ fn not_found(message: String) -> OpError {
 
 impl MallState {
     /// Opens the database (in memory when `path` is `None`) for `catalog`.
-    pub fn open(catalog: Arc<Catalog>, path: Option<&Path>) -> Result<Self, ServiceError> {
+    pub fn open(catalog: Arc<Catalog>, info: InfoSource, path: Option<&Path>) -> Result<Self, ServiceError> {
         let mut conn = db::open(path).map_err(OpError::from)?;
-        let inventory = db::prepare(&mut conn, &catalog).map_err(OpError::from)?;
+        let (inventory, changes) = sync(&mut conn, &catalog)?;
+        if !changes.is_empty() {
+            tracing::info!(
+                skus = changes.len(),
+                "the mall's data changed prices or stock since the last run"
+            );
+        }
         Ok(MallState {
-            catalog,
-            inventory,
+            live: ArcSwap::from_pointee(Live { catalog, inventory, info }),
             conn: Mutex::new(conn),
             policy: RwLock::new(OrderPolicy::default()),
             clock_offset: AtomicI64::new(0),
             next_due: AtomicI64::new(i64::MIN),
         })
+    }
+
+    /// What the mall serves now: its catalog and current levels.
+    pub fn live(&self) -> Arc<Live> {
+        self.live.load_full()
+    }
+
+    /// Serves `live` from now on; the caller holds the database lock.
+    pub(crate) fn swap(&self, live: Live) {
+        self.live.store(Arc::new(live));
     }
 
     /// Whether an unpaid order may be due to expire (a stock read then sweeps first).
@@ -114,7 +141,7 @@ impl MallState {
 
     /// The connection. A panic elsewhere rolled its transaction back, so a
     /// poisoned lock still guards a consistent database.
-    fn lock(&self) -> MutexGuard<'_, Connection> {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, Connection> {
         self.conn.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -142,6 +169,8 @@ impl MallState {
         op: impl FnOnce(&Transaction, &mut Changes) -> Result<T, OpError>,
     ) -> Result<T, ServiceError> {
         let mut conn = self.lock();
+        // After the lock: a reload replaces the catalog only under it.
+        let live = self.live();
         let run = |conn: &mut Connection| -> Result<(T, Changes), OpError> {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let mut changes = Changes::default();
@@ -151,10 +180,10 @@ impl MallState {
         };
         let (out, changes) = run(&mut conn)?;
         for (slot, stock) in changes.stock {
-            self.inventory.set_stock(&self.catalog, slot, stock);
+            live.inventory.set_stock(&live.catalog, slot, stock);
         }
         for (slot, cents) in changes.price {
-            self.inventory.set_price(&self.catalog, slot, cents);
+            live.inventory.set_price(&live.catalog, slot, cents);
         }
         Ok(out)
     }
@@ -208,6 +237,7 @@ impl MallState {
     }
 
     fn add_item(&self, tx: &Transaction, shopper: &Shopper, item: &AddCartItem) -> Result<Cart, OpError> {
+        let live = self.live();
         if !(1..=MAX_LINE_QUANTITY).contains(&item.quantity) {
             return Err(ServiceError::invalid(
                 "quantity",
@@ -215,12 +245,12 @@ impl MallState {
             )
             .into());
         }
-        let product = self
+        let product = live
             .catalog
             .product_index_of(&item.product_id)
             .ok_or_else(|| not_found(format!("product {} not found", item.product_id)))?;
         let slot = self.slot_for(product, item.sku_id.as_deref())?;
-        let slot_key = self.catalog.slots[slot as usize].key.as_str();
+        let slot_key = live.catalog.slots[slot as usize].key.as_str();
         let cart_id = cart_id(tx, shopper)?;
         let in_cart: u32 = tx
             .query_row(
@@ -265,21 +295,22 @@ impl MallState {
     /// The slot a cart request means: the SKU given, or the product itself
     /// when it has no SKUs.
     fn slot_for(&self, product: u32, sku_id: Option<&str>) -> Result<u32, OpError> {
-        let record = &self.catalog.products[product as usize];
+        let live = self.live();
+        let record = &live.catalog.products[product as usize];
         match sku_id.map(str::trim).filter(|s| !s.is_empty()) {
-            Some(sku) => self
+            Some(sku) => live
                 .catalog
                 .slot_index_of(sku)
-                .filter(|&s| self.catalog.slots[s as usize].product == product)
+                .filter(|&s| live.catalog.slots[s as usize].product == product)
                 .ok_or_else(|| not_found(format!("product {} has no SKU {sku}", record.id))),
             None if record.has_skus => {
-                let options: Vec<String> = self
+                let options: Vec<String> = live
                     .catalog
                     .product_slots(product)
                     .map(|s| {
-                        let slot = &self.catalog.slots[s as usize];
+                        let slot = &live.catalog.slots[s as usize];
                         let label = slot.label.as_deref().unwrap_or_default();
-                        let sold_out = if self.inventory.stock(s) == 0 { ", sold out" } else { "" };
+                        let sold_out = if live.inventory.stock(s) == 0 { ", sold out" } else { "" };
                         format!("{} ({label}{sold_out})", slot.key)
                     })
                     .collect();
@@ -295,8 +326,9 @@ impl MallState {
 
     /// "Name (label)" of a slot, for messages.
     fn slot_title(&self, slot: u32) -> String {
-        let s = &self.catalog.slots[slot as usize];
-        let name = &self.catalog.products[s.product as usize].name;
+        let live = self.live();
+        let s = &live.catalog.slots[slot as usize];
+        let name = &live.catalog.products[s.product as usize].name;
         match &s.label {
             Some(label) => format!("{name} ({label})"),
             None => name.clone(),
@@ -334,6 +366,7 @@ impl MallState {
 
     /// A cart at the current prices. Lines of products no longer in the catalog are left out.
     fn cart(&self, conn: &Connection, cart_id: &str) -> Result<Cart, OpError> {
+        let live = self.live();
         let mut stmt = conn.prepare_cached(
             "SELECT item_id, slot, quantity FROM cart_items WHERE cart_id = ?1 ORDER BY rowid",
         )?;
@@ -343,7 +376,7 @@ impl MallState {
         let mut items = Vec::new();
         for row in rows {
             let (item_id, slot_key, quantity): (String, String, u32) = row?;
-            match self.catalog.slot_index_of(&slot_key) {
+            match live.catalog.slot_index_of(&slot_key) {
                 Some(slot) => items.push(self.cart_item(item_id, slot, quantity)),
                 None => tracing::warn!(cart_id, slot = slot_key, "cart line of a product no longer sold"),
             }
@@ -353,9 +386,10 @@ impl MallState {
     }
 
     fn cart_item(&self, item_id: String, slot: u32, quantity: u32) -> CartItem {
-        let s = &self.catalog.slots[slot as usize];
-        let product = &self.catalog.products[s.product as usize];
-        let unit_price_cents = self.inventory.price(slot);
+        let live = self.live();
+        let s = &live.catalog.slots[slot as usize];
+        let product = &live.catalog.products[s.product as usize];
+        let unit_price_cents = live.inventory.price(slot);
         CartItem {
             item_id,
             product_id: product.id.clone(),
@@ -391,6 +425,7 @@ impl MallState {
         shopper: &Shopper,
         request: &CreateOrder,
     ) -> Result<Order, OpError> {
+        let live = self.live();
         let own: Option<String> = tx
             .query_row("SELECT cart_id FROM carts WHERE shopper = ?1", [shopper.as_str()], |row| row.get(0))
             .optional()?;
@@ -432,9 +467,9 @@ impl MallState {
             self.reserve(tx, changes, item)?;
         }
         let first_product =
-            self.catalog.product_index_of(&first.product_id).map(|p| &self.catalog.products[p as usize]);
+            live.catalog.product_index_of(&first.product_id).map(|p| &live.catalog.products[p as usize]);
         let pickup_store_id =
-            first_product.map(|p| self.catalog.stores[p.store as usize].store.id.clone()).unwrap_or_default();
+            first_product.map(|p| live.catalog.stores[p.store as usize].store.id.clone()).unwrap_or_default();
         let now = self.now();
         let expires_at = now.saturating_add(i64::try_from(policy.ttl.as_secs()).unwrap_or(i64::MAX));
         let order = Order {
@@ -473,6 +508,7 @@ impl MallState {
 
     /// Takes a cart line's quantity out of stock, or fails with what is left.
     fn reserve(&self, tx: &Transaction, changes: &mut Changes, item: &CartItem) -> Result<(), OpError> {
+        let live = self.live();
         let key = item.sku_id.as_deref().unwrap_or(&item.product_id);
         let left: Option<u32> = tx
             .query_row(
@@ -481,7 +517,7 @@ impl MallState {
                 |row| row.get(0),
             )
             .optional()?;
-        let slot = self.catalog.slot_index_of(key);
+        let slot = live.catalog.slot_index_of(key);
         match (left, slot) {
             (Some(left), Some(slot)) => {
                 changes.stock.push((slot, left));
@@ -501,6 +537,7 @@ impl MallState {
 
     /// Puts the order lines' quantities back in stock.
     fn release(&self, tx: &Transaction, changes: &mut Changes, items: &[CartItem]) -> Result<(), OpError> {
+        let live = self.live();
         for item in items {
             let key = item.sku_id.as_deref().unwrap_or(&item.product_id);
             let left: Option<u32> = tx
@@ -510,21 +547,11 @@ impl MallState {
                     |row| row.get(0),
                 )
                 .optional()?;
-            if let (Some(left), Some(slot)) = (left, self.catalog.slot_index_of(key)) {
+            if let (Some(left), Some(slot)) = (left, live.catalog.slot_index_of(key)) {
                 changes.stock.push((slot, left));
                 // The last ones came back (a cancel, an expiry): the SKU is back in stock.
                 if left == item.quantity {
-                    let record = &self.catalog.slots[slot as usize];
-                    let product = &self.catalog.products[record.product as usize].id;
-                    let change =
-                        ProductChange { sizes: record.label.iter().cloned().collect(), ..Default::default() };
-                    append_product_event(
-                        tx,
-                        EventKind::ProductRestocked,
-                        product,
-                        &change,
-                        &rfc3339(self.now()),
-                    )?;
+                    self.restocked(tx, &live.catalog, slot)?;
                 }
             }
         }
@@ -869,37 +896,34 @@ impl MallState {
 
     // ------------------------------------------------------------ operators
 
+    /// Appends one `product.restocked` event naming the size of `slot`, which had none and now has some.
+    pub(super) fn restocked(&self, tx: &Transaction, catalog: &Catalog, slot: u32) -> Result<(), OpError> {
+        let record = &catalog.slots[slot as usize];
+        let product = &catalog.products[record.product as usize].id;
+        let change = ProductChange { sizes: record.label.iter().cloned().collect(), ..Default::default() };
+        append_product_event(tx, EventKind::ProductRestocked, product, &change, &rfc3339(self.now()))?;
+        tracing::info!(product, sku = %record.key, "product restocked");
+        Ok(())
+    }
+
     /// Sets the stock of a SKU (or of a product without SKUs). A SKU that had none and now has
     /// some appends one `product.restocked` event naming its size.
     pub fn set_stock(&self, key: &str, stock: u32) -> Result<(), ServiceError> {
-        let slot = self
-            .catalog
-            .slot_index_of(key)
-            .ok_or_else(|| ServiceError::not_found(format!("SKU {key} not found")))?;
         self.write(|tx, changes| {
+            let live = self.live();
+            let slot =
+                live.catalog.slot_index_of(key).ok_or_else(|| not_found(format!("SKU {key} not found")))?;
             let before = stock_of(tx, key)?;
-            tx.execute("UPDATE inventory SET stock = ?1 WHERE slot = ?2", params![stock, key])?;
-            changes.stock.push((slot, stock));
+            write_stock(tx, changes, slot, key, stock)?;
             if before == 0 && stock > 0 {
-                let record = &self.catalog.slots[slot as usize];
-                let product = &self.catalog.products[record.product as usize].id;
-                let change =
-                    ProductChange { sizes: record.label.iter().cloned().collect(), ..Default::default() };
-                append_product_event(
-                    tx,
-                    EventKind::ProductRestocked,
-                    product,
-                    &change,
-                    &rfc3339(self.now()),
-                )?;
-                tracing::info!(product, sku = key, stock, "product restocked");
+                self.restocked(tx, &live.catalog, slot)?;
             }
             Ok(())
         })
     }
 
-    /// Sets the price of some slots.
-    pub fn set_price(&self, slots: &[u32], cents: i64) -> Result<(), ServiceError> {
+    /// Sets the price of some slots (SKU ids, or ids of products without SKUs).
+    pub fn set_price(&self, keys: &[String], cents: i64) -> Result<(), ServiceError> {
         if cents < 0 {
             return Err(ServiceError::invalid(
                 "price_cents",
@@ -907,28 +931,32 @@ impl MallState {
             ));
         }
         self.write(|tx, changes| {
-            for &slot in slots {
-                let key = &self.catalog.slots[slot as usize].key;
-                tx.execute("UPDATE inventory SET price_cents = ?1 WHERE slot = ?2", params![cents, key])?;
-                changes.price.push((slot, cents));
+            let live = self.live();
+            let mut slots = Vec::with_capacity(keys.len());
+            for key in keys {
+                let slot = live
+                    .catalog
+                    .slot_index_of(key)
+                    .ok_or_else(|| not_found(format!("SKU {key} not found")))?;
+                write_price(tx, changes, slot, key, cents)?;
+                slots.push(slot);
             }
             // One `product.price_changed` per product whose price (its lowest SKU's) moved. The
             // mirror is written only by the lock's holder after the commit, so it still holds
             // the prices from before.
-            let mut products: Vec<u32> =
-                slots.iter().map(|&s| self.catalog.slots[s as usize].product).collect();
+            let catalog = &live.catalog;
+            let mut products: Vec<u32> = slots.iter().map(|&s| catalog.slots[s as usize].product).collect();
             products.dedup();
             let at = rfc3339(self.now());
             for product in products {
                 let old = self.inventory.product_price(product);
-                let new = self
-                    .catalog
+                let new = catalog
                     .product_slots(product)
                     .map(|s| if slots.contains(&s) { cents } else { self.inventory.price(s) })
                     .min()
                     .unwrap_or(cents);
                 if new != old {
-                    let id = &self.catalog.products[product as usize].id;
+                    let id = &catalog.products[product as usize].id;
                     let change = ProductChange {
                         old_price_cents: Some(old),
                         new_price_cents: Some(new),
@@ -987,21 +1015,6 @@ struct ProductChange {
     new_price_cents: Option<i64>,
 }
 
-/// Appends one product event (a restock or a price change).
-fn append_product_event(
-    tx: &Transaction,
-    kind: EventKind,
-    product_id: &str,
-    change: &ProductChange,
-    at: &str,
-) -> Result<(), OpError> {
-    tx.execute(
-        "INSERT INTO events (order_id, shopper, status, refund, at, kind, product_id, detail)
-         VALUES ('', '', '', NULL, ?1, ?2, ?3, ?4)",
-        params![at, kind.as_str(), product_id, serde_json::to_string(change)?],
-    )?;
-    Ok(())
-}
 
 /// Appends one order event.
 fn append_event(

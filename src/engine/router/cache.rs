@@ -2,18 +2,22 @@
 //! shopper (search, product detail, store info, routes, areas — every safe
 //! tool that is not private-only, since cart and order tools are) answers the
 //! same arguments in the same language from memory for `bot.tool_cache_secs`.
-//! Cart and order tools never are; a price or stock change shows within the TTL.
+//! Cart and order tools never are; a price or stock change shows within the TTL,
+//! and at once when the mall's own data is read again (`mall.data`): a reload
+//! empties the cache.
 //! Calls with the same key made while the first is running wait for its
 //! answer instead of asking the mall again: many shoppers asking the way to
 //! the same store at once make one call, not a herd a small backend drowns in.
 
 use std::collections::HashMap;
 use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use handlers::{Lang, ToolError, ToolOutput};
 use serde_json::Value;
+use services::embedded::data_generation;
 use tokio::sync::OnceCell;
 
 /// Entries kept at most; expired ones go first, then the oldest.
@@ -27,6 +31,8 @@ type Slot = Arc<OnceCell<(Instant, Result<ToolOutput, ToolError>)>>;
 pub(super) struct ToolCache {
     ttl: Duration,
     entries: Mutex<HashMap<String, Slot>>,
+    /// The mall data's reload count the entries were made under.
+    generation: AtomicU64,
 }
 
 /// Where a result came from.
@@ -41,7 +47,7 @@ pub(super) enum Source {
 
 impl ToolCache {
     pub(super) fn new(ttl: Duration) -> Self {
-        ToolCache { ttl, entries: Mutex::new(HashMap::new()) }
+        ToolCache { ttl, entries: Mutex::new(HashMap::new()), generation: AtomicU64::new(data_generation()) }
     }
 
     /// The key of a call: the tool, the language and the normalised arguments
@@ -88,6 +94,11 @@ impl ToolCache {
     /// success, else a new one.
     fn slot(&self, key: &str) -> Slot {
         let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
+        let generation = data_generation();
+        if self.generation.swap(generation, Ordering::AcqRel) != generation {
+            // The mall's data was read again: nothing kept from before holds.
+            entries.clear();
+        }
         let live = |slot: &Slot| match slot.get() {
             None => true,
             Some((at, result)) => result.is_ok() && at.elapsed() < self.ttl,

@@ -195,6 +195,12 @@ pub struct MallConfig {
     /// parking, services, policies), one section per heading, for a mall whose
     /// backend has no `GET /api/mall/info`. Empty: the backend's.
     pub info_dir: String,
+    /// A folder with the mall's own data (stores, products, SKUs, stock, prices,
+    /// categories, promotions as CSV or .xlsx, or the demo's JSON shape), served
+    /// by the embedded mall and read again when a file changes or on `SIGHUP`;
+    /// its `imdf/` and `info/` are the map and information unless `imdf` and
+    /// `info_dir` are set. Empty: the demo mall. See docs/your-mall.md.
+    pub data: String,
     /// The mall's own host names: `mall-server` answers only requests whose
     /// `Host` is one of them (or localhost/127.0.0.1/::1), and they are the
     /// default of `bot.link_hosts` and the hosts product pictures may come from.
@@ -213,6 +219,7 @@ impl Default for MallConfig {
             max_retries: 2,
             imdf: String::new(),
             info_dir: String::new(),
+            data: String::new(),
             allowed_hosts: Vec::new(),
         }
     }

@@ -37,6 +37,31 @@ fn the_malls_own_hosts_are_the_default_link_hosts_and_the_picture_hosts() {
 }
 
 #[test]
+fn the_malls_data_is_a_folder_served_by_the_embedded_mall() {
+    let mut c = Config::default();
+    c.mall.data = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/malls/riverside").into();
+    c.validate().unwrap();
+    c.mall.backend = MallBackend::Http;
+    c.mall.base_url = "https://mall.example".into();
+    match c.validate() {
+        Err(ConfigError::Invalid { key, message }) => {
+            assert_eq!(key, "mall.data");
+            assert!(message.contains("mall.backend = \"embedded\""), "{message}");
+        }
+        other => panic!("an http mall with data: {other:?}"),
+    }
+    c.mall.backend = MallBackend::Embedded;
+    c.mall.data = "/nonexistent/mall-data".into();
+    match c.validate() {
+        Err(ConfigError::Invalid { key, message }) => {
+            assert_eq!(key, "mall.data");
+            assert!(message.contains("`/nonexistent/mall-data` does not exist"), "{message}");
+        }
+        other => panic!("a missing folder: {other:?}"),
+    }
+}
+
+#[test]
 fn an_info_dir_must_be_a_folder_named_by_its_key() {
     let mut c = Config::default();
     c.mall.info_dir = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/malls/harbour-info").into();

@@ -69,6 +69,25 @@ impl Config {
                 format!("`{info_dir}` {why}: give a folder of Markdown files (.md), or leave it empty"),
             ));
         }
+        let data = self.mall.data.trim();
+        if !data.is_empty() {
+            if self.mall.backend != MallBackend::Embedded {
+                return Err(invalid(
+                    "mall.data",
+                    "is served by the embedded mall: set mall.backend = \"embedded\" (or leave mall.data empty)",
+                ));
+            }
+            if !std::path::Path::new(data).is_dir() {
+                let why =
+                    if std::path::Path::new(data).exists() { "is not a folder" } else { "does not exist" };
+                return Err(invalid(
+                    "mall.data",
+                    format!(
+                        "`{data}` {why}: give the folder of the mall's data (docs/your-mall.md), or leave it empty"
+                    ),
+                ));
+            }
+        }
         let url = &self.state.url;
         if !(url.starts_with("sqlite://")
             || url.starts_with("redis://")

@@ -14,7 +14,8 @@
 //! The names of the mall (brands, stores, areas, categories) are not in the
 //! source: the planner learns them from the mall it is connected to
 //! ([`Lexicon::learn`]) on its first turn and again every
-//! [`LEXICON_REFRESH`], so it works on any mall, over HTTP too.
+//! [`LEXICON_REFRESH`] (at once after the mall's own data is read again), so
+//! it works on any mall, over HTTP too.
 //!
 //! The hooks are asked in order of the priority each declares (lowest first,
 //! ties by name: `handlers::basic::hooks`); the calls made since are followed
@@ -101,6 +102,9 @@ struct Known {
     due: Option<Instant>,
     /// A refresh runs in the background.
     refreshing: bool,
+    /// The reload count of the mall's own data (`mall.data`) the names were learned under:
+    /// a reload makes them due at once.
+    generation: u64,
 }
 
 impl std::fmt::Debug for OfflinePlanner {
@@ -130,7 +134,11 @@ impl OfflinePlanner {
         };
         let (lexicon, due, refreshing) = {
             let known = self.known.read().unwrap_or_else(|e| e.into_inner());
-            (known.lexicon.clone(), known.due, known.refreshing)
+            // The mall's data read again: its names are learned again now, not in 10 minutes.
+            let due = known.due.map(|at| {
+                if known.generation == services::embedded::data_generation() { at } else { Instant::now() }
+            });
+            (known.lexicon.clone(), due, known.refreshing)
         };
         match due {
             None => {
@@ -154,6 +162,7 @@ impl OfflinePlanner {
 
 /// Learns the mall's names into `known`, logging the outcome.
 async fn learn_into(mall: &dyn MallApi, known: &RwLock<Known>) {
+    let generation = services::embedded::data_generation();
     let learned = Lexicon::learn(mall).await;
     let mut known = known.write().unwrap_or_else(|e| e.into_inner());
     known.refreshing = false;
@@ -163,6 +172,7 @@ async fn learn_into(mall: &dyn MallApi, known: &RwLock<Known>) {
             tracing::info!(brands, stores, areas, "offline planner learned the mall's names");
             known.lexicon = Arc::new(lexicon);
             known.due = Some(Instant::now() + LEXICON_REFRESH);
+            known.generation = generation;
         }
         Err(error) => {
             tracing::warn!(%error, "offline planner could not read the mall's names; trying again shortly");

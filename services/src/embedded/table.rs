@@ -1,0 +1,312 @@
+//! The tables of a mall's own data folder: a CSV file or a sheet of an
+//! `.xlsx` workbook, read into rows of text cells that keep the line they
+//! came from, and [`DataError`], a mistake located by file, row and column.
+
+use std::path::Path;
+
+use calamine::{Data, Reader, Xlsx, open_workbook};
+
+/// A mistake in a mall's data, where an operator finds it: file, row (the
+/// line a spreadsheet shows, the header being 1) and column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DataError {
+    /// The file (and sheet) as the operator names it: `products.csv`, `mall.xlsx[products]`.
+    pub file: String,
+    /// The row, 1-based as a spreadsheet counts them; `None` for the file as a whole.
+    pub row: Option<usize>,
+    /// The column's letter and header (`C`, `store`), when one cell is wrong.
+    pub column: Option<(String, String)>,
+    /// What is wrong, in words.
+    pub message: String,
+}
+
+impl DataError {
+    /// A mistake in a whole file.
+    pub fn file(file: impl Into<String>, message: impl Into<String>) -> Self {
+        DataError { file: file.into(), row: None, column: None, message: message.into() }
+    }
+}
+
+impl std::fmt::Display for DataError {
+    /// `products.csv:214:C (store): store `s-nke` is not in stores.csv (did you mean `s-nike`?)`
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.file)?;
+        if let Some(row) = self.row {
+            write!(f, ":{row}")?;
+        }
+        if let Some((letter, name)) = &self.column {
+            write!(f, ":{letter} ({name})")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// A spreadsheet's column letter: 0 → `A`, 27 → `AB`.
+pub(crate) fn column_letter(mut index: usize) -> String {
+    let mut letters = Vec::new();
+    loop {
+        letters.push(b'A' + (index % 26) as u8);
+        if index < 26 {
+            break;
+        }
+        index = index / 26 - 1;
+    }
+    letters.reverse();
+    String::from_utf8(letters).unwrap_or_default()
+}
+
+/// A header as it is matched: trimmed, lower case, spaces and dashes as `_`.
+fn header_key(header: &str) -> String {
+    header.trim().trim_start_matches('\u{feff}').to_lowercase().replace([' ', '-'], "_")
+}
+
+/// One table: its headers, and its rows of text read one at a time (a large
+/// table is never held whole).
+pub(crate) struct Table {
+    /// The file (and sheet) as the operator names it.
+    pub file: String,
+    headers: Vec<String>,
+    rows: RowSource,
+    /// Where the table's own mistakes go: rows with more cells than the header names
+    /// (an unquoted comma, most often), a CSV that cannot be read on.
+    sink: Sink,
+}
+
+/// The mistakes found while reading tables, shared by the tables of one folder.
+pub(crate) type Sink = std::rc::Rc<std::cell::RefCell<Vec<DataError>>>;
+
+/// Where the rows come from.
+enum RowSource {
+    /// A CSV file's text, read as the rows are asked for.
+    Csv(csv::Reader<std::io::Cursor<Vec<u8>>>),
+    /// A sheet's rows (calamine reads a sheet whole).
+    Rows(std::vec::IntoIter<TableRow>),
+    /// A table with no rows (left after a CSV that could not be read on).
+    Done,
+}
+
+/// A row of a table with the line it is on.
+#[derive(Debug)]
+pub(crate) struct TableRow {
+    pub line: usize,
+    cells: Vec<String>,
+}
+
+/// A column of a table, found by one of its names.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Column {
+    index: usize,
+}
+
+impl Table {
+    /// The next row with any text in it; `None` at the end (or at a CSV that cannot be read
+    /// on, which is then a mistake of the table).
+    pub fn next_row(&mut self) -> Option<TableRow> {
+        loop {
+            let row = match &mut self.rows {
+                RowSource::Done => return None,
+                RowSource::Rows(rows) => rows.next()?,
+                RowSource::Csv(reader) => {
+                    let mut record = csv::StringRecord::new();
+                    match reader.read_record(&mut record) {
+                        Ok(false) => {
+                            self.rows = RowSource::Done;
+                            return None;
+                        }
+                        Ok(true) => TableRow {
+                            line: record.position().map_or(0, |p| p.line() as usize),
+                            cells: record.iter().map(str::to_owned).collect(),
+                        },
+                        Err(e) => {
+                            let error = csv_error(&self.file, &e);
+                            self.sink.borrow_mut().push(error);
+                            self.rows = RowSource::Done;
+                            return None;
+                        }
+                    }
+                }
+            };
+            if row.cells.iter().all(|c| c.trim().is_empty()) {
+                continue;
+            }
+            self.check_width(row.line, &row.cells);
+            return Some(row);
+        }
+    }
+
+    /// The column named `names[0]` (or one of the other spellings); `None` when absent.
+    pub fn column(&self, names: &[&str]) -> Option<Column> {
+        self.headers.iter().position(|h| names.iter().any(|n| h == n)).map(|index| Column { index })
+    }
+
+    /// The column, or an error saying it is missing.
+    pub fn require(&self, names: &[&str], errors: &mut Vec<DataError>) -> Option<Column> {
+        let column = self.column(names);
+        if column.is_none() {
+            errors.push(DataError {
+                file: self.file.clone(),
+                row: Some(1),
+                column: None,
+                message: format!(
+                    "missing column `{}` (the header row has: {})",
+                    names[0],
+                    self.headers.join(", ")
+                ),
+            });
+        }
+        column
+    }
+
+    /// The cell of `row` in `column` (empty when the row is short or the column absent).
+    pub fn cell<'a>(&self, row: &'a TableRow, column: Option<Column>) -> &'a str {
+        column.and_then(|c| row.cells.get(c.index)).map(|s| s.trim()).unwrap_or("")
+    }
+
+    /// A mistake in one cell.
+    pub fn error(&self, row: &TableRow, column: Option<Column>, message: impl Into<String>) -> DataError {
+        DataError {
+            file: self.file.clone(),
+            row: Some(row.line),
+            column: column.map(|c| (column_letter(c.index), self.headers[c.index].clone())),
+            message: message.into(),
+        }
+    }
+
+    /// Notes a row with cells past the last header (they would be lost).
+    fn check_width(&mut self, line: usize, cells: &[String]) {
+        let used = cells.iter().rposition(|c| !c.trim().is_empty()).map_or(0, |i| i + 1);
+        if used > self.headers.len() {
+            self.sink.borrow_mut().push(DataError {
+                file: self.file.clone(),
+                row: Some(line),
+                column: Some((column_letter(self.headers.len()), "?".into())),
+                message: format!(
+                    "the row has {used} cells but the header names {} columns (a comma inside a cell needs \"quotes\")",
+                    self.headers.len()
+                ),
+            });
+        }
+    }
+
+    /// Opens a CSV file (UTF-8, a byte-order mark allowed, `,` or `;` or tab as the
+    /// separator) and reads its header row.
+    pub fn read_csv(path: &Path, file: &str, sink: &Sink) -> Result<Table, DataError> {
+        let bytes = std::fs::read(path).map_err(|e| DataError::file(file, format!("cannot be read: {e}")))?;
+        let start = if bytes.starts_with(b"\xef\xbb\xbf") { 3 } else { 0 };
+        let first_line = bytes[start..].split(|&b| b == b'\n').next().unwrap_or_default();
+        let delimiter = [b',', b';', b'\t']
+            .into_iter()
+            .max_by_key(|d| first_line.iter().filter(|b| *b == d).count())
+            .unwrap_or(b',');
+        let mut cursor = std::io::Cursor::new(bytes);
+        cursor.set_position(start as u64);
+        let mut reader = csv::ReaderBuilder::new()
+            .delimiter(delimiter)
+            .has_headers(false)
+            .flexible(true)
+            .from_reader(cursor);
+        let mut header = csv::StringRecord::new();
+        loop {
+            match reader.read_record(&mut header) {
+                Ok(false) => return Err(DataError::file(file, "is empty: it needs a header row")),
+                Ok(true) if header.iter().all(|c| c.trim().is_empty()) => continue,
+                Ok(true) => break,
+                Err(e) => return Err(csv_error(file, &e)),
+            }
+        }
+        Ok(Table {
+            file: file.to_owned(),
+            headers: header.iter().map(header_key).collect(),
+            rows: RowSource::Csv(reader),
+            sink: sink.clone(),
+        })
+    }
+
+    /// Reads a sheet of an `.xlsx` workbook: `sheet` by name, or the first one.
+    pub fn read_xlsx(path: &Path, sheet: Option<&str>, file: &str, sink: &Sink) -> Result<Table, DataError> {
+        let mut workbook: Xlsx<_> = open_workbook(path)
+            .map_err(|e| DataError::file(file, format!("cannot be read as .xlsx: {e}")))?;
+        let range = match sheet {
+            Some(name) => workbook.worksheet_range(name),
+            None => workbook
+                .worksheet_range_at(0)
+                .unwrap_or_else(|| Err(calamine::XlsxError::WorksheetNotFound("the first sheet".into()))),
+        }
+        .map_err(|e| DataError::file(file, format!("cannot be read as .xlsx: {e}")))?;
+        let (first_row, first_col) = range.start().unwrap_or((0, 0));
+        let mut headers: Vec<String> = Vec::new();
+        let mut rows = Vec::new();
+        let pad = first_col as usize;
+        for (i, row) in range.rows().enumerate() {
+            let line = first_row as usize + i + 1;
+            let mut cells = vec![String::new(); pad];
+            for cell in row {
+                cells.push(match cell {
+                    Data::Empty => String::new(),
+                    Data::String(s) | Data::DateTimeIso(s) | Data::DurationIso(s) => s.clone(),
+                    Data::Int(n) => n.to_string(),
+                    Data::Float(x) => float_text(*x),
+                    Data::Bool(b) => b.to_string(),
+                    Data::DateTime(d) => excel_date(d.as_f64()),
+                    Data::Error(e) => format!("#{e:?}"),
+                });
+            }
+            if headers.is_empty() {
+                if cells.iter().all(|c| c.trim().is_empty()) {
+                    continue;
+                }
+                headers = cells.iter().map(|h| header_key(h)).collect();
+                continue;
+            }
+            rows.push(TableRow { line, cells });
+        }
+        if headers.is_empty() {
+            return Err(DataError::file(file, "is empty: it needs a header row"));
+        }
+        Ok(Table {
+            file: file.to_owned(),
+            headers,
+            rows: RowSource::Rows(rows.into_iter()),
+            sink: sink.clone(),
+        })
+    }
+}
+
+/// A CSV that cannot be read on, where it stopped.
+fn csv_error(file: &str, e: &csv::Error) -> DataError {
+    let message = match e.kind() {
+        csv::ErrorKind::Utf8 { .. } => "is not UTF-8 text (save it as \"CSV UTF-8\")".to_owned(),
+        _ => format!("cannot be read as CSV: {e}"),
+    };
+    DataError { file: file.to_owned(), row: e.position().map(|p| p.line() as usize), column: None, message }
+}
+
+/// A spreadsheet number as text: `129` for a whole number, else as written.
+fn float_text(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 { format!("{}", x as i64) } else { format!("{x}") }
+}
+
+/// A spreadsheet date (days since 1899-12-30) as `YYYY-MM-DD`.
+fn excel_date(serial: f64) -> String {
+    let days = serial.floor() as i64 - 25_569; // 1970-01-01
+    let (y, m, d) = crate::calendar::civil_from_days(days);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn column_letters_count_like_a_spreadsheet() {
+        assert_eq!(column_letter(0), "A");
+        assert_eq!(column_letter(25), "Z");
+        assert_eq!(column_letter(26), "AA");
+        assert_eq!(column_letter(27), "AB");
+    }
+
+    #[test]
+    fn dates_of_a_spreadsheet_are_days() {
+        assert_eq!(excel_date(46_022.0), "2025-12-31");
+    }
+}

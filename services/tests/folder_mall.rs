@@ -1,0 +1,300 @@
+//! A mall's own data from a folder: the example mall (`examples/malls/riverside`)
+//! served by the embedded mall, a folder with ten kinds of mistakes refused with
+//! every mistake located, and the files changed while the mall serves.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use services::embedded::{FolderError, read_folder};
+use services::{
+    AddCartItem, CreateOrder, EmbeddedMall, EventQuery, MallApi, OrderStatus, PageRequest, ProductQuery,
+    Shopper, StoreQuery,
+};
+
+fn riverside() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/malls/riverside")
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+}
+
+/// A copy of the example mall in a fresh temporary folder (which the test may edit).
+fn copy_of_riverside(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("mallbot-folder-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for entry in std::fs::read_dir(riverside()).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_type().unwrap().is_file() {
+            std::fs::copy(entry.path(), dir.join(entry.file_name())).unwrap();
+        }
+    }
+    dir
+}
+
+fn search(keyword: &str) -> ProductQuery {
+    ProductQuery { keyword: Some(keyword.into()), page: PageRequest::first(10), ..ProductQuery::default() }
+}
+
+/// Replaces `old` by `new` in a file of `dir`, as an operator's editor would (a new file put in place).
+fn edit(dir: &Path, file: &str, old: &str, new: &str) {
+    let path = dir.join(file);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains(old), "{file} has {old:?}");
+    let tmp = dir.join(format!(".{file}.tmp"));
+    std::fs::write(&tmp, text.replacen(old, new, 1)).unwrap();
+    std::fs::rename(&tmp, &path).unwrap();
+}
+
+#[tokio::test]
+async fn the_example_mall_serves_its_stores_products_offers_and_events() {
+    let mall = EmbeddedMall::open_folder(riverside(), None).expect("the example mall has no mistakes");
+    let catalog = mall.catalog();
+    assert_eq!(catalog.name(), ("滨江天地", "Riverside Mall"));
+    assert_eq!(catalog.stores().len(), 8);
+    assert_eq!(catalog.product_count(), 18);
+
+    let shoes = mall.search_products(&search("跑鞋")).await.unwrap();
+    let names: Vec<&str> = shoes.items.iter().map(|p| p.name.as_str()).collect();
+    assert!(names.contains(&"亚瑟士 GEL-KAYANO 31 跑鞋"), "{names:?}");
+    let kayano = shoes.items.iter().find(|p| p.id == "p-asics-kayano").unwrap();
+    assert_eq!(kayano.price_cents, 129_900);
+    assert_eq!(kayano.store_name, "亚瑟士");
+    assert_eq!(kayano.sizes, ["42 / 黑色 Black", "43 / 黑色 Black"], "sizes in stock only");
+
+    // A brand by its Chinese name, English words, a category of the folder's own.
+    let by_zh = mall.search_products(&search("北面 冲锋衣")).await.unwrap();
+    assert_eq!(by_zh.items[0].id, "p-tnf-jacket");
+    let books = mall.search_products(&search("books")).await.unwrap();
+    assert!(books.items.iter().any(|p| p.id == "p-book-santi"), "{:?}", books.items);
+    let stores =
+        mall.search_stores(&StoreQuery { keyword: Some("三星".into()), ..StoreQuery::default() }).await;
+    assert_eq!(stores.unwrap().items[0].id, "s-samsung");
+
+    let promotions = mall.store_promotions("s-asics").await.unwrap();
+    assert_eq!(promotions.items[0].title, "跑鞋第二双 8 折");
+    assert_eq!(promotions.items[0].valid_until, "2027-06-30T23:59:59+08:00");
+    let store = mall.get_store("s-innisfree").await.unwrap();
+    assert_eq!(store.area_id, "floor-1f", "a store naming no area is in its floor's");
+
+    let events = mall.mall_events(&EventQuery::default()).await.unwrap();
+    assert!(events.items.iter().any(|e| e.title_en == "Saturday riverside night run"), "{:?}", events.items);
+    let offers = mall.mall_promotions().await.unwrap();
+    assert_eq!(offers.items[0].title, "周末满 300 减 30");
+    assert!(offers.items.iter().any(|o| o.store_id.as_deref() == Some("s-chagee")));
+
+    let route = mall.route("s-chagee", None).await.unwrap();
+    assert_eq!(route.floor, 3);
+    assert!(route.steps.last().unwrap().contains("3F-02"), "{:?}", route.steps);
+}
+
+#[test]
+fn a_folder_with_ten_kinds_of_mistakes_gets_ten_located_errors() {
+    let errors = read_folder(&fixture("ten-mistakes")).expect_err("refused");
+    let lines: Vec<String> = errors.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        lines,
+        [
+            "stores.csv:5:D (category): category `electronic` is not in categories.csv (did you mean `electronics`?)",
+            "stores.csv:9:E (floor): floor 4F is not in floors.csv",
+            "stores.csv:10:A (id): store `s-asics` is already on row 2",
+            "products.csv:4:B (store): store `s-asic` is not in stores.csv (did you mean `s-asics`?)",
+            "products.csv:8:J (price): `12,9O` is not a price in yuan (like 129 or 129.90)",
+            "products.csv:9:H (rating): `6` is not a rating from 0 to 5",
+            "skus.csv:13:B (product): product `p-tnf-jaket` is not in products.csv (did you mean `p-tnf-jacket`?)",
+            "skus.csv:17:F (stock): `-3` is not a stock count (a whole number, 0 or more)",
+            "products.csv:11: product `p-samsung-buds` has no SKUs in skus.csv and lacks a stock",
+            "promotions.csv:3:D (valid_until): `next month` is not a date (like 2027-06-30)",
+        ],
+        "every mistake, in the order the tables are read:\n{}",
+        lines.join("\n")
+    );
+    match EmbeddedMall::open_folder(fixture("ten-mistakes"), None) {
+        Err(FolderError::Invalid(found)) => assert_eq!(found.len(), 10),
+        other => panic!("the mall refuses to open: {other:?}"),
+    }
+}
+
+#[test]
+fn the_same_mall_reads_from_a_workbook() {
+    let from_csv = read_folder(&riverside()).unwrap();
+    let from_xlsx = read_folder(&fixture("riverside-xlsx")).expect("the workbook has no mistakes");
+    assert_eq!(from_xlsx.counts(), from_csv.counts());
+    let built = from_xlsx.build().unwrap();
+    let kayano = built.product("p-asics-kayano").unwrap();
+    assert_eq!(kayano.brief.price_cents, 129_900);
+    assert_eq!(kayano.skus.len(), 3);
+    let tea = built.product("p-chagee-boya").unwrap();
+    assert_eq!(tea.brief.price_cents, 1_800);
+}
+
+#[tokio::test]
+async fn a_price_change_in_the_file_reaches_the_next_search_and_an_open_order_keeps_its_price() {
+    let dir = copy_of_riverside("price");
+    let db = dir.with_extension("db");
+    let _ = std::fs::remove_file(&db);
+    let mall = EmbeddedMall::open_folder(&dir, Some(&db)).unwrap();
+    mall.watch_folder(Duration::from_millis(50)).unwrap();
+
+    let shopper = Shopper::new("telegram", 42);
+    let item = AddCartItem { product_id: "p-innisfree-serum".into(), sku_id: None, quantity: 1 };
+    let cart = mall.add_cart_item(&shopper, &item, None).await.unwrap();
+    let order = mall
+        .create_order(&shopper, &CreateOrder { cart_id: cart.cart_id, expected_total_cents: None }, None)
+        .await
+        .unwrap();
+    assert_eq!(order.total_cents, 21_500);
+
+    // The operator lowers the price in products.csv; the mall sees it without a restart.
+    edit(&dir, "products.csv", "4.6,,215,30", "4.6,,199,30");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let seen = loop {
+        let found = mall.search_products(&search("绿茶 精华")).await.unwrap();
+        let serum = found.items.into_iter().find(|p| p.id == "p-innisfree-serum").unwrap();
+        if serum.price_cents != 21_500 || Instant::now() > deadline {
+            break serum.price_cents;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert_eq!(seen, 19_900, "the shopper's next search shows the file's new price");
+    let kept = mall.get_order(&shopper, &order.order_id).await.unwrap();
+    assert_eq!(kept.total_cents, 21_500, "the open order keeps the price it was placed at");
+    assert_eq!(kept.items[0].unit_price_cents, 21_500);
+    assert_eq!(kept.status, OrderStatus::PendingPayment);
+
+    // A restart on the same folder and database: the new price, the order as it was.
+    drop(mall);
+    let again = EmbeddedMall::open_folder(&dir, Some(&db)).unwrap();
+    assert_eq!(again.get_product("p-innisfree-serum").await.unwrap().brief.price_cents, 19_900);
+    assert_eq!(again.get_order(&shopper, &order.order_id).await.unwrap().total_cents, 21_500);
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_file(&db);
+}
+
+#[tokio::test]
+async fn a_reload_reports_price_and_stock_changes_and_keeps_sales_counted() {
+    let dir = copy_of_riverside("stock");
+    let mall = EmbeddedMall::open_folder(&dir, None).unwrap();
+    let shopper = Shopper::new("telegram", 7);
+    let item =
+        AddCartItem { product_id: "p-asics-tee".into(), sku_id: Some("p-asics-tee-m".into()), quantity: 2 };
+    let cart = mall.add_cart_item(&shopper, &item, None).await.unwrap();
+    mall.create_order(&shopper, &CreateOrder { cart_id: cart.cart_id, expected_total_cents: None }, None)
+        .await
+        .unwrap();
+    let tee_m = |p: &services::Product| p.skus.iter().find(|s| s.sku_id == "p-asics-tee-m").unwrap().stock;
+    assert_eq!(tee_m(&mall.get_product("p-asics-tee").await.unwrap()), 10, "12 in the file, 2 sold");
+
+    // Stock of one SKU from a till's export (stock.csv), a price in skus.csv.
+    std::fs::write(dir.join("stock.csv"), "sku,stock\np-asics-kayano-42-wht,6\n").unwrap();
+    edit(
+        &dir,
+        "skus.csv",
+        "p-samsung-s25-512,p-samsung-s25,512GB,蓝色 Blue,6999,3",
+        "p-samsung-s25-512,p-samsung-s25,512GB,蓝色 Blue,6499,3",
+    );
+    let report = mall.reload().expect("the changed folder has no mistakes");
+    let mut changes: Vec<_> = report.changes.iter().map(|c| (c.sku_id.as_str(), c.price, c.stock)).collect();
+    changes.sort();
+    assert_eq!(
+        changes,
+        [
+            ("p-asics-kayano-42-wht", None, Some((0, 6))),
+            ("p-samsung-s25-512", Some((699_900, 649_900)), None),
+        ]
+    );
+    let kayano = mall.get_product("p-asics-kayano").await.unwrap();
+    assert!(
+        kayano.brief.sizes.contains(&"42 / 白色 White".to_owned()),
+        "back in stock: {:?}",
+        kayano.brief.sizes
+    );
+    let s25 = mall.get_product("p-samsung-s25").await.unwrap();
+    assert_eq!(s25.skus.iter().map(|s| s.price_cents).collect::<Vec<_>>(), [599_900, 649_900]);
+    // The tee's count in the file did not change: the two sold stay sold.
+    assert_eq!(tee_m(&mall.get_product("p-asics-tee").await.unwrap()), 10);
+    let report = mall.reload().unwrap();
+    assert!(report.changes.is_empty(), "nothing changed: {:?}", report.changes);
+    // The file's count changes: the file's count it is.
+    edit(
+        &dir,
+        "skus.csv",
+        "p-asics-tee-m,p-asics-tee,M,黑色 Black,,12",
+        "p-asics-tee-m,p-asics-tee,M,黑色 Black,,30",
+    );
+    let report = mall.reload().unwrap();
+    assert_eq!(report.changes[0].stock, Some((10, 30)));
+    assert_eq!(tee_m(&mall.get_product("p-asics-tee").await.unwrap()), 30);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn a_product_removed_while_an_order_holds_it_is_kept_until_the_order_ends() {
+    let dir = copy_of_riverside("removed");
+    let mall = EmbeddedMall::open_folder(&dir, None).unwrap();
+    let shopper = Shopper::new("telegram", 9);
+    let item = AddCartItem { product_id: "p-book-chengdu".into(), sku_id: None, quantity: 1 };
+    let cart = mall.add_cart_item(&shopper, &item, None).await.unwrap();
+    let order = mall
+        .create_order(&shopper, &CreateOrder { cart_id: cart.cart_id, expected_total_cents: None }, None)
+        .await
+        .unwrap();
+
+    let text = std::fs::read_to_string(dir.join("products.csv")).unwrap();
+    let without: String =
+        text.lines().filter(|l| !l.starts_with("p-book-chengdu,")).map(|l| format!("{l}\n")).collect();
+    std::fs::write(dir.join("products.csv"), without).unwrap();
+    let report = mall.reload().unwrap();
+    assert_eq!(report.kept, ["p-book-chengdu"]);
+    assert!(mall.get_product("p-book-chengdu").await.is_ok(), "kept while the order is open");
+
+    mall.cancel_order(&shopper, &order.order_id, None).await.unwrap();
+    let report = mall.reload().unwrap();
+    assert!(report.kept.is_empty());
+    assert!(mall.get_product("p-book-chengdu").await.is_err(), "gone once its order ended");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn a_change_with_mistakes_is_refused_and_the_old_data_serves_on() {
+    let dir = copy_of_riverside("refused");
+    let mall = EmbeddedMall::open_folder(&dir, None).unwrap();
+    edit(&dir, "products.csv", "4.6,,215,30", "4.6,,two hundred,30");
+    let errors = match mall.reload() {
+        Err(FolderError::Invalid(errors)) => errors,
+        other => panic!("refused: {other:?}"),
+    };
+    assert_eq!(
+        errors.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        ["products.csv:8:J (price): `two hundred` is not a price in yuan (like 129 or 129.90)"]
+    );
+    assert_eq!(mall.get_product("p-innisfree-serum").await.unwrap().brief.price_cents, 21_500);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn the_demos_json_shape_is_a_folder_too() {
+    let dir = std::env::temp_dir().join(format!("mallbot-folder-json-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let demo = include_str!("../data/demo-mall.json");
+    std::fs::write(dir.join("mall.json"), demo).unwrap();
+    let mall = EmbeddedMall::open_folder(&dir, None).unwrap();
+    assert_eq!(mall.catalog().product_count(), 620);
+    let demo_route = EmbeddedMall::in_memory().route("s-nike", None).await.unwrap();
+    assert_eq!(mall.route("s-nike", None).await.unwrap(), demo_route, "the demo's own routes");
+
+    // A mistake in the JSON: where, in the file and in the data.
+    std::fs::write(
+        dir.join("mall.json"),
+        demo.replacen("\"price_cents\":1990", "\"price_cents\":\"1990\"", 1),
+    )
+    .unwrap();
+    let errors = read_folder(&dir).expect_err("refused");
+    let line = errors[0].to_string();
+    assert!(line.starts_with("mall.json:"), "{line}");
+    assert!(line.contains("at `products[0].price_cents`"), "{line}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

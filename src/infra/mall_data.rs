@@ -1,0 +1,181 @@
+//! The mall's own data (`mall.data`): the embedded mall opened on the folder,
+//! its map and information found beside the data, the folder checked for
+//! `mallbot check` and `mallbot import --check FOLDER` (every mistake with
+//! its file, row and column, and stores the map does not have), and read
+//! again on change or on `SIGHUP`.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::Context as _;
+use services::EmbeddedMall;
+use services::embedded::{DataError, FolderError, FolderMall, read_folder};
+
+use crate::infra::config::Config;
+
+/// How often the folder's files are looked at for a change.
+const WATCH_EVERY: Duration = Duration::from_secs(1);
+
+/// The mall's data folder, when the config names one.
+pub fn data_dir(config: &Config) -> Option<&Path> {
+    Some(config.mall.data.trim()).filter(|d| !d.is_empty()).map(Path::new)
+}
+
+/// The map of a data folder: `imdf/` (a folder) or `imdf.zip` in it.
+pub fn map_in(dir: &Path) -> Option<PathBuf> {
+    [dir.join("imdf"), dir.join("imdf.zip")].into_iter().find(|p| p.exists())
+}
+
+/// The Markdown information of a data folder: its `info/`.
+pub fn info_in(dir: &Path) -> Option<PathBuf> {
+    Some(dir.join("info")).filter(|p| p.is_dir())
+}
+
+/// The embedded mall the config names: the mall's own data from `mall.data` (watched for
+/// changes, read again on `SIGHUP`), or the demo mall.
+pub fn open_embedded(config: &Config) -> anyhow::Result<EmbeddedMall> {
+    let db = Path::new(&config.mall.embedded_db);
+    let Some(dir) = data_dir(config) else {
+        return EmbeddedMall::open(db).with_context(|| {
+            format!("cannot open the embedded mall's database (mall.embedded_db = {})", db.display())
+        });
+    };
+    let mall = EmbeddedMall::open_folder(dir, Some(db)).map_err(|e| match e {
+        FolderError::Invalid(errors) => refusal(dir, &errors),
+        other => anyhow::Error::new(other).context(format!(
+            "cannot open the embedded mall's database (mall.embedded_db = {})",
+            db.display()
+        )),
+    })?;
+    if let Some(map) = map_for(config, dir) {
+        // The stores the map lacks are mistakes too (located by reading the tables again).
+        let indoor = open_indoor(&map)?;
+        if mall.catalog().stores().any(|s| !on_map(&indoor, s)) {
+            let folder = read_folder(dir).map_err(|errors| refusal(dir, &errors))?;
+            return Err(refusal(dir, &stores_off_the_map(&folder, &map)?));
+        }
+    }
+    mall.watch_folder(WATCH_EVERY).context("cannot watch the mall's data folder")?;
+    reload_on_hangup(&mall);
+    Ok(mall)
+}
+
+/// The map for the data in `dir`: `mall.imdf` when set, else the folder's own.
+fn map_for(config: &Config, dir: &Path) -> Option<PathBuf> {
+    Some(config.mall.imdf.trim()).filter(|p| !p.is_empty()).map(PathBuf::from).or_else(|| map_in(dir))
+}
+
+/// Why the bot will not start on `dir`: every mistake, one a line.
+fn refusal(dir: &Path, errors: &[DataError]) -> anyhow::Error {
+    anyhow::anyhow!("{}", mistakes(dir, errors))
+}
+
+/// `the mall's data (mall.data = DIR) has 3 mistakes:` and one line per mistake.
+pub fn mistakes(dir: &Path, errors: &[DataError]) -> String {
+    let count = match errors.len() {
+        1 => "1 mistake".to_owned(),
+        n => format!("{n} mistakes"),
+    };
+    let mut out = format!("the mall's data ({}) has {count}:", dir.display());
+    for error in errors {
+        out.push_str("\n  ");
+        out.push_str(&error.to_string());
+    }
+    out
+}
+
+/// The stores of `folder` that have no place on the map at `map` (by the occupant's `ref`
+/// = the store's id, or by its name in either language), as located mistakes.
+fn stores_off_the_map(folder: &FolderMall, map: &Path) -> anyhow::Result<Vec<DataError>> {
+    let indoor = open_indoor(map)?;
+    let mut missing = Vec::new();
+    for store in folder.stores() {
+        if on_map(&indoor, store) {
+            continue;
+        }
+        let (file, row) = folder.store_rows.get(&store.id).cloned().unwrap_or_default();
+        missing.push(DataError {
+            file,
+            row: Some(row).filter(|r| *r > 0),
+            column: None,
+            message: format!(
+                "store `{}` ({}) is not on the map {}: give its unit's occupant the ref `{}`, or the same name",
+                store.id,
+                store.name,
+                map.display(),
+                store.id
+            ),
+        });
+    }
+    Ok(missing)
+}
+
+fn open_indoor(map: &Path) -> anyhow::Result<maps::IndoorMap> {
+    maps::IndoorMap::open(map).with_context(|| format!("cannot use the indoor map ({})", map.display()))
+}
+
+/// Whether the map has a store's unit: an occupant whose `ref` is the store's id, or
+/// named as the store in either language (as directions find it).
+fn on_map(indoor: &maps::IndoorMap, store: &services::Store) -> bool {
+    indoor.places.iter().filter(|p| p.kind == maps::PlaceKind::Store).any(|p| {
+        p.id == store.id
+            || (!store.name.is_empty() && p.name.zh == store.name)
+            || (!store.name_en.is_empty() && p.name.en == store.name_en)
+    })
+}
+
+/// `mallbot import --check FOLDER` and the data line of `mallbot check`: the folder read
+/// and indexed as the mall would, the stores looked for on its map. `Ok` with a summary,
+/// or `Err` with every mistake.
+pub fn check_folder(dir: &Path, map: Option<&Path>) -> Result<String, String> {
+    let started = std::time::Instant::now();
+    let folder = read_folder(dir).map_err(|errors| mistakes(dir, &errors))?;
+    let mut errors = Vec::new();
+    let map_line = match map.map(Path::to_path_buf).or_else(|| map_in(dir)) {
+        Some(map) => match stores_off_the_map(&folder, &map) {
+            Ok(missing) => {
+                errors.extend(missing);
+                format!("map {}: every store has its unit", map.display())
+            }
+            Err(e) => return Err(format!("{e:#}")),
+        },
+        None => "no map (imdf/): directions are given by floor and unit".to_owned(),
+    };
+    if let Err(mut built) = folder.build() {
+        errors.append(&mut built);
+    }
+    if !errors.is_empty() {
+        return Err(mistakes(dir, &errors));
+    }
+    let (stores, products, skus) = folder.counts();
+    Ok(format!(
+        "the mall's data ({}) is ready: {stores} stores, {products} products, {skus} SKUs, checked in {:.1?}\n{map_line}",
+        dir.display(),
+        started.elapsed()
+    ))
+}
+
+/// The data check of `mallbot check` for the configured folder, when there is one.
+pub fn check(config: &Config) -> Option<Result<String, String>> {
+    let dir = data_dir(config)?;
+    Some(check_folder(dir, map_for(config, dir).as_deref()))
+}
+
+/// Reads the folder again on `SIGHUP` (a task of the running runtime; none outside one).
+fn reload_on_hangup(mall: &EmbeddedMall) {
+    #[cfg(unix)]
+    if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+        let mall = mall.clone();
+        runtime.spawn(async move {
+            let Ok(mut hangups) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
+            else {
+                tracing::warn!("cannot listen for SIGHUP: the mall's data is read again on change only");
+                return;
+            };
+            while hangups.recv().await.is_some() {
+                tracing::info!("SIGHUP: reading the mall's data again");
+                mall.ask_reload();
+            }
+        });
+    }
+}

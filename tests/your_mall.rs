@@ -1,0 +1,260 @@
+//! A mall's own data through the real binary: the example mall
+//! (`examples/malls/riverside`, `mall.data`) in the terminal chat — search,
+//! directions on its own map, a purchase to 待支付 —; a price changed in its
+//! file reaching the shopper's next search while the chat runs, the open
+//! order keeping its price; a folder with mistakes refused with every one
+//! located, by `mallbot import --check`, `mallbot check` and at start.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+fn repo(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+fn scratch(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("mallbot-your-mall-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `mallbot` with the mall's data in `data`, its state and mall databases in `dir`.
+fn mallbot(dir: &Path, data: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mallbot"));
+    command
+        .env("MALLBOT_MALL__DATA", data)
+        .env("MALLBOT_STATE__URL", format!("sqlite://{}", dir.join("state.db").display()))
+        .env("MALLBOT_MALL__EMBEDDED_DB", dir.join("mall.db"))
+        .env_remove("MALLBOT_LLM__PROVIDER")
+        .env_remove("MALLBOT_CONFIG")
+        .env_remove("MALLBOT_MALL__IMDF")
+        .env_remove("MALLBOT_MALL__INFO_DIR")
+        .current_dir(dir);
+    command
+}
+
+/// The terminal chat as the README runs it, `mallbot --config examples/malls/riverside.toml
+/// chat`, from the repository's root; its databases in `dir`.
+fn chat(dir: &Path, script: &str) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mallbot"))
+        .args(["--config", "examples/malls/riverside.toml", "chat", "--user", "8"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("MALLBOT_STATE__URL", format!("sqlite://{}", dir.join("state.db").display()))
+        .env("MALLBOT_MALL__EMBEDDED_DB", dir.join("mall.db"))
+        .env_remove("MALLBOT_LLM__PROVIDER")
+        .env_remove("MALLBOT_CONFIG")
+        .env_remove("MALLBOT_MALL__DATA")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "chat failed: {}\n{stdout}", String::from_utf8_lossy(&out.stderr));
+    stdout
+}
+
+#[test]
+fn the_example_mall_in_the_terminal_chat_search_directions_on_its_map_and_a_purchase() {
+    let dir = scratch("chat");
+    let out = chat(
+        &dir,
+        "亚瑟士跑鞋\n霸王茶姬在哪\n帮我买一双亚瑟士跑鞋\n第一个\n42码\ny\n下单\ny\n停车怎么收费\n",
+    );
+    // Search: the folder's products, its brand known by its Chinese name.
+    assert!(out.contains("1. 亚瑟士 GEL-KAYANO 31 跑鞋 — ¥1299，评分 4.8，亚瑟士（1楼）"), "search:\n{out}");
+    // Directions routed on the folder's own map, with floor plans.
+    assert!(out.contains("霸王茶姬在3F-02"), "directions:\n{out}");
+    assert!(out.contains("乘中庭扶梯上到 3F"), "the escalator of the folder's map:\n{out}");
+    assert!(out.contains("到达霸王茶姬（CHAGEE，门牌 3F-02），在左手边"), "arrival:\n{out}");
+    assert!(out.contains("[floor plan: "), "floor plans drawn from the folder's map:\n{out}");
+    // A purchase to 待支付.
+    assert!(out.contains("已加入购物车：亚瑟士 GEL-KAYANO 31 跑鞋（42 / 黑色 Black） × 1"), "cart:\n{out}");
+    assert!(out.contains("状态：待支付，合计 ¥1299。取货门店：亚瑟士（1F-08）"), "order:\n{out}");
+    // The folder's info/ Markdown answers the mall's own questions.
+    assert!(out.contains("购物满 200 元免费停车 2 小时"), "the folder's information:\n{out}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Copies the example mall (its files and map) into `to`.
+fn copy_mall(to: &Path) {
+    fn copy(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            let target = to.join(entry.file_name());
+            if entry.file_type().unwrap().is_dir() {
+                copy(&entry.path(), &target);
+            } else {
+                std::fs::copy(entry.path(), target).unwrap();
+            }
+        }
+    }
+    copy(&repo("examples/malls/riverside"), to);
+}
+
+/// What the chat printed until `needle`, waiting for it (the chat answers as it reads).
+fn until(lines: &mpsc::Receiver<String>, seen: &mut String, needle: &str) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !seen.contains(needle) {
+        let Some(left) = deadline.checked_duration_since(Instant::now()) else { return false };
+        match lines.recv_timeout(left) {
+            Ok(line) => {
+                seen.push_str(&line);
+                seen.push('\n');
+            }
+            Err(_) => return false,
+        }
+    }
+    true
+}
+
+#[test]
+fn a_price_changed_in_the_file_reaches_the_next_search_while_the_open_order_keeps_its_price() {
+    let dir = scratch("price");
+    let data = dir.join("riverside");
+    copy_mall(&data);
+    let mut child = mallbot(&dir, &data)
+        .args(["chat", "--user", "9"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (send, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            if send.send(line.unwrap_or_default()).is_err() {
+                return;
+            }
+        }
+    });
+    let mut seen = String::new();
+    stdin.write_all("帮我买悦诗风吟绿茶精华\n加入购物车\ny\n下单\ny\n".as_bytes()).unwrap();
+    assert!(until(&lines, &mut seen, "状态：待支付，合计 ¥215"), "an order at ¥215:\n{seen}");
+
+    // The operator lowers the price in products.csv while the bot runs.
+    let products = data.join("products.csv");
+    let text = std::fs::read_to_string(&products).unwrap();
+    std::fs::write(&products, text.replace("4.6,,215,30", "4.6,,199,30")).unwrap();
+
+    // The shopper's next searches: the new price as soon as the mall has read the file.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut asked = 0;
+    loop {
+        seen.clear();
+        stdin.write_all("悦诗风吟绿茶精华多少钱\n".as_bytes()).unwrap();
+        asked += 1;
+        assert!(until(&lines, &mut seen, "回复“第一个”查看详情"), "a search answer:\n{seen}");
+        if seen.contains("悦诗风吟 绿茶精萃保湿精华 80ml — ¥199") {
+            break;
+        }
+        assert!(seen.contains("— ¥215"), "the old price until the file is read:\n{seen}");
+        assert!(Instant::now() < deadline, "the new price never came after {asked} searches:\n{seen}");
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    seen.clear();
+    stdin.write_all("/orders\n".as_bytes()).unwrap();
+    assert!(until(&lines, &mut seen, "¥215"), "the open order keeps the price it was placed at:\n{seen}");
+    assert!(seen.contains("待支付"), "{seen}");
+    assert!(!seen.contains("¥199"), "{seen}");
+    drop(stdin);
+    child.wait().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_folder_with_mistakes_is_refused_with_every_mistake_located() {
+    let dir = scratch("mistakes");
+    let folder = repo("services/tests/fixtures/ten-mistakes");
+    let expected = [
+        "stores.csv:5:D (category): category `electronic` is not in categories.csv (did you mean `electronics`?)",
+        "stores.csv:9:E (floor): floor 4F is not in floors.csv",
+        "stores.csv:10:A (id): store `s-asics` is already on row 2",
+        "products.csv:4:B (store): store `s-asic` is not in stores.csv (did you mean `s-asics`?)",
+        "products.csv:8:J (price): `12,9O` is not a price in yuan (like 129 or 129.90)",
+        "products.csv:9:H (rating): `6` is not a rating from 0 to 5",
+        "skus.csv:13:B (product): product `p-tnf-jaket` is not in products.csv (did you mean `p-tnf-jacket`?)",
+        "skus.csv:17:F (stock): `-3` is not a stock count (a whole number, 0 or more)",
+        "products.csv:11: product `p-samsung-buds` has no SKUs in skus.csv and lacks a stock",
+        "promotions.csv:3:D (valid_until): `next month` is not a date (like 2027-06-30)",
+    ];
+
+    let out = mallbot(&dir, &repo("examples/malls/riverside"))
+        .args(["import", "--check"])
+        .arg(&folder)
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "import --check fails on mistakes");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let mut lines = stdout.lines();
+    assert_eq!(lines.next().unwrap(), format!("the mall's data ({}) has 10 mistakes:", folder.display()));
+    assert_eq!(lines.map(str::trim).collect::<Vec<_>>(), expected);
+
+    // `mallbot check` on a config naming the folder: the same lines, exit 1.
+    let out = mallbot(&dir, &folder).arg("check").output().unwrap();
+    assert!(!out.status.success());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    for line in expected {
+        assert!(stdout.contains(line), "check names {line}:\n{stdout}");
+    }
+
+    // The bot will not start on it, and says why.
+    let out = mallbot(&dir, &folder).args(["chat"]).stdin(Stdio::null()).output().unwrap();
+    assert!(!out.status.success(), "the chat does not start");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("has 10 mistakes:"), "{stderr}");
+    for line in expected {
+        assert!(stderr.contains(line), "the refusal names {line}:\n{stderr}");
+    }
+
+    // The example mall passes, with its map.
+    let out =
+        mallbot(&dir, &folder).args(["import", "--check"]).arg(repo("examples/malls/riverside")).output();
+    let stdout = String::from_utf8(out.unwrap().stdout).unwrap();
+    assert!(stdout.contains("is ready: 8 stores, 18 products, 30 SKUs"), "{stdout}");
+    assert!(stdout.contains("every store has its unit"), "{stdout}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_store_the_map_lacks_is_a_located_mistake() {
+    let dir = scratch("map");
+    let data = dir.join("riverside");
+    copy_mall(&data);
+    let stores = data.join("stores.csv");
+    let text = std::fs::read_to_string(&stores).unwrap();
+    std::fs::write(&stores, format!("{text}s-salomon,萨洛蒙,Salomon,outdoor,1F,1F-15,a-sports,,,,Salomon\n"))
+        .unwrap();
+    let out = mallbot(&dir, &data).args(["import", "--check"]).arg(&data).output().unwrap();
+    assert!(!out.status.success());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let map = data.join("imdf");
+    assert_eq!(
+        stdout.lines().collect::<Vec<_>>(),
+        [
+            format!("the mall's data ({}) has 1 mistake:", data.display()),
+            format!(
+                "  stores.csv:10: store `s-salomon` (萨洛蒙) is not on the map {}: give its unit's occupant the ref `s-salomon`, or the same name",
+                map.display()
+            ),
+        ]
+    );
+    let out = mallbot(&dir, &data).args(["chat"]).stdin(Stdio::null()).output().unwrap();
+    assert!(!out.status.success(), "the bot does not start");
+    assert!(
+        String::from_utf8(out.stderr)
+            .unwrap()
+            .contains("stores.csv:10: store `s-salomon` (萨洛蒙) is not on the map")
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
