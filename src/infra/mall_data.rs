@@ -17,23 +17,23 @@ use crate::infra::config::Config;
 const WATCH_EVERY: Duration = Duration::from_secs(1);
 
 /// The mall's data folder, when the config names one.
-pub fn data_dir(config: &Config) -> Option<&Path> {
+pub(crate) fn data_dir(config: &Config) -> Option<&Path> {
     Some(config.mall.data.trim()).filter(|d| !d.is_empty()).map(Path::new)
 }
 
 /// The map of a data folder: `imdf/` (a folder) or `imdf.zip` in it.
-pub fn map_in(dir: &Path) -> Option<PathBuf> {
+pub(crate) fn map_in(dir: &Path) -> Option<PathBuf> {
     [dir.join("imdf"), dir.join("imdf.zip")].into_iter().find(|p| p.exists())
 }
 
 /// The Markdown information of a data folder: its `info/`.
-pub fn info_in(dir: &Path) -> Option<PathBuf> {
+pub(crate) fn info_in(dir: &Path) -> Option<PathBuf> {
     Some(dir.join("info")).filter(|p| p.is_dir())
 }
 
 /// The embedded mall the config names: the mall's own data from `mall.data` (watched for
 /// changes, read again on `SIGHUP`), or the demo mall.
-pub fn open_embedded(config: &Config) -> anyhow::Result<EmbeddedMall> {
+pub(crate) fn open_embedded(config: &Config) -> anyhow::Result<EmbeddedMall> {
     let db = Path::new(&config.mall.embedded_db);
     let Some(dir) = data_dir(config) else {
         return EmbeddedMall::open(db).with_context(|| {

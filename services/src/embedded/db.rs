@@ -10,7 +10,7 @@ use serde::de::DeserializeOwned;
 
 use crate::api::{IdempotencyKey, Shopper};
 use crate::error::ServiceError;
-use crate::models::{EventKind, ProductChange};
+use crate::models::EventKind;
 
 use super::clock::unix_now;
 
@@ -298,6 +298,17 @@ impl<'a> Idempotent<'a> {
         )?;
         Ok(())
     }
+}
+
+/// What a product event says besides its product (the `detail` column).
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+pub(crate) struct ProductChange {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sizes: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub old_price_cents: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new_price_cents: Option<i64>,
 }
 
 /// Appends one product event (a restock or a price change).

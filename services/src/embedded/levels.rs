@@ -9,9 +9,9 @@ use rusqlite::{Connection, Transaction, TransactionBehavior, params};
 
 use super::catalog::Catalog;
 use super::clock::{rfc3339, unix_now};
-use super::db::{OpError, append_product_event, forget_old_keys};
-use crate::models::{EventKind, ProductChange};
+use super::db::{OpError, ProductChange, append_product_event, forget_old_keys};
 use super::inventory::Inventory;
+use crate::models::EventKind;
 
 /// Stock and price changes of a transaction, mirrored in memory once it commits.
 #[derive(Debug, Default)]
@@ -206,8 +206,11 @@ fn append_events(tx: &Transaction, catalog: &Catalog, changes: &[CatalogChange])
         if let (Some(old), Some(new)) = (old, new)
             && old != new
         {
-            let change =
-                ProductChange { old_price_cents: Some(old), new_price_cents: Some(new), ..Default::default() };
+            let change = ProductChange {
+                old_price_cents: Some(old),
+                new_price_cents: Some(new),
+                ..Default::default()
+            };
             append_product_event(tx, EventKind::ProductPriceChanged, product, &change, &at)?;
             tracing::info!(product, old, new, "product price changed (the mall's files)");
         }

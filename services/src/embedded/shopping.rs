@@ -23,7 +23,7 @@ use crate::models::{
 
 use super::catalog::{Catalog, Levels};
 use super::clock::{rfc3339, unix_now};
-use super::db::{self, Idempotent, OpError, append_product_event, new_id};
+use super::db::{self, Idempotent, OpError, ProductChange, append_product_event, new_id};
 use super::info::InfoData;
 use super::inventory::Inventory;
 use super::levels::{Changes, sync, write_price, write_stock};
@@ -949,10 +949,10 @@ impl MallState {
             products.dedup();
             let at = rfc3339(self.now());
             for product in products {
-                let old = self.inventory.product_price(product);
+                let old = live.inventory.product_price(product);
                 let new = catalog
                     .product_slots(product)
-                    .map(|s| if slots.contains(&s) { cents } else { self.inventory.price(s) })
+                    .map(|s| if slots.contains(&s) { cents } else { live.inventory.price(s) })
                     .min()
                     .unwrap_or(cents);
                 if new != old {
@@ -1003,18 +1003,6 @@ fn cart_id(tx: &Transaction, shopper: &Shopper) -> Result<String, OpError> {
 fn stock_of(conn: &Connection, slot_key: &str) -> Result<u32, OpError> {
     Ok(conn.query_row("SELECT stock FROM inventory WHERE slot = ?1", [slot_key], |row| row.get(0))?)
 }
-
-/// What a product event says besides its product (the `detail` column).
-#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
-struct ProductChange {
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    sizes: Vec<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    old_price_cents: Option<i64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    new_price_cents: Option<i64>,
-}
-
 
 /// Appends one order event.
 fn append_event(
