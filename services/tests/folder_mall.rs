@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use services::embedded::{FolderError, read_folder};
 use services::{
-    AddCartItem, CreateOrder, EmbeddedMall, EventQuery, MallApi, OrderStatus, PageRequest, ProductQuery,
-    Shopper, StoreQuery,
+    AddCartItem, CreateOrder, EmbeddedMall, EventKind, EventQuery, MallApi, OrderStatus, PageRequest,
+    ProductQuery, Shopper, StoreQuery,
 };
 
 fn riverside() -> PathBuf {
@@ -213,6 +213,30 @@ async fn a_reload_reports_price_and_stock_changes_and_keeps_sales_counted() {
     );
     let s25 = mall.get_product("p-samsung-s25").await.unwrap();
     assert_eq!(s25.skus.iter().map(|s| s.price_cents).collect::<Vec<_>>(), [599_900, 649_900]);
+    // The files' changes are on the event feed, as an operator's would be: the alerts wake from them.
+    let feed = mall.events(None, 50).await.unwrap();
+    let products: Vec<_> = feed
+        .items
+        .iter()
+        .filter(|e| e.kind != EventKind::OrderStatusChanged)
+        .map(|e| {
+            (
+                e.kind,
+                e.product_id.as_deref().unwrap_or(""),
+                e.sizes.clone(),
+                e.old_price_cents,
+                e.new_price_cents,
+            )
+        })
+        .collect();
+    assert_eq!(
+        products,
+        [
+            (EventKind::ProductRestocked, "p-asics-kayano", vec!["42 / 白色 White".to_owned()], None, None),
+            (EventKind::ProductPriceChanged, "p-samsung-s25", vec![], Some(699_900), Some(649_900)),
+        ],
+        "one restock with its size, one price change with old and new"
+    );
     // The tee's count in the file did not change: the two sold stay sold.
     assert_eq!(tee_m(&mall.get_product("p-asics-tee").await.unwrap()), 10);
     let report = mall.reload().unwrap();
