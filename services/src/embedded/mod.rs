@@ -3,6 +3,30 @@
 //! when it changes. The [`Catalog`] answers search, stores, areas and
 //! routes; carts, orders, payments, order events, stock and idempotency
 //! records live in SQLite and survive a restart.
+//!
+//! The order lifecycle: `PENDING_PAYMENT` → `PAID` → `READY` → `COMPLETED`,
+//! or `CANCELLED` / `EXPIRED`. [`OrderPolicy`] (`ttl`, default 30 min;
+//! `max_open`, default 3) gives a new order its `expires_at` and refuses a
+//! shopper's order beyond `max_open` unpaid ones (`TOO_MANY_OPEN_ORDERS`, cart
+//! kept). Every transaction first expires the unpaid orders that are due
+//! (stock back, one event stamped with the moment it expired); search and
+//! product pages sweep too when the in-memory earliest expiry says one is
+//! due; [`EmbeddedMall::sweep_expired`] does it on demand, and `mall-server`
+//! calls it every 30 s. `pay_order` records one payment per `charge_id` (the
+//! same charge gets the first answer again; a charge of another order is
+//! `CONFLICT`); it takes unpaid orders and orders expired less than 15
+//! minutes ago, whose stock is then taken again — when it has gone,
+//! `ORDER_NOT_PAYABLE` and nothing is recorded. Another amount or currency is
+//! `PAYMENT_MISMATCH`. Cancelling a paid order returns its stock and owes
+//! `refund {PENDING, amount}`; `complete_refunds()` settles them (`DONE`).
+//! Staff calls move `PAID` → `READY` → `COMPLETED`; any other move is
+//! `CONFLICT`. Each status change after creation, each settled refund, each
+//! restock of a size that had none and each price change appends one row to
+//! `events`, whose `AUTOINCREMENT` id is the feed's cursor. `advance_clock`
+//! moves the mall's clock in tests; a database of an earlier version gains
+//! the new columns on open. The demo catalog's source is
+//! `services/data/demo-mall.json`, edited by hand and checked when it loads;
+//! `Catalog::generate` scales it up for benchmarks.
 
 mod catalog;
 mod clock;

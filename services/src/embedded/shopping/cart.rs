@@ -22,7 +22,12 @@ impl MallState {
         self.idempotent(shopper, key, "add_cart_item", item, |tx, _| self.add_item(tx, shopper, item))
     }
 
-    pub(crate) fn add_item(&self, tx: &Transaction, shopper: &Shopper, item: &AddCartItem) -> Result<Cart, OpError> {
+    pub(crate) fn add_item(
+        &self,
+        tx: &Transaction,
+        shopper: &Shopper,
+        item: &AddCartItem,
+    ) -> Result<Cart, OpError> {
         let live = self.live();
         if !(1..=MAX_LINE_QUANTITY).contains(&item.quantity) {
             return Err(ServiceError::invalid(

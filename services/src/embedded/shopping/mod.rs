@@ -56,7 +56,7 @@ pub struct OrderPolicy {
 
 impl Default for OrderPolicy {
     /// 30 minutes, 3 unpaid orders.
-    pub(crate) fn default() -> Self {
+    fn default() -> Self {
         OrderPolicy { ttl: Duration::from_secs(30 * 60), max_open: 3 }
     }
 }
@@ -90,7 +90,7 @@ pub(crate) struct MallState {
     next_due: AtomicI64,
 }
 
-pub(crate) fn not_found(message: String) -> OpError {
+fn not_found(message: String) -> OpError {
     ServiceError::NotFound { message }.into()
 }
 
@@ -157,13 +157,13 @@ impl MallState {
     }
 
     /// Runs `op` on the connection without a write transaction.
-    pub(crate) fn read<T>(&self, op: impl FnOnce(&Connection) -> Result<T, OpError>) -> Result<T, ServiceError> {
+    fn read<T>(&self, op: impl FnOnce(&Connection) -> Result<T, OpError>) -> Result<T, ServiceError> {
         Ok(op(&self.lock())?)
     }
 
     /// Runs `op` in one immediate transaction after expiring the orders that are due; when it
     /// succeeds, commits and mirrors its stock and price changes.
-    pub(crate) fn write<T>(
+    fn write<T>(
         &self,
         op: impl FnOnce(&Transaction, &mut Changes) -> Result<T, OpError>,
     ) -> Result<T, ServiceError> {
@@ -175,7 +175,7 @@ impl MallState {
 
     /// Runs `op` in one immediate transaction; when it succeeds, commits and
     /// mirrors its stock and price changes.
-    pub(crate) fn transaction<T>(
+    fn transaction<T>(
         &self,
         op: impl FnOnce(&Transaction, &mut Changes) -> Result<T, OpError>,
     ) -> Result<T, ServiceError> {
@@ -201,7 +201,7 @@ impl MallState {
 
     /// [`Self::write`] with an optional idempotency key: the same key and
     /// request answer as the first time, in the same transaction as the work.
-    pub(crate) fn idempotent<T: Serialize + DeserializeOwned>(
+    fn idempotent<T: Serialize + DeserializeOwned>(
         &self,
         shopper: &Shopper,
         key: Option<&IdempotencyKey>,
@@ -229,7 +229,7 @@ impl MallState {
 }
 
 /// The shopper's cart id, creating the cart on first use.
-pub(crate) fn cart_id(tx: &Transaction, shopper: &Shopper) -> Result<String, OpError> {
+fn cart_id(tx: &Transaction, shopper: &Shopper) -> Result<String, OpError> {
     let existing: Option<String> = tx
         .query_row("SELECT cart_id FROM carts WHERE shopper = ?1", [shopper.as_str()], |row| row.get(0))
         .optional()?;
@@ -241,12 +241,12 @@ pub(crate) fn cart_id(tx: &Transaction, shopper: &Shopper) -> Result<String, OpE
     Ok(id)
 }
 
-pub(crate) fn stock_of(conn: &Connection, slot_key: &str) -> Result<u32, OpError> {
+fn stock_of(conn: &Connection, slot_key: &str) -> Result<u32, OpError> {
     Ok(conn.query_row("SELECT stock FROM inventory WHERE slot = ?1", [slot_key], |row| row.get(0))?)
 }
 
 /// Appends one order event.
-pub(crate) fn append_event(
+fn append_event(
     tx: &Transaction,
     order_id: &str,
     shopper: &str,
@@ -261,11 +261,11 @@ pub(crate) fn append_event(
     Ok(())
 }
 
-pub(crate) fn parse_status(text: &str) -> Result<OrderStatus, OpError> {
+fn parse_status(text: &str) -> Result<OrderStatus, OpError> {
     Ok(serde_json::from_value(serde_json::Value::String(text.to_owned()))?)
 }
 
-pub(crate) fn parse_refund(text: &str) -> Result<RefundStatus, OpError> {
+fn parse_refund(text: &str) -> Result<RefundStatus, OpError> {
     Ok(serde_json::from_value(serde_json::Value::String(text.to_owned()))?)
 }
 
@@ -273,7 +273,7 @@ const ORDER_COLUMNS: &str = "order_id, status, items, total_cents, created_at, p
                              currency, expires_at, payment, refund_status, refund_cents, shopper";
 
 /// An order row before its JSON and status are parsed.
-pub(crate) struct OrderRow {
+struct OrderRow {
     order_id: String,
     status: String,
     items: String,
@@ -288,7 +288,7 @@ pub(crate) struct OrderRow {
     shopper: String,
 }
 
-pub(crate) fn order_row(row: &Row) -> rusqlite::Result<OrderRow> {
+fn order_row(row: &Row) -> rusqlite::Result<OrderRow> {
     Ok(OrderRow {
         order_id: row.get(0)?,
         status: row.get(1)?,
@@ -306,14 +306,14 @@ pub(crate) fn order_row(row: &Row) -> rusqlite::Result<OrderRow> {
 }
 
 /// An order as stored: the contract's view, its shopper and its expiry in Unix seconds.
-pub(crate) struct Stored {
+struct Stored {
     order: Order,
     shopper: String,
     expires_at: Option<i64>,
 }
 
 impl OrderRow {
-    pub(crate) fn into_stored(self) -> Result<Stored, OpError> {
+    fn into_stored(self) -> Result<Stored, OpError> {
         let status = parse_status(&self.status)?;
         let refund = match (self.refund_status, self.refund_cents) {
             (Some(status), Some(amount_cents)) => {
@@ -343,7 +343,7 @@ impl OrderRow {
 }
 
 /// One of the shopper's orders; another shopper's is not found.
-pub(crate) fn find_order(conn: &Connection, shopper: &Shopper, order_id: &str) -> Result<Stored, OpError> {
+fn find_order(conn: &Connection, shopper: &Shopper, order_id: &str) -> Result<Stored, OpError> {
     conn.query_row(
         &format!("SELECT {ORDER_COLUMNS} FROM orders WHERE order_id = ?1 AND shopper = ?2"),
         params![order_id, shopper.as_str()],
@@ -355,7 +355,7 @@ pub(crate) fn find_order(conn: &Connection, shopper: &Shopper, order_id: &str) -
 }
 
 /// Any shopper's order, for the store's staff.
-pub(crate) fn find_any_order(conn: &Connection, order_id: &str) -> Result<Stored, OpError> {
+fn find_any_order(conn: &Connection, order_id: &str) -> Result<Stored, OpError> {
     conn.query_row(&format!("SELECT {ORDER_COLUMNS} FROM orders WHERE order_id = ?1"), [order_id], order_row)
         .optional()?
         .ok_or_else(|| not_found(format!("order {order_id} not found")))?

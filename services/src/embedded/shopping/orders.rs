@@ -108,7 +108,12 @@ impl MallState {
     }
 
     /// Takes a cart line's quantity out of stock, or fails with what is left.
-    pub(crate) fn reserve(&self, tx: &Transaction, changes: &mut Changes, item: &CartItem) -> Result<(), OpError> {
+    pub(crate) fn reserve(
+        &self,
+        tx: &Transaction,
+        changes: &mut Changes,
+        item: &CartItem,
+    ) -> Result<(), OpError> {
         let live = self.live();
         let key = item.sku_id.as_deref().unwrap_or(&item.product_id);
         let left: Option<u32> = tx
@@ -137,7 +142,12 @@ impl MallState {
     }
 
     /// Puts the order lines' quantities back in stock.
-    pub(crate) fn release(&self, tx: &Transaction, changes: &mut Changes, items: &[CartItem]) -> Result<(), OpError> {
+    pub(crate) fn release(
+        &self,
+        tx: &Transaction,
+        changes: &mut Changes,
+        items: &[CartItem],
+    ) -> Result<(), OpError> {
         let live = self.live();
         for item in items {
             let key = item.sku_id.as_deref().unwrap_or(&item.product_id);
@@ -356,7 +366,12 @@ impl MallState {
     }
 
     /// Moves an order from `from` to `to`, or says why not (`CONFLICT`).
-    pub(crate) fn advance(&self, order_id: &str, from: OrderStatus, to: OrderStatus) -> Result<Order, ServiceError> {
+    pub(crate) fn advance(
+        &self,
+        order_id: &str,
+        from: OrderStatus,
+        to: OrderStatus,
+    ) -> Result<Order, ServiceError> {
         self.write(|tx, _| {
             let Stored { mut order, shopper, .. } = find_any_order(tx, order_id)?;
             if order.status != from {
