@@ -4,7 +4,9 @@
 //! shoppers' queries (p50/p99) beside the demo mall, and reloads the folder
 //! after a price change (time, peak RSS, the old data serving meanwhile).
 //!
-//! `cargo run --release -p services --example folder_scale [-- PRODUCTS]`
+//! `cargo run --release -p services --example folder_scale [-- PRODUCTS]`; with
+//! `KEEP_FOLDER=1` the folder is left in place (to run the bot on it, e.g.
+//! `loadgen --env MALLBOT_MALL__DATA=…`).
 #![allow(clippy::unwrap_used)]
 
 use std::future::Future;
@@ -212,6 +214,10 @@ fn main() {
     println!("during the reload: {searched} searches answered by the old data, the slowest {slowest:.2?}");
     let (p50, p99) = search_latency(&mall);
     println!("search after the reload: p50 {p50:.1} µs, p99 {p99:.1} µs");
-    let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_file(&db);
+    if std::env::var_os("KEEP_FOLDER").is_some() {
+        println!("the folder is kept (KEEP_FOLDER): {}", dir.display());
+    } else {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
