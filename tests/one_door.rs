@@ -192,11 +192,27 @@ async fn the_mini_app_keeps_to_the_rate_limit_and_stores_only_declared_bounded_a
     assert_eq!(audit.len(), 1);
     assert!(!audit[0].2.contains("padding"), "{audit:?}");
 
-    // 2 MB in an unknown field: refused before anything is kept.
-    let huge = format!("huge-{}", "x".repeat(2_000_000));
-    let (status, body) = web.ask_add(3, json!({ "padding": huge })).await;
+    // A body over the 16 KiB limit: refused in the shopper's words before anything is kept.
+    let long = format!("long-{}", "x".repeat(64_000));
+    let (status, body) = web.ask_add(3, json!({ "padding": long })).await;
     assert_eq!(status, 413, "{body}");
     assert!(body["error"].as_str().unwrap().contains("too long"), "{body}");
+    assert!(!web.state_holds("long-xxxx"), "nothing of it kept");
+    // 2 MB: the server stops reading at the limit, so the client sees the 413 or, when it is
+    // still writing, the connection closed under it; either way nothing of it is kept.
+    let huge = format!("huge-{}", "x".repeat(2_000_000));
+    let (product, sku) = a_nike_shoe().await;
+    let sent = web
+        .http
+        .post(web.url("actions"))
+        .header("Authorization", format!("tma {}", init_data(3)))
+        .json(&json!({"tool": "add_to_cart", "args": {"product_id": product, "sku_id": sku, "quantity": 1, "padding": huge}}))
+        .send()
+        .await;
+    match sent {
+        Ok(response) => assert_eq!(response.status().as_u16(), 413),
+        Err(e) => assert!(e.is_request(), "refused by closing the connection: {e}"),
+    }
     assert!(!web.state_holds("huge-xxxx"), "nothing of it kept");
 
     // Two changes a minute, then refused in the shopper's words.
