@@ -26,12 +26,7 @@ use services::{Event, EventKind, MallApi, Product};
 use crate::infra::config::AlertsConfig;
 use crate::infra::state::{StateStore, unix_now, unix_now_ms};
 
-const ALERT: &str = "alerts:a:";
-const BY_USER: &str = "alerts:u:";
-const BY_PRODUCT: &str = "alerts:p:";
-const PRODUCTS: &str = "alerts:products";
-/// The lock of the instance re-reading the watched products.
-const POLL_LOCK: &str = "alerts:poll";
+use crate::infra::state::keys::{self, ALERTS_POLL_LOCK as POLL_LOCK, ALERTS_PRODUCTS as PRODUCTS};
 /// How long after its expiry an alert is still kept (for its last word).
 const GRACE: Duration = Duration::from_secs(7 * 86_400);
 /// Alerts handled at once when one change wakes many.
@@ -93,7 +88,7 @@ impl Alerts {
 
     /// The shopper's alerts (`telegram:123`), oldest first.
     pub async fn list(&self, user: &str) -> Result<Vec<Alert>, String> {
-        let ids = self.live_ids(&format!("{BY_USER}{user}")).await?;
+        let ids = self.live_ids(&keys::alerts_of_user(user)).await?;
         let mut alerts = Vec::new();
         for id in ids {
             if let Some(alert) = self.get(&id).await? {
@@ -135,9 +130,9 @@ impl Alerts {
         alert.expires = now + i64::from(self.settings.ttl_days) * 86_400;
         let json = serde_json::to_string(&alert).map_err(|e| AlertError::Store(e.to_string()))?;
         let store = |e: crate::infra::state::StateError| AlertError::Store(e.to_string());
-        self.state.put_value(&format!("{ALERT}{}", alert.id), &json, self.keep()).await.map_err(store)?;
+        self.state.put_value(&keys::alert(&alert.id), &json, self.keep()).await.map_err(store)?;
         let (user_key, product_key) =
-            (format!("{BY_USER}{}", alert.user), format!("{BY_PRODUCT}{}", alert.product_id));
+            (keys::alerts_of_user(&alert.user), keys::alerts_of_product(&alert.product_id));
         self.state
             .add_counts(
                 &[(&user_key, &alert.id, 1), (&product_key, &alert.id, 1), (PRODUCTS, &alert.product_id, 1)],
@@ -161,7 +156,7 @@ impl Alerts {
         let Some(product_id) = event.product_id.as_deref().filter(|_| event.kind.is_product()) else {
             return Ok(AlertReport::default());
         };
-        let ids = self.live_ids(&format!("{BY_PRODUCT}{product_id}")).await?;
+        let ids = self.live_ids(&keys::alerts_of_product(product_id)).await?;
         if ids.is_empty() {
             return Ok(AlertReport::default());
         }
@@ -211,7 +206,7 @@ impl Alerts {
         let products = self.state.counts(PRODUCTS).await.map_err(|e| e.to_string())?;
         let mut report = AlertReport::default();
         for (product_id, count) in products.into_iter().filter(|(_, n)| *n > 0) {
-            let ids = self.live_ids(&format!("{BY_PRODUCT}{product_id}")).await?;
+            let ids = self.live_ids(&keys::alerts_of_product(&product_id)).await?;
             if ids.is_empty() {
                 let _ = self.state.add_counts(&[(PRODUCTS, &product_id, -count)], self.keep()).await;
                 continue;
@@ -291,18 +286,18 @@ impl Alerts {
     }
 
     async fn get(&self, id: &str) -> Result<Option<Alert>, String> {
-        let value = self.state.get_value(&format!("{ALERT}{id}")).await.map_err(|e| e.to_string())?;
+        let value = self.state.get_value(&keys::alert(id)).await.map_err(|e| e.to_string())?;
         Ok(value.and_then(|v| serde_json::from_str(&v).ok()))
     }
 
     /// Takes the alert out (exactly one caller gets it) and out of its indexes.
     async fn take(&self, id: &str) -> Result<Option<Alert>, String> {
-        let value = self.state.take_value(&format!("{ALERT}{id}")).await.map_err(|e| e.to_string())?;
+        let value = self.state.take_value(&keys::alert(id)).await.map_err(|e| e.to_string())?;
         let Some(alert) = value.and_then(|v| serde_json::from_str::<Alert>(&v).ok()) else {
             return Ok(None);
         };
         let (user_key, product_key) =
-            (format!("{BY_USER}{}", alert.user), format!("{BY_PRODUCT}{}", alert.product_id));
+            (keys::alerts_of_user(&alert.user), keys::alerts_of_product(&alert.product_id));
         if let Err(e) = self
             .state
             .add_counts(

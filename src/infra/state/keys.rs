@@ -20,6 +20,10 @@
 //! | `handoff:USER:PAYLOAD` | group → private hand-off links | value |
 //! | `rated:CHAT:MESSAGE` | an answer's question, for 👍/👎 | value |
 //! | `otel:installation-secret` | the key of conversation ids in traces | value |
+//! | `alerts:a:ID` | a stock or price alert | value |
+//! | `alerts:u:USER`, `alerts:p:PRODUCT`, `alerts:products` | alerts by shopper, by product; the watched products | counts |
+//! | `alerts:poll` | the instance re-reading watched products | lock |
+//! | `outbox:pace` | the outbox's sends, shared by every instance | rate counter |
 //!
 //! Pending confirmations, histories, the outbox and webhook update ids have
 //! their own typed calls on the store; each backend names their keys.
@@ -120,3 +124,25 @@ pub(crate) fn rated(chat: i64, message_id: i32) -> String {
 
 /// The installation's secret that keys conversation ids in traces.
 pub(crate) const INSTALLATION_SECRET: &str = "otel:installation-secret";
+
+/// A stock or price alert, by its id.
+pub(crate) fn alert(id: &str) -> String {
+    format!("alerts:a:{id}")
+}
+
+/// The ids of a shopper's alerts (`<platform>:<id>`).
+pub(crate) fn alerts_of_user(user: &str) -> String {
+    format!("alerts:u:{user}")
+}
+
+/// The ids of the alerts on a product.
+pub(crate) fn alerts_of_product(product_id: &str) -> String {
+    format!("alerts:p:{product_id}")
+}
+
+/// The products some alert watches (value: how many alerts).
+pub(crate) const ALERTS_PRODUCTS: &str = "alerts:products";
+/// The lock of the instance re-reading the watched products.
+pub(crate) const ALERTS_POLL_LOCK: &str = "alerts:poll";
+/// The shared counter of the outbox's sends (the alerts' pace).
+pub(crate) const OUTBOX_PACE: &str = "outbox:pace";

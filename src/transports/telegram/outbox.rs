@@ -28,6 +28,7 @@ use teloxide::types::MessageId;
 
 use super::send::{self, ButtonContext, Outgoing, Target};
 use crate::engine::reply::Reply;
+use crate::infra::state::keys::OUTBOX_PACE as PACE_KEY;
 use crate::infra::state::{OutboxEntry, StateStore, unix_now_ms};
 
 /// How long an entry belongs to whoever is sending it (the turn, or a
@@ -316,8 +317,6 @@ struct Pace {
     chats: std::sync::Mutex<std::collections::HashMap<i64, std::time::Instant>>,
 }
 
-/// The shared counter of the outbox's sends.
-const PACE_KEY: &str = "outbox:pace";
 const PACE_WINDOW: Duration = Duration::from_millis(500);
 /// What one chat may get.
 const PER_CHAT: Duration = Duration::from_secs(1);
