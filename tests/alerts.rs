@@ -475,3 +475,23 @@ async fn in_english_basic_mode_sets_an_alert_for_a_bare_size_and_tells_it_in_eng
     assert!(labels.iter().any(|l| l == "🛒 Add to cart"), "{labels:?}");
     bot.stop().await;
 }
+
+#[tokio::test]
+async fn an_alert_is_not_told_to_a_shopper_no_longer_allowed() {
+    let mut config = alert_config();
+    config.bot.allowed_users = vec![BOB.id];
+    let bot = start(config).await;
+    let shoe = nike_shoe(bot.app.mall.as_ref()).await;
+    let s44 = sku(&shoe, "44");
+    bot.mall.set_stock(&s44, 0).unwrap();
+    // Set while allowed; taken off the list since.
+    add_alert(&bot.app, ALICE.id, "zh", &shoe, Want::Restock { size: Some("44".into()) }).await;
+    add_alert(&bot.app, BOB.id, "zh", &shoe, Want::Restock { size: Some("44".into()) }).await;
+
+    bot.mall.set_stock(&s44, 5).unwrap();
+    bot.read_feed().await;
+    assert!(bot.api.texts_to(ALICE.id).is_empty(), "{:?}", bot.api.texts_to(ALICE.id));
+    let bob = bot.api.texts_to(BOB.id);
+    assert!(bob.len() == 1 && bob[0].contains("44码"), "the allowed shopper is told: {bob:?}");
+    bot.stop().await;
+}

@@ -41,9 +41,10 @@ pub enum Way {
     /// A change asked for outside a chat (a Mini App cart or order change,
     /// an MCP tool call): the allow-lists and the rate limit.
     Call,
-    /// A confirmation pressed, or a read of the shopper's own (the Mini
-    /// App's cart and orders): the allow-lists only — the request that
-    /// asked was counted already.
+    /// A confirmation or an alert's remove button pressed, a read of the
+    /// shopper's own (the Mini App's cart and orders), or a message the bot
+    /// sends by itself (a stock or price alert): the allow-lists only — the
+    /// request that asked was counted already.
     Press,
     /// A message or button of the mall's staff in the service desk's group
     /// (`[support] chat_id`): admitted there only — the desk is its own

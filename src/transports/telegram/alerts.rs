@@ -15,7 +15,8 @@ use super::inbound::Handle;
 use super::pay::TelegramTeller;
 use super::send::{self, Target};
 use crate::engine::alerts::{AlertTeller, News};
-use crate::engine::router::Way;
+use crate::engine::context::ChosenLang;
+use crate::engine::router::{Knock, Way};
 
 #[async_trait]
 impl AlertTeller for TelegramTeller {
@@ -28,6 +29,14 @@ impl AlertTeller for TelegramTeller {
         }
         let chosen = self.app.router.chosen_lang(platform, user_id).await;
         let lang = chosen.or_else(|| Lang::parse(&alert.lang)).unwrap_or(self.app.config.bot.language);
+        // A message the bot sends by itself passes the door too (the allow-lists): a shopper
+        // taken off `bot.allowed_users` since setting the alert hears nothing more.
+        let knock =
+            Knock { chosen: ChosenLang::Read(chosen), ..Knock::private(platform, user_id, lang, Way::Press) };
+        if self.app.router.admit(knock).await.is_err() {
+            tracing::info!(alert = %alert.id, "an alert of a shopper no longer allowed; not told");
+            return Ok(());
+        }
         let text = alert_text(lang, alert, news);
         let markup = (*news != News::Expired).then(|| alert_buttons(lang, alert)).flatten();
         let target = Target { chat: ChatId(user_id), thread: None, reply_to: None };
@@ -93,12 +102,15 @@ impl Handle {
         self.tg.outbox.deliver_with_markup(&self.bot, &self.target, &text, markup).await.map(drop)
     }
 
-    /// A remove button of `/alerts`: only the shopper's own alert goes.
+    /// A remove button of `/alerts`, past the door as a press: only the shopper's own alert goes.
     pub(super) async fn on_unwatch_button(
         &self,
         query: &CallbackQuery,
         id: &str,
     ) -> Result<&'static str, RequestError> {
+        if self.admit_press(query).await.is_none() {
+            return Ok("refused");
+        }
         let lang = self.lang().await;
         let user = format!("telegram:{}", self.user_id());
         match self.tg.app.alerts.remove(&user, id).await {

@@ -314,6 +314,26 @@ impl Handle {
         }
     }
 
+    /// A button press at the door (`Way::Press`: the allow-lists only); a press
+    /// turned away is answered on the button with the door's words.
+    pub async fn admit_press(&self, query: &CallbackQuery) -> Option<Admitted> {
+        let knock = Knock {
+            platform: "telegram",
+            user_id: self.user_id(),
+            chat_id: self.target.chat.0,
+            lang: self.lang().await,
+            chosen: ChosenLang::Read(self.chosen().await),
+            way: Way::Press,
+        };
+        match self.tg.app.router.admit(knock).await {
+            Ok(admitted) => Some(admitted),
+            Err(turned) => {
+                send::answer_press(&self.bot, query, Some(turned.message()), true).await;
+                None
+            }
+        }
+    }
+
     /// Asks the router about an admitted message, showing its progress
     /// meanwhile (typing, a status message, the answer as it streams), and
     /// delivers its answer in place of the progress.

@@ -39,11 +39,11 @@ use super::inbound::{self, BotIdentity, Content};
 use super::lanes::Queued;
 use super::send::{self, Target};
 use super::{TelegramError, Transport, files, texts};
-use crate::engine::context::{ChosenLang, MessageContext};
+use crate::engine::context::MessageContext;
 use crate::engine::media;
 use crate::engine::progress::Progress;
 use crate::engine::reply::{PressCheck, Reply};
-use crate::engine::router::{Admitted, Knock, Presser, Way};
+use crate::engine::router::{Admitted, Presser, Way};
 
 /// The answer when a shopper's file could not be fetched: logged, counted,
 /// and no model call.
@@ -469,22 +469,10 @@ impl Handle {
         approve: bool,
     ) -> Result<Outcome, RequestError> {
         let (bot, lang) = (&self.bot, self.lang().await);
-        let knock = Knock {
-            platform: "telegram",
-            user_id: self.user_id(),
-            chat_id: message.chat.id.0,
-            lang,
-            chosen: ChosenLang::Read(self.chosen().await),
-            way: Way::Press,
+        let Some(admitted) = self.admit_press(query).await else {
+            return Ok(REFUSED);
         };
         let router = self.tg.app.router.clone();
-        let admitted = match router.admit(knock).await {
-            Ok(admitted) => admitted,
-            Err(turned) => {
-                send::answer_press(bot, query, Some(turned.message()), true).await;
-                return Ok(REFUSED);
-            }
-        };
         let check =
             match tokio::spawn(
                 async move { router.press_as(&admitted, &token, approve, Presser::Chat).await },
