@@ -8,6 +8,8 @@
 
 #[path = "support/fake_bot_api.rs"]
 mod fake_bot_api;
+#[path = "support/redis.rs"]
+mod redis_store;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -17,6 +19,7 @@ use handlers::alert_book::{Alert, Want};
 use mallbot::app::App;
 use mallbot::infra::config::Config;
 use mallbot::infra::state::{MemoryStore, StateStore};
+use redis_store::{rand_suffix, redis_url};
 use serde_json::Value;
 use services::{MallApi, Product, ProductQuery};
 use teloxide::dispatching::ShutdownToken;
@@ -376,7 +379,7 @@ async fn a_restart_between_the_event_and_the_send_still_delivers_the_alert_once(
 
 #[tokio::test]
 async fn two_instances_on_one_redis_tell_an_alert_once() {
-    let Some(url) = redis_url().await else { return };
+    let Some(url) = redis_url("alerts", "the two-instance alert test").await else { return };
     let bot = start(alert_config()).await;
     let shoe = nike_shoe(bot.app.mall.as_ref()).await;
     let s45 = sku(&shoe, "45");
@@ -425,28 +428,6 @@ async fn two_instances_on_one_redis_tell_an_alert_once() {
         assert!(texts[0].contains("45码"), "{}", texts[0]);
     }
     bot.stop().await;
-}
-
-/// A Redis URL with a prefix of this test's own, when Redis answers at 127.0.0.1:6379.
-async fn redis_url() -> Option<String> {
-    let url = format!("redis://127.0.0.1:6379/0?prefix=mallbot-alerts-test-{}", rand_suffix());
-    match mallbot::infra::state::open(&url).await {
-        Ok(state) if state.health().await.is_ok() => Some(url),
-        _ => {
-            if std::env::var("CI").as_deref() == Ok("true") {
-                panic!("Redis must be reachable at 127.0.0.1:6379 in CI (CI=true)");
-            }
-            let _ = std::io::Write::write_all(
-                &mut std::io::stderr(),
-                b"SKIPPED: Redis not reachable at 127.0.0.1:6379; the two-instance alert test did not run\n",
-            );
-            None
-        }
-    }
-}
-
-fn rand_suffix() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64
 }
 
 #[tokio::test]

@@ -8,6 +8,8 @@
 
 #[path = "support/fake_bot_api.rs"]
 mod fake_bot_api;
+#[path = "support/redis.rs"]
+mod redis_store;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -17,6 +19,7 @@ use mallbot::app::App;
 use mallbot::engine::payments::PayloadKey;
 use mallbot::infra::config::Config;
 use mallbot::infra::state::{MemoryStore, StateStore};
+use redis_store::{rand_suffix, redis_url};
 use serde_json::Value;
 use services::{AddCartItem, CreateOrder, MallApi, OrderStatus, PageRequest, ProductQuery};
 use teloxide::dispatching::ShutdownToken;
@@ -475,7 +478,7 @@ async fn forget_cursor(state: &dyn StateStore) {
 
 #[tokio::test]
 async fn two_instances_on_one_redis_tell_each_event_once() {
-    let Some(url) = redis_url().await else { return };
+    let Some(url) = redis_url("pay", "the two-instance event test").await else { return };
     let bot = start(pay_config()).await;
     let first = order_directly(bot.app.mall.as_ref(), ALICE).await;
     let second = order_directly(bot.app.mall.as_ref(), ALICE).await;
@@ -509,26 +512,4 @@ async fn two_instances_on_one_redis_tell_each_event_once() {
             && texts.iter().any(|t| t.contains(&second.order_id))
     );
     bot.stop().await;
-}
-
-/// A Redis URL with a prefix of this test's own, when Redis answers at 127.0.0.1:6379.
-async fn redis_url() -> Option<String> {
-    let url = format!("redis://127.0.0.1:6379/0?prefix=mallbot-pay-test-{}", rand_suffix());
-    match mallbot::infra::state::open(&url).await {
-        Ok(state) if state.health().await.is_ok() => Some(url),
-        _ => {
-            if std::env::var("CI").as_deref() == Ok("true") {
-                panic!("Redis must be reachable at 127.0.0.1:6379 in CI (CI=true)");
-            }
-            let _ = std::io::Write::write_all(
-                &mut std::io::stderr(),
-                b"SKIPPED: Redis not reachable at 127.0.0.1:6379; the two-instance event test did not run\n",
-            );
-            None
-        }
-    }
-}
-
-fn rand_suffix() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64
 }
