@@ -28,8 +28,14 @@ fn harbour() -> String {
     concat!(env!("CARGO_MANIFEST_DIR"), "/examples/malls/harbour-info").to_owned()
 }
 
+/// The mall's clock in these tests, unless a test sets its own: a Wednesday
+/// morning, so "this weekend" is the whole of Saturday and Sunday whatever
+/// day the tests run.
+const A_WEDNESDAY_MORNING: &str = "2026-11-25T10:00:00+08:00";
+
 /// `mallbot chat` in `dir` with exactly the `MALLBOT_*` variables given (and the
-/// state and mall databases in `dir`), `script` on its standard input: (status, out, err).
+/// state and mall databases in `dir`, the clock at [`A_WEDNESDAY_MORNING`]),
+/// `script` on its standard input: (status, out, err).
 async fn run_chat(dir: &TempDir, env: &[(&str, String)], script: &str) -> (bool, String, String) {
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_mallbot"));
     for (key, _) in std::env::vars().filter(|(key, _)| key.starts_with("MALLBOT_")) {
@@ -39,6 +45,7 @@ async fn run_chat(dir: &TempDir, env: &[(&str, String)], script: &str) -> (bool,
         .env("MALLBOT_STATE__URL", format!("sqlite://{}", dir.file("state.db")))
         .env("MALLBOT_MALL__EMBEDDED_DB", dir.file("mall.db"))
         .env("RUST_LOG", "warn")
+        .env("MALLBOT_CLOCK", A_WEDNESDAY_MORNING)
         .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
         .args(["chat", "--user", "7"])
         .current_dir(dir.path())
@@ -142,6 +149,17 @@ async fn an_events_place_button_takes_the_shopper_there() {
     assert!(answer(&out, 1).contains("亲子乐园在4楼") && answer(&out, 1).contains("乐高"), "{out}");
     assert!(answer(&out, 2).contains("[2] Take me to Kids & Toys"), "{out}");
     assert!(answer(&out, 3).contains("Kids & Toys is on 4F") && out.contains("floor plan"), "{out}");
+}
+
+#[tokio::test]
+async fn on_a_saturday_evening_this_weekend_is_what_is_left_of_it() {
+    let dir = TempDir::new("mall-info-saturday");
+    let saturday_evening = [("MALLBOT_CLOCK", "2026-11-28T20:30:00+08:00".to_owned())];
+    let out = chat(&dir, &saturday_evening, "这周末有什么活动\nwhat's on this weekend?\n").await;
+    let (zh, en) = (answer(&out, 0), answer(&out, 1));
+    assert!(zh.contains("乐高搭建挑战赛 — 11月29日（周日）"), "Sunday's events:\n{zh}");
+    assert!(!zh.contains("11月28日"), "nothing of Saturday is left at 20:30:\n{zh}");
+    assert!(en.contains("LEGO build challenge — Sun 29 Nov") && !en.contains("28 Nov"), "{en}");
 }
 
 #[tokio::test]

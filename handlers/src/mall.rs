@@ -278,9 +278,7 @@ fn in_window(event: &MallEvent, start: i64, end: i64) -> bool {
 }
 
 fn now_unix() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+    services::clock::now_unix()
 }
 
 /// The name of an event's store or area in the shopper's language, to ask the way to.

@@ -6,6 +6,7 @@
 
 pub mod api;
 pub mod calendar;
+pub mod clock;
 pub mod embedded;
 pub mod error;
 pub mod http;

@@ -1,16 +1,11 @@
-//! Wall-clock time for orders and idempotency records: Unix seconds and
-//! RFC 3339 timestamps in UTC.
-
-use std::time::{SystemTime, UNIX_EPOCH};
+//! Time for orders and idempotency records: Unix seconds on the mall's
+//! clock ([`crate::clock`]) and RFC 3339 timestamps in UTC.
 
 use crate::calendar::civil_from_days;
 
-/// Seconds since the Unix epoch, now.
+/// Seconds since the Unix epoch, now, on the mall's clock.
 pub(crate) fn unix_now() -> i64 {
-    match SystemTime::now().duration_since(UNIX_EPOCH) {
-        Ok(d) => d.as_secs() as i64,
-        Err(before) => -(before.duration().as_secs() as i64),
-    }
+    crate::clock::now_unix()
 }
 
 /// Unix seconds as RFC 3339 in UTC.

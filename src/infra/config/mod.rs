@@ -100,6 +100,12 @@ impl Config {
             if var == CONFIG_PATH_VAR {
                 continue;
             }
+            // The mall's clock (`services::clock`), read by the mall, not a key.
+            if var == services::clock::CLOCK_VAR {
+                services::clock::parse_instant(&value)
+                    .map_err(|message| ConfigError::Env { var, message })?;
+                continue;
+            }
             if !is_known_key(rest, &defaults) {
                 warnings.push(format!(
                     "environment variable {var} is not a config key (expected MALLBOT_<SECTION>__<KEY>, \

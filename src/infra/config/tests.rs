@@ -114,6 +114,14 @@ fn unknown_mallbot_variables_are_warned_about_and_the_config_path_is_not_a_key()
 }
 
 #[test]
+fn the_malls_clock_is_not_a_key_and_a_bad_instant_is_refused() {
+    let c = load("", &[("MALLBOT_CLOCK", "2026-11-25T19:00:00+08:00")]).unwrap();
+    assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+    let refused = load("", &[("MALLBOT_CLOCK", "next saturday")]).unwrap_err().to_string();
+    assert!(refused.contains("MALLBOT_CLOCK") && refused.contains("2026-11-25T19:00:00+08:00"), "{refused}");
+}
+
+#[test]
 fn a_self_hosted_bot_api_server_may_take_an_http_webhook() {
     let webhook = "[telegram]\nmode = \"webhook\"\nwebhook_secret = \"s\"\nwebhook_url = \"http://bot.internal:8443/hook\"\n";
     let refused = load(webhook, &[]).unwrap_err().to_string();
