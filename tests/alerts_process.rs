@@ -13,11 +13,14 @@
 mod fake_bot_api;
 #[path = "support/process.rs"]
 mod process;
+#[path = "support/redis.rs"]
+mod redis_store;
 
 use std::time::Duration;
 
 use fake_bot_api::*;
 use process::*;
+use redis_store::*;
 use services::{HttpMall, HttpMallConfig, MallApi, Product, ProductQuery};
 
 const ALICE: Shopper = Shopper { id: 7001, name: "Alice" };

@@ -14,6 +14,8 @@
 mod fake_bot_api;
 #[path = "support/process.rs"]
 mod process;
+#[path = "support/redis.rs"]
+mod redis_store;
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -23,6 +25,7 @@ use std::time::Duration;
 
 use fake_bot_api::*;
 use process::*;
+use redis_store::*;
 use serde_json::{Value, json};
 use services::{MallApi, OrderStatus, PageRequest};
 

@@ -17,12 +17,15 @@ mod fake_bot_api;
 mod fake_model;
 #[path = "support/process.rs"]
 mod process;
+#[path = "support/redis.rs"]
+mod redis_store;
 
 use std::time::Duration;
 
 use fake_bot_api::*;
 use fake_model::{FakeModel, ModelBehaviour};
 use process::*;
+use redis_store::*;
 use serde_json::{Value, json};
 
 const ALICE: Shopper = Shopper { id: 1001, name: "Alice" };

@@ -1,6 +1,6 @@
 //! Plumbing for process tests: `mallbot` children with their logs, temp
 //! directories, free loopback ports, the environment of a bot on the fake
-//! Bot API, and whether Redis is there.
+//! Bot API (Redis: `redis.rs`).
 
 #![allow(dead_code)]
 
@@ -17,8 +17,6 @@ use crate::fake_bot_api::FakeBotApi;
 
 /// The longest any single wait in these tests lasts.
 pub const BOUND: Duration = Duration::from_secs(20);
-/// Where the shared Redis is expected.
-pub const REDIS_URL: &str = "redis://127.0.0.1:6379";
 
 /// A `mallbot` child process; its standard error (the log) is collected and
 /// printed if the test fails.
@@ -171,28 +169,4 @@ pub fn bot_env(api: &FakeBotApi) -> Vec<(&'static str, String)> {
         ("MALLBOT_TELEGRAM__TOKEN", TEST_TOKEN.to_owned()),
         ("MALLBOT_TELEGRAM__API_URL", api.url.to_string()),
     ]
-}
-
-/// Whether Redis answers at 127.0.0.1:6379; without it (outside CI) a loud
-/// SKIPPED line is printed.
-pub async fn redis_available(test: &str) -> bool {
-    let answered = async {
-        let client = redis::Client::open(REDIS_URL).ok()?;
-        let mut conn =
-            tokio::time::timeout(Duration::from_secs(2), client.get_multiplexed_async_connection())
-                .await
-                .ok()?
-                .ok()?;
-        redis::cmd("PING").query_async::<String>(&mut conn).await.ok()
-    };
-    if answered.await.as_deref() == Some("PONG") {
-        return true;
-    }
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("Redis must be reachable at 127.0.0.1:6379 in CI (CI=true)");
-    }
-    // Written past the test harness's capture so that it shows even when the tests pass.
-    let line = format!("SKIPPED: Redis not reachable at 127.0.0.1:6379 — {test} did not run\n");
-    let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
-    false
 }
