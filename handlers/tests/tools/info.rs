@@ -86,7 +86,9 @@ async fn promotions_of_a_store() {
     mall.expect_store_promotions().with(eq("s-uniqlo")).returning(|_| {
         Ok(page(vec![Promotion {
             title: "满 300 减 50".into(),
+            title_en: String::new(),
             description: "全场服装".into(),
+            description_en: String::new(),
             valid_until: "2025-06-30T23:59:59+08:00".into(),
         }]))
     });

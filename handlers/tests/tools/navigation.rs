@@ -175,6 +175,7 @@ fn areas() -> Page<Area> {
             name_en: "Sports Zone".into(),
             floor: 2,
             description: "运动品牌集中区".into(),
+            description_en: String::new(),
             store_ids: vec!["s-nike".into()],
         },
         Area {
@@ -183,6 +184,7 @@ fn areas() -> Page<Area> {
             name_en: "Fashion Street".into(),
             floor: -1,
             description: "快时尚".into(),
+            description_en: String::new(),
             store_ids: vec!["s-uniqlo".into(), "s-nike".into()],
         },
     ])
