@@ -120,12 +120,12 @@ async fn in_english_a_product_and_offers_show_their_english_texts_or_say_less() 
         Ok(socks)
     });
     mall.expect_get_store().with(eq("s-nike")).returning(|_| Ok(nike()));
-    let ctx = ctx(mall, Lang::En);
+    let english = ctx(mall, Lang::En);
     let shoes: ToolOutput<ProductDetail> =
-        call(ctx.clone(), "get_product_detail", json!({"product_id": "p-peg41"})).await.unwrap();
+        call(english.clone(), "get_product_detail", json!({"product_id": "p-peg41"})).await.unwrap();
     assert_eq!(shoes.data.description, "Light cushioned running shoes");
     let socks: ToolOutput<ProductDetail> =
-        call(ctx, "get_product_detail", json!({"product_id": "p-socks"})).await.unwrap();
+        call(english, "get_product_detail", json!({"product_id": "p-socks"})).await.unwrap();
     assert_eq!(socks.data.description, "", "no English description: none, rather than the Chinese one");
 
     let mut mall = uniqlo_by_name();
