@@ -138,15 +138,22 @@ async fn in_english_a_product_and_offers_show_their_english_texts_or_say_less() 
             valid_until: "2025-06-30T23:59:59+08:00".into(),
         };
         Ok(page(vec![
-            offer("冬装 9 折", "10% off winter wear", "冬装新品一律 9 折。", "10% off all new winter arrivals."),
+            offer(
+                "冬装 9 折",
+                "10% off winter wear",
+                "冬装新品一律 9 折。",
+                "10% off all new winter arrivals.",
+            ),
             offer("第二件半价", "", "购买两件第二件半价", "Second item half price"),
             offer("满 300 减 50", "", "全场服装", ""),
         ]))
     });
     let args = json!({"store_id": "Uniqlo", "info_type": "promotions"});
-    let output: ToolOutput<StoreInfoResult> = call(ctx(mall, Lang::En), "get_store_info", args).await.unwrap();
+    let output: ToolOutput<StoreInfoResult> =
+        call(ctx(mall, Lang::En), "get_store_info", args).await.unwrap();
     let StoreInfoResult::Promotions { promotions, .. } = output.data else { panic!("promotions") };
-    let lines: Vec<(&str, &str)> = promotions.iter().map(|p| (p.title.as_str(), p.description.as_str())).collect();
+    let lines: Vec<(&str, &str)> =
+        promotions.iter().map(|p| (p.title.as_str(), p.description.as_str())).collect();
     assert_eq!(
         lines,
         [

@@ -525,7 +525,6 @@ impl MallApi for EmbeddedMall {
                     store_id: Some(store.id.clone()),
                     store_name: Some(store.name.clone()),
                     store_name_en: Some(store.name_en.clone()),
-                    ..MallPromotion::default()
                 });
             }
         }
