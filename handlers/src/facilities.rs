@@ -13,7 +13,7 @@ use maps::facility;
 
 use crate::basic::text::Scratch;
 use crate::basic::{Answering, Call, Reply, Said, Step, read};
-use crate::format::{floor, join};
+use crate::format::{floor, has_han, join};
 use crate::texts::zh_hant::to_simplified;
 use crate::{
     HelpLine, Lang, OfflineHook, ToolContext, ToolError, ToolOutput, ToolResult, indoor, tool_function,
@@ -194,9 +194,14 @@ pub async fn find_facility(ctx: &ToolContext, args: FindFacilityArgs) -> ToolRes
     };
     let text = |v: Option<Value>| v.and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
     let number = |v: Option<Value>| v.and_then(|v| v.as_i64()).unwrap_or(0);
+    // A facility the map names in Chinese only is named by its kind in English.
+    let mut name = text(data.remove("to_name"));
+    if ctx.lang.texts().format.english_names && (name.is_empty() || has_han(&name)) {
+        name = name_of(kind);
+    }
     let route = FacilityRoute {
         kind: kind.key.to_owned(),
-        name: text(data.remove("to_name")),
+        name,
         floor: number(data.remove("to_floor")) as i32,
         from_name: text(data.remove("from_name")),
         steps: serde_json::from_value(data.remove("steps").unwrap_or_default()).unwrap_or_default(),

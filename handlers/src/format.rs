@@ -51,6 +51,104 @@ pub fn mall_text(lang: Lang, text: &str) -> Cow<'_, str> {
     (lang.texts().format.mall_text)(text)
 }
 
+/// A text of the mall's (a description, an offer's title) in the shopper's
+/// language, from its Chinese and English versions: in English the English
+/// one, empty when the mall has none (an English answer then says less
+/// rather than show Chinese); in Chinese the Chinese one as the language
+/// shows it ([`mall_text`]), the English one when the mall wrote only that.
+pub fn local_text<'a>(lang: Lang, zh: &'a str, en: &'a str) -> Cow<'a, str> {
+    let (zh, en) = (zh.trim(), en.trim());
+    if lang.texts().format.english_names || zh.is_empty() { Cow::Borrowed(en) } else { mall_text(lang, zh) }
+}
+
+/// An offer's title and description in the shopper's language (see
+/// [`local_text`]): a description that is all there is becomes the title,
+/// one that repeats the title is left out, and an offer with no words in the
+/// language at all is named as such (in English: "an offer, described in
+/// Chinese only") rather than shown in Chinese.
+pub fn offer_text(lang: Lang, title: (&str, &str), description: (&str, &str)) -> (String, String) {
+    let title = local_text(lang, title.0, title.1).into_owned();
+    // The line goes on after the description (`…（有效期至 …）`): no full stop before it.
+    let description = local_text(lang, description.0, description.1);
+    let description = description.trim_end_matches(['.', '。']).to_owned();
+    match (title.is_empty(), description.is_empty()) {
+        (true, true) => (lang.texts().answers.untranslated_offer.to_owned(), String::new()),
+        (true, false) => (description, String::new()),
+        _ if description == title => (title, String::new()),
+        _ => (title, description),
+    }
+}
+
+/// A SKU's label (a size, a colour, both) as the shopper's language shows
+/// it. Malls write labels in both languages at once (`42 / 黑色 Black`,
+/// `中杯 Tall`): in English the Chinese words of a part that has English
+/// words are left out (`42 / Black`, `Tall`); a part in Chinese only stays
+/// as it is (it is the only name of that choice).
+pub fn sku_label(lang: Lang, label: &str) -> Cow<'_, str> {
+    if !lang.texts().format.english_names || !has_han(label) {
+        return mall_text(lang, label);
+    }
+    let english_word = |w: &str| w.chars().count() > 1 && w.chars().all(|c| c.is_ascii_alphabetic());
+    let parts: Vec<String> = label
+        .split(" / ")
+        .map(|part| {
+            if part.split_whitespace().any(english_word) {
+                part.split_whitespace().filter(|w| !has_han(w)).collect::<Vec<_>>().join(" ")
+            } else {
+                part.trim().to_owned()
+            }
+        })
+        .collect();
+    Cow::Owned(parts.join(" / "))
+}
+
+/// Whether a text has Chinese characters in it (a text that is not English).
+pub fn has_han(text: &str) -> bool {
+    text.chars()
+        .any(|c| matches!(c, '\u{3400}'..='\u{9fff}' | '\u{f900}'..='\u{faff}' | '\u{20000}'..='\u{2fa1f}'))
+}
+
+/// Opening hours as the shopper's language writes them. The mall writes
+/// them the same in every language, `10:00-22:00`; a closing time before
+/// the opening time is on the next day (`10:00-02:00`, also read when
+/// written `10:00-次日02:00`): `10:00–02:00 (next day)` / `10:00–次日02:00`.
+/// Several spans may be separated by commas or semicolons. Hours the mall
+/// wrote in words of its own show as written, except in English when they
+/// are in Chinese: then they are left out (empty).
+pub fn opening_hours(lang: Lang, hours: &str) -> String {
+    let spans: Option<Vec<String>> = hours
+        .split([',', ';', '，', '；', '、'])
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|span| opening_span(lang, span))
+        .collect();
+    match spans {
+        Some(spans) if !spans.is_empty() => spans.join(lang.texts().format.comma),
+        _ if lang.texts().format.english_names && has_han(hours) => String::new(),
+        _ => mall_text(lang, hours.trim()).into_owned(),
+    }
+}
+
+/// One span of opening hours, `HH:MM-HH:MM`; `None` when it is not one.
+fn opening_span(lang: Lang, span: &str) -> Option<String> {
+    let (open, close) = span.split_once(['-', '–', '—', '~', '～', '至'])?;
+    let close = close.trim();
+    let (close, said_next_day) = match close.strip_prefix("次日") {
+        Some(rest) => (rest.trim(), true),
+        None => (close, false),
+    };
+    let minutes = |t: &str| -> Option<u32> {
+        let (h, m) = t.trim().split_once([':', '：'])?;
+        let (h, m): (u32, u32) = (h.trim().parse().ok()?, m.trim().parse().ok()?);
+        (h <= 24 && m < 60).then_some(h * 60 + m)
+    };
+    let (from, to) = (minutes(open)?, minutes(close)?);
+    let next_day = said_next_day || to < from;
+    let close = close.trim();
+    let close = if next_day { (lang.texts().format.next_day)(close) } else { close.to_owned() };
+    Some(format!("{}–{close}", open.trim()))
+}
+
 /// A product's name in the shopper's language.
 pub fn product_name(lang: Lang, product: &ProductBrief) -> Cow<'_, str> {
     local_name(lang, &product.name, product.name_en.as_deref())
@@ -107,7 +205,7 @@ pub fn item_label(lang: Lang, name: &str, sku_label: Option<&str>, quantity: u32
     let format = &lang.texts().format;
     match sku_label.filter(|l| !l.is_empty()) {
         Some(label) if is_size(label) => (format.item_sized)(name, label, quantity),
-        Some(label) => (format.item_labelled)(name, &mall_text(lang, label), quantity),
+        Some(label) => (format.item_labelled)(name, &self::sku_label(lang, label), quantity),
         None => (format.item_plain)(name, quantity),
     }
 }
@@ -166,6 +264,40 @@ mod tests {
         assert_eq!(store_place(Lang::En, &nike), "Nike (3F-01)");
         let no_en = store("老字号", "", 2, "201");
         assert_eq!(store_place(Lang::En, &no_en), "老字号 (2F, unit 201)");
+    }
+
+    #[test]
+    fn opening_hours_past_midnight_read_in_each_language() {
+        assert_eq!(opening_hours(Lang::En, "10:00-02:00"), "10:00–02:00 (next day)");
+        assert_eq!(opening_hours(Lang::Zh, "10:00-02:00"), "10:00–次日02:00");
+        assert_eq!(opening_hours(Lang::ZhHant, "10:00-02:00"), "10:00–次日02:00");
+        assert_eq!(opening_hours(Lang::En, "10:00-次日02:00"), "10:00–02:00 (next day)");
+        assert_eq!(opening_hours(Lang::En, "10:00-22:00"), "10:00–22:00");
+        assert_eq!(opening_hours(Lang::Zh, "11:00-14:00, 17:00-01:30"), "11:00–14:00，17:00–次日01:30");
+        assert_eq!(opening_hours(Lang::En, "00:00-24:00"), "00:00–24:00");
+        // Words of the mall's own: as written, but never Chinese in English.
+        assert_eq!(opening_hours(Lang::Zh, "周一至周五 10:00-22:00"), "周一至周五 10:00-22:00");
+        assert_eq!(opening_hours(Lang::En, "周一至周五 10:00-22:00"), "");
+        assert_eq!(opening_hours(Lang::En, "24 hours"), "24 hours");
+        assert_eq!(opening_hours(Lang::En, ""), "");
+    }
+
+    #[test]
+    fn texts_of_the_mall_in_english_are_english_or_nothing() {
+        assert_eq!(
+            local_text(Lang::En, "冬装新品 9 折", "10% off new winter arrivals"),
+            "10% off new winter arrivals"
+        );
+        assert_eq!(local_text(Lang::En, "冬装新品 9 折", ""), "");
+        assert_eq!(local_text(Lang::Zh, "冬装新品 9 折", "10% off"), "冬装新品 9 折");
+        assert_eq!(local_text(Lang::ZhHant, "冬装新品 9 折", ""), "冬裝新品 9 折");
+        assert_eq!(local_text(Lang::Zh, "", "10% off"), "10% off");
+        assert!(has_han("冬装") && has_han("Nike 耐克") && !has_han("Nike – 10% off (next day)"));
+        assert_eq!(sku_label(Lang::En, "42 / 黑色 Black"), "42 / Black");
+        assert_eq!(sku_label(Lang::En, "中杯 Tall"), "Tall");
+        assert_eq!(sku_label(Lang::En, "曜石黑 256GB"), "曜石黑 256GB", "no English for it");
+        assert_eq!(sku_label(Lang::Zh, "42 / 黑色 Black"), "42 / 黑色 Black");
+        assert_eq!(sku_label(Lang::En, "M"), "M");
     }
 
     #[test]

@@ -9,7 +9,10 @@ use serde_json::{Value, json};
 
 use crate::basic::text::Scratch;
 use crate::basic::{Answering, Call, Reply, Said, Step, clip, date, extract, rating as one_decimal, read};
-use crate::format::{floor_and_unit, join, mall_text, navigate_suggestion, paren, product_name, store_name};
+use crate::format::{
+    floor_and_unit, join, local_text, mall_text, navigate_suggestion, offer_text, paren, product_name,
+    sku_label, store_name,
+};
 use crate::general::{find_store, store_for_display};
 use crate::records::{StoreCard, StoreRef, Yuan, rating};
 use crate::search::SearchProductsResult;
@@ -66,13 +69,17 @@ pub struct SkuLine {
 impl ProductDetail {
     fn new(product: &Product, store: StoreRef, lang: Lang) -> Self {
         let brief = &product.brief;
-        let sizes = if product.skus.is_empty() { brief.sizes.clone() } else { Vec::new() };
+        let sizes = if product.skus.is_empty() {
+            brief.sizes.iter().map(|s| sku_label(lang, s).into_owned()).collect()
+        } else {
+            Vec::new()
+        };
         let skus = product
             .skus
             .iter()
             .map(|s| SkuLine {
                 sku_id: s.sku_id.clone(),
-                label: mall_text(lang, &s.label).into_owned(),
+                label: sku_label(lang, &s.label).into_owned(),
                 price_yuan: (s.price_cents != brief.price_cents).then_some(Yuan(s.price_cents)),
                 stock: s.stock,
             })
@@ -84,7 +91,12 @@ impl ProductDetail {
             category: mall_text(lang, &brief.category).into_owned(),
             price_yuan: Yuan(brief.price_cents),
             rating: Some(rating(brief.rating)),
-            description: mall_text(lang, &product.description).into_owned(),
+            description: local_text(
+                lang,
+                &product.description,
+                product.description_en.as_deref().unwrap_or(""),
+            )
+            .into_owned(),
             sold_out: !brief.in_stock,
             sizes,
             skus,
@@ -221,10 +233,10 @@ pub async fn get_store_info(ctx: &ToolContext, args: GetStoreInfoArgs) -> ToolRe
             let promotions = ctx.mall.store_promotions(&store.id).await?.items;
             let promotions = promotions
                 .iter()
-                .map(|p| PromotionLine {
-                    title: mall_text(ctx.lang, &p.title).into_owned(),
-                    description: mall_text(ctx.lang, &p.description).into_owned(),
-                    valid_until: p.valid_until.clone(),
+                .map(|p| {
+                    let (title, description) =
+                        offer_text(ctx.lang, (&p.title, &p.title_en), (&p.description, &p.description_en));
+                    PromotionLine { title, description, valid_until: p.valid_until.clone() }
                 })
                 .collect();
             StoreInfoResult::Promotions { store: short, promotions }

@@ -14,7 +14,7 @@ use services::calendar::LocalTime;
 use services::{EventQuery, InfoIndex, InfoSection, MallEvent, ServiceError};
 
 use crate::basic::{Answering, Call, Reply, Said, Step, date as day_of, read};
-use crate::format::{local_name, mall_text, navigate_suggestion};
+use crate::format::{local_name, mall_text, navigate_suggestion, offer_text};
 use crate::texts::zh_hant::to_simplified;
 use crate::{HelpLine, Lang, OfflineHook, ToolContext, ToolOutput, ToolResult, tool_function};
 
@@ -366,12 +366,9 @@ pub async fn mall_events(ctx: &ToolContext, args: MallEventsArgs) -> ToolResult<
                 continue;
             }
         }
-        offers.push(OfferLine {
-            title: either(lang, &p.title, &p.title_en),
-            description: either(lang, &p.description, &p.description_en),
-            valid_until: day_of(&p.valid_until),
-            store,
-        });
+        let (title, description) =
+            offer_text(lang, (&p.title, &p.title_en), (&p.description, &p.description_en));
+        offers.push(OfferLine { title, description, valid_until: day_of(&p.valid_until), store });
     }
     let more_offers =
         if args.offers == Some(true) { store_offers.saturating_sub(SHOWN_STORE_OFFERS) } else { 0 };

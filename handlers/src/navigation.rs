@@ -9,7 +9,7 @@ use services::Area;
 use serde_json::{Value, json};
 
 use crate::basic::{Answering, Call, Reply, Said, Step, read};
-use crate::format::{floor, join, local_name, mall_text, navigate_suggestion, paren, store_name};
+use crate::format::{floor, join, local_name, local_text, mall_text, navigate_suggestion, paren, store_name};
 use crate::general::{StoreLookup, lookup_store, store_for_display, store_not_found};
 use crate::records::StoreRef;
 use crate::texts::zh_hant::to_simplified;
@@ -237,7 +237,7 @@ pub async fn navigate_to_area(
     let floor_plan_sent = picture.is_some();
     let area = AreaCard {
         name: mall_text(ctx.lang, &area.name).into_owned(),
-        description: mall_text(ctx.lang, &area.description).into_owned(),
+        description: local_text(ctx.lang, &area.description, &area.description_en).into_owned(),
         area_id: area.id,
         name_en: area.name_en,
         floor: area.floor,
@@ -277,6 +277,7 @@ mod tests {
             name_en: name_en.into(),
             floor: 4,
             description: String::new(),
+            description_en: String::new(),
             store_ids: vec![],
         }
     }

@@ -98,7 +98,7 @@ impl StoreCard {
             category: crate::format::mall_text(lang, &store.category).into_owned(),
             floor: store.floor,
             unit: store.unit.clone(),
-            open_hours: store.open_hours.clone(),
+            open_hours: crate::format::opening_hours(lang, &store.open_hours),
             phone: store.phone.clone(),
         }
     }

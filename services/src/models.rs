@@ -17,6 +17,10 @@ pub struct Store {
     pub floor: i32,
     pub unit: String,
     pub area_id: String,
+    /// Opening hours, written the same in every language: `10:00-22:00`;
+    /// a closing time before the opening time is on the next day
+    /// (`10:00-02:00`). Shown per language (`10:00–02:00 (next day)`,
+    /// `10:00–次日02:00`).
     pub open_hours: String,
     pub phone: String,
     #[serde(default)]
@@ -30,7 +34,13 @@ pub struct Area {
     pub name: String,
     pub name_en: String,
     pub floor: i32,
+    /// Chinese description.
     pub description: String,
+    /// English description, when the mall has one. Not among the contract's
+    /// required fields: a backend that leaves it out still works (English
+    /// answers then leave the description out).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description_en: String,
     #[serde(default)]
     pub store_ids: Vec<String>,
 }
@@ -62,8 +72,13 @@ pub struct ProductBrief {
 pub struct Product {
     #[serde(flatten)]
     pub brief: ProductBrief,
+    /// Chinese description.
     #[serde(default)]
     pub description: String,
+    /// English description, when the mall has one (optional in the
+    /// contract: without it, English answers leave the description out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description_en: Option<String>,
     #[serde(default)]
     pub skus: Vec<Sku>,
     #[serde(default)]
@@ -303,11 +318,19 @@ pub struct EventPage {
     pub next: Option<String>,
 }
 
-/// A store's promotion.
+/// A store's promotion: its title and description in Chinese, and in
+/// English when the mall has them (optional in the contract: without them,
+/// English answers say less).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Promotion {
+    /// Chinese title.
     pub title: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub title_en: String,
+    /// Chinese description.
     pub description: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description_en: String,
     /// RFC 3339.
     pub valid_until: String,
 }
@@ -555,4 +578,32 @@ pub struct MallPromotion {
     pub store_name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub store_name_en: Option<String>,
+}
+
+#[cfg(test)]
+mod english_texts {
+    use super::*;
+
+    #[test]
+    fn objects_of_a_backend_without_english_texts_still_read() {
+        let product: Product = serde_json::from_str(
+            r#"{"id":"p1","name":"跑鞋","brand":"Nike","category":"shoes","price_cents":69900,"rating":4.5,
+            "store_id":"s1","store_name":"Nike","in_stock":true,"sizes":[],"description":"轻量","skus":[],"images":[]}"#,
+        )
+        .expect("parses");
+        assert_eq!(product.description_en, None);
+        let promotion: Promotion = serde_json::from_str(
+            r#"{"title":"9 折","description":"全场","valid_until":"2027-01-01T00:00:00+08:00"}"#,
+        )
+        .expect("parses");
+        assert_eq!((promotion.title_en.as_str(), promotion.description_en.as_str()), ("", ""));
+        let area: Area = serde_json::from_str(
+            r#"{"id":"a1","name":"美食广场","name_en":"Food court","floor":5,"description":"火锅","store_ids":[]}"#,
+        )
+        .expect("parses");
+        assert!(area.description_en.is_empty());
+        // And they are left out again, as an older client expects.
+        let back = serde_json::to_value(&promotion).expect("serializes");
+        assert!(back.get("title_en").is_none() && back.get("description_en").is_none(), "{back}");
+    }
 }

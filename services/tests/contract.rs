@@ -765,6 +765,7 @@ contract_suite!(
     events_in_a_window_come_soonest_first_with_their_place,
     an_unreadable_event_window_is_refused_by_name,
     mall_promotions_list_the_malls_offers_then_every_stores,
+    english_texts_come_with_products_offers_and_areas,
 );
 
 /// Stamps out every case of [`suite`] that also needs the embedded mall behind the API (to move
@@ -1109,6 +1110,47 @@ mod suite {
             .map(|p| p.title.as_str())
             .collect();
         assert_eq!(listed, nike.iter().map(|p| p.title.as_str()).collect::<Vec<_>>());
+    }
+
+    fn han(text: &str) -> bool {
+        text.chars().any(|c| ('\u{3400}'..='\u{9fff}').contains(&c))
+    }
+
+    /// Products, the stores' offers and areas carry English texts next to the Chinese ones,
+    /// and opening hours are written in no language (`10:00-02:00`: the next day).
+    pub async fn english_texts_come_with_products_offers_and_areas(mall: Mall) {
+        let milk = mall.get_product("p-0001").await.unwrap();
+        assert_eq!(
+            milk.description, "盒马 有机鲜牛奶 950ml：当日到店，新鲜直达，产地直采。",
+            "the brand once"
+        );
+        let english = milk.description_en.as_deref().unwrap_or_default();
+        assert!(!english.is_empty() && !han(english), "{english:?}");
+        for product in all_products(&mall).await.iter().take(60) {
+            let product = mall.get_product(&product.id).await.unwrap();
+            let english = product.description_en.unwrap_or_default();
+            assert!(!english.is_empty() && !han(&english), "{}: {english:?}", product.brief.id);
+        }
+
+        let uniqlo = mall.store_promotions("s-uniqlo").await.unwrap().items.remove(0);
+        assert_eq!(
+            (uniqlo.title.as_str(), uniqlo.title_en.as_str()),
+            ("冬装新品 9 折", "10% off new winter arrivals")
+        );
+        assert!(
+            han(&uniqlo.description) && !uniqlo.description_en.is_empty() && !han(&uniqlo.description_en)
+        );
+        let all = mall.mall_promotions().await.unwrap().items;
+        assert!(
+            all.iter().all(|p| !p.title_en.is_empty() && !han(&p.title_en) && !han(&p.description_en)),
+            "every offer in English too: {all:?}"
+        );
+
+        let areas = mall.list_areas().await.unwrap().items;
+        assert!(areas.iter().all(|a| !a.description_en.is_empty() && !han(&a.description_en)), "{areas:?}");
+        assert!(areas.iter().all(|a| !a.description.contains(&a.description_en)), "each language apart");
+
+        assert_eq!(mall.get_store("s-haidilao").await.unwrap().open_hours, "10:00-02:00");
     }
 
     pub async fn areas_list_their_stores(mall: Mall) {

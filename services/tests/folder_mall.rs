@@ -90,6 +90,51 @@ async fn the_example_mall_serves_its_stores_products_offers_and_events() {
     assert!(route.steps.last().unwrap().contains("3F-02"), "{:?}", route.steps);
 }
 
+#[tokio::test]
+async fn english_columns_are_read_when_there_and_optional() {
+    let mall = EmbeddedMall::open_folder(riverside(), None).expect("the example mall has no mistakes");
+    let kayano = mall.get_product("p-asics-kayano").await.unwrap();
+    assert_eq!(kayano.description, "稳定支撑型跑鞋，适合长距离。");
+    assert_eq!(
+        kayano.description_en.as_deref(),
+        Some("Stable, supportive running shoes for long distances.")
+    );
+    let offer = mall.store_promotions("s-asics").await.unwrap().items.remove(0);
+    assert_eq!(offer.title_en, "Second pair of running shoes 20% off");
+    assert_eq!(offer.description, "买第二双跑鞋享 8 折。");
+    assert_eq!(offer.description_en, "Buy two pairs of running shoes and get 20% off the second.");
+    let sports = mall.get_area("a-sports").await.unwrap();
+    assert_eq!(
+        (sports.description.as_str(), sports.description_en.as_str()),
+        ("跑鞋、冲锋衣与户外装备。", "Running shoes and outdoor gear.")
+    );
+    assert_eq!(mall.get_store("s-shudaxia").await.unwrap().open_hours, "11:00-02:00");
+
+    // A folder written before the English columns: the same mall, without them.
+    let dir = copy_of_riverside("no-english");
+    let products = std::fs::read_to_string(dir.join("products.csv")).unwrap();
+    let products: String = products
+        .lines()
+        .map(|line| {
+            let at =
+                if line.starts_with("id,") { line.rfind(',') } else { line.find(",\"").or(line.rfind(',')) };
+            format!("{}\n", &line[..at.unwrap()])
+        })
+        .collect();
+    std::fs::write(dir.join("products.csv"), products).unwrap();
+    std::fs::write(
+        dir.join("promotions.csv"),
+        "store,title,description,valid_until\ns-asics,跑鞋第二双 8 折,买第二双跑鞋享 8 折。,2027-06-30\n",
+    )
+    .unwrap();
+    let mall = EmbeddedMall::open_folder(dir.clone(), None).expect("English columns are optional");
+    let kayano = mall.get_product("p-asics-kayano").await.unwrap();
+    assert_eq!((kayano.description.as_str(), kayano.description_en), ("稳定支撑型跑鞋，适合长距离。", None));
+    let offer = mall.store_promotions("s-asics").await.unwrap().items.remove(0);
+    assert_eq!((offer.title_en.as_str(), offer.description_en.as_str()), ("", ""));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 #[test]
 fn a_folder_with_ten_kinds_of_mistakes_gets_ten_located_errors() {
     let errors = read_folder(&fixture("ten-mistakes")).expect_err("refused");

@@ -27,6 +27,7 @@ pub(crate) static TEXTS: Texts = Texts {
         item_plain: |name, quantity| format!("{name} × {quantity}"),
         total: "Total: ",
         navigate_suggestion: |name| format!("Take me to {name}"),
+        next_day: |time| format!("{time} (next day)"),
     },
     commands: Commands {
         greeting: "Hello! I'm the mall's shopping guide 🛍️\n\nJust tell me in words what you're looking for: stores, \
@@ -168,11 +169,17 @@ pub(crate) static TEXTS: Texts = Texts {
         no_reviews: |name| format!("{name} has no reviews yet."),
         reviews: |name, average| format!("{name} is rated {average} on average. Recent reviews:"),
         store_basic: |name, place, hours, phone| {
-            format!("{name} is on {place}, open {hours}, phone {phone}.")
+            let hours = if hours.is_empty() { String::new() } else { format!(", open {hours}") };
+            let phone = if phone.is_empty() { String::new() } else { format!(", phone {phone}") };
+            format!("{name} is on {place}{hours}{phone}.")
         },
         no_promotions: |name| format!("{name} has no promotions right now."),
         promotions: |name| format!("Current deals at {name}:"),
-        promotion: |title, description, until| format!("{title}: {description} (until {until})"),
+        promotion: |title, description, until| match description {
+            "" => format!("{title} (until {until})"),
+            _ => format!("{title}: {description} (until {until})"),
+        },
+        untranslated_offer: "An offer (described in Chinese only)",
         store_not_found: |name, closest| {
             format!(
                 "I couldn't find a store called \"{name}\". Stores with close names: {closest}. Tap one below for directions."
@@ -185,7 +192,7 @@ pub(crate) static TEXTS: Texts = Texts {
         route_to: |name, from, distance, eta| {
             format!("To {name}: from {from} it is about {distance} m, {eta} min on foot:")
         },
-        area: |name, floor, description| format!("{name} is on {floor}. {description}"),
+        area: |name, floor, description| format!("{name} is on {floor}. {description}").trim_end().to_owned(),
         stores_here: "Stores here: ",
         added: |name, quantity, total| {
             format!(

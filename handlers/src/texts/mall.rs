@@ -38,7 +38,7 @@ pub struct MallTexts {
     pub offers_title: &'static str,
     /// Before the stores' offers.
     pub store_offers_title: &'static str,
-    /// One store's offer: (store, title, description, valid until).
+    /// One store's offer: (store, title, description or empty, valid until).
     pub store_offer: fn(&str, &str, &str, &str) -> String,
     /// After the stores' offers shown: (how many more).
     pub more_offers: fn(usize) -> String,
@@ -77,7 +77,10 @@ pub const ZH_HANS: MallTexts = MallTexts {
     date: |month, day, wd| format!("{month}月{day}日（周{}）", weekday(&ZH_WEEKDAYS, wd)),
     offers_title: "商场的优惠：",
     store_offers_title: "各店铺的优惠：",
-    store_offer: |store, title, description, until| format!("{store}：{title}（{description}，至 {until}）"),
+    store_offer: |store, title, description, until| match description {
+        "" => format!("{store}：{title}（至 {until}）"),
+        _ => format!("{store}：{title}（{description}，至 {until}）"),
+    },
     more_offers: |n| format!("还有 {n} 条店铺优惠，问我「某某店有什么优惠」可以单独查看。"),
     no_offers: "商场暂时没有公布优惠活动。",
 };
@@ -104,7 +107,10 @@ pub const ZH_HANT: MallTexts = MallTexts {
     date: |month, day, wd| format!("{month}月{day}日（週{}）", weekday(&ZH_WEEKDAYS, wd)),
     offers_title: "商場的優惠：",
     store_offers_title: "各店鋪的優惠：",
-    store_offer: |store, title, description, until| format!("{store}：{title}（{description}，至 {until}）"),
+    store_offer: |store, title, description, until| match description {
+        "" => format!("{store}：{title}（至 {until}）"),
+        _ => format!("{store}：{title}（{description}，至 {until}）"),
+    },
     more_offers: |n| format!("還有 {n} 條店鋪優惠，問我「某某店有什麼優惠」可以單獨查看。"),
     no_offers: "商場暫時沒有公布優惠活動。",
 };
@@ -135,8 +141,9 @@ pub const EN: MallTexts = MallTexts {
     },
     offers_title: "Offers across the mall:",
     store_offers_title: "Offers in the stores:",
-    store_offer: |store, title, description, until| {
-        format!("{store}: {title} ({description}, until {until})")
+    store_offer: |store, title, description, until| match description {
+        "" => format!("{store}: {title} (until {until})"),
+        _ => format!("{store}: {title} ({description}, until {until})"),
     },
     more_offers: |n| format!("{n} more store offers — ask me \"any deals at <store>?\" for one store's."),
     no_offers: "The mall hasn't published any offers yet.",

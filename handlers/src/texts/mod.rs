@@ -117,6 +117,8 @@ pub struct Format {
     pub total: &'static str,
     /// The suggestion button asking the way to a store.
     pub navigate_suggestion: fn(&str) -> String,
+    /// A closing time on the next day, in opening hours: `次日02:00`, `02:00 (next day)`.
+    pub next_day: fn(&str) -> String,
 }
 
 /// Commands, the greeting, `/help` and buttons.
@@ -359,8 +361,10 @@ pub struct Answers {
     pub no_promotions: fn(&str) -> String,
     /// A store's promotions: (name).
     pub promotions: fn(&str) -> String,
-    /// One promotion: (title, description, valid until).
+    /// One promotion: (title, description or empty, valid until).
     pub promotion: fn(&str, &str, &str) -> String,
+    /// The title of an offer the mall wrote in no words of this language.
+    pub untranslated_offer: &'static str,
     /// No store by that name: (the name, close names).
     pub store_not_found: fn(&str, &str) -> String,
     /// Where directions start by default.
@@ -369,7 +373,7 @@ pub struct Answers {
     pub route_here: fn(&str, &str, &str, u32, u32) -> String,
     /// Directions to a store: (name, from, metres, minutes).
     pub route_to: fn(&str, &str, u32, u32) -> String,
-    /// An area: (name, floor, description).
+    /// An area: (name, floor, description or empty).
     pub area: fn(&str, &str, &str) -> String,
     /// Before the stores of an area.
     pub stores_here: &'static str,

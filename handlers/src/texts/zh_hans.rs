@@ -27,6 +27,7 @@ pub(crate) static TEXTS: Texts = Texts {
         item_plain: |name, quantity| format!("{name} × {quantity}"),
         total: "合计：",
         navigate_suggestion: |name| format!("带我去{name}"),
+        next_day: |time| format!("次日{time}"),
     },
     commands: Commands {
         greeting: "您好！我是商场导购助手 🛍️\n\n直接用文字告诉我您想找什么：找店、找商品、比价格、加购物车、下单取货都可以。\
@@ -147,10 +148,18 @@ pub(crate) static TEXTS: Texts = Texts {
         which_store: "想去哪家？告诉我店名，我带您过去。",
         no_reviews: |name| format!("{name}还没有评价。"),
         reviews: |name, average| format!("{name}平均评分 {average}，最近的评价："),
-        store_basic: |name, place, hours, phone| format!("{name}在{place}，营业时间 {hours}，电话 {phone}。"),
+        store_basic: |name, place, hours, phone| {
+            let hours = if hours.is_empty() { String::new() } else { format!("，营业时间 {hours}") };
+            let phone = if phone.is_empty() { String::new() } else { format!("，电话 {phone}") };
+            format!("{name}在{place}{hours}{phone}。")
+        },
         no_promotions: |name| format!("{name}目前没有优惠活动。"),
         promotions: |name| format!("{name}当前的优惠："),
-        promotion: |title, description, until| format!("{title}：{description}（有效期至 {until}）"),
+        promotion: |title, description, until| match description {
+            "" => format!("{title}（有效期至 {until}）"),
+            _ => format!("{title}：{description}（有效期至 {until}）"),
+        },
+        untranslated_offer: "优惠活动",
         store_not_found: |name, closest| {
             format!("没有找到“{name}”这家店。名字相近的有：{closest}。点下面的按钮带您过去。")
         },

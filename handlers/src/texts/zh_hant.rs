@@ -38,6 +38,7 @@ pub(crate) static TEXTS: Texts = Texts {
         item_plain: |name, quantity| format!("{name} × {quantity}"),
         total: "合計：",
         navigate_suggestion: |name| format!("帶我去{name}"),
+        next_day: |time| format!("次日{time}"),
     },
     commands: Commands {
         greeting: "您好！我是商場導購助手 🛍️\n\n直接用文字告訴我您想找什麼：找店、找商品、比價格、加購物車、下單取貨都可以。\
@@ -158,10 +159,18 @@ pub(crate) static TEXTS: Texts = Texts {
         which_store: "想去哪家？告訴我店名，我帶您過去。",
         no_reviews: |name| format!("{name}還沒有評價。"),
         reviews: |name, average| format!("{name}平均評分 {average}，最近的評價："),
-        store_basic: |name, place, hours, phone| format!("{name}在{place}，營業時間 {hours}，電話 {phone}。"),
+        store_basic: |name, place, hours, phone| {
+            let hours = if hours.is_empty() { String::new() } else { format!("，營業時間 {hours}") };
+            let phone = if phone.is_empty() { String::new() } else { format!("，電話 {phone}") };
+            format!("{name}在{place}{hours}{phone}。")
+        },
         no_promotions: |name| format!("{name}目前沒有優惠活動。"),
         promotions: |name| format!("{name}當前的優惠："),
-        promotion: |title, description, until| format!("{title}：{description}（有效期至 {until}）"),
+        promotion: |title, description, until| match description {
+            "" => format!("{title}（有效期至 {until}）"),
+            _ => format!("{title}：{description}（有效期至 {until}）"),
+        },
+        untranslated_offer: "優惠活動",
         store_not_found: |name, closest| {
             format!("沒有找到「{name}」這家店。名字相近的有：{closest}。點下面的按鈕帶您過去。")
         },

@@ -65,6 +65,7 @@ pub fn pegasus() -> Product {
             sizes: vec!["41".into(), "42".into()],
         },
         description: "轻量缓震跑鞋".into(),
+        description_en: Some("Light cushioned running shoes".into()),
         skus: vec![sku("41", 3), sku("42", 1), sku("43", 0)],
         images: vec!["https://img.example/peg41.jpg".into()],
     }
@@ -87,6 +88,7 @@ pub fn socks() -> Product {
             sizes: vec![],
         },
         description: String::new(),
+        description_en: None,
         skus: vec![],
         images: vec![],
     }

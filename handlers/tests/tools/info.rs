@@ -86,7 +86,9 @@ async fn promotions_of_a_store() {
     mall.expect_store_promotions().with(eq("s-uniqlo")).returning(|_| {
         Ok(page(vec![Promotion {
             title: "满 300 减 50".into(),
+            title_en: String::new(),
             description: "全场服装".into(),
+            description_en: String::new(),
             valid_until: "2025-06-30T23:59:59+08:00".into(),
         }]))
     });
@@ -105,6 +107,60 @@ async fn promotions_of_a_store() {
                 valid_until: "2025-06-30T23:59:59+08:00".into(),
             }],
         }
+    );
+}
+
+#[tokio::test]
+async fn in_english_a_product_and_offers_show_their_english_texts_or_say_less() {
+    let mut mall = MockMallApi::new();
+    mall.expect_get_product().with(eq("p-peg41")).returning(|_| Ok(pegasus()));
+    mall.expect_get_product().with(eq("p-socks")).returning(|_| {
+        let mut socks = socks();
+        socks.description = "纯棉运动袜".into();
+        Ok(socks)
+    });
+    mall.expect_get_store().with(eq("s-nike")).returning(|_| Ok(nike()));
+    let english = ctx(mall, Lang::En);
+    let shoes: ToolOutput<ProductDetail> =
+        call(english.clone(), "get_product_detail", json!({"product_id": "p-peg41"})).await.unwrap();
+    assert_eq!(shoes.data.description, "Light cushioned running shoes");
+    let socks: ToolOutput<ProductDetail> =
+        call(english, "get_product_detail", json!({"product_id": "p-socks"})).await.unwrap();
+    assert_eq!(socks.data.description, "", "no English description: none, rather than the Chinese one");
+
+    let mut mall = uniqlo_by_name();
+    mall.expect_store_promotions().with(eq("s-uniqlo")).returning(|_| {
+        let offer = |title: &str, title_en: &str, description: &str, description_en: &str| Promotion {
+            title: title.into(),
+            title_en: title_en.into(),
+            description: description.into(),
+            description_en: description_en.into(),
+            valid_until: "2025-06-30T23:59:59+08:00".into(),
+        };
+        Ok(page(vec![
+            offer(
+                "冬装 9 折",
+                "10% off winter wear",
+                "冬装新品一律 9 折。",
+                "10% off all new winter arrivals.",
+            ),
+            offer("第二件半价", "", "购买两件第二件半价", "Second item half price"),
+            offer("满 300 减 50", "", "全场服装", ""),
+        ]))
+    });
+    let args = json!({"store_id": "Uniqlo", "info_type": "promotions"});
+    let output: ToolOutput<StoreInfoResult> =
+        call(ctx(mall, Lang::En), "get_store_info", args).await.unwrap();
+    let StoreInfoResult::Promotions { promotions, .. } = output.data else { panic!("promotions") };
+    let lines: Vec<(&str, &str)> =
+        promotions.iter().map(|p| (p.title.as_str(), p.description.as_str())).collect();
+    assert_eq!(
+        lines,
+        [
+            ("10% off winter wear", "10% off all new winter arrivals"),
+            ("Second item half price", ""),
+            ("An offer (described in Chinese only)", ""),
+        ]
     );
 }
 

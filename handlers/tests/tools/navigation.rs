@@ -175,6 +175,7 @@ fn areas() -> Page<Area> {
             name_en: "Sports Zone".into(),
             floor: 2,
             description: "运动品牌集中区".into(),
+            description_en: String::new(),
             store_ids: vec!["s-nike".into()],
         },
         Area {
@@ -183,6 +184,7 @@ fn areas() -> Page<Area> {
             name_en: "Fashion Street".into(),
             floor: -1,
             description: "快时尚".into(),
+            description_en: "Fast fashion".into(),
             store_ids: vec!["s-uniqlo".into(), "s-nike".into()],
         },
     ])
@@ -201,7 +203,7 @@ async fn an_area_is_found_by_part_of_its_english_name_with_its_stores() {
         name: "潮流服饰".into(),
         name_en: "Fashion Street".into(),
         floor: -1,
-        description: "快时尚".into(),
+        description: "Fast fashion".into(),
     };
     let stores = vec![area_store("s-uniqlo", "优衣库", "Uniqlo", "服装", "B105"), nike_in_area()];
     assert_eq!(output.data, NavigateToAreaResult { area, stores: Some(stores), floor_plan_sent: false });

@@ -144,7 +144,7 @@ async fn stores_come_back_with_place_hours_and_phone() {
         category: "服装".into(),
         floor: -1,
         unit: "B105".into(),
-        open_hours: "10:00-22:00".into(),
+        open_hours: "10:00–22:00".into(),
         phone: "021-5555-0105".into(),
     };
     assert_eq!(output.data, SearchStoresResult { total: 1, stores: vec![uniqlo] });

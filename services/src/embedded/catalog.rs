@@ -60,6 +60,7 @@ pub(crate) struct ProductRecord {
     pub store: u32,
     pub rating: f32,
     pub description: String,
+    pub description_en: Option<String>,
     pub images: Vec<String>,
     pub slots: Range<u32>,
     pub has_skus: bool,
@@ -378,6 +379,7 @@ impl Catalog {
         Product {
             brief: self.brief(product, levels),
             description: p.description.clone(),
+            description_en: p.description_en.clone(),
             skus,
             images: p.images.clone(),
         }
@@ -399,6 +401,7 @@ impl Catalog {
             name: p.name.clone(),
             name_en: p.name_en.clone(),
             description: p.description.clone(),
+            description_en: p.description_en.clone(),
             rating: p.rating,
             images: p.images.clone(),
             skus: if p.has_skus {
@@ -619,6 +622,7 @@ fn product_records(
             store,
             rating: p.rating,
             description: p.description,
+            description_en: p.description_en.filter(|d| !d.trim().is_empty()),
             images: p.images,
             slots: first..slots.len() as u32,
             has_skus,

@@ -133,8 +133,11 @@ pub(crate) struct ProductData {
     /// Chinese name.
     pub name: String,
     pub name_en: String,
+    /// Chinese description.
     #[serde(default)]
     pub description: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description_en: Option<String>,
     pub rating: f32,
     #[serde(default)]
     pub images: Vec<String>,

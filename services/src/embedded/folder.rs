@@ -458,7 +458,7 @@ impl<'a> Builder<'a> {
         floors
     }
 
-    /// `areas`: id, name, name_en, floor, description.
+    /// `areas`: id, name, name_en, floor, description, description_en.
     fn read_areas(&mut self, floors: &BTreeMap<i32, Floor>) -> HashSet<String> {
         let mut ids = HashSet::new();
         let Some(mut t) = self.table("areas") else { return ids };
@@ -466,6 +466,7 @@ impl<'a> Builder<'a> {
         let name = t.require(&["name"], &mut self.errors);
         let floor = t.require(&["floor"], &mut self.errors);
         let (name_en, description) = (t.column(&["name_en"]), t.column(&["description"]));
+        let description_en = t.column(&["description_en"]);
         if id.is_none() || name.is_none() || floor.is_none() {
             return ids;
         }
@@ -497,6 +498,7 @@ impl<'a> Builder<'a> {
                 name_en: t.cell(row, name_en).to_owned(),
                 floor: f,
                 description: t.cell(row, description).to_owned(),
+                description_en: t.cell(row, description_en).to_owned(),
                 store_ids: Vec::new(),
             });
         }
@@ -702,14 +704,15 @@ impl<'a> Builder<'a> {
                     name_en: format!("Floor {label}"),
                     floor: s.store.floor,
                     description: String::new(),
+                    description_en: String::new(),
                     store_ids: vec![s.store.id.clone()],
                 });
             }
         }
     }
 
-    /// `products`: id, store, brand, category, name, name_en, description, rating, images,
-    /// price, stock. Answers each product's row, for the SKUs' checks.
+    /// `products`: id, store, brand, category, name, name_en, description, description_en,
+    /// rating, images, price, stock. Answers each product's row, for the SKUs' checks.
     fn read_products(&mut self, stores: &HashSet<String>) -> HashMap<String, (usize, usize)> {
         let mut rows_of = HashMap::new();
         let Some(mut t) = self.table("products") else {
@@ -728,6 +731,7 @@ impl<'a> Builder<'a> {
         }
         let (brand, name_en, description) =
             (t.column(&["brand"]), t.column(&["name_en"]), t.column(&["description"]));
+        let description_en = t.column(&["description_en"]);
         let (rating, images) = (t.column(&["rating"]), t.column(&["images", "image"]));
         let (price, stock) = (t.column(&["price", "price_yuan"]), t.column(&["stock"]));
         let categories = self.category_ids();
@@ -799,6 +803,9 @@ impl<'a> Builder<'a> {
                 name: pname.to_owned(),
                 name_en: Some(t.cell(row, name_en)).filter(|s| !s.is_empty()).unwrap_or(pname).to_owned(),
                 description: t.cell(row, description).to_owned(),
+                description_en: Some(t.cell(row, description_en))
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned),
                 rating: r,
                 images: list(t.cell(row, images)),
                 skus: Vec::new(),
@@ -961,7 +968,8 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// `promotions`: store, title, description, valid_until (a date, or RFC 3339).
+    /// `promotions`: store, title, title_en, description, description_en, valid_until (a
+    /// date, or RFC 3339).
     fn read_promotions(&mut self, stores: &HashSet<String>) {
         let Some(mut t) = self.table("promotions") else { return };
         let store = t.require(&["store", "store_id"], &mut self.errors);
@@ -970,6 +978,7 @@ impl<'a> Builder<'a> {
             return;
         }
         let (description, until) = (t.column(&["description"]), t.column(&["valid_until", "until"]));
+        let (title_en, description_en) = (t.column(&["title_en"]), t.column(&["description_en"]));
         let stores_file = self.file_of("stores");
         while let Some(row) = t.next_row() {
             let row = &row;
@@ -991,7 +1000,9 @@ impl<'a> Builder<'a> {
             };
             self.data.stores[target].promotions.push(Promotion {
                 title: t.cell(row, title).to_owned(),
+                title_en: t.cell(row, title_en).to_owned(),
                 description: t.cell(row, description).to_owned(),
+                description_en: t.cell(row, description_en).to_owned(),
                 valid_until,
             });
         }

@@ -82,6 +82,7 @@ fn variant(template: &ProductData, index: usize, rng: &mut StdRng) -> ProductDat
         name: format!("{} {edition_zh}", template.name),
         name_en: format!("{} {edition_en} {code}", template.name_en),
         description: template.description.clone(),
+        description_en: template.description_en.clone(),
         rating: (rng.random_range(35..=50) as f32) / 10.0,
         images: vec![format!("/images/{id}.jpg")],
         skus,

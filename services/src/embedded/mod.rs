@@ -518,12 +518,13 @@ impl MallApi for EmbeddedMall {
             for p in catalog.promotions(&store.id).unwrap_or_default() {
                 items.push(MallPromotion {
                     title: p.title.clone(),
+                    title_en: p.title_en.clone(),
                     description: p.description.clone(),
+                    description_en: p.description_en.clone(),
                     valid_until: p.valid_until.clone(),
                     store_id: Some(store.id.clone()),
                     store_name: Some(store.name.clone()),
                     store_name_en: Some(store.name_en.clone()),
-                    ..MallPromotion::default()
                 });
             }
         }
