@@ -110,3 +110,41 @@ fn the_mall_server_stops_cleanly_on_sigterm() {
     assert!(stderr.contains("mall server stopping") && stderr.contains("SIGTERM"), "{stderr}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_config_with_several_mistakes_is_refused_with_every_one_named_by_its_key() {
+    let dir = temp_dir("bad-config");
+    let config = dir.join("bad.toml");
+    std::fs::write(
+        &config,
+        "[llm]\nprovider = \"openai\"\nmodel = \"deepseek-chat\"\n\n[state]\nurl = \"postgres://db\"\n\n\
+         [webapp]\npublic_url = \"http://m.example/\"\n",
+    )
+    .unwrap();
+    for command in ["check", "chat"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_mallbot"))
+            .args(["--config", config.to_str().unwrap(), command])
+            .current_dir(&dir)
+            .env_remove("MALLBOT_CONFIG")
+            .env_remove("MALLBOT_LLM__PROVIDER")
+            .env_remove("MALLBOT_LLM__BASE_URL")
+            .env_remove("MALLBOT_STATE__URL")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "`{command}` refuses the config:\n{stderr}");
+        assert!(stderr.contains("the config has 3 mistakes:"), "`{command}`:\n{stderr}");
+        for (key, problem) in [
+            ("llm.base_url", "required when llm.provider = \"openai\""),
+            ("state.url", "`postgres://db`: use sqlite://PATH"),
+            ("webapp.public_url", "over https:// only"),
+        ] {
+            let line = stderr.lines().find(|line| line.contains(&format!("config key `{key}`")));
+            let line = line.unwrap_or_else(|| panic!("`{command}`: no line for {key}:\n{stderr}"));
+            assert!(line.contains(problem), "`{command}`: {key} says what is wrong:\n{stderr}");
+        }
+        assert!(!dir.join("mallbot.db").exists(), "nothing was started with a refused config");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

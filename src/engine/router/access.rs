@@ -318,3 +318,6 @@ impl FunctionCallRouter {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -806,3 +806,6 @@ fn find_order_id(value: &Value) -> Option<String> {
 fn code_request(lang: Lang, code: &str) -> String {
     (lang.texts().confirm.code_request)(code)
 }
+
+#[cfg(test)]
+mod tests;

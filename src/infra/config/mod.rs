@@ -1,6 +1,7 @@
 //! [`Config`]: every setting, with a working default for each, read from an
 //! optional TOML file and `MALLBOT_<SECTION>__<KEY>` environment variables.
-//! A bad config is refused with a message naming the key and what was wrong.
+//! A bad config is refused with every mistake at once, each naming its key
+//! and what was wrong.
 //!
 //! The sections are in `sections.rs`, the environment overlay in `env.rs`,
 //! the checks the types cannot make in `validate.rs`.
@@ -18,6 +19,7 @@ mod validate;
 pub(crate) use env::CONFIG_PATH_VAR;
 use env::{apply_env, is_known_key};
 pub use sections::*;
+pub use validate::Mistake;
 
 pub use crate::infra::secret::Secret;
 
@@ -59,12 +61,19 @@ pub enum ConfigError {
     Parse { path: String, message: String },
     #[error("environment variable {var}: {message}")]
     Env { var: String, message: String },
-    #[error("config key `{key}`: {message}")]
-    Invalid { key: String, message: String },
+    /// Values the types accept but the bot cannot use: every one found, each with its key.
+    #[error("{}", validate::render(.0))]
+    Invalid(Vec<Mistake>),
 }
 
-fn invalid(key: &str, message: impl Into<String>) -> ConfigError {
-    ConfigError::Invalid { key: key.to_owned(), message: message.into() }
+impl ConfigError {
+    /// The mistakes in the values, each with its key (none for a file that cannot be read or parsed).
+    pub fn mistakes(&self) -> &[Mistake] {
+        match self {
+            ConfigError::Invalid(mistakes) => mistakes,
+            _ => &[],
+        }
+    }
 }
 
 impl Config {

@@ -43,22 +43,18 @@ fn the_malls_data_is_a_folder_served_by_the_embedded_mall() {
     c.validate().unwrap();
     c.mall.backend = MallBackend::Http;
     c.mall.base_url = "https://mall.example".into();
-    match c.validate() {
-        Err(ConfigError::Invalid { key, message }) => {
-            assert_eq!(key, "mall.data");
-            assert!(message.contains("mall.backend = \"embedded\""), "{message}");
-        }
-        other => panic!("an http mall with data: {other:?}"),
-    }
+    let refused = c.validate().unwrap_err();
+    let [Mistake { key, message }] = refused.mistakes() else {
+        panic!("an http mall with data: {refused:?}")
+    };
+    assert_eq!(key, "mall.data");
+    assert!(message.contains("mall.backend = \"embedded\""), "{message}");
     c.mall.backend = MallBackend::Embedded;
     c.mall.data = "/nonexistent/mall-data".into();
-    match c.validate() {
-        Err(ConfigError::Invalid { key, message }) => {
-            assert_eq!(key, "mall.data");
-            assert!(message.contains("`/nonexistent/mall-data` does not exist"), "{message}");
-        }
-        other => panic!("a missing folder: {other:?}"),
-    }
+    let refused = c.validate().unwrap_err();
+    let [Mistake { key, message }] = refused.mistakes() else { panic!("a missing folder: {refused:?}") };
+    assert_eq!(key, "mall.data");
+    assert!(message.contains("`/nonexistent/mall-data` does not exist"), "{message}");
 }
 
 #[test]
@@ -70,13 +66,10 @@ fn an_info_dir_must_be_a_folder_named_by_its_key() {
         [("/nonexistent/mall-info", "does not exist"), (env!("CARGO_MANIFEST_PATH"), "is not a folder")]
     {
         c.mall.info_dir = path.into();
-        match c.validate() {
-            Err(ConfigError::Invalid { key, message }) => {
-                assert_eq!(key, "mall.info_dir");
-                assert!(message.contains(why) && message.contains(path), "{message}");
-            }
-            other => panic!("{path}: {other:?}"),
-        }
+        let refused = c.validate().unwrap_err();
+        let [Mistake { key, message }] = refused.mistakes() else { panic!("{path}: {refused:?}") };
+        assert_eq!(key, "mall.info_dir");
+        assert!(message.contains(why) && message.contains(path), "{message}");
     }
 }
 #[test]
@@ -301,4 +294,40 @@ fn mcp_servers_and_their_tools_levels_are_checked_and_named() {
     assert!(e.contains("mcp.servers.a__b"), "{e}");
     let e = load("[tools.valet__park]\nlevel = \"safe\"\n", &[]).unwrap_err().to_string();
     assert!(e.contains("tools.valet__park") && e.contains("[mcp.servers]"), "{e}");
+}
+
+#[test]
+fn every_mistake_is_told_at_once_each_with_its_key() {
+    let text = "[llm]\nprovider = \"openai\"\nbase_url = \"ftp://models.example\"\nmodel = \"m\"\n\n\
+                [payments]\ncurrency = \"yuan\"\n\n[otel]\nsample_ratio = 2.0\n";
+    let refused = load(text, &[]).unwrap_err();
+    let keys: Vec<&str> = refused.mistakes().iter().map(|m| m.key.as_str()).collect();
+    assert_eq!(keys, ["llm.base_url", "payments.currency", "otel.sample_ratio"], "{refused}");
+    let shown = refused.to_string();
+    let lines: Vec<&str> = shown.lines().collect();
+    assert_eq!(lines[0], "the config has 3 mistakes:", "{shown}");
+    assert_eq!(lines.len(), 4, "a count, then one line a mistake:\n{shown}");
+    assert!(lines[1].contains("config key `llm.base_url`") && lines[1].contains("not ftp://"), "{shown}");
+    assert!(lines[2].contains("config key `payments.currency`") && lines[2].contains("`yuan`"), "{shown}");
+    assert!(lines[3].contains("config key `otel.sample_ratio`") && lines[3].contains("got 2"), "{shown}");
+}
+
+#[test]
+fn one_section_with_several_mistakes_tells_each_and_one_mistake_is_one_line() {
+    let mut c = Config::default();
+    c.llm.max_rounds = 0;
+    c.llm.request_timeout_secs = 0;
+    c.llm.tool_timeout_secs = 0;
+    let refused = c.validate().unwrap_err();
+    let keys: Vec<&str> = refused.mistakes().iter().map(|m| m.key.as_str()).collect();
+    assert_eq!(keys, ["llm.max_rounds", "llm.request_timeout_secs", "llm.tool_timeout_secs"]);
+    assert!(refused.to_string().contains("config key `llm.tool_timeout_secs`: must be at least 1 second"));
+
+    let refused = load("[bot]\nhistory_messages = 1\n", &[]).unwrap_err();
+    assert_eq!(
+        refused.to_string(),
+        "the config has 1 mistake:\n  config key `bot.history_messages`: must be at least 2"
+    );
+    let unreadable = load("[bot\n", &[]).unwrap_err();
+    assert!(unreadable.mistakes().is_empty(), "a file that cannot be parsed has no keyed mistakes yet");
 }
