@@ -31,7 +31,12 @@ const BOSS: Shopper = Shopper { id: 9101, name: "Boss" };
 const DESK: i64 = -100_910;
 const NEW_DESK: i64 = -100_911;
 
-fn env_for(api: &FakeBotApi, dir: &TempDir, desk: i64, ops: std::net::SocketAddr) -> Vec<(&'static str, String)> {
+fn env_for(
+    api: &FakeBotApi,
+    dir: &TempDir,
+    desk: i64,
+    ops: std::net::SocketAddr,
+) -> Vec<(&'static str, String)> {
     let mut env = bot_env(api);
     env.extend([
         ("MALLBOT_STATE__URL", format!("sqlite://{}", dir.file("state.db"))),
@@ -52,7 +57,10 @@ fn sent_html(api: &FakeBotApi, chat: i64) -> Vec<Value> {
 /// Waits for the card of a new topic in `desk` after `before` messages there.
 async fn wait_for_card(api: &FakeBotApi, desk: i64, before: usize) -> (i64, Value) {
     api.wait_until("a card in a desk topic", |api| {
-        api.sent_to(desk).iter().skip(before).any(|m| m["message_thread_id"].is_i64() && !buttons(m).is_empty())
+        api.sent_to(desk)
+            .iter()
+            .skip(before)
+            .any(|m| m["message_thread_id"].is_i64() && !buttons(m).is_empty())
     })
     .await;
     let card = api.sent_to(desk).into_iter().skip(before).find(|m| !buttons(m).is_empty()).unwrap();
@@ -124,15 +132,25 @@ async fn shoppers_words_stay_text_ratings_count_once_and_a_moved_desk_gets_new_t
         "the reason on one line, as written: {html}"
     );
     for line in html.lines() {
-        assert!(!line.starts_with("🧾 O-123") && !line.starts_with("主管备注"), "a line of the shopper's: {line}");
+        assert!(
+            !line.starts_with("🧾 O-123") && !line.starts_with("主管备注"),
+            "a line of the shopper's: {line}"
+        );
     }
     // What the shopper writes now is visibly theirs in the topic.
     api.push_update(private_text(EVE, "✅ 对话已结束，顾客已收到通知。"));
     api.wait_until("the shopper's message in the topic", |api| {
-        api.sent_to(DESK).iter().any(|m| m["message_thread_id"].as_i64() == Some(thread) && m["text"].as_str().is_some_and(|t| t.starts_with("🧑 › ✅")))
+        api.sent_to(DESK).iter().any(|m| {
+            m["message_thread_id"].as_i64() == Some(thread)
+                && m["text"].as_str().is_some_and(|t| t.starts_with("🧑 › ✅"))
+        })
     })
     .await;
-    assert!(api.copies_to(DESK).is_empty(), "a copy would pass for the bot's own note: {:?}", api.copies_to(DESK));
+    assert!(
+        api.copies_to(DESK).is_empty(),
+        "a copy would pass for the bot's own note: {:?}",
+        api.copies_to(DESK)
+    );
     assert!(
         !api.sent_to(DESK).iter().any(|m| m["text"].as_str() == Some("✅ 对话已结束，顾客已收到通知。")),
         "the shopper's text passed for the bot's note"
@@ -184,7 +202,11 @@ async fn shoppers_words_stay_text_ratings_count_once_and_a_moved_desk_gets_new_t
     api.push_update(private_text(EVE, "我的电话是 13800001111"));
     api.wait_for_texts(EVE.id, to_eve + 1).await;
     for desk in [DESK, NEW_DESK] {
-        let leaked = api.sent_to(desk).into_iter().chain(api.copies_to(desk)).any(|m| m.to_string().contains("13800001111"));
+        let leaked = api
+            .sent_to(desk)
+            .into_iter()
+            .chain(api.copies_to(desk))
+            .any(|m| m.to_string().contains("13800001111"));
         assert!(!leaked, "the shopper's message went to a desk topic through an old link");
     }
     // Asking again opens a new topic in the new group; no topic of the old link is reopened there.

@@ -205,7 +205,9 @@ fn workbook(sheet: Body, shared: Option<String>) -> Vec<u8> {
 }
 
 fn sheet_xml(rows: &str) -> String {
-    format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?><worksheet xmlns=\"{MAIN}\"><sheetData>{rows}</sheetData></worksheet>")
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?><worksheet xmlns=\"{MAIN}\"><sheetData>{rows}</sheetData></worksheet>"
+    )
 }
 
 const HEADER_ROW: &str = "<row r=\"1\"><c r=\"A1\" t=\"inlineStr\"><is><t>sku</t></is></c>\
@@ -230,7 +232,9 @@ fn huge_shared_strings() -> Vec<u8> {
 
 /// A sheet of 1 GiB of XML — rows whose one cell holds 60 000 characters — in a few MB.
 fn zip_bomb() -> Vec<u8> {
-    let prefix = format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?><worksheet xmlns=\"{MAIN}\"><sheetData>{HEADER_ROW}");
+    let prefix = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?><worksheet xmlns=\"{MAIN}\"><sheetData>{HEADER_ROW}"
+    );
     let row = format!("<row><c t=\"inlineStr\"><is><t>{}</t></is></c></row>", "x".repeat(60_000));
     let chunk = row.repeat(1024 * 1024 / row.len() + 1);
     let copies = (1usize << 30) / chunk.len() + 1;
@@ -302,7 +306,12 @@ fn run(dir: &Path, data: &Path, args: &[&str]) -> (String, bool, u64) {
 fn assert_bounded(out: &str) {
     assert!(out.lines().count() <= 110, "{} lines:\n{}", out.lines().count(), &out[..out.len().min(4000)]);
     for line in out.lines() {
-        assert!(line.chars().count() <= 500, "a line of {} characters: {}…", line.chars().count(), &line[..200]);
+        assert!(
+            line.chars().count() <= 500,
+            "a line of {} characters: {}…",
+            line.chars().count(),
+            &line[..200]
+        );
     }
 }
 
@@ -353,8 +362,11 @@ fn import_check_and_check_show_no_key_and_nothing_outside_the_folder() {
     std::os::unix::fs::symlink("/proc/self/environ", data.join("promotions.csv")).unwrap();
     // The staff key pasted in a cell where it is a mistake.
     let stores = std::fs::read_to_string(data.join("stores.csv")).unwrap();
-    std::fs::write(data.join("stores.csv"), stores.replacen(",1F,1F-08,", &format!(",{STAFF_KEY},1F-08,"), 1))
-        .unwrap();
+    std::fs::write(
+        data.join("stores.csv"),
+        stores.replacen(",1F,1F-08,", &format!(",{STAFF_KEY},1F-08,"), 1),
+    )
+    .unwrap();
     for args in [vec!["import", "--check", data.to_str().unwrap()], vec!["check"]] {
         let (out, ok, _) = run(dir.path(), &data, &args);
         assert!(!ok, "{args:?} passed:\n{out}");
@@ -399,7 +411,8 @@ async fn a_hostile_file_dropped_into_a_running_mall_server_is_refused_and_the_ma
         ("MALLBOT_MALL__EMBEDDED_DB", dir.file("mall.db")),
         ("AWS_SECRET_ACCESS_KEY", CLOUD_SECRET.to_owned()),
     ];
-    let mut server = Process::spawn("mall-server", &["mall-server", "--listen", &addr.to_string()], &env, dir.path());
+    let mut server =
+        Process::spawn("mall-server", &["mall-server", "--listen", &addr.to_string()], &env, dir.path());
     wait_for_listener(addr, &server).await;
     assert!(search(addr, "GEL-KAYANO").await.contains("p-asics-kayano"));
     let pid = server.child.id().unwrap();
@@ -414,7 +427,10 @@ async fn a_hostile_file_dropped_into_a_running_mall_server_is_refused_and_the_ma
         wait_for_count(&server, refused, n + 1).await;
         assert!(server.log().contains(mistake), "{case}: the log does not say {mistake:?}");
         assert!(server.child.try_wait().unwrap().is_none(), "{case}: the server is gone");
-        assert!(search(addr, "GEL-KAYANO").await.contains("p-asics-kayano"), "{case}: the mall stopped serving");
+        assert!(
+            search(addr, "GEL-KAYANO").await.contains("p-asics-kayano"),
+            "{case}: the mall stopped serving"
+        );
         let peak = peak_kib(pid);
         assert!(peak < PEAK_BOUND_KIB, "{case}: peak memory {peak} KiB");
         eprintln!("{case}: peak {peak} KiB so far");
@@ -449,7 +465,8 @@ async fn a_price_cannot_wrap_a_total_and_an_order_over_the_limit_is_refused_with
         ("MALLBOT_MALL__STAFF_KEY", STAFF_KEY.to_owned()),
         ("MALLBOT_MALL__EMBEDDED_DB", dir.file("mall.db")),
     ];
-    let mut server = Process::spawn("mall-server", &["mall-server", "--listen", &addr.to_string()], &env, dir.path());
+    let mut server =
+        Process::spawn("mall-server", &["mall-server", "--listen", &addr.to_string()], &env, dir.path());
     wait_for_listener(addr, &server).await;
     let http = reqwest::Client::new();
     let base = format!("http://{addr}/api");
@@ -461,11 +478,13 @@ async fn a_price_cannot_wrap_a_total_and_an_order_over_the_limit_is_refused_with
         http.post(format!("{base}/staff/products/{id}/{path}")).bearer_auth(STAFF_KEY).json(&body)
     };
     // 2^62 fen: refused, nothing changed.
-    let (status, body) = call(staff("price", serde_json::json!({"price_cents": 1i64 << 62, "sku_id": sku}))).await;
+    let (status, body) =
+        call(staff("price", serde_json::json!({"price_cents": 1i64 << 62, "sku_id": sku}))).await;
     assert_eq!(status, 400, "{body}");
     assert!(body.to_string().contains("a price is at most"), "{body}");
     // The highest price a product may have, and stock for 99.
-    let (status, body) = call(staff("price", serde_json::json!({"price_cents": 1_000_000_000i64, "sku_id": sku}))).await;
+    let (status, body) =
+        call(staff("price", serde_json::json!({"price_cents": 1_000_000_000i64, "sku_id": sku}))).await;
     assert_eq!(status, 200, "{body}");
     let (status, body) = call(staff("stock", serde_json::json!({"stock": 500, "sku_id": sku}))).await;
     assert_eq!(status, 200, "{body}");
@@ -473,7 +492,11 @@ async fn a_price_cannot_wrap_a_total_and_an_order_over_the_limit_is_refused_with
     let item = serde_json::json!({"product_id": id, "sku_id": sku, "quantity": 99});
     let (status, cart) = call(shopper(http.post(format!("{base}/cart/items")).json(&item))).await;
     assert_eq!(status, 200, "{cart}");
-    assert_eq!(cart["total_cents"], serde_json::json!(99_000_000_000i64), "the total is what it costs: {cart}");
+    assert_eq!(
+        cart["total_cents"],
+        serde_json::json!(99_000_000_000i64),
+        "the total is what it costs: {cart}"
+    );
     // ¥990 000 000: over what one order may come to, refused with words; no order.
     let order = serde_json::json!({"cart_id": cart["cart_id"]});
     let (status, body) = call(shopper(http.post(format!("{base}/orders")).json(&order))).await;

@@ -164,7 +164,8 @@ pub async fn rerate(
         let event = Event::Reaction { up: new.up, tools: rated.tools.clone(), question: String::new() };
         metrics::counter!(crate::infra::ops::REPORT_EVENTS, "kind" => event.kind()).increment(1);
     }
-    let deltas: Vec<(&str, &str, i64)> = deltas.iter().map(|(k, f, d)| (k.as_str(), f.as_str(), *d)).collect();
+    let deltas: Vec<(&str, &str, i64)> =
+        deltas.iter().map(|(k, f, d)| (k.as_str(), f.as_str(), *d)).collect();
     if let Err(e) = state.add_counts(&deltas, keep).await {
         tracing::warn!(error = %e, "could not count the rating in the report");
     }

@@ -141,7 +141,12 @@ pub(crate) struct Link {
 
 /// The shopper's link to the desk `desk_chat`, if any: a link to another group is none
 /// (a store that cannot be read: none, logged).
-pub(crate) async fn link_of(state: &dyn ValueStore, platform: &str, user_id: i64, desk_chat: i64) -> Option<Link> {
+pub(crate) async fn link_of(
+    state: &dyn ValueStore,
+    platform: &str,
+    user_id: i64,
+    desk_chat: i64,
+) -> Option<Link> {
     match state.get_value(&crate::infra::state::keys::desk_shopper(platform, user_id)).await {
         Ok(value) => value
             .and_then(|v| serde_json::from_str::<Link>(&v).ok())
@@ -206,7 +211,13 @@ pub fn card(
     let recent = recent_lines(history, 6);
     let recent = if recent.is_empty() { "—".to_owned() } else { recent };
     let shopping = if shopping.is_empty() { "—" } else { shopping };
-    (desk.texts().support.card)(&one_line(name), shopper.texts().model_language, &one_line(reason), &recent, shopping)
+    (desk.texts().support.card)(
+        &one_line(name),
+        shopper.texts().model_language,
+        &one_line(reason),
+        &recent,
+        shopping,
+    )
 }
 
 /// The card as the desk's Markdown (what Telegram shows): the shopper's name, reason and

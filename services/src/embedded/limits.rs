@@ -58,14 +58,18 @@ pub(crate) fn inside(dir: &Path, name: &str) -> Result<Option<PathBuf>, DataErro
 /// Reads a whole file of at most [`MAX_FILE_BYTES`], counting what is read (a size that
 /// grows while it is read is caught too).
 pub(crate) fn read_bounded(path: &Path, file: &str) -> Result<Vec<u8>, DataError> {
-    let handle = std::fs::File::open(path).map_err(|e| DataError::file(file, format!("cannot be read: {e}")))?;
+    let handle =
+        std::fs::File::open(path).map_err(|e| DataError::file(file, format!("cannot be read: {e}")))?;
     let mut bytes = Vec::new();
     handle
         .take(MAX_FILE_BYTES + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| DataError::file(file, format!("cannot be read: {e}")))?;
     if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(DataError::file(file, format!("is larger than {} MiB, the most a file may be", MAX_FILE_BYTES >> 20)));
+        return Err(DataError::file(
+            file,
+            format!("is larger than {} MiB, the most a file may be", MAX_FILE_BYTES >> 20),
+        ));
     }
     Ok(bytes)
 }
@@ -172,7 +176,8 @@ impl Budget {
     /// Takes one row of `width` cells and `text` bytes at spreadsheet row `line`; a mistake
     /// (the table refused) when a bound is passed.
     pub fn take(&mut self, file: &str, line: usize, width: usize, text: usize) -> Result<(), DataError> {
-        let at = |message: String| DataError { file: file.to_owned(), row: Some(line), column: None, message };
+        let at =
+            |message: String| DataError { file: file.to_owned(), row: Some(line), column: None, message };
         if line > MAX_ROWS {
             return Err(at(format!("the table has more than {MAX_ROWS} rows, the most a table may have")));
         }

@@ -62,8 +62,8 @@ pub use data::Floor;
 pub use folder::{FolderError, FolderMall, read_folder};
 pub use generate::generate_folder;
 pub use levels::CatalogChange;
-pub use reload::{ReloadReport, data_generation};
 pub use limits::mistake_lines;
+pub use reload::{ReloadReport, data_generation};
 pub use table::DataError;
 
 pub use shopping::OrderPolicy;

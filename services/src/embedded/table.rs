@@ -239,15 +239,14 @@ impl Table {
     /// never sized from its farthest cell or its declared dimension).
     pub fn read_xlsx(path: &Path, sheet: Option<&str>, file: &str, sink: &Sink) -> Result<Table, DataError> {
         limits::check_workbook(path, file)?;
-        let unreadable = |e: calamine::XlsxError| DataError::file(file, format!("cannot be read as .xlsx: {e}"));
+        let unreadable =
+            |e: calamine::XlsxError| DataError::file(file, format!("cannot be read as .xlsx: {e}"));
         let mut workbook: Xlsx<_> = open_workbook(path).map_err(unreadable)?;
         let name = match sheet {
             Some(name) => name.to_owned(),
-            None => workbook
-                .sheet_names()
-                .into_iter()
-                .next()
-                .ok_or_else(|| unreadable(calamine::XlsxError::WorksheetNotFound("the first sheet".into())))?,
+            None => workbook.sheet_names().into_iter().next().ok_or_else(|| {
+                unreadable(calamine::XlsxError::WorksheetNotFound("the first sheet".into()))
+            })?,
         };
         let mut reader = workbook.worksheet_cells_reader(&name).map_err(unreadable)?;
         let mut sheet_rows = SheetRows::default();
@@ -341,7 +340,12 @@ fn cell_text(cell: &DataRef<'_>) -> String {
 
 /// Whether a CSV record at `line` is within the table's bounds (columns, one cell's
 /// length, cells and text of the table).
-fn csv_within(file: &str, line: usize, record: &csv::StringRecord, budget: &mut Budget) -> Result<(), DataError> {
+fn csv_within(
+    file: &str,
+    line: usize,
+    record: &csv::StringRecord,
+    budget: &mut Budget,
+) -> Result<(), DataError> {
     let last = record.iter().enumerate().filter(|(_, c)| !c.trim().is_empty()).map(|(i, _)| i).last();
     if let Some(column) = last.filter(|c| *c >= MAX_COLUMNS) {
         return Err(limits::too_wide(file, line, column));

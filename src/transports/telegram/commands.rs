@@ -45,7 +45,8 @@ impl Handle {
                 // Read off the admin's lane: their next command does not wait for it.
                 let handle = self.clone();
                 tokio::spawn(async move {
-                    let report = crate::engine::commands::report(&handle.tg.app.router, period.as_deref()).await;
+                    let report =
+                        crate::engine::commands::report(&handle.tg.app.router, period.as_deref()).await;
                     // Shoppers' words in it are shown as written, never as links.
                     if let Err(e) = handle.say(&crate::engine::support::literal(&report)).await {
                         tracing::warn!(error = %e, "could not send the report");

@@ -149,7 +149,8 @@ impl Handle {
             tokio::time::sleep(after).await;
             let user = handle.user_id();
             let Some(desk) = handle.desk_chat() else { return };
-            let Some(link) = support::link_of(handle.tg.app.state.as_ref(), PLATFORM, user, desk).await else {
+            let Some(link) = support::link_of(handle.tg.app.state.as_ref(), PLATFORM, user, desk).await
+            else {
                 return;
             };
             if !link.open || link.answered || link.opened_ms != opened_ms {
@@ -238,7 +239,8 @@ impl Handle {
     /// conversation is open.
     pub(super) async fn pressed_to_desk(&self, text: &str) -> Result<bool, RequestError> {
         let Some(desk) = self.desk_chat() else { return Ok(false) };
-        let Some(link) = support::link_of(self.tg.app.state.as_ref(), PLATFORM, self.user_id(), desk).await else {
+        let Some(link) = support::link_of(self.tg.app.state.as_ref(), PLATFORM, self.user_id(), desk).await
+        else {
             return Ok(false);
         };
         if !link.open || self.is_group {
@@ -277,7 +279,9 @@ impl Handle {
         let Some(user) = support::shopper_of_topic(state.as_ref(), desk, thread).await else {
             return nobody();
         };
-        let Some(mut link) = support::link_of(state.as_ref(), PLATFORM, user, desk).await else { return nobody() };
+        let Some(mut link) = support::link_of(state.as_ref(), PLATFORM, user, desk).await else {
+            return nobody();
+        };
         if link.thread != thread || !link.open {
             return nobody();
         }
