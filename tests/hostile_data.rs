@@ -166,7 +166,7 @@ fn workbook(sheet: Body, shared: Option<String>) -> Vec<u8> {
     let mut parts = vec![
         (
             "[Content_Types].xml",
-            text(format!(
+            text(String::from(
                 "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Types xmlns=\"http://schemas.openxmlformats.org/package/2006/content-types\">\
                  <Default Extension=\"rels\" ContentType=\"application/vnd.openxmlformats-package.relationships+xml\"/>\
                  <Default Extension=\"xml\" ContentType=\"application/xml\"/>\

@@ -140,12 +140,13 @@ fn scan_workbook(path: &Path, size: u64) -> Result<(), String> {
                 ));
             }
         }
-        if shared && let Some(count) = declared_count(&head) {
-            if count > MAX_SHARED_STRINGS {
-                return Err(format!(
-                    "declares {count} shared strings, more than the {MAX_SHARED_STRINGS} a workbook may hold"
-                ));
-            }
+        if shared
+            && let Some(count) = declared_count(&head)
+            && count > MAX_SHARED_STRINGS
+        {
+            return Err(format!(
+                "declares {count} shared strings, more than the {MAX_SHARED_STRINGS} a workbook may hold"
+            ));
         }
     }
     Ok(())
