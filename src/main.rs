@@ -150,6 +150,10 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Report { since, format } => {
             let days =
                 mallbot::engine::report::parse_since(&since).map_err(|e| anyhow::anyhow!("--since: {e}"))?;
+            let (days, cut) = mallbot::engine::report::clamp_period(days, config.report.keep_days);
+            if let Some(keep) = cut {
+                eprintln!("{}", mallbot::engine::report::clamped_note(keep));
+            }
             let state = mallbot::infra::state::open(&config.state.url).await?;
             let report = mallbot::engine::report::collect(state.as_ref(), days).await?;
             let out = match format {
@@ -168,7 +172,8 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     ExitCode::SUCCESS
                 }
                 Err(mistakes) => {
-                    println!("{mistakes}");
+                    // A key of the config quoted in a cell is not shown.
+                    println!("{}", mallbot::infra::redact::scrub(&mistakes));
                     ExitCode::FAILURE
                 }
             })
@@ -178,7 +183,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             match mallbot::infra::mall_data::check(&config) {
                 Some(Ok(summary)) => println!("{summary}"),
                 Some(Err(mistakes)) => {
-                    println!("{mistakes}");
+                    println!("{}", mallbot::infra::redact::scrub(&mistakes));
                     return Ok(ExitCode::FAILURE);
                 }
                 None => {}

@@ -476,3 +476,25 @@ async fn an_alert_is_not_told_to_a_shopper_no_longer_allowed() {
     assert!(bob.len() == 1 && bob[0].contains("44码"), "the allowed shopper is told: {bob:?}");
     bot.stop().await;
 }
+
+#[tokio::test]
+async fn past_the_cap_another_size_of_the_same_product_is_refused_before_any_confirmation() {
+    let mut config = alert_config();
+    config.alerts.max_per_user = 1;
+    let bot = start(config).await;
+    let chat = CAROL.id;
+    let shoe = nike_shoe(bot.app.mall.as_ref()).await;
+    bot.mall.set_stock(&sku(&shoe, "42"), 0).unwrap();
+    bot.mall.set_stock(&sku(&shoe, "43"), 0).unwrap();
+    // The one alert allowed: size 43 of the same shoe.
+    add_alert(&bot.app, chat, "zh", &shoe, Want::Restock { size: Some("43".into()) }).await;
+    bot.api.push_update(private_text(CAROL, "帮我买一双 Nike 跑鞋"));
+    bot.api.wait_for_texts(chat, 1).await;
+    // Size 42 is another alert: past the cap, told at once, nothing to confirm.
+    bot.api.push_update(private_text(CAROL, "42码到货了告诉我"));
+    let said = bot.api.wait_for_texts(chat, 2).await;
+    assert!(said[1].contains("上限") && said[1].contains("/alerts"), "{}", said[1]);
+    assert!(buttons(&bot.last_sent(chat)).iter().all(|(l, _)| !l.contains("确认")), "nothing to confirm");
+    assert_eq!(bot.app.alerts.list(&format!("telegram:{chat}")).await.unwrap().len(), 1);
+    bot.stop().await;
+}

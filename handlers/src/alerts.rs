@@ -104,15 +104,28 @@ async fn plan_watch(ctx: &ToolContext, args: &WatchProductArgs) -> Result<Planne
     if ctx.is_group {
         return Err(ToolError::NotAllowed(ctx.lang.texts().alerts.private_only.to_owned()));
     }
-    let texts = &ctx.lang.texts().alerts;
-    // The cap, before the shopper is asked to agree to something that cannot be kept.
+    let plan = plan_alert(ctx, args).await?;
+    within_cap(ctx, &plan).await?;
+    Ok(plan)
+}
+
+/// The cap, told before the shopper is asked to agree to something that cannot be kept:
+/// only the very alert they already have (same product, same size or price) is not a new one.
+async fn within_cap(ctx: &ToolContext, plan: &PlannedWatch) -> Result<(), ToolError> {
     if let Some(book) = &ctx.alerts
         && let Ok(mine) = book.alerts_of(ctx.shopper.as_str()).await
         && mine.len() >= book.max_per_user() as usize
-        && !mine.iter().any(|a| a.product_id == args.product_id.trim())
+        && !mine.iter().any(|a| a.product_id == plan.product.brief.id && a.want == plan.want)
     {
-        return Err(ToolError::Refused { code: TOO_MANY, message: (texts.full)(book.max_per_user()) });
+        let message = (ctx.lang.texts().alerts.full)(book.max_per_user());
+        return Err(ToolError::Refused { code: TOO_MANY, message });
     }
+    Ok(())
+}
+
+/// The alert checked against the product as it is now (the cap aside).
+async fn plan_alert(ctx: &ToolContext, args: &WatchProductArgs) -> Result<PlannedWatch, ToolError> {
+    let texts = &ctx.lang.texts().alerts;
     let product = ctx.mall.get_product(args.product_id.trim()).await?;
     let name = product_name(ctx.lang, &product.brief).into_owned();
     match args.watch {

@@ -105,14 +105,23 @@ impl Command {
     }
 }
 
-/// `/report [period]` (default 7 days): the report as text, or what is wrong.
+/// `/report [period]` (default 7 days): the report as text, or what is wrong. A period
+/// longer than `report.keep_days` is cut to it, and the admin told.
 pub async fn report(router: &FunctionCallRouter, period: Option<&str>) -> String {
     let days = match crate::engine::report::parse_since(period.unwrap_or("7d")) {
         Ok(days) => days,
         Err(e) => return e,
     };
+    let keep_days = router.report_keep().as_secs() / 86_400;
+    let (days, cut) = crate::engine::report::clamp_period(days, keep_days);
     match crate::engine::report::collect(router.state().as_ref(), days).await {
-        Ok(report) => crate::engine::report::text(&report),
+        Ok(report) => {
+            let text = crate::engine::report::text(&report);
+            match cut {
+                Some(keep) => format!("{}\n\n{text}", crate::engine::report::clamped_note(keep)),
+                None => text,
+            }
+        }
         Err(e) => format!("the report could not be read: {e}"),
     }
 }

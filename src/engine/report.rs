@@ -125,6 +125,52 @@ pub async fn record(
     }
 }
 
+/// A shopper's standing 👍 (`up`) or 👎 on an answer, and the day it was counted under.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
+pub struct Rating {
+    pub up: bool,
+    pub day: i64,
+}
+
+/// A shopper's rating of an answer changed from `before` to `after` (`None`: none): the
+/// one before is taken back from its day, the new one counted under its own — each shopper
+/// counts once per answer, with their last rating.
+pub async fn rerate(
+    state: &dyn CounterStore,
+    keep: Duration,
+    before: Option<Rating>,
+    after: Option<Rating>,
+    rated: &crate::engine::reply::Rated,
+) {
+    let fields = |up: bool| {
+        let thumb = if up { "up" } else { "down" };
+        let mut fields: Vec<String> = rated.tools.iter().map(|t| format!("{thumb}:{t}")).collect();
+        if rated.tools.is_empty() {
+            fields.push(format!("{thumb}:-"));
+        }
+        if !up {
+            fields.push(format!("down_q:{}", clip(&rated.question)));
+        }
+        fields
+    };
+    let mut deltas: Vec<(String, String, i64)> = Vec::new();
+    if let Some(old) = before {
+        let day = crate::infra::state::keys::report(old.day);
+        deltas.extend(fields(old.up).into_iter().map(|f| (day.clone(), f, -1)));
+    }
+    if let Some(new) = after {
+        let day = crate::infra::state::keys::report(new.day);
+        deltas.extend(fields(new.up).into_iter().map(|f| (day.clone(), f, 1)));
+        let event = Event::Reaction { up: new.up, tools: rated.tools.clone(), question: String::new() };
+        metrics::counter!(crate::infra::ops::REPORT_EVENTS, "kind" => event.kind()).increment(1);
+    }
+    let deltas: Vec<(&str, &str, i64)> =
+        deltas.iter().map(|(k, f, d)| (k.as_str(), f.as_str(), *d)).collect();
+    if let Err(e) = state.add_counts(&deltas, keep).await {
+        tracing::warn!(error = %e, "could not count the rating in the report");
+    }
+}
+
 /// One line of a top list: what, how often, and the texts grouped in it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Row {
@@ -192,6 +238,9 @@ pub async fn collect(state: &dyn CounterStore, days: i64) -> Result<Report, crat
     let mut report = Report { days, ..Report::default() };
     let mut by_kind: HashMap<&str, Vec<(String, i64)>> = HashMap::new();
     for (field, count) in merged {
+        if count == 0 {
+            continue; // a rating taken back
+        }
         let (kind, rest) = field.split_once(':').unwrap_or((field.as_str(), ""));
         match kind {
             "turns" => report.turns += count,
@@ -307,9 +356,18 @@ pub fn text(report: &Report) -> String {
     out
 }
 
-/// The report as CSV: `section,text,count`.
+/// A CSV cell a spreadsheet shows as text, never runs: quoted, and a text a spreadsheet
+/// would read as a formula (a leading `=`, `+`, `-`, `@`, tab or carriage return, as
+/// OWASP lists them) starts with `'`.
+pub(crate) fn csv_cell(text: &str) -> String {
+    let formula = text.starts_with(['=', '+', '-', '@', '\t', '\r']);
+    let text = if formula { format!("'{text}") } else { text.to_owned() };
+    format!("\"{}\"", text.replace('"', "\"\""))
+}
+
+/// The report as CSV: `section,text,count`; shoppers' words never become formulas.
 pub fn csv(report: &Report) -> String {
-    let quote = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
+    let quote = |s: &str| csv_cell(s);
     let mut out = String::from("section,text,count\n");
     let share = report.resolved_share().map_or(String::new(), |s| s.to_string());
     for (name, value) in [
@@ -343,6 +401,18 @@ pub fn csv(report: &Report) -> String {
     out
 }
 
+/// A report's period as it is read: at most `keep_days` (older days are no longer kept);
+/// `Some(keep_days)` when `days` asked for more and was cut to it.
+pub fn clamp_period(days: i64, keep_days: u64) -> (i64, Option<i64>) {
+    let keep = i64::try_from(keep_days.max(1)).unwrap_or(i64::MAX);
+    if days > keep { (keep, Some(keep)) } else { (days.max(1), None) }
+}
+
+/// What an operator is told when the period asked for was cut to `keep` days.
+pub fn clamped_note(keep: i64) -> String {
+    format!("(only the last {keep} day(s) are kept (report.keep_days): the report covers those)")
+}
+
 /// Reads `7d`, `24h`, `2w` or a bare number of days into days (at least 1).
 pub fn parse_since(text: &str) -> Result<i64, String> {
     let text = text.trim();
@@ -351,8 +421,8 @@ pub fn parse_since(text: &str) -> Result<i64, String> {
     let n: i64 = number.parse().map_err(|_| bad())?;
     let days = match unit {
         "" | "d" => n,
-        "h" => (n + 23) / 24,
-        "w" => n * 7,
+        "h" => n.saturating_add(23) / 24,
+        "w" => n.saturating_mul(7),
         _ => return Err(bad()),
     };
     Ok(days.max(1))

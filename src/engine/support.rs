@@ -121,6 +121,10 @@ pub(crate) fn parse_offset(text: &str) -> Result<i32, String> {
 pub(crate) struct Link {
     /// The shopper.
     pub user_id: i64,
+    /// The desk's group the topic is in: a link of another group (before `support.chat_id`
+    /// changed) is no link, its thread id there being someone else's topic here.
+    #[serde(default)]
+    pub chat_id: i64,
     /// Their topic in the desk's group.
     pub thread: i32,
     /// The topic's name (the shopper's name), to mark it.
@@ -135,10 +139,18 @@ pub(crate) struct Link {
     pub lang: String,
 }
 
-/// The shopper's link, if any (a store that cannot be read: none, logged).
-pub(crate) async fn link_of(state: &dyn ValueStore, platform: &str, user_id: i64) -> Option<Link> {
+/// The shopper's link to the desk `desk_chat`, if any: a link to another group is none
+/// (a store that cannot be read: none, logged).
+pub(crate) async fn link_of(
+    state: &dyn ValueStore,
+    platform: &str,
+    user_id: i64,
+    desk_chat: i64,
+) -> Option<Link> {
     match state.get_value(&crate::infra::state::keys::desk_shopper(platform, user_id)).await {
-        Ok(value) => value.and_then(|v| serde_json::from_str(&v).ok()),
+        Ok(value) => value
+            .and_then(|v| serde_json::from_str::<Link>(&v).ok())
+            .filter(|link| link.chat_id == desk_chat && desk_chat != 0),
         Err(e) => {
             tracing::warn!(error = %e, "could not read the shopper's link to the service desk");
             None
@@ -199,7 +211,55 @@ pub fn card(
     let recent = recent_lines(history, 6);
     let recent = if recent.is_empty() { "—".to_owned() } else { recent };
     let shopping = if shopping.is_empty() { "—" } else { shopping };
-    (desk.texts().support.card)(name, shopper.texts().model_language, reason, &recent, shopping)
+    (desk.texts().support.card)(
+        &one_line(name),
+        shopper.texts().model_language,
+        &one_line(reason),
+        &recent,
+        shopping,
+    )
+}
+
+/// The card as the desk's Markdown (what Telegram shows): the shopper's name, reason and
+/// lines and the mall's names are shown as written — never a link, bold or a line of the
+/// card's own (newlines are flattened).
+pub fn markdown_card(
+    desk: Lang,
+    name: &str,
+    shopper: Lang,
+    reason: &str,
+    history: &[ChatMessage],
+    shopping: &str,
+) -> String {
+    let lines = |text: &str| text.lines().map(literal).collect::<Vec<_>>().join("\n");
+    let recent = recent_lines(history, 6);
+    let recent = if recent.is_empty() { "—".to_owned() } else { lines(&recent) };
+    let shopping = if shopping.is_empty() { "—".to_owned() } else { lines(shopping) };
+    let (name, reason) = (literal(&one_line(name)), literal(&one_line(reason)));
+    (desk.texts().support.card)(&name, shopper.texts().model_language, &reason, &recent, &shopping)
+}
+
+/// A shopper's message relayed to their topic: marked as theirs (`🧑 ›`), shown as written.
+pub(crate) fn relayed(text: &str) -> String {
+    format!("🧑 › {}", literal(text))
+}
+
+/// A text on one line: every run of whitespace, newlines included, one space.
+pub(crate) fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `text` as Markdown that shows it as written: every ASCII punctuation mark escaped (no
+/// link, emphasis, heading, list or HTML can come of it).
+pub fn literal(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_ascii_punctuation() {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// The last `count` lines the shopper and the bot wrote (not tool calls), clipped.

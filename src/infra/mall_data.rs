@@ -77,10 +77,13 @@ pub fn mistakes(dir: &Path, errors: &[DataError]) -> String {
         n => format!("{n} mistakes"),
     };
     let mut out = format!("the mall's data ({}) has {count}:", dir.display());
-    for error in errors {
-        out.push_str("\n  ");
-        out.push_str(&error.to_string());
-    }
+    // A key of the config quoted in a cell is hidden before a long line is cut (a cut
+    // could leave part of it).
+    let shown: Vec<DataError> = errors
+        .iter()
+        .map(|e| DataError { message: crate::infra::redact::scrub(&e.message).into_owned(), ..e.clone() })
+        .collect();
+    out.push_str(&services::embedded::mistake_lines(&shown));
     out
 }
 

@@ -34,10 +34,7 @@ fn mistakes(errors: &[DataError]) -> String {
         1 => "the mall's data has 1 mistake:".to_owned(),
         n => format!("the mall's data has {n} mistakes:"),
     };
-    for e in errors {
-        out.push_str("\n  ");
-        out.push_str(&e.to_string());
-    }
+    out.push_str(&super::limits::mistake_lines(errors));
     out
 }
 
@@ -78,8 +75,15 @@ pub fn read_folder(dir: &Path) -> Result<FolderMall, Vec<DataError>> {
     }
     let mut errors = Vec::new();
     let info = read_info(dir, &mut errors);
-    let json = dir.join("mall.json");
-    let (catalog, store_rows) = if json.is_file() {
+    check_own_workbook(dir, &mut errors);
+    let json = match super::limits::inside(dir, "mall.json") {
+        Ok(json) => json.filter(|p| p.is_file()),
+        Err(e) => {
+            errors.push(e);
+            None
+        }
+    };
+    let (catalog, store_rows) = if let Some(json) = json {
         if let Some(table) = TABLES.iter().find(|t| find_table(dir, t).is_some()) {
             errors.push(DataError::file(
                 "mall.json",
@@ -148,9 +152,28 @@ pub fn fingerprint(dir: &Path) -> Vec<FileStamp> {
     out
 }
 
+/// The folder's own workbook (`mall.xlsx`) outside its bounds, as a mistake (its sheets
+/// are then not found).
+fn check_own_workbook(dir: &Path, errors: &mut Vec<DataError>) {
+    match super::limits::inside(dir, WORKBOOK) {
+        Ok(Some(book)) if book.is_file() => {
+            if let Err(e) = super::limits::check_workbook(&book, WORKBOOK) {
+                errors.push(e);
+            }
+        }
+        Ok(_) => {}
+        Err(e) => errors.push(e),
+    }
+}
+
+/// A text file of the folder, within [`super::limits::MAX_FILE_BYTES`].
+fn read_text(path: &Path, file: &str) -> Result<String, DataError> {
+    let bytes = super::limits::read_bounded(path, file)?;
+    String::from_utf8(bytes).map_err(|_| DataError::file(file, "is not UTF-8 text"))
+}
+
 fn read_json(path: &Path) -> Result<CatalogData, DataError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| DataError::file("mall.json", format!("cannot be read: {e}")))?;
+    let text = read_text(path, "mall.json")?;
     let mut de = serde_json::Deserializer::from_str(&text);
     serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let inner = e.inner();
@@ -164,14 +187,18 @@ fn read_json(path: &Path) -> Result<CatalogData, DataError> {
 }
 
 fn read_info(dir: &Path, errors: &mut Vec<DataError>) -> Option<InfoData> {
-    let path = dir.join("info.json");
-    if !path.is_file() {
-        return None;
-    }
-    let text = match std::fs::read_to_string(&path) {
+    let path = match super::limits::inside(dir, "info.json") {
+        Ok(Some(path)) if path.is_file() => path,
+        Ok(_) => return None,
+        Err(e) => {
+            errors.push(e);
+            return None;
+        }
+    };
+    let text = match read_text(&path, "info.json") {
         Ok(text) => text,
         Err(e) => {
-            errors.push(DataError::file("info.json", format!("cannot be read: {e}")));
+            errors.push(e);
             return None;
         }
     };
@@ -195,19 +222,29 @@ fn read_info(dir: &Path, errors: &mut Vec<DataError>) -> Option<InfoData> {
 enum Source {
     Csv(PathBuf),
     Xlsx(PathBuf, Option<String>),
+    /// A file of the table that is not read (a link out of the folder).
+    Refused(DataError),
+}
+
+/// A file of the folder named `name`, when it is a file there; a link out of the folder
+/// is refused.
+fn file_in(dir: &Path, name: &str) -> Result<Option<PathBuf>, DataError> {
+    Ok(super::limits::inside(dir, name)?.filter(|p| p.is_file()))
 }
 
 fn find_table(dir: &Path, name: &str) -> Option<Source> {
-    let csv = dir.join(format!("{name}.csv"));
-    if csv.is_file() {
-        return Some(Source::Csv(csv));
+    match file_in(dir, &format!("{name}.csv")) {
+        Ok(Some(csv)) => return Some(Source::Csv(csv)),
+        Ok(None) => {}
+        Err(e) => return Some(Source::Refused(e)),
     }
-    let xlsx = dir.join(format!("{name}.xlsx"));
-    if xlsx.is_file() {
-        return Some(Source::Xlsx(xlsx, None));
+    match file_in(dir, &format!("{name}.xlsx")) {
+        Ok(Some(xlsx)) => return Some(Source::Xlsx(xlsx, None)),
+        Ok(None) => {}
+        Err(e) => return Some(Source::Refused(e)),
     }
-    let book = dir.join(WORKBOOK);
-    if book.is_file() && sheet_names(&book).iter().any(|s| s.trim().eq_ignore_ascii_case(name)) {
+    let book = file_in(dir, WORKBOOK).ok().flatten()?;
+    if sheet_names(&book).iter().any(|s| s.trim().eq_ignore_ascii_case(name)) {
         let sheet = sheet_names(&book).into_iter().find(|s| s.trim().eq_ignore_ascii_case(name));
         return Some(Source::Xlsx(book, sheet));
     }
@@ -216,6 +253,10 @@ fn find_table(dir: &Path, name: &str) -> Option<Source> {
 
 fn sheet_names(book: &Path) -> Vec<String> {
     use calamine::Reader as _;
+    // A workbook over its bounds is not opened (read_folder says why).
+    if super::limits::check_workbook(book, WORKBOOK).is_err() {
+        return Vec::new();
+    }
     calamine::open_workbook::<calamine::Xlsx<_>, _>(book).map(|b| b.sheet_names()).unwrap_or_default()
 }
 
@@ -253,7 +294,14 @@ fn parse_price(text: &str) -> Result<i64, String> {
     }
     let whole: i64 = whole.parse().map_err(|_| bad())?;
     let frac: i64 = format!("{frac:0<2}").parse().map_err(|_| bad())?;
-    whole.checked_mul(100).and_then(|w| w.checked_add(frac)).ok_or_else(bad)
+    let cents = whole.checked_mul(100).and_then(|w| w.checked_add(frac)).ok_or_else(bad)?;
+    if cents > super::shopping::MAX_PRICE_CENTS {
+        return Err(format!(
+            "`{text}` is more than {} yuan, the highest price a product may have",
+            super::shopping::MAX_PRICE_CENTS / 100
+        ));
+    }
+    Ok(cents)
 }
 
 fn parse_stock(text: &str) -> Result<u32, String> {
@@ -286,8 +334,11 @@ fn slug(name: &str) -> String {
 
 /// The candidate nearest to `word` when it is near enough to be a typo.
 pub(crate) fn did_you_mean<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
-    let limit = (word.chars().count() / 3).clamp(1, 3);
+    let length = word.chars().count();
+    let limit = (length / 3).clamp(1, 3);
     candidates
+        // Lengths further apart than the limit are not near (and a long cell costs nothing).
+        .filter(|c| c.chars().count().abs_diff(length) <= limit)
         .map(|c| (edit_distance(&word.to_lowercase(), &c.to_lowercase()), c))
         .filter(|(d, _)| *d <= limit)
         .min_by_key(|(d, _)| *d)
@@ -361,6 +412,7 @@ impl<'a> Builder<'a> {
                 };
                 Table::read_xlsx(&path, sheet.as_deref(), &file, &self.sink)
             }
+            Source::Refused(e) => Err(e),
         };
         match read {
             Ok(table) => {

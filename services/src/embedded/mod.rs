@@ -38,6 +38,7 @@ mod index;
 mod info;
 mod inventory;
 mod levels;
+pub mod limits;
 mod reload;
 mod route;
 mod search;
@@ -61,6 +62,7 @@ pub use data::Floor;
 pub use folder::{FolderError, FolderMall, read_folder};
 pub use generate::generate_folder;
 pub use levels::CatalogChange;
+pub use limits::mistake_lines;
 pub use reload::{ReloadReport, data_generation};
 pub use table::DataError;
 

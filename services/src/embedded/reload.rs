@@ -197,7 +197,17 @@ pub(crate) fn watch(
                 }
             }
             seen = now;
-            match reload(&state, &dir) {
+            // Whatever goes wrong while reading, the previous version serves on and the
+            // watch goes on (a panic included: it is logged, not the end of the mall).
+            let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| reload(&state, &dir)));
+            let Ok(read) = read else {
+                tracing::error!(
+                    folder = %dir.display(),
+                    "the mall's data changed but could not be read: the previous version serves on"
+                );
+                continue;
+            };
+            match read {
                 Ok(_) => {}
                 Err(FolderError::Invalid(errors)) => {
                     tracing::error!(

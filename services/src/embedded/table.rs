@@ -4,7 +4,9 @@
 
 use std::path::Path;
 
-use calamine::{Data, Reader, Xlsx, open_workbook};
+use calamine::{DataRef, Reader, Xlsx, open_workbook};
+
+use super::limits::{self, Budget, MAX_CELL_CHARS, MAX_COLUMNS};
 
 /// A mistake in a mall's data, where an operator finds it: file, row (the
 /// line a spreadsheet shows, the header being 1) and column.
@@ -37,7 +39,8 @@ impl std::fmt::Display for DataError {
         if let Some((letter, name)) = &self.column {
             write!(f, ":{letter} ({name})")?;
         }
-        write!(f, ": {}", self.message)
+        // A quoted cell may be long: every line of mistakes stays short.
+        write!(f, ": {}", limits::clipped(&self.message, limits::MAX_MISTAKE_CHARS))
     }
 }
 
@@ -77,8 +80,8 @@ pub(crate) type Sink = std::rc::Rc<std::cell::RefCell<Vec<DataError>>>;
 
 /// Where the rows come from.
 enum RowSource {
-    /// A CSV file's text, read as the rows are asked for.
-    Csv(csv::Reader<std::io::Cursor<Vec<u8>>>),
+    /// A CSV file's text, read as the rows are asked for (within the table's budget).
+    Csv(csv::Reader<std::io::Cursor<Vec<u8>>>, Budget),
     /// A sheet's rows (calamine reads a sheet whole).
     Rows(std::vec::IntoIter<TableRow>),
     /// A table with no rows (left after a CSV that could not be read on).
@@ -106,17 +109,22 @@ impl Table {
             let row = match &mut self.rows {
                 RowSource::Done => return None,
                 RowSource::Rows(rows) => rows.next()?,
-                RowSource::Csv(reader) => {
+                RowSource::Csv(reader, budget) => {
                     let mut record = csv::StringRecord::new();
                     match reader.read_record(&mut record) {
                         Ok(false) => {
                             self.rows = RowSource::Done;
                             return None;
                         }
-                        Ok(true) => TableRow {
-                            line: record.position().map_or(0, |p| p.line() as usize),
-                            cells: record.iter().map(str::to_owned).collect(),
-                        },
+                        Ok(true) => {
+                            let line = record.position().map_or(0, |p| p.line() as usize);
+                            if let Err(error) = csv_within(&self.file, line, &record, budget) {
+                                self.sink.borrow_mut().push(error);
+                                self.rows = RowSource::Done;
+                                return None;
+                            }
+                            TableRow { line, cells: record.iter().map(str::to_owned).collect() }
+                        }
                         Err(e) => {
                             let error = csv_error(&self.file, &e);
                             self.sink.borrow_mut().push(error);
@@ -191,7 +199,7 @@ impl Table {
     /// Opens a CSV file (UTF-8, a byte-order mark allowed, `,` or `;` or tab as the
     /// separator) and reads its header row.
     pub fn read_csv(path: &Path, file: &str, sink: &Sink) -> Result<Table, DataError> {
-        let bytes = std::fs::read(path).map_err(|e| DataError::file(file, format!("cannot be read: {e}")))?;
+        let bytes = limits::read_bounded(path, file)?;
         let start = if bytes.starts_with(b"\xef\xbb\xbf") { 3 } else { 0 };
         let first_line = bytes[start..].split(|&b| b == b'\n').next().unwrap_or_default();
         let delimiter = [b',', b';', b'\t']
@@ -214,43 +222,41 @@ impl Table {
                 Err(e) => return Err(csv_error(file, &e)),
             }
         }
+        let mut budget = Budget::default();
+        let line = header.position().map_or(1, |p| p.line() as usize);
+        csv_within(file, line, &header, &mut budget)?;
         Ok(Table {
             file: file.to_owned(),
             headers: header.iter().map(header_key).collect(),
-            rows: RowSource::Csv(reader),
+            rows: RowSource::Csv(reader, budget),
             sink: sink.clone(),
         })
     }
 
-    /// Reads a sheet of an `.xlsx` workbook: `sheet` by name, or the first one.
+    /// Reads a sheet of an `.xlsx` workbook: `sheet` by name, or the first one. The
+    /// workbook is checked first ([`limits::check_workbook`]), then its cells are read one
+    /// at a time within the table's bounds: only the cells it has are kept (a sheet is
+    /// never sized from its farthest cell or its declared dimension).
     pub fn read_xlsx(path: &Path, sheet: Option<&str>, file: &str, sink: &Sink) -> Result<Table, DataError> {
-        let mut workbook: Xlsx<_> = open_workbook(path)
-            .map_err(|e| DataError::file(file, format!("cannot be read as .xlsx: {e}")))?;
-        let range = match sheet {
-            Some(name) => workbook.worksheet_range(name),
-            None => workbook
-                .worksheet_range_at(0)
-                .unwrap_or_else(|| Err(calamine::XlsxError::WorksheetNotFound("the first sheet".into()))),
+        limits::check_workbook(path, file)?;
+        let unreadable =
+            |e: calamine::XlsxError| DataError::file(file, format!("cannot be read as .xlsx: {e}"));
+        let mut workbook: Xlsx<_> = open_workbook(path).map_err(unreadable)?;
+        let name = match sheet {
+            Some(name) => name.to_owned(),
+            None => workbook.sheet_names().into_iter().next().ok_or_else(|| {
+                unreadable(calamine::XlsxError::WorksheetNotFound("the first sheet".into()))
+            })?,
+        };
+        let mut reader = workbook.worksheet_cells_reader(&name).map_err(unreadable)?;
+        let mut sheet_rows = SheetRows::default();
+        while let Some(cell) = reader.next_cell().map_err(unreadable)? {
+            let (row, col) = cell.get_position();
+            sheet_rows.put(file, row as usize + 1, col as usize, cell_text(cell.get_value()))?;
         }
-        .map_err(|e| DataError::file(file, format!("cannot be read as .xlsx: {e}")))?;
-        let (first_row, first_col) = range.start().unwrap_or((0, 0));
         let mut headers: Vec<String> = Vec::new();
         let mut rows = Vec::new();
-        let pad = first_col as usize;
-        for (i, row) in range.rows().enumerate() {
-            let line = first_row as usize + i + 1;
-            let mut cells = vec![String::new(); pad];
-            for cell in row {
-                cells.push(match cell {
-                    Data::Empty => String::new(),
-                    Data::String(s) | Data::DateTimeIso(s) | Data::DurationIso(s) => s.clone(),
-                    Data::Int(n) => n.to_string(),
-                    Data::Float(x) => float_text(*x),
-                    Data::Bool(b) => b.to_string(),
-                    Data::DateTime(d) => excel_date(d.as_f64()),
-                    Data::Error(e) => format!("#{e:?}"),
-                });
-            }
+        for (line, cells) in sheet_rows.rows {
             if headers.is_empty() {
                 if cells.iter().all(|c| c.trim().is_empty()) {
                     continue;
@@ -270,6 +276,86 @@ impl Table {
             sink: sink.clone(),
         })
     }
+}
+
+/// The rows of a sheet as its cells arrive (in any order), each row as wide as its last
+/// cell, within the table's budget.
+#[derive(Default)]
+struct SheetRows {
+    /// `(line, cells)`, by line.
+    rows: Vec<(usize, Vec<String>)>,
+    budget: Budget,
+}
+
+impl SheetRows {
+    /// Puts the text of the cell at `line` (1-based) and `column` (0-based).
+    fn put(&mut self, file: &str, line: usize, column: usize, text: String) -> Result<(), DataError> {
+        if text.is_empty() {
+            return Ok(());
+        }
+        if column >= MAX_COLUMNS {
+            return Err(limits::too_wide(file, line, column));
+        }
+        if text.len() > MAX_CELL_CHARS && text.chars().count() > MAX_CELL_CHARS {
+            return Err(limits::too_long(file, line, column));
+        }
+        let at = match self.rows.last() {
+            Some((last, _)) if *last == line => self.rows.len() - 1,
+            Some((last, _)) if *last > line => match self.rows.binary_search_by_key(&line, |(l, _)| *l) {
+                Ok(at) => at,
+                Err(at) => {
+                    self.rows.insert(at, (line, Vec::new()));
+                    at
+                }
+            },
+            _ => {
+                self.rows.push((line, Vec::new()));
+                self.rows.len() - 1
+            }
+        };
+        let cells = &mut self.rows[at].1;
+        let added = (column + 1).saturating_sub(cells.len());
+        self.budget.take(file, line, added, text.len())?;
+        if added > 0 {
+            cells.resize(column + 1, String::new());
+        }
+        cells[column] = text;
+        Ok(())
+    }
+}
+
+/// A cell of a sheet as text.
+fn cell_text(cell: &DataRef<'_>) -> String {
+    match cell {
+        DataRef::Empty => String::new(),
+        DataRef::SharedString(s) => (*s).to_owned(),
+        DataRef::String(s) | DataRef::DateTimeIso(s) | DataRef::DurationIso(s) => s.clone(),
+        DataRef::Int(n) => n.to_string(),
+        DataRef::Float(x) => float_text(*x),
+        DataRef::Bool(b) => b.to_string(),
+        DataRef::DateTime(d) => excel_date(d.as_f64()),
+        DataRef::Error(e) => format!("#{e:?}"),
+    }
+}
+
+/// Whether a CSV record at `line` is within the table's bounds (columns, one cell's
+/// length, cells and text of the table).
+fn csv_within(
+    file: &str,
+    line: usize,
+    record: &csv::StringRecord,
+    budget: &mut Budget,
+) -> Result<(), DataError> {
+    let last = record.iter().enumerate().filter(|(_, c)| !c.trim().is_empty()).map(|(i, _)| i).last();
+    if let Some(column) = last.filter(|c| *c >= MAX_COLUMNS) {
+        return Err(limits::too_wide(file, line, column));
+    }
+    if let Some(column) =
+        record.iter().position(|c| c.len() > MAX_CELL_CHARS && c.chars().count() > MAX_CELL_CHARS)
+    {
+        return Err(limits::too_long(file, line, column));
+    }
+    budget.take(file, line, record.len(), record.as_slice().len())
 }
 
 /// A CSV that cannot be read on, where it stopped.

@@ -19,6 +19,7 @@
 //! | `desk:shopper:PLATFORM:USER`, `desk:topic:CHAT:THREAD` | the service desk's links | value |
 //! | `handoff:USER:PAYLOAD` | group → private hand-off links | value |
 //! | `rated:CHAT:MESSAGE` | an answer's question, for 👍/👎 | value |
+//! | `rating:CHAT:MESSAGE:USER` | the shopper's standing 👍/👎 on an answer (one per shopper and answer) | value |
 //! | `otel:installation-secret` | the key of conversation ids in traces | value |
 //! | `alerts:a:ID` | a stock or price alert | value |
 //! | `alerts:u:USER`, `alerts:p:PRODUCT`, `alerts:products` | alerts by shopper, by product; the watched products | counts |
@@ -120,6 +121,11 @@ pub(crate) fn handoff(user_id: i64, payload: &str) -> String {
 /// An answer's question and tools, by its message, for 👍/👎.
 pub(crate) fn rated(chat: i64, message_id: i32) -> String {
     format!("rated:{chat}:{message_id}")
+}
+
+/// A shopper's standing 👍/👎 on an answer (and the day it was counted under).
+pub(crate) fn rating(chat: i64, message_id: i32, user_id: i64) -> String {
+    format!("rating:{chat}:{message_id}:{user_id}")
 }
 
 /// The installation's secret that keys conversation ids in traces.

@@ -42,8 +42,17 @@ impl Handle {
                 self.say(&text).await
             }
             Command::Report(period) if admin && !ctx.is_group => {
-                let report = crate::engine::commands::report(&self.tg.app.router, period.as_deref()).await;
-                self.say(&report).await
+                // Read off the admin's lane: their next command does not wait for it.
+                let handle = self.clone();
+                tokio::spawn(async move {
+                    let report =
+                        crate::engine::commands::report(&handle.tg.app.router, period.as_deref()).await;
+                    // Shoppers' words in it are shown as written, never as links.
+                    if let Err(e) = handle.say(&crate::engine::support::literal(&report)).await {
+                        tracing::warn!(error = %e, "could not send the report");
+                    }
+                });
+                Ok(())
             }
             Command::Report(_) if admin => self.say(lang.texts().support.report_private_only).await,
             Command::Alerts if !ctx.is_group => self.show_alerts(lang).await,

@@ -2,11 +2,14 @@
 //! a shopper who asks for a person gets a topic of their own, opened with a
 //! card (name, language, reason, recent messages, cart and orders, a close
 //! button). While it is open, what staff write in that topic is copied to
-//! the shopper and what the shopper writes is copied to the topic; the bot
+//! the shopper and what the shopper writes goes to the topic (a text marked
+//! `🧑 ›` and shown as written, anything else copied); the bot
 //! says nothing of its own to that shopper. `/close` in the topic or the
 //! card's button ends it. Staff messages come in like every update (the
 //! dispatcher, the chat's lane, re-delivered update ids dropped), and reach
-//! a shopper only from the desk's group and that shopper's own topic.
+//! a shopper only from the desk's group and that shopper's own topic. A
+//! shopper's link names the desk's group: after `support.chat_id` changes,
+//! an old link is no link (a new topic is opened in the new group).
 
 use handlers::Lang;
 use teloxide::payloads::{
@@ -67,7 +70,8 @@ impl Handle {
         let state = self.tg.app.state.clone();
         let user = self.user_id();
         let name = self.from.full_name();
-        let earlier = support::link_of(state.as_ref(), PLATFORM, user).await;
+        // A link to the desk's group only: after `chat_id` changed, a new topic in the new group.
+        let earlier = support::link_of(state.as_ref(), PLATFORM, user, desk.chat_id).await;
         // The shopper's own topic again; a new one only the first time, or
         // when staff deleted theirs.
         let reopened = match &earlier {
@@ -104,7 +108,7 @@ impl Handle {
         let history = state.load_history(&conversation).await.unwrap_or_default();
         let shopping =
             support::shopping_summary(self.tg.app.mall.as_ref(), PLATFORM, user, self.desk_lang()).await;
-        let card = support::card(self.desk_lang(), &name, lang, reason, &history, &shopping);
+        let card = support::markdown_card(self.desk_lang(), &name, lang, reason, &history, &shopping);
         let close = ButtonData::Desk(DeskAction::Close(user)).encode();
         let markup = InlineKeyboardMarkup::new([[InlineKeyboardButton::callback(
             self.desk_lang().texts().support.close_button,
@@ -112,6 +116,7 @@ impl Handle {
         )]]);
         let link = Link {
             user_id: user,
+            chat_id: desk.chat_id,
             thread,
             name,
             open: true,
@@ -143,7 +148,9 @@ impl Handle {
         tokio::spawn(async move {
             tokio::time::sleep(after).await;
             let user = handle.user_id();
-            let Some(link) = support::link_of(handle.tg.app.state.as_ref(), PLATFORM, user).await else {
+            let Some(desk) = handle.desk_chat() else { return };
+            let Some(link) = support::link_of(handle.tg.app.state.as_ref(), PLATFORM, user, desk).await
+            else {
                 return;
             };
             if !link.open || link.answered || link.opened_ms != opened_ms {
@@ -182,7 +189,7 @@ impl Handle {
             return Ok(None);
         }
         let state = self.tg.app.state.clone();
-        let Some(mut link) = support::link_of(state.as_ref(), PLATFORM, self.user_id()).await else {
+        let Some(mut link) = support::link_of(state.as_ref(), PLATFORM, self.user_id(), desk).await else {
             return Ok(None);
         };
         if !link.open {
@@ -192,10 +199,24 @@ impl Handle {
         if let Err(outcome) = self.admit(&ctx, crate::engine::router::Way::Message).await? {
             return Ok(Some(outcome));
         }
-        let copy = CopyMessage::new(ChatId(desk), msg.chat.id, msg.id)
-            .message_thread_id(ThreadId(MessageId(link.thread)));
-        match send::call(&self.bot, &copy).await {
-            Ok(_) => {
+        // A text is relayed marked as the shopper's (`🧑 › …`, shown as written): it cannot
+        // pass for a note of the bot's. A photo, voice or file is copied as it is.
+        let relayed = match msg.text() {
+            Some(text) => self
+                .tg
+                .outbox
+                .deliver_text(&self.bot, &topic_target(desk, link.thread), &support::relayed(text))
+                .await
+                .map(drop)
+                .map_err(|e| e.to_string()),
+            None => {
+                let copy = CopyMessage::new(ChatId(desk), msg.chat.id, msg.id)
+                    .message_thread_id(ThreadId(MessageId(link.thread)));
+                send::call(&self.bot, &copy).await.map(drop).map_err(|e| e.to_string())
+            }
+        };
+        match relayed {
+            Ok(()) => {
                 metrics::counter!(crate::infra::ops::DESK_MESSAGES, "direction" => "to_desk", "outcome" => "relayed")
                     .increment(1);
                 Ok(Some(RELAYED))
@@ -218,7 +239,8 @@ impl Handle {
     /// conversation is open.
     pub(super) async fn pressed_to_desk(&self, text: &str) -> Result<bool, RequestError> {
         let Some(desk) = self.desk_chat() else { return Ok(false) };
-        let Some(link) = support::link_of(self.tg.app.state.as_ref(), PLATFORM, self.user_id()).await else {
+        let Some(link) = support::link_of(self.tg.app.state.as_ref(), PLATFORM, self.user_id(), desk).await
+        else {
             return Ok(false);
         };
         if !link.open || self.is_group {
@@ -226,7 +248,7 @@ impl Handle {
         }
         self.tg
             .outbox
-            .deliver_text(&self.bot, &topic_target(desk, link.thread), &format!("🧑 › {text}"))
+            .deliver_text(&self.bot, &topic_target(desk, link.thread), &support::relayed(text))
             .await?;
         metrics::counter!(crate::infra::ops::DESK_MESSAGES, "direction" => "to_desk", "outcome" => "relayed")
             .increment(1);
@@ -257,7 +279,9 @@ impl Handle {
         let Some(user) = support::shopper_of_topic(state.as_ref(), desk, thread).await else {
             return nobody();
         };
-        let Some(mut link) = support::link_of(state.as_ref(), PLATFORM, user).await else { return nobody() };
+        let Some(mut link) = support::link_of(state.as_ref(), PLATFORM, user, desk).await else {
+            return nobody();
+        };
         if link.thread != thread || !link.open {
             return nobody();
         }
@@ -378,7 +402,8 @@ impl Handle {
         }
         match action {
             DeskAction::Close(user) => {
-                let link = support::link_of(state.as_ref(), PLATFORM, user).await;
+                let desk = self.desk_chat().unwrap_or_default();
+                let link = support::link_of(state.as_ref(), PLATFORM, user, desk).await;
                 let in_topic = message.thread_id.map(|t| t.0.0);
                 let link = link.filter(|l| self.in_desk_group() && in_topic == Some(l.thread) && l.open);
                 let Some(link) = link else {
@@ -407,7 +432,8 @@ impl Handle {
                 let lang = self.lang().await;
                 send::answer_press(&self.bot, query, None, false).await;
                 send::close_buttons(&self.bot, message, lang.texts().support.back).await;
-                if let Some(link) = support::link_of(state.as_ref(), PLATFORM, self.user_id()).await
+                if let Some(desk) = self.desk_chat()
+                    && let Some(link) = support::link_of(state.as_ref(), PLATFORM, self.user_id(), desk).await
                     && link.open
                 {
                     let note = self.desk_lang().texts().support.went_back_note;

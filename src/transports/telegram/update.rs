@@ -167,12 +167,15 @@ pub(crate) async fn on_reaction(
             })
             .collect()
     };
-    let (new, old) = (emojis(&reaction.new_reaction), emojis(&reaction.old_reaction));
-    let put = |e: &str| new.iter().any(|n| n == e) && !old.iter().any(|o| o == e);
-    let up = match (put("👍"), put("👎")) {
-        (true, false) => true,
-        (false, true) => false,
-        _ => {
+    // What the shopper's reactions say now: 👍, 👎, or neither (taken back). One rating per
+    // shopper and answer, the last one standing.
+    let new = emojis(&reaction.new_reaction);
+    let has = |e: &str| new.iter().any(|n| n == e);
+    let now = match (has("👍"), has("👎")) {
+        (true, false) => Some(true),
+        (false, true) => Some(false),
+        (false, false) => None,
+        (true, true) => {
             crate::infra::ops::count_update("reaction", IGNORED);
             return Ok(());
         }
@@ -194,10 +197,33 @@ pub(crate) async fn on_reaction(
         crate::infra::ops::count_update("reaction", IGNORED);
         return Ok(());
     };
-    let conversation = crate::engine::context::conversation_key("telegram", chat, user.id.0 as i64);
-    let event = crate::engine::report::Event::Reaction { up, tools: rated.tools, question: rated.question };
     let keep = tg.app.router.report_keep();
-    crate::engine::report::record(tg.app.state.as_ref(), keep, &conversation, false, &[event]).await;
+    let standing = crate::infra::state::keys::rating(chat, reaction.message_id.0, user.id.0 as i64);
+    let before = match tg.app.state.get_value(&standing).await {
+        Ok(value) => value.and_then(|v| serde_json::from_str::<crate::engine::report::Rating>(&v).ok()),
+        Err(e) => {
+            tracing::warn!(error = %e, "could not read the shopper's rating of the answer");
+            return Ok(());
+        }
+    };
+    if before.map(|b| b.up) == now {
+        crate::infra::ops::count_update("reaction", IGNORED);
+        return Ok(());
+    }
+    let after = now.map(|up| crate::engine::report::Rating { up, day: crate::engine::report::today() });
+    let kept = match &after {
+        Some(rating) => {
+            let value = serde_json::to_string(rating).unwrap_or_default();
+            tg.app.state.put_value(&standing, &value, keep).await
+        }
+        None => tg.app.state.put_value(&standing, "null", keep).await,
+    };
+    if let Err(e) = kept {
+        tracing::warn!(error = %e, "could not keep the shopper's rating of the answer");
+        return Ok(());
+    }
+    let state = tg.app.state.as_ref();
+    crate::engine::report::rerate(state, keep, before, after, &rated).await;
     crate::infra::ops::count_update("reaction", ANSWERED);
     Ok(())
 }

@@ -172,7 +172,9 @@ impl MallState {
                 None => tracing::warn!(cart_id, slot = slot_key, "cart line of a product no longer sold"),
             }
         }
-        let total_cents = items.iter().map(|i| i.line_total_cents).sum();
+        // Lines and totals cannot wrap: a price is bounded, and the sum saturates (an order
+        // over MAX_ORDER_CENTS is refused).
+        let total_cents = items.iter().fold(0i64, |sum, i| sum.saturating_add(i.line_total_cents));
         Ok(Cart { cart_id: cart_id.to_owned(), items, total_cents })
     }
 
@@ -190,7 +192,7 @@ impl MallState {
             sku_label: s.label.clone(),
             quantity,
             unit_price_cents,
-            line_total_cents: unit_price_cents * i64::from(quantity),
+            line_total_cents: unit_price_cents.saturating_mul(i64::from(quantity)),
         }
     }
 }

@@ -42,6 +42,13 @@ use super::levels::{Changes, sync, write_price, write_stock};
 /// The most of one product (and SKU) a cart line may hold.
 const MAX_LINE_QUANTITY: u32 = 99;
 
+/// The highest price of one product or SKU (fen): ¥10 000 000. A staff price or a file's
+/// price above it is refused, so no line or total can wrap.
+pub const MAX_PRICE_CENTS: i64 = 1_000_000_000;
+
+/// The most one order may come to (fen): ¥100 000 000. A cart over it is refused with words.
+pub const MAX_ORDER_CENTS: i64 = 10_000_000_000;
+
 /// How long an expired order still takes a payment (the contract's 15 minutes).
 const PAYMENT_GRACE_SECS: i64 = 15 * 60;
 

@@ -51,6 +51,17 @@ impl MallState {
             }
             .into());
         }
+        if cart.total_cents > MAX_ORDER_CENTS || cart.total_cents < 0 {
+            return Err(ServiceError::invalid(
+                "cart_id",
+                format!(
+                    "the cart comes to {} yuan, more than the {} yuan one order may; take fewer items",
+                    format_yuan(cart.total_cents.max(0)),
+                    format_yuan(MAX_ORDER_CENTS)
+                ),
+            )
+            .into());
+        }
         if let Some(expected) = request.expected_total_cents
             && expected != cart.total_cents
         {

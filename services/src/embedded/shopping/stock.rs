@@ -39,6 +39,15 @@ impl MallState {
                 format!("a price cannot be negative, got {cents}"),
             ));
         }
+        if cents > MAX_PRICE_CENTS {
+            return Err(ServiceError::invalid(
+                "price_cents",
+                format!(
+                    "a price is at most {} yuan ({MAX_PRICE_CENTS} fen), got {cents} fen",
+                    format_yuan(MAX_PRICE_CENTS)
+                ),
+            ));
+        }
         self.write(|tx, changes| {
             let live = self.live();
             let mut slots = Vec::with_capacity(keys.len());
