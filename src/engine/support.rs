@@ -199,7 +199,13 @@ pub fn card(
     let recent = recent_lines(history, 6);
     let recent = if recent.is_empty() { "—".to_owned() } else { recent };
     let shopping = if shopping.is_empty() { "—" } else { shopping };
-    (desk.texts().support.card)(name, shopper.texts().model_language, reason, &recent, shopping)
+    let wrote = written_lang(history).unwrap_or(shopper);
+    (desk.texts().support.card)(name, wrote.texts().model_language, reason, &recent, shopping)
+}
+
+/// The language the shopper wrote their latest message in (that has any letters).
+pub(crate) fn written_lang(history: &[ChatMessage]) -> Option<Lang> {
+    history.iter().rev().filter(|m| m.role == Role::User).find_map(|m| Lang::detect(m.text()))
 }
 
 /// The last `count` lines the shopper and the bot wrote (not tool calls), clipped.
