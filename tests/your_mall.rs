@@ -393,3 +393,50 @@ fn an_excel_csv_has_its_mistakes_on_the_right_rows_its_dates_as_spreadsheets_wri
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_report_counts_a_store_typo_as_unanswered_with_its_did_you_mean_and_the_card_names_the_shoppers_language()
+ {
+    let dir = scratch("report");
+    // The bot set to English; the shopper writes Chinese, with a typo for 亚瑟士.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mallbot"))
+        .args(["--config", "examples/malls/riverside.toml", "chat", "--user", "11"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("MALLBOT_STATE__URL", format!("sqlite://{}", dir.join("state.db").display()))
+        .env("MALLBOT_MALL__EMBEDDED_DB", dir.join("mall.db"))
+        .env("MALLBOT_BOT__LANGUAGE", "en")
+        .env_remove("MALLBOT_LLM__PROVIDER")
+        .env_remove("MALLBOT_CONFIG")
+        .env_remove("MALLBOT_MALL__DATA")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all("亚瑟土在哪\n亚瑟土营业到几点\n/human 找不到店\n".as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.contains("| Shopper: console 11 (Simplified Chinese)"),
+        "the language written in:\n{stdout}"
+    );
+
+    let out = mallbot(&dir, &repo("examples/malls/riverside"))
+        .args(["report", "--since", "1d", "--format", "json"])
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let unanswered: Vec<&str> =
+        report["unanswered"].as_array().unwrap().iter().map(|r| r["text"].as_str().unwrap()).collect();
+    assert!(
+        unanswered.iter().any(|q| q.starts_with("亚瑟土") && q.ends_with("did you mean 亚瑟士 (ASICS)?")),
+        "the typo, unanswered, with the names offered: {report}"
+    );
+    assert_eq!(report["tool_errors"], serde_json::json!([]), "a typo is no tool error: {report}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
