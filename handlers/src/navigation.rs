@@ -19,8 +19,8 @@ use crate::{
 
 /// The `/help` line of the directions tools.
 pub static HELP_DIRECTIONS: HelpLine = HelpLine {
-    zh: "🧭 找路：「Nike 店怎么走？」「三楼有什么店？」",
-    en: "🧭 Directions: \"How do I get to Nike?\" \"What's on the 3rd floor?\"",
+    zh: "🧭 找路：「咖啡店怎么走？」「三楼有什么店？」",
+    en: "🧭 Directions: \"How do I get to a coffee shop?\" \"What's on the 3rd floor?\"",
 };
 
 /// Arguments of `navigate_to_store`.
