@@ -192,6 +192,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             // Each MCP server gets its first try before it is reported.
             app.connect_mcp_servers(std::time::Duration::from_secs(10)).await;
             let mut report = mallbot::infra::health::collect(&app).await;
+            report.checks.extend(mallbot::infra::health::setup_checks(&app).await);
             if !app.config.telegram.token.is_empty() {
                 report.checks.push(mallbot::transports::telegram::check(&app.config.telegram).await);
                 if app.config.support.chat_id != 0 {
@@ -202,7 +203,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     report.checks.push(desk.await);
                 }
             }
-            println!("{}", mallbot::infra::redact::scrub(&report.render(app.config.bot.language)));
+            println!("{}", mallbot::infra::redact::scrub(&report.render_check()));
             Ok(if report.all_ok() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
         }
         // Serving the registry: the lent tools of [mcp.servers] are the bot's own

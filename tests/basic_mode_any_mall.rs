@@ -95,6 +95,8 @@ fn loose_mall() -> MockMallApi {
     mall.expect_get_store().returning(|id| Err(ServiceError::not_found(format!("store {id}"))));
     mall.expect_list_areas().returning(|| Ok(Page { items: vec![], total: 0 }));
     mall.expect_search_products().returning(|_| Ok(Page { items: vec![], total: 0 }));
+    // Learning the mall's example requests looks for a store with an offer.
+    mall.expect_store_promotions().returning(|_| Ok(Page { items: vec![], total: 0 }));
     mall.expect_route().never();
     mall
 }

@@ -383,10 +383,10 @@ async fn a_suggestion_button_made_on_a_works_on_b(bot: &Deployment) {
     bot.say(&bot.a, BOB, "/start").await;
     bot.api.wait_for_texts(BOB.id, 1).await;
     let greeting = last_sent(&bot.api, BOB.id);
-    let example = button_data(&greeting, "Nike 店在哪里？").expect("example buttons");
+    let example = button_data(&greeting, "屈臣氏在哪").expect("example buttons");
     bot.post(&bot.b, &bot.update(press(BOB, &greeting, &example))).await;
     let texts = bot.api.wait_for_texts(BOB.id, 2).await;
-    assert!(texts[1].contains("Nike"), "the example, answered by B: {}", texts[1]);
+    assert!(texts[1].contains("屈臣氏"), "the example, answered by B: {}", texts[1]);
 }
 
 async fn a_group_hand_off_link_made_on_a_is_continued_on_b(bot: &Deployment) {

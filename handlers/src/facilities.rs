@@ -21,8 +21,8 @@ use crate::{
 
 /// The `/help` line of `find_facility`.
 pub static HELP_FACILITIES: HelpLine = HelpLine {
-    zh: "🚻 设施：「洗手间在哪？」「我在优衣库，最近的母婴室在哪？」",
-    en: "🚻 Facilities: \"Where's the restroom?\" \"Nearest ATM from the north gate\"",
+    zh: "🚻 设施：「洗手间在哪？」「我在三楼，最近的母婴室在哪？」",
+    en: "🚻 Facilities: \"Where's the restroom?\" \"Nearest ATM from the 2nd floor\"",
 };
 
 /// Arguments of `find_facility`.

@@ -33,12 +33,15 @@ pub struct MapDirections {
     pub pictures: Vec<Picture>,
 }
 
-/// The map's place for a catalog store: by id (`ref`), else by name.
-fn store_place<'a>(map: &'a IndoorMap, store: &Store) -> Option<&'a Place> {
-    let is_store = |p: &&Place| p.kind == PlaceKind::Store;
-    map.places.iter().filter(is_store).find(|p| p.id == store.id).or_else(|| {
-        map.places.iter().filter(is_store).find(|p| p.name.zh == store.name || p.name.en == store.name_en)
-    })
+/// The map's place for a catalog store, named as the directory names it:
+/// by id (`ref`), else by unit number, else by name ([`IndoorMap::store_place`]).
+pub fn store_place(map: &IndoorMap, store: &Store) -> Option<Place> {
+    map.store_place(&tie(store))
+}
+
+/// A store of the directory as the map is searched for it.
+pub fn tie(store: &Store) -> maps::StoreTie<'_> {
+    maps::StoreTie { id: &store.id, unit: &store.unit, name: &store.name, name_en: &store.name_en }
 }
 
 /// Where routes start when the shopper names no place: the main entrance.
@@ -118,7 +121,7 @@ pub fn directions_to_store(
 ) -> Option<Result<MapDirections, ToolError>> {
     let router = ctx.map.as_ref()?;
     let map = router.map();
-    let to = store_place(map, store)?.clone();
+    let to = store_place(map, store)?;
     let start = match start_place(map, from) {
         Ok(place) => place,
         Err(e) => return Some(Err(e)),

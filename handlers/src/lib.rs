@@ -29,6 +29,7 @@ pub mod general;
 pub mod indoor;
 pub mod info;
 pub mod mall;
+pub mod mall_examples;
 pub mod navigation;
 pub mod orders;
 pub mod search;

@@ -88,6 +88,27 @@ impl SectionLine {
     }
 }
 
+/// What a shopper asking for a person is told when the bot has no desk to hand them
+/// to: the mall's own service desk section (`service-desk`: where, when, its phone) in
+/// the shopper's language, saying only what it says; without one, to ask at the mall's
+/// service desk (no place, no phone of another mall's).
+pub async fn no_desk(mall: &dyn services::MallApi, lang: Lang) -> String {
+    let support = &lang.texts().support;
+    let sections = match mall.mall_info().await {
+        Ok(page) => page.items,
+        Err(error) => {
+            if !absent(&error) {
+                tracing::warn!(%error, "could not read the mall's information for its service desk");
+            }
+            Vec::new()
+        }
+    };
+    match sections.iter().find(|s| s.id == InfoSection::SERVICE_DESK).map(|s| SectionLine::new(s, lang)) {
+        Some(desk) if !desk.body.is_empty() => (support.no_desk_at)(&desk.title, &desk.body),
+        _ => support.no_desk.to_owned(),
+    }
+}
+
 /// The index of the sections last searched, by a hash of their text (a mall's
 /// information changes rarely; it is indexed again when it does).
 fn index_of(sections: &[InfoSection]) -> Arc<InfoIndex> {

@@ -19,8 +19,8 @@ use crate::{
 
 /// The `/help` line of the directions tools.
 pub static HELP_DIRECTIONS: HelpLine = HelpLine {
-    zh: "🧭 找路：「Nike 店怎么走？」「三楼有什么店？」",
-    en: "🧭 Directions: \"How do I get to Nike?\" \"What's on the 3rd floor?\"",
+    zh: "🧭 找路：「咖啡店怎么走？」「三楼有什么店？」",
+    en: "🧭 Directions: \"How do I get to a coffee shop?\" \"What's on the 3rd floor?\"",
 };
 
 /// Arguments of `navigate_to_store`.
@@ -55,7 +55,10 @@ pub struct Directions {
     /// Where the walk starts (`main_entrance`).
     pub from: String,
     pub steps: Vec<String>,
+    /// The walk in metres and minutes; absent (0) when no map measured it.
+    #[serde(skip_serializing_if = "unmeasured")]
     pub distance_m: u32,
+    #[serde(skip_serializing_if = "unmeasured")]
     pub eta_minutes: u32,
     /// Whether to lead with the store's floor and unit.
     #[serde(default = "lead_with_the_place")]
@@ -73,6 +76,10 @@ pub struct StoreNotFound {
     /// The name as the shopper gave it.
     pub not_found: String,
     pub closest: Vec<StoreRef>,
+}
+
+fn unmeasured(figure: &u32) -> bool {
+    *figure == 0
 }
 
 fn lead_with_the_place() -> bool {
@@ -437,10 +444,13 @@ pub fn route(result: &NavigateToStoreResult, lang: Lang) -> String {
     let (distance, eta) = (directions.distance_m, directions.eta_minutes);
     let name = &directions.store.name;
     let place = directions.store.place(lang);
-    let mut lines = vec![if directions.highlight && !place.is_empty() {
-        (answers.route_here)(name, &place, &from, distance, eta)
-    } else {
-        (answers.route_to)(name, &from, distance, eta)
+    // No walk measured (a mall without a map): no figures, never "0 m".
+    let measured = distance > 0;
+    let mut lines = vec![match (directions.highlight && !place.is_empty(), measured) {
+        (true, true) => (answers.route_here)(name, &place, &from, distance, eta),
+        (true, false) => (answers.route_here_unmeasured)(name, &place, &from),
+        (false, true) => (answers.route_to)(name, &from, distance, eta),
+        (false, false) => (answers.route_to_unmeasured)(name, &from),
     }];
     lines.extend(directions.steps.iter().enumerate().map(|(i, step)| format!("{}. {step}", i + 1)));
     lines.join("\n")

@@ -24,14 +24,14 @@ const MAX_STORES: u32 = 10;
 
 /// The `/help` line of the product tools.
 pub static HELP_PRODUCTS: HelpLine = HelpLine {
-    zh: "🔍 找商品：「500 元以内的 Nike 跑鞋」，再看看详情和尺码",
-    en: "🔍 Products: \"Nike running shoes under 500 yuan\", then details and sizes",
+    zh: "🔍 找商品：「500 元以内的跑鞋」，再看看详情和尺码",
+    en: "🔍 Products: \"running shoes under 500 yuan\", then details and sizes",
 };
 
 /// The `/help` line of the store tools.
 pub static HELP_STORES: HelpLine = HelpLine {
-    zh: "🏬 查店铺：「有哪些咖啡店？」「优衣库有什么优惠？」",
-    en: "🏬 Stores: \"Which coffee shops are there?\" \"Any deals at Uniqlo?\"",
+    zh: "🏬 查店铺：「有哪些咖啡店？」「哪些店有优惠？」",
+    en: "🏬 Stores: \"Which coffee shops are there?\" \"Which stores have deals?\"",
 };
 
 /// Arguments of `search_products`.

@@ -60,6 +60,8 @@ pub struct Unit {
     pub category: String,
     pub kind: UnitKind,
     pub name: Option<Labels>,
+    /// Its other name (IMDF `alt_name`): often the unit number shoppers see.
+    pub alt_name: Option<Labels>,
     pub outline: Polygon,
     /// Where its label goes.
     pub display_point: Point,
@@ -116,6 +118,17 @@ pub struct Place {
     /// The opening it is (entrances only).
     pub opening: Option<usize>,
     pub point: Point,
+}
+
+/// A store of the mall's directory as the map is searched for it: its id (the
+/// occupant's `ref`), its unit number and its names.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StoreTie<'a> {
+    pub id: &'a str,
+    /// The unit number shoppers see (`1F-08`); empty when unknown.
+    pub unit: &'a str,
+    pub name: &'a str,
+    pub name_en: &'a str,
 }
 
 /// A named part of a level (an area of the mall).
@@ -219,6 +232,66 @@ impl IndoorMap {
                 })
             },
         )
+    }
+
+    /// Where a store of the mall's directory is on the map, named as the
+    /// directory names it (the directory is the truth for names, the map
+    /// for geometry): the occupant whose `ref` is the store's id, else the
+    /// unit whose name or `alt_name` is the store's unit number (`1F-08`:
+    /// a new tenant in an existing unit needs no edit of the map), else
+    /// the occupant named as the store. `None` when the map has none of these.
+    pub fn store_place(&self, store: &StoreTie<'_>) -> Option<Place> {
+        let is_store = |p: &&Place| p.kind == PlaceKind::Store;
+        let by_ref = || self.places.iter().filter(is_store).find(|p| p.id == store.id).cloned();
+        let by_unit = || {
+            let unit = self.unit_numbered(store.unit)?;
+            let u = &self.units[unit];
+            Some(Place {
+                id: store.id.to_owned(),
+                kind: PlaceKind::Store,
+                name: Labels::default(),
+                level: u.level,
+                unit: Some(unit),
+                opening: None,
+                point: u.display_point,
+            })
+        };
+        let by_name = || {
+            self.places
+                .iter()
+                .filter(is_store)
+                .find(|p| {
+                    (!store.name.is_empty() && p.name.zh == store.name)
+                        || (!store.name_en.is_empty() && p.name.en == store.name_en)
+                })
+                .cloned()
+        };
+        let mut place = by_ref().or_else(by_unit).or_else(by_name)?;
+        let en = if store.name_en.is_empty() { store.name } else { store.name_en };
+        place.name = Labels::new(store.name, en);
+        Some(place)
+    }
+
+    /// The unit a unit number names (`1F-08`, `1f 08`): its `name` or `alt_name` in either
+    /// language, in any case, spaces, dashes and dots aside; rooms only, not corridors.
+    pub fn unit_numbered(&self, number: &str) -> Option<usize> {
+        let key = |s: &str| {
+            s.to_lowercase()
+                .chars()
+                .filter(|c| !c.is_whitespace() && !"-_.－—".contains(*c))
+                .collect::<String>()
+        };
+        let wanted = key(number);
+        if wanted.is_empty() {
+            return None;
+        }
+        self.units.iter().position(|u| {
+            u.kind == UnitKind::Room
+                && [&u.name, &u.alt_name]
+                    .into_iter()
+                    .flatten()
+                    .any(|l| key(&l.zh) == wanted || key(&l.en) == wanted)
+        })
     }
 
     /// The entrances, in archive order.
@@ -444,6 +517,7 @@ impl<'a> Reader<'a> {
                 category,
                 kind,
                 name: labels(f.pointer("/properties/name")),
+                alt_name: labels(f.pointer("/properties/alt_name")),
                 outline,
                 display_point,
             });

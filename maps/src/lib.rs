@@ -16,7 +16,7 @@ pub mod words;
 
 pub use facility::FacilityKind;
 pub use geo::Point;
-pub use imdf::{ImdfError, IndoorMap, Level, Place, PlaceKind, Section, Unit};
+pub use imdf::{ImdfError, IndoorMap, Level, Place, PlaceKind, Section, StoreTie, Unit};
 pub use render::{FloorPicture, RenderError};
 pub use route::{Leg, Route, RouteError, RouteOptions, Router};
 pub use unit::UnitKind;

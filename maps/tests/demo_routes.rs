@@ -132,3 +132,30 @@ fn routes_start_from_a_named_place_in_either_language() {
     let err = router.route("the moon", "s-nike", RouteOptions::default()).unwrap_err();
     assert_eq!(err.to_string(), "no place called \"the moon\" on the map");
 }
+
+#[test]
+fn a_store_is_placed_by_its_ref_else_its_unit_number_and_named_as_the_directory_names_it() {
+    let router = demo::router();
+    let map = router.map();
+    let tie = |id, unit, name, name_en| maps::StoreTie { id, unit, name, name_en };
+    // By the occupant's ref, under the directory's (new) name.
+    let renamed = map.store_place(&tie("s-uniqlo", "", "优衣库旗舰店", "UNIQLO Flagship")).unwrap();
+    assert_eq!((renamed.name.zh.as_str(), renamed.name.en.as_str()), ("优衣库旗舰店", "UNIQLO Flagship"));
+    assert_eq!(Some(renamed.unit), map.find_place("s-uniqlo").map(|p| p.unit));
+    // A new tenant by its unit number alone, written as operators write it.
+    for unit in ["B1-06", "b1 06", "B106"] {
+        let place = map.store_place(&tie("s-new", unit, "新店", "New Store")).unwrap();
+        let u = &map.units[place.unit.unwrap()];
+        assert_eq!(u.name.as_ref().unwrap().zh, "B1-06", "{unit}");
+        assert_eq!(map.levels[place.level].floor, -1);
+        assert_eq!(place.name.zh, "新店");
+        // Routed to, and arrived at under its directory name.
+        let start = map.find_place("main_entrance").unwrap().clone();
+        let route = router.route_between(start, place, RouteOptions::default()).unwrap();
+        let steps = directions::steps(map, &route, &MapWords::CHINESE);
+        assert!(steps.last().unwrap().contains("到达新店（New Store，门牌 B1-06）"), "{steps:?}");
+    }
+    // A unit the map does not have, and a corridor's name, place nothing.
+    assert!(map.store_place(&tie("s-new", "9F-99", "新店", "New Store")).is_none());
+    assert!(map.store_place(&tie("s-new", "", "新店", "New Store")).is_none());
+}

@@ -1,11 +1,14 @@
 #!/bin/sh
 # Regenerates maps/fonts/NotoSansSC-MallbotSubset.otf: Noto Sans CJK SC
 # Regular (SIL Open Font License 1.1, from Debian's fonts-noto-cjk) cut down
-# to printable ASCII, Latin-1 and every other character the floor plans can
-# show: the names in the demo IMDF archive and their Traditional forms (as
-# the bot converts them for Traditional Chinese: handlers' example
-# `to_traditional`), the text in maps/src and the map words of the text
-# tables (the `map:` field in handlers/src/texts).
+# to printable ASCII, Latin-1, every Chinese character of GB 2312 (the 6 763
+# of Simplified names) and of Big5's common level (the 5 401 of Traditional
+# ones), so that any mall's names draw on its floor plans without this
+# script (about 2 MB); and every other character the plans can show: the
+# names in the demo IMDF archive and their Traditional forms (as the bot
+# converts them for Traditional Chinese: handlers' example `to_traditional`),
+# the text in maps/src and the map words of the text tables (the `map:`
+# field in handlers/src/texts). Run it again only to add rarer characters.
 #
 # Needs: apt-get install fonts-noto-cjk; pip install fonttools; cargo
 # Run from the repository root:  sh maps/tools/subset_font.sh
@@ -28,6 +31,19 @@ for path in glob.glob("handlers/src/texts/*.rs"):
     words = table[start:table.find("\n    },", start)] if first.endswith("{") else first
     chars |= set(c for c in words if ord(c) >= 0x80)
 chars |= set("→←↑↓▲●■◆·（）：，。、？！「」")
+# Every Chinese character of GB 2312 and of Big5's common level (5401 characters).
+for hi in range(0xB0, 0xF8):
+    for lo in range(0xA1, 0xFF):
+        try:
+            chars.add(bytes([hi, lo]).decode("gb2312"))
+        except UnicodeDecodeError:
+            pass
+for hi in range(0xA4, 0xC7):
+    for lo in list(range(0x40, 0x7F)) + list(range(0xA1, 0xFF)):
+        try:
+            chars.add(bytes([hi, lo]).decode("big5"))
+        except UnicodeDecodeError:
+            pass
 open(sys.argv[1], "w", encoding="utf-8").write("".join(sorted(chars)))
 PY
 # Font number 2 of the collection is Noto Sans CJK SC.

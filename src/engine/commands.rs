@@ -126,11 +126,10 @@ pub async fn report(router: &FunctionCallRouter, period: Option<&str>) -> String
     }
 }
 
-/// The greeting of `/start`, with example requests as suggestions.
-pub fn greeting(lang: Lang) -> Reply {
-    let commands = &lang.texts().commands;
-    let suggestions = commands.examples.iter().map(|s| (*s).to_owned()).collect();
-    Reply { suggestions, ..Reply::text(commands.greeting) }
+/// The greeting of `/start`, with example requests (made of the mall's own names:
+/// [`FunctionCallRouter::examples`]) as suggestions.
+pub fn greeting(lang: Lang, examples: Vec<String>) -> Reply {
+    Reply { suggestions: examples, ..Reply::text(lang.texts().commands.greeting) }
 }
 
 /// The `/help` text: the line each registered tool declares (`help = …` on
@@ -178,7 +177,7 @@ fn first_sentence(description: &str) -> &str {
 pub async fn answer(router: &FunctionCallRouter, ctx: &MessageContext, command: &Command) -> Reply {
     let lang = ctx.lang;
     match command {
-        Command::Start(_) => greeting(lang),
+        Command::Start(_) => greeting(lang, router.examples().await.requests(lang)),
         Command::Help => {
             let tools: Vec<_> =
                 router.tools_for(ctx.is_group, true).iter().filter_map(|t| t.spec()).collect();

@@ -24,8 +24,16 @@ impl ChatFallback {
         ChatFallback { model }
     }
 
-    /// A reply to `text`; `online` is false when the model is known to be down.
-    pub async fn reply(&self, history: &[ChatMessage], text: &str, lang: Lang, online: bool) -> Reply {
+    /// A reply to `text`; `online` is false when the model is known to be down. A canned
+    /// reply offers `examples` (requests made of the mall's own names) as buttons.
+    pub async fn reply(
+        &self,
+        history: &[ChatMessage],
+        text: &str,
+        lang: Lang,
+        online: bool,
+        examples: Vec<String>,
+    ) -> Reply {
         if let (Some(model), true) = (&self.model, online) {
             let start = history.len().saturating_sub(CONTEXT_MESSAGES);
             let mut messages = vec![ChatMessage::system(chat_prompt(lang))];
@@ -41,7 +49,7 @@ impl ChatFallback {
                 Err(e) => tracing::warn!(error = %e, "small talk failed; using a canned answer"),
             }
         }
-        canned(text, lang)
+        canned(text, lang, examples)
     }
 }
 
@@ -56,7 +64,7 @@ fn chat_prompt(lang: Lang) -> String {
 
 /// Canned small talk: greetings, thanks, goodbyes, who-are-you, and a gentle
 /// pointer back to shopping for everything else.
-pub fn canned(text: &str, lang: Lang) -> Reply {
+pub fn canned(text: &str, lang: Lang, examples: Vec<String>) -> Reply {
     let t = text.trim().to_lowercase();
     let has = |words: &[&str]| words.iter().any(|w| t.contains(w));
     let talk = &lang.texts().small_talk;
@@ -94,12 +102,7 @@ pub fn canned(text: &str, lang: Lang) -> Reply {
     } else {
         talk.other
     };
-    Reply { text: answer.to_owned(), suggestions: examples(lang), ..Default::default() }
-}
-
-/// Example requests offered as buttons.
-pub fn examples(lang: Lang) -> Vec<String> {
-    lang.texts().small_talk.examples.iter().map(|s| s.to_string()).collect()
+    Reply { text: answer.to_owned(), suggestions: examples, ..Default::default() }
 }
 
 #[cfg(test)]
@@ -108,12 +111,13 @@ mod tests {
 
     #[test]
     fn canned_replies_follow_the_language_and_the_mood() {
-        let r = canned("你好", Lang::Zh);
+        let examples = vec!["霸王茶姬在哪".to_owned()];
+        let r = canned("你好", Lang::Zh, examples.clone());
         assert!(r.text.contains("导购助手"), "{}", r.text);
-        assert_eq!(r.suggestions.len(), 3);
-        let r = canned("thanks!", Lang::En);
+        assert_eq!(r.suggestions, examples, "the mall's own examples as buttons");
+        let r = canned("thanks!", Lang::En, Vec::new());
         assert!(r.text.starts_with("You're welcome"), "{}", r.text);
-        let r = canned("what is the meaning of life", Lang::En);
+        let r = canned("what is the meaning of life", Lang::En, Vec::new());
         assert!(r.text.contains("shopping"), "{}", r.text);
     }
 }

@@ -211,9 +211,10 @@ pub fn card(
     let recent = recent_lines(history, 6);
     let recent = if recent.is_empty() { "—".to_owned() } else { recent };
     let shopping = if shopping.is_empty() { "—" } else { shopping };
+    let wrote = written_lang(history).unwrap_or(shopper);
     (desk.texts().support.card)(
         &one_line(name),
-        shopper.texts().model_language,
+        wrote.texts().model_language,
         &one_line(reason),
         &recent,
         shopping,
@@ -236,7 +237,8 @@ pub fn markdown_card(
     let recent = if recent.is_empty() { "—".to_owned() } else { lines(&recent) };
     let shopping = if shopping.is_empty() { "—".to_owned() } else { lines(shopping) };
     let (name, reason) = (literal(&one_line(name)), literal(&one_line(reason)));
-    (desk.texts().support.card)(&name, shopper.texts().model_language, &reason, &recent, &shopping)
+    let wrote = written_lang(history).unwrap_or(shopper);
+    (desk.texts().support.card)(&name, wrote.texts().model_language, &reason, &recent, &shopping)
 }
 
 /// A shopper's message relayed to their topic: marked as theirs (`🧑 ›`), shown as written.
@@ -260,6 +262,11 @@ pub fn literal(text: &str) -> String {
         out.push(c);
     }
     out
+}
+
+/// The language the shopper wrote their latest message in (that has any letters).
+pub(crate) fn written_lang(history: &[ChatMessage]) -> Option<Lang> {
+    history.iter().rev().filter(|m| m.role == Role::User).find_map(|m| Lang::detect(m.text()))
 }
 
 /// The last `count` lines the shopper and the bot wrote (not tool calls), clipped.

@@ -103,6 +103,98 @@ impl HealthReport {
     }
 }
 
+impl HealthReport {
+    /// The report of a one-off `mallbot check`: what a check can know (config, data, map,
+    /// desk, model, mall…), not a running bot's counters (uptime, messages, tokens).
+    pub fn render_check(&self) -> String {
+        let mut out = String::new();
+        let _ =
+            write!(out, "mallbot {} — {}", self.version, if self.all_ok() { "ready" } else { "NOT READY" });
+        for c in &self.checks {
+            let mark = if c.ok { "✅" } else { "❌" };
+            let latency = c.latency_ms.map(|ms| format!(" ({ms} ms)")).unwrap_or_default();
+            let _ = write!(out, "\n{mark} {}: {}{latency}", c.name, c.detail);
+        }
+        out
+    }
+}
+
+/// What `mallbot check` adds to the components: the indoor map (and the stores it does
+/// not place) and where a shopper asking for a person is sent.
+pub async fn setup_checks(app: &App) -> Vec<Check> {
+    vec![map_check(app).await, desk_check(app).await]
+}
+
+/// The indoor map the bot routes on, and the stores of the mall it does not place.
+async fn map_check(app: &App) -> Check {
+    let check = |ok, detail| Check { name: "map", ok, detail, latency_ms: None };
+    let router = match crate::app::open_map(&app.config) {
+        Ok(Some(router)) => router,
+        Ok(None) => return check(true, "none: directions give the floor and unit, no distance".into()),
+        Err(e) => return check(false, format!("{e:#}")),
+    };
+    let map = router.map();
+    let source = match (app.config.mall.imdf.trim(), crate::infra::mall_data::data_dir(&app.config)) {
+        ("", Some(dir)) => crate::infra::mall_data::map_in(dir).map(|p| p.display().to_string()),
+        ("", None) => Some("the demo mall's".to_owned()),
+        (path, _) => Some(path.to_owned()),
+    }
+    .unwrap_or_default();
+    let mut stores = Vec::new();
+    loop {
+        let page = services::PageRequest {
+            limit: Some(services::PageRequest::MAX_LIMIT),
+            offset: Some(stores.len() as u32),
+        };
+        match app.mall.search_stores(&services::StoreQuery { page, ..Default::default() }).await {
+            Ok(found) if !found.items.is_empty() => {
+                let total = found.total as usize;
+                stores.extend(found.items);
+                if stores.len() >= total {
+                    break;
+                }
+            }
+            Ok(_) => break,
+            Err(e) => return check(false, format!("{source}: the mall's stores could not be read: {e}")),
+        }
+    }
+    let placed = stores.len();
+    let missing = crate::infra::mall_data::off_the_map(stores.iter(), map, None);
+    let mut detail = format!(
+        "{source}: {} floors, {} of {placed} stores placed",
+        map.levels.len(),
+        placed - missing.len()
+    );
+    for line in missing {
+        detail.push_str("\n   ⚠️ ");
+        detail.push_str(&line);
+    }
+    check(true, detail)
+}
+
+/// Where a shopper asking for a person goes: the Telegram desk, else what the mall's own
+/// information says of its service desk.
+async fn desk_check(app: &App) -> Check {
+    let support = &app.config.support;
+    let detail = if support.chat_id != 0 {
+        let hours =
+            if support.hours.trim().is_empty() { "always open".to_owned() } else { support.hours.clone() };
+        format!("Telegram group {} ({hours})", support.chat_id)
+    } else {
+        let sections = app.mall.mall_info().await.map(|p| p.items).unwrap_or_default();
+        match sections.iter().find(|s| s.id == services::InfoSection::SERVICE_DESK) {
+            Some(desk) => format!(
+                "none (support.chat_id = 0): a shopper asking for a person is given the mall's \"{}\" section",
+                desk.title
+            ),
+            None => "none (support.chat_id = 0): a shopper asking for a person is told to ask at the mall's service \
+                     desk; a `service-desk` section in the mall's information would say where, when and its phone"
+                .to_owned(),
+        }
+    };
+    Check { name: "desk", ok: true, detail, latency_ms: None }
+}
+
 fn human_duration(d: Duration) -> String {
     let s = d.as_secs();
     format!("{}d {}h {}m {}s", s / 86_400, s / 3600 % 24, s / 60 % 60, s % 60)

@@ -1,15 +1,16 @@
 //! The mall's own data (`mall.data`): the embedded mall opened on the folder,
 //! its map and information found beside the data, the folder checked for
 //! `mallbot check` and `mallbot import --check FOLDER` (every mistake with
-//! its file, row and column, and stores the map does not have), and read
-//! again on change or on `SIGHUP`.
+//! its file, row and column; the stores the map does not place, as a
+//! warning), and read again on change or on `SIGHUP` (the stores the map
+//! lacks logged again after each reload).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::Context as _;
 use services::EmbeddedMall;
-use services::embedded::{DataError, FolderError, FolderMall, read_folder};
+use services::embedded::{DataError, FolderError, read_folder};
 
 use crate::infra::config::Config;
 
@@ -47,15 +48,20 @@ pub(crate) fn open_embedded(config: &Config) -> anyhow::Result<EmbeddedMall> {
             db.display()
         )),
     })?;
-    if let Some(map) = map_for(config, dir) {
-        // The stores the map lacks are mistakes too (located by reading the tables again).
-        let indoor = open_indoor(&map)?;
-        if mall.catalog().stores().any(|s| !on_map(&indoor, s)) {
-            let folder = read_folder(dir).map_err(|errors| refusal(dir, &errors))?;
-            return Err(refusal(dir, &stores_off_the_map(&folder, &map)?));
-        }
+    // A store the map lacks is a warning, never a stop: its directions give floor and unit.
+    let indoor = match map_for(config, dir) {
+        Some(map) => Some((open_indoor(&map)?, map)),
+        None => None,
+    };
+    if let Some((indoor, map)) = &indoor {
+        warn_off_the_map(&mall.catalog(), indoor, map, "the mall's data loaded");
     }
-    mall.watch_folder(WATCH_EVERY).context("cannot watch the mall's data folder")?;
+    let after_reload = move |catalog: &services::embedded::Catalog| {
+        if let Some((indoor, map)) = &indoor {
+            warn_off_the_map(catalog, indoor, map, "the mall's data reloaded");
+        }
+    };
+    mall.watch_folder_then(WATCH_EVERY, after_reload).context("cannot watch the mall's data folder")?;
     reload_on_hangup(&mall);
     Ok(mall)
 }
@@ -87,44 +93,59 @@ pub fn mistakes(dir: &Path, errors: &[DataError]) -> String {
     out
 }
 
-/// The stores of `folder` that have no place on the map at `map` (by the occupant's `ref`
-/// = the store's id, or by its name in either language), as located mistakes.
-fn stores_off_the_map(folder: &FolderMall, map: &Path) -> anyhow::Result<Vec<DataError>> {
-    let indoor = open_indoor(map)?;
-    let mut missing = Vec::new();
-    for store in folder.stores() {
-        if on_map(&indoor, store) {
-            continue;
-        }
-        let (file, row) = folder.store_rows.get(&store.id).cloned().unwrap_or_default();
-        missing.push(DataError {
-            file,
-            row: Some(row).filter(|r| *r > 0),
-            column: None,
-            message: format!(
-                "store `{}` ({}) is not on the map {}: give its unit's occupant the ref `{}`, or the same name",
-                store.id,
-                store.name,
-                map.display(),
-                store.id
-            ),
-        });
+/// One line per store of the directory that the map does not place (by the occupant's
+/// `ref`, the unit's number or the store's name), each with its row in the directory when
+/// `rows` knows it: `stores.csv:10: store `s-salomon` (萨洛蒙, 1F-15) is not on the map: …`.
+pub(crate) fn off_the_map<'a>(
+    stores: impl Iterator<Item = &'a services::Store>,
+    indoor: &maps::IndoorMap,
+    rows: Option<&std::collections::HashMap<String, (String, usize)>>,
+) -> Vec<String> {
+    stores
+        .filter(|store| !on_map(indoor, store))
+        .map(|store| {
+            let at = rows
+                .and_then(|rows| rows.get(&store.id))
+                .filter(|(_, row)| *row > 0)
+                .map(|(file, row)| format!("{file}:{row}: "))
+                .unwrap_or_default();
+            let unit = if store.unit.is_empty() { String::new() } else { format!(", {}", store.unit) };
+            let fix = if store.unit.is_empty() {
+                format!("give it a `unit` the map has, or an occupant the ref `{}`", store.id)
+            } else {
+                format!(
+                    "no unit of the map is named `{}` (IMDF unit name or alt_name) and no occupant has the ref `{}`",
+                    store.unit, store.id
+                )
+            };
+            format!(
+                "{at}store `{}` ({}{unit}) is not on the map: its directions give the floor and unit; {fix}",
+                store.id, store.name
+            )
+        })
+        .collect()
+}
+
+/// Logs, as warnings, the stores of `catalog` the map lacks.
+fn warn_off_the_map(catalog: &services::embedded::Catalog, indoor: &maps::IndoorMap, map: &Path, when: &str) {
+    let missing = off_the_map(catalog.stores(), indoor, None);
+    if missing.is_empty() {
+        return;
     }
-    Ok(missing)
+    tracing::warn!(map = %map.display(), stores = missing.len(), "{when}: the map lacks some stores");
+    for line in missing {
+        tracing::warn!("{line}");
+    }
 }
 
 fn open_indoor(map: &Path) -> anyhow::Result<maps::IndoorMap> {
     maps::IndoorMap::open(map).with_context(|| format!("cannot use the indoor map ({})", map.display()))
 }
 
-/// Whether the map has a store's unit: an occupant whose `ref` is the store's id, or
-/// named as the store in either language (as directions find it).
+/// Whether the map places a store: an occupant whose `ref` is the store's id, the unit
+/// numbered as the store's `unit`, or an occupant named as the store (as directions find it).
 fn on_map(indoor: &maps::IndoorMap, store: &services::Store) -> bool {
-    indoor.places.iter().filter(|p| p.kind == maps::PlaceKind::Store).any(|p| {
-        p.id == store.id
-            || (!store.name.is_empty() && p.name.zh == store.name)
-            || (!store.name_en.is_empty() && p.name.en == store.name_en)
-    })
+    indoor.store_place(&handlers::indoor::tie(store)).is_some()
 }
 
 /// `mallbot import --check FOLDER` and the data line of `mallbot check`: the folder read
@@ -135,13 +156,23 @@ pub fn check_folder(dir: &Path, map: Option<&Path>) -> Result<String, String> {
     let folder = read_folder(dir).map_err(|errors| mistakes(dir, &errors))?;
     let mut errors = Vec::new();
     let map_line = match map.map(Path::to_path_buf).or_else(|| map_in(dir)) {
-        Some(map) => match stores_off_the_map(&folder, &map) {
-            Ok(missing) => {
-                errors.extend(missing);
-                format!("map {}: every store has its unit", map.display())
+        Some(map) => {
+            let indoor = open_indoor(&map).map_err(|e| format!("{e:#}"))?;
+            let missing = off_the_map(folder.stores(), &indoor, Some(&folder.store_rows));
+            match missing.len() {
+                0 => format!("map {}: every store has its unit", map.display()),
+                n => {
+                    let stores = if n == 1 { "1 store".to_owned() } else { format!("{n} stores") };
+                    let mut line =
+                        format!("map {}: ⚠️ lacks {stores} (a warning: the bot runs):", map.display());
+                    for store in missing {
+                        line.push_str("\n  ");
+                        line.push_str(&store);
+                    }
+                    line
+                }
             }
-            Err(e) => return Err(format!("{e:#}")),
-        },
+        }
         None => "no map (imdf/): directions are given by floor and unit".to_owned(),
     };
     if let Err(mut built) = folder.build() {

@@ -50,7 +50,8 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
 
     /// Runs until the end of input.
     pub async fn run(mut self) -> anyhow::Result<()> {
-        writeln!(self.out, "{}", (self.lang.texts().commands.console_banner)(self.user_id))?;
+        let examples = self.app.router.examples().await.quoted(self.lang);
+        writeln!(self.out, "{}", (self.lang.texts().commands.console_banner)(self.user_id, &examples))?;
         while let Some(line) = self.read_line("you> ").await? {
             let text = line.trim();
             if text.is_empty() {
@@ -547,7 +548,8 @@ mod tests {
             let mut out = Vec::new();
             Console::new(&app, 7, "".as_bytes(), &mut out, false).run().await.unwrap();
             let out = String::from_utf8(out).unwrap();
-            assert_eq!(out, format!("{}\n", (lang.texts().commands.console_banner)(7)));
+            let examples = app.router.examples().await.quoted(lang);
+            assert_eq!(out, format!("{}\n", (lang.texts().commands.console_banner)(7, &examples)));
             assert!(out.starts_with("mallbot — ") && out.contains(expected), "{lang:?}: {out}");
             assert!(out.contains("/voice") && out.contains("/pay"), "{lang:?}: {out}");
         }

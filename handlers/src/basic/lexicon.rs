@@ -49,6 +49,8 @@ pub struct Lexicon {
     areas: Vec<String>,
     /// The mall's product and store categories, lowercase.
     categories: Vec<String>,
+    /// Example requests made of the mall's own names (greeting buttons, banner).
+    pub examples: handlers::mall_examples::MallExamples,
 }
 
 /// Products read per page while learning.
@@ -69,7 +71,9 @@ impl Lexicon {
             mall.search_products(&ProductQuery { page, ..Default::default() }).await
         })
         .await?;
-        Ok(Lexicon::from_catalog(&stores, &areas, &products))
+        let mut lexicon = Lexicon::from_catalog(&stores, &areas, &products);
+        lexicon.examples = handlers::mall_examples::MallExamples::learn(mall, &stores, &products).await;
+        Ok(lexicon)
     }
 
     /// The names of a catalog: a brand is written as the mall writes it, in
@@ -115,6 +119,7 @@ impl Lexicon {
             .into_iter()
             .map(|c| c.replace('_', " "))
             .collect(),
+            examples: Default::default(),
         }
     }
 

@@ -33,12 +33,6 @@ pub(crate) static TEXTS: Texts = Texts {
         greeting: "Hello! I'm the mall's shopping guide 🛍️\n\nJust tell me in words what you're looking for: stores, \
                    products, prices, your cart, orders for pickup. Tap an example below to try, or send /help to see \
                    everything I can do.",
-        examples: [
-            "Where is the Nike store?",
-            "Running shoes under 500 yuan",
-            "Which restaurants are there?",
-            "Show my cart",
-        ],
         help_intro: "I can help with:",
         help_private_note: " (private chat)",
         help_commands: "Commands: /cart your cart · /orders your orders · /reset start over · /lang zh|zh-hant|en language",
@@ -67,10 +61,10 @@ pub(crate) static TEXTS: Texts = Texts {
         privacy_off: "Privacy mode: off (mentions in groups reach the bot)",
         privacy_on: "Privacy mode: ON ⚠️ in groups the bot only sees commands and replies to it, not @mentions.\n  Fix: in @BotFather send /setprivacy → pick this bot → Disable, or make the bot a group admin.",
         console_confirm: "Confirm? (y/n) ",
-        console_banner: |user| {
+        console_banner: |user, examples| {
             format!(
                 "mallbot — mall shopping guide. You are shopper {user}.\n\
-                 Ask in Chinese or English, e.g. \"帮我买一双 Nike 跑鞋，500 以内的\" or \"where is Uniqlo?\".\n\
+                 Ask in Chinese or English, e.g. {examples}.\n\
                  Commands: /help /cart /orders /reset /lang zh|zh-hant|en /health /stats /quit. A number picks a \
                  suggestion.\n\
                  /voice FILE sends a recording as a voice message, /photo FILE [caption] a picture as a photo.\n\
@@ -133,7 +127,10 @@ pub(crate) static TEXTS: Texts = Texts {
         hello: "Hello! I'm the mall's shopping guide — looking for something to buy, or a store?",
         other: "I'm not sure about that 😅 I'm best at shopping in the mall: products, stores, directions, your cart \
                 and orders.",
-        examples: ["Nike running shoes under 500", "Where is Uniqlo?", "Any deals at Starbucks?"],
+        find_example: |product| format!("Find {product}"),
+        where_example: |store| format!("Where is {store}?"),
+        offers_example: |store| format!("Any deals at {store}?"),
+        cart_example: "Show my cart",
     },
     answers: Answers {
         done: "Done.",
@@ -192,6 +189,8 @@ pub(crate) static TEXTS: Texts = Texts {
         route_to: |name, from, distance, eta| {
             format!("To {name}: from {from} it is about {distance} m, {eta} min on foot:")
         },
+        route_here_unmeasured: |name, place, from| format!("{name} is on {place}. From {from}:"),
+        route_to_unmeasured: |name, from| format!("To {name}: from {from}:"),
         area: |name, floor, description| format!("{name} is on {floor}. {description}").trim_end().to_owned(),
         stores_here: "Stores here: ",
         added: |name, quantity, total| {
@@ -416,10 +415,13 @@ pub(crate) static TEXTS: Texts = Texts {
         connecting: "👤 Connecting you to the service desk — one moment. You can describe what happened here; the staff will see it.",
         joined: "👤 A member of the mall's staff has joined; you are talking to a person now.",
         closed: "The service desk has ended this conversation. I (the shopping guide) will answer again; say \"human\" any time you need a person.",
-        no_desk: "Sorry, I cannot reach a person from here. The service desk is next to the main entrance on floor 1, phone 400-820-8820 (daily 10:00–22:00).",
+        no_desk: "Sorry, I cannot reach a person from here. Please ask at the mall's service desk.",
+        no_desk_at: |title, text| {
+            format!("Sorry, I cannot reach a person from here. Please ask the mall's staff:\n{title}: {text}")
+        },
         after_hours: |opens| {
             format!(
-                "The service desk is closed now and opens at {opens}. Until then I can find stores and products and check your orders; for anything urgent, go to the service desk by the main entrance on floor 1."
+                "The service desk is closed now and opens at {opens}. Until then I can find stores and products and check your orders; for anything urgent, please ask at the mall's service desk."
             )
         },
         no_answer_yet: "The staff are all busy and nobody has answered yet. You can keep waiting, or let me (the shopping guide) help meanwhile.",

@@ -126,8 +126,6 @@ pub struct Format {
 pub struct Commands {
     /// The `/start` greeting.
     pub greeting: &'static str,
-    /// Example requests offered as buttons under the greeting.
-    pub examples: [&'static str; 4],
     /// The first line of `/help`.
     pub help_intro: &'static str,
     /// After a `/help` line of a tool that works only in private chats, in a group.
@@ -170,8 +168,8 @@ pub struct Commands {
     pub privacy_on: &'static str,
     /// The terminal chat's confirmation question.
     pub console_confirm: &'static str,
-    /// The terminal chat's opening lines: (the shopper's id).
-    pub console_banner: fn(i64) -> String,
+    /// The terminal chat's opening lines: (the shopper's id, example requests of the mall's own).
+    pub console_banner: fn(i64, &str) -> String,
 }
 
 /// The steps of a turn.
@@ -300,8 +298,14 @@ pub struct SmallTalk {
     pub hello: &'static str,
     /// To anything else.
     pub other: &'static str,
-    /// Example requests offered as buttons.
-    pub examples: [&'static str; 3],
+    /// An example request for a product the mall sells: (its name).
+    pub find_example: fn(&str) -> String,
+    /// An example request for the way to a store of the mall: (its name).
+    pub where_example: fn(&str) -> String,
+    /// An example request for a store's offers: (its name).
+    pub offers_example: fn(&str) -> String,
+    /// An example request any mall answers (the cart).
+    pub cart_example: &'static str,
 }
 
 /// Basic mode's answers.
@@ -373,6 +377,10 @@ pub struct Answers {
     pub route_here: fn(&str, &str, &str, u32, u32) -> String,
     /// Directions to a store: (name, from, metres, minutes).
     pub route_to: fn(&str, &str, u32, u32) -> String,
+    /// Directions without a walk measured (no map): (name, place, from).
+    pub route_here_unmeasured: fn(&str, &str, &str) -> String,
+    /// Directions without a walk measured (no map): (name, from).
+    pub route_to_unmeasured: fn(&str, &str) -> String,
     /// An area: (name, floor, description or empty).
     pub area: fn(&str, &str, &str) -> String,
     /// Before the stores of an area.
@@ -608,9 +616,12 @@ pub struct Support {
     pub joined: &'static str,
     /// Staff ended the conversation: the bot answers again.
     pub closed: &'static str,
-    /// There is no desk in Telegram (or it could not be reached): where the
-    /// service desk is and its phone.
+    /// There is no desk in Telegram (or it could not be reached), and the mall's
+    /// information says nothing of its service desk: no place, no phone.
     pub no_desk: &'static str,
+    /// There is no desk in Telegram: the mall's own service desk section
+    /// (its title, its text), which says where it is, when, its phone.
+    pub no_desk_at: fn(&str, &str) -> String,
     /// Outside `support.hours`: (when the desk opens, `HH:MM`).
     pub after_hours: fn(&str) -> String,
     /// Nobody answered within `support.answer_within_mins`.

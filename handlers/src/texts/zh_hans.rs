@@ -32,7 +32,6 @@ pub(crate) static TEXTS: Texts = Texts {
     commands: Commands {
         greeting: "您好！我是商场导购助手 🛍️\n\n直接用文字告诉我您想找什么：找店、找商品、比价格、加购物车、下单取货都可以。\
                    下面是几个例子，点一下就能试试。发送 /help 查看我能做的全部事情。",
-        examples: ["Nike 店在哪里？", "帮我找 500 元以内的跑鞋", "有哪些餐厅？", "看看我的购物车"],
         help_intro: "我能帮您：",
         help_private_note: "（私聊）",
         help_commands: "命令：/cart 购物车 · /orders 我的订单 · /reset 重新开始 · /lang zh|zh-hant|en 切换语言",
@@ -61,10 +60,10 @@ pub(crate) static TEXTS: Texts = Texts {
         privacy_off: "隐私模式：已关闭（群里的 @提及 都能收到）",
         privacy_on: "隐私模式：开启 ⚠️ 群里只能收到命令和对我的回复，@提及 收不到。\n  处理：在 @BotFather 发送 /setprivacy → 选择本机器人 → Disable，或把机器人设为群管理员。",
         console_confirm: "确认吗？(y/n) ",
-        console_banner: |user| {
+        console_banner: |user, examples| {
             format!(
                 "mallbot — 商场导购。您是顾客 {user}。\n\
-                 用中文或英文提问，例如“帮我买一双 Nike 跑鞋，500 以内的”或“where is Uniqlo?”。\n\
+                 用中文或英文提问，例如{examples}。\n\
                  命令：/help /cart /orders /reset /lang zh|zh-hant|en /health /stats /quit。输入数字选择建议。\n\
                  /voice 文件 把录音当作语音消息发送，/photo 文件 [说明] 把图片当作照片发送。\n\
                  下单后会显示一行账单；/pay 为最近一张账单做一次测试付款。"
@@ -115,7 +114,10 @@ pub(crate) static TEXTS: Texts = Texts {
         who: "我是商场的导购助手：可以帮您找商品和店铺、告诉您怎么走、查看优惠和评价，还能管理购物车和订单。",
         hello: "您好！我是商场导购助手，想买点什么，还是找哪家店？",
         other: "这个我不太懂😅 我擅长帮您在商场购物：找商品、找店铺、带路、管理购物车和订单。",
-        examples: ["帮我找 500 以内的 Nike 跑鞋", "优衣库在哪", "星巴克有什么优惠"],
+        find_example: |product| format!("帮我找{product}"),
+        where_example: |store| format!("{store}在哪"),
+        offers_example: |store| format!("{store}有什么优惠"),
+        cart_example: "看看我的购物车",
     },
     answers: Answers {
         done: "好的，已完成。",
@@ -170,6 +172,8 @@ pub(crate) static TEXTS: Texts = Texts {
         route_to: |name, from, distance, eta| {
             format!("去{name}：从{from}出发约 {distance} 米，步行约 {eta} 分钟：")
         },
+        route_here_unmeasured: |name, place, from| format!("{name}在{place}。从{from}出发："),
+        route_to_unmeasured: |name, from| format!("去{name}：从{from}出发："),
         area: |name, floor, description| format!("{name}在{floor}。{description}"),
         stores_here: "这里有：",
         added: |name, quantity, total| {
@@ -354,10 +358,13 @@ pub(crate) static TEXTS: Texts = Texts {
         connecting: "👤 正在为您转接人工客服，请稍候。您可以直接在这里说明情况，客服会看到。",
         joined: "👤 客服已接入，现在和您对话的是商场工作人员。",
         closed: "客服已结束本次对话。接下来由我（智能导购）继续为您服务，需要时随时说「人工」。",
-        no_desk: "抱歉，我这里暂时接不了人工客服。请到 1 楼正门旁的服务台找工作人员，或拨打服务台电话 400-820-8820（每天 10:00–22:00）。",
+        no_desk: "抱歉，我这里暂时接不了人工客服。请到商场的服务台找工作人员。",
+        no_desk_at: |title, text| {
+            format!("抱歉，我这里暂时接不了人工客服。请找商场的工作人员：\n【{title}】{text}")
+        },
         after_hours: |opens| {
             format!(
-                "人工客服现在不在班，{opens} 开始上班。在那之前我可以帮您找店、找商品、查订单；急事请到 1 楼正门旁的服务台。"
+                "人工客服现在不在班，{opens} 开始上班。在那之前我可以帮您找店、找商品、查订单；急事请到商场的服务台。"
             )
         },
         no_answer_yet: "客服暂时都在忙，还没有人回复。您可以继续等，也可以先让我（智能导购）帮您。",

@@ -43,7 +43,6 @@ pub(crate) static TEXTS: Texts = Texts {
     commands: Commands {
         greeting: "您好！我是商場導購助手 🛍️\n\n直接用文字告訴我您想找什麼：找店、找商品、比價格、加購物車、下單取貨都可以。\
                    下面是幾個例子，點一下就能試試。傳送 /help 查看我能做的全部事情。",
-        examples: ["Nike 店在哪裡？", "幫我找 500 元以內的跑鞋", "有哪些餐廳？", "看看我的購物車"],
         help_intro: "我能幫您：",
         help_private_note: "（私訊）",
         help_commands: "指令：/cart 購物車 · /orders 我的訂單 · /reset 重新開始 · /lang zh|zh-hant|en 切換語言",
@@ -72,10 +71,10 @@ pub(crate) static TEXTS: Texts = Texts {
         privacy_off: "隱私模式：已關閉（群組裡的 @提及 都能收到）",
         privacy_on: "隱私模式：開啟 ⚠️ 群組裡只能收到指令和對我的回覆，@提及 收不到。\n  處理：在 @BotFather 傳送 /setprivacy → 選擇本機器人 → Disable，或把機器人設為群管理員。",
         console_confirm: "確認嗎？(y/n) ",
-        console_banner: |user| {
+        console_banner: |user, examples| {
             format!(
                 "mallbot — 商場導購。您是顧客 {user}。\n\
-                 用中文或英文提問，例如「幫我買一雙 Nike 跑鞋，500 以內的」或「where is Uniqlo?」。\n\
+                 用中文或英文提問，例如{examples}。\n\
                  指令：/help /cart /orders /reset /lang zh|zh-hant|en /health /stats /quit。輸入數字選擇建議。\n\
                  /voice 檔案 把錄音當作語音訊息傳送，/photo 檔案 [說明] 把圖片當作照片傳送。\n\
                  下單後會顯示一行帳單；/pay 為最近一張帳單做一次測試付款。"
@@ -126,7 +125,10 @@ pub(crate) static TEXTS: Texts = Texts {
         who: "我是商場的導購助手：可以幫您找商品和店鋪、告訴您怎麼走、查看優惠和評價，還能管理購物車和訂單。",
         hello: "您好！我是商場導購助手，想買點什麼，還是找哪家店？",
         other: "這個我不太懂😅 我擅長幫您在商場購物：找商品、找店鋪、帶路、管理購物車和訂單。",
-        examples: ["幫我找 500 以內的 Nike 跑鞋", "優衣庫在哪", "星巴克有什麼優惠"],
+        find_example: |product| format!("幫我找{product}"),
+        where_example: |store| format!("{store}在哪"),
+        offers_example: |store| format!("{store}有什麼優惠"),
+        cart_example: "看看我的購物車",
     },
     answers: Answers {
         done: "好的，已完成。",
@@ -181,6 +183,8 @@ pub(crate) static TEXTS: Texts = Texts {
         route_to: |name, from, distance, eta| {
             format!("去{name}：從{from}出發約 {distance} 公尺，步行約 {eta} 分鐘：")
         },
+        route_here_unmeasured: |name, place, from| format!("{name}在{place}。從{from}出發："),
+        route_to_unmeasured: |name, from| format!("去{name}：從{from}出發："),
         area: |name, floor, description| format!("{name}在{floor}。{description}"),
         stores_here: "這裡有：",
         added: |name, quantity, total| {
@@ -404,10 +408,13 @@ pub(crate) static TEXTS: Texts = Texts {
         connecting: "👤 正在為您轉接人工客服，請稍候。您可以直接在這裡說明情況，客服會看到。",
         joined: "👤 客服已接入，現在和您對話的是商場工作人員。",
         closed: "客服已結束本次對話。接下來由我（智慧導購）繼續為您服務，需要時隨時說「人工」。",
-        no_desk: "抱歉，我這裡暫時接不了人工客服。請到 1 樓正門旁的服務臺找工作人員，或撥打服務臺電話 400-820-8820（每天 10:00–22:00）。",
+        no_desk: "抱歉，我這裡暫時接不了人工客服。請到商場的服務臺找工作人員。",
+        no_desk_at: |title, text| {
+            format!("抱歉，我這裡暫時接不了人工客服。請找商場的工作人員：\n【{title}】{text}")
+        },
         after_hours: |opens| {
             format!(
-                "人工客服現在不在班，{opens} 開始上班。在那之前我可以幫您找店、找商品、查訂單；急事請到 1 樓正門旁的服務臺。"
+                "人工客服現在不在班，{opens} 開始上班。在那之前我可以幫您找店、找商品、查訂單；急事請到商場的服務臺。"
             )
         },
         no_answer_yet: "客服暫時都在忙，還沒有人回覆。您可以繼續等，也可以先讓我（智慧導購）幫您。",

@@ -271,6 +271,9 @@ struct Builder<'a> {
     utc_offset: String,
     /// Products whose price or stock cell was already reported (no second mistake for it).
     reported: HashSet<String>,
+    /// Products whose price cell was already reported: their SKUs without a price of their
+    /// own are not reported again, one by one (one cause, one line).
+    bad_price: HashSet<String>,
     /// The tables' own mistakes (a row too wide, a CSV that cannot be read on).
     sink: super::table::Sink,
 }
@@ -397,6 +400,7 @@ impl<'a> Builder<'a> {
             store_rows: HashMap::new(),
             utc_offset: "+08:00".into(),
             reported: HashSet::new(),
+            bad_price: HashSet::new(),
             sink: super::table::Sink::default(),
         }
     }
@@ -838,6 +842,9 @@ impl<'a> Builder<'a> {
             };
             let before = self.errors.len();
             let price_cents = self.optional(&t, row, price, parse_price);
+            if self.errors.len() > before {
+                self.bad_price.insert(pid.to_owned());
+            }
             let own_stock = self.optional(&t, row, stock, parse_stock);
             if self.errors.len() > before {
                 self.reported.insert(pid.to_owned());
@@ -934,7 +941,7 @@ impl<'a> Builder<'a> {
             }
             let p = &mut self.data.products[index];
             let Some(price_cents) = price_cents.or(p.price_cents) else {
-                if t.cell(row, price).is_empty() {
+                if t.cell(row, price).is_empty() && !self.bad_price.contains(pid) {
                     self.errors.push(t.error(row, price, "the SKU has no price, nor has its product"));
                 }
                 continue;
@@ -1021,7 +1028,7 @@ impl<'a> Builder<'a> {
     }
 
     /// `promotions`: store, title, title_en, description, description_en, valid_until (a
-    /// date, or RFC 3339).
+    /// date as spreadsheets write it, the end of that day in the mall's time; or RFC 3339).
     fn read_promotions(&mut self, stores: &HashSet<String>) {
         let Some(mut t) = self.table("promotions") else { return };
         let store = t.require(&["store", "store_id"], &mut self.errors);
@@ -1040,11 +1047,14 @@ impl<'a> Builder<'a> {
                 continue;
             };
             let text = t.cell(row, until);
+            let in_mall_time = |(date, time): (String, Option<&str>)| {
+                LocalTime::parse(&format!("{date}T{}{}", time.unwrap_or("23:59:59"), self.utc_offset))
+            };
             let valid_until = if text.is_empty() {
                 String::new()
-            } else if let Some(time) = LocalTime::parse(text) {
+            } else if let Some(time) = spreadsheet_date(text).and_then(in_mall_time) {
                 time.rfc3339()
-            } else if let Some(time) = LocalTime::parse(&format!("{text}T23:59:59{}", self.utc_offset)) {
+            } else if let Some(time) = LocalTime::parse(text) {
                 time.rfc3339()
             } else {
                 self.errors.push(t.error(row, until, format!("`{text}` is not a date (like 2027-06-30)")));
@@ -1084,9 +1094,48 @@ impl<'a> Builder<'a> {
     }
 }
 
+/// A date as spreadsheets write it — `2030-06-30`, `2030-6-30`, `2030/6/30`, `2030.6.30`,
+/// `2030年6月30日` — alone or with a time of day after it (`2030/6/30 18:00`): the date as
+/// `2030-06-30`, and the time unless it is midnight (a date cell shown with its time: the
+/// whole day is meant). `None` for anything else, a time zone included.
+fn spreadsheet_date(text: &str) -> Option<(String, Option<&str>)> {
+    let text = text.trim();
+    let (date, time) = match text.split_once([' ', 'T']) {
+        Some((date, time)) => (date, Some(time.trim())),
+        None => (text, None),
+    };
+    let parts: Vec<&str> = date.trim_end_matches('日').split(['-', '/', '.', '年', '月']).collect();
+    let [y, m, d] = parts[..] else { return None };
+    let (y, m, d): (i64, u32, u32) = (y.parse().ok()?, m.parse().ok()?, d.parse().ok()?);
+    if !(1000..=9999).contains(&y) || !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+        return None;
+    }
+    let time = match time.filter(|t| !t.is_empty()) {
+        None => None,
+        Some(t) if !t.chars().all(|c| c.is_ascii_digit() || c == ':') => return None,
+        Some(t) if t.split(':').all(|n| n.parse::<u32>() == Ok(0)) => None,
+        Some(t) => Some(t),
+    };
+    Some((format!("{y:04}-{m:02}-{d:02}"), time))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dates_are_read_as_spreadsheets_write_them() {
+        let date = |text: &str| spreadsheet_date(text).map(|(d, t)| (d, t.map(str::to_owned)));
+        let day = |d: &str| Some((d.to_owned(), None));
+        for text in ["2030-06-30", "2030-6-30", "2030/6/30", "2030.6.30", "2030年6月30日", "2030/6/30 0:00"]
+        {
+            assert_eq!(date(text), day("2030-06-30"), "{text}");
+        }
+        assert_eq!(date("2030/6/30 18:00"), Some(("2030-06-30".to_owned(), Some("18:00".to_owned()))));
+        for text in ["next month", "2030/13/1", "6/30/2030", "2030-06-30T23:59:59+08:00", "30"] {
+            assert_eq!(date(text), None, "{text}");
+        }
+    }
 
     #[test]
     fn prices_are_read_in_yuan() {

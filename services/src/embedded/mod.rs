@@ -172,6 +172,16 @@ impl EmbeddedMall {
     /// or after [`Self::ask_reload`]; the watching thread ends when the mall is dropped.
     /// Nothing to watch for a mall not opened from a folder.
     pub fn watch_folder(&self, every: std::time::Duration) -> std::io::Result<()> {
+        self.watch_folder_then(every, |_: &Catalog| {})
+    }
+
+    /// As [`Self::watch_folder`], with `after` called on the new catalog after each
+    /// reload that is served (to check it against the map, say).
+    pub fn watch_folder_then(
+        &self,
+        every: std::time::Duration,
+        after: impl Fn(&Catalog) + Send + 'static,
+    ) -> std::io::Result<()> {
         let Some(dir) = &self.folder else { return Ok(()) };
         reload::watch(
             Arc::downgrade(&self.state),
@@ -179,6 +189,7 @@ impl EmbeddedMall {
             (*self.read_stamp).clone(),
             every,
             self.reload_asked.clone(),
+            Box::new(after),
         )?;
         Ok(())
     }

@@ -168,14 +168,15 @@ fn keep_held_products(
 }
 
 /// Watches `dir` for changes (its files' times and sizes, looked at every `every`) and
-/// reloads once a change has settled, or when `asked` is set (`SIGHUP`); stops when the
-/// mall is gone.
+/// reloads once a change has settled, or when `asked` is set (`SIGHUP`), then calls `after`
+/// on the catalog served; stops when the mall is gone.
 pub(crate) fn watch(
     state: std::sync::Weak<MallState>,
     dir: std::path::PathBuf,
     read: Vec<super::folder::FileStamp>,
     every: std::time::Duration,
     asked: Arc<std::sync::atomic::AtomicBool>,
+    after: Box<dyn Fn(&Catalog) + Send>,
 ) -> std::io::Result<std::thread::JoinHandle<()>> {
     use std::sync::atomic::Ordering;
     std::thread::Builder::new().name("mall-data-watch".into()).spawn(move || {
@@ -208,7 +209,7 @@ pub(crate) fn watch(
                 continue;
             };
             match read {
-                Ok(_) => {}
+                Ok(_) => after(&state.live().catalog),
                 Err(FolderError::Invalid(errors)) => {
                     tracing::error!(
                         folder = %dir.display(),

@@ -16,7 +16,8 @@ pub struct DataError {
     pub file: String,
     /// The row, 1-based as a spreadsheet counts them; `None` for the file as a whole.
     pub row: Option<usize>,
-    /// The column's letter and header (`C`, `store`), when one cell is wrong.
+    /// The column's letter and header (`C`, `store`), when one cell is wrong; the header
+    /// is empty for a cell past the last column.
     pub column: Option<(String, String)>,
     /// What is wrong, in words.
     pub message: String,
@@ -36,8 +37,10 @@ impl std::fmt::Display for DataError {
         if let Some(row) = self.row {
             write!(f, ":{row}")?;
         }
-        if let Some((letter, name)) = &self.column {
-            write!(f, ":{letter} ({name})")?;
+        match &self.column {
+            Some((letter, name)) if name.is_empty() => write!(f, ":{letter}")?,
+            Some((letter, name)) => write!(f, ":{letter} ({name})")?,
+            None => {}
         }
         // A quoted cell may be long: every line of mistakes stays short.
         write!(f, ": {}", limits::clipped(&self.message, limits::MAX_MISTAKE_CHARS))
@@ -80,12 +83,45 @@ pub(crate) type Sink = std::rc::Rc<std::cell::RefCell<Vec<DataError>>>;
 
 /// Where the rows come from.
 enum RowSource {
-    /// A CSV file's text, read as the rows are asked for (within the table's budget).
-    Csv(csv::Reader<std::io::Cursor<Vec<u8>>>, Budget),
+    /// A CSV file's text, read as the rows are asked for (within the table's budget), and
+    /// the lines counted so far (up to which byte) to give each row the line it starts on.
+    Csv(csv::Reader<std::io::Cursor<Vec<u8>>>, LineCount, Budget),
     /// A sheet's rows (calamine reads a sheet whole).
     Rows(std::vec::IntoIter<TableRow>),
     /// A table with no rows (left after a CSV that could not be read on).
     Done,
+}
+
+/// The lines of a text counted up to a byte: where a record starts, as a spreadsheet
+/// numbers its rows, whatever the line ends (`\n` or Excel's `\r\n`: the CSV reader's own
+/// line count is one short after a `\r\n`).
+#[derive(Debug, Default)]
+pub(crate) struct LineCount {
+    /// Where the reader started in the text (after a byte-order mark).
+    offset: usize,
+    byte: usize,
+    newlines: usize,
+}
+
+impl LineCount {
+    /// Lines counted from `offset`, where the reader starts.
+    fn new(offset: usize) -> LineCount {
+        LineCount { offset, byte: offset, newlines: 0 }
+    }
+
+    /// The line (1-based) of the record whose position is `byte` (from where the reader
+    /// started): the line ends and blank lines before it are skipped, as the reader skips them.
+    fn line_at(&mut self, text: &[u8], byte: usize) -> usize {
+        let mut start = (self.offset + byte).min(text.len());
+        while start < text.len() && matches!(text[start], b'\r' | b'\n') {
+            start += 1;
+        }
+        if start >= self.byte {
+            self.newlines += text[self.byte..start].iter().filter(|&&b| b == b'\n').count();
+            self.byte = start;
+        }
+        self.newlines + 1
+    }
 }
 
 /// A row of a table with the line it is on.
@@ -109,7 +145,7 @@ impl Table {
             let row = match &mut self.rows {
                 RowSource::Done => return None,
                 RowSource::Rows(rows) => rows.next()?,
-                RowSource::Csv(reader, budget) => {
+                RowSource::Csv(reader, lines, budget) => {
                     let mut record = csv::StringRecord::new();
                     match reader.read_record(&mut record) {
                         Ok(false) => {
@@ -117,7 +153,9 @@ impl Table {
                             return None;
                         }
                         Ok(true) => {
-                            let line = record.position().map_or(0, |p| p.line() as usize);
+                            let line = record
+                                .position()
+                                .map_or(0, |p| lines.line_at(reader.get_ref().get_ref(), p.byte() as usize));
                             if let Err(error) = csv_within(&self.file, line, &record, budget) {
                                 self.sink.borrow_mut().push(error);
                                 self.rows = RowSource::Done;
@@ -182,18 +220,25 @@ impl Table {
 
     /// Notes a row with cells past the last header (they would be lost).
     fn check_width(&mut self, line: usize, cells: &[String]) {
-        let used = cells.iter().rposition(|c| !c.trim().is_empty()).map_or(0, |i| i + 1);
-        if used > self.headers.len() {
-            self.sink.borrow_mut().push(DataError {
-                file: self.file.clone(),
-                row: Some(line),
-                column: Some((column_letter(self.headers.len()), "?".into())),
-                message: format!(
-                    "the row has {used} cells but the header names {} columns (a comma inside a cell needs \"quotes\")",
-                    self.headers.len()
-                ),
-            });
-        }
+        let width = self.headers.len();
+        let Some(extra) = cells.iter().skip(width).position(|c| !c.trim().is_empty()).map(|i| i + width)
+        else {
+            return;
+        };
+        let last = match width {
+            0 => String::new(),
+            n => format!(" ({}, {})", column_letter(n - 1), self.headers[n - 1]),
+        };
+        self.sink.borrow_mut().push(DataError {
+            file: self.file.clone(),
+            row: Some(line),
+            column: Some((column_letter(extra), String::new())),
+            message: format!(
+                "cell {} (`{}`) is past the header's last column{last}: a comma inside a cell needs \"quotes\"",
+                column_letter(extra),
+                cells[extra].trim()
+            ),
+        });
     }
 
     /// Opens a CSV file (UTF-8, a byte-order mark allowed, `,` or `;` or tab as the
@@ -228,7 +273,7 @@ impl Table {
         Ok(Table {
             file: file.to_owned(),
             headers: header.iter().map(header_key).collect(),
-            rows: RowSource::Csv(reader, budget),
+            rows: RowSource::Csv(reader, LineCount::new(start), budget),
             sink: sink.clone(),
         })
     }
@@ -381,6 +426,7 @@ fn excel_date(serial: f64) -> String {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
@@ -389,6 +435,43 @@ mod tests {
         assert_eq!(column_letter(25), "Z");
         assert_eq!(column_letter(26), "AA");
         assert_eq!(column_letter(27), "AB");
+    }
+
+    /// The rows of a CSV text, each with its line.
+    fn rows_of(text: &str) -> (Vec<(usize, Vec<String>)>, Vec<DataError>) {
+        let dir = std::env::temp_dir().join(format!("mallbot-table-{}-{}", std::process::id(), text.len()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.csv");
+        std::fs::write(&path, text).unwrap();
+        let sink = Sink::default();
+        let mut table = Table::read_csv(&path, "t.csv", &sink).unwrap();
+        let mut rows = Vec::new();
+        while let Some(row) = table.next_row() {
+            rows.push((row.line, row.cells));
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+        let errors = sink.borrow().clone();
+        (rows, errors)
+    }
+
+    #[test]
+    fn rows_keep_their_spreadsheet_line_whatever_the_line_ends() {
+        let lf = "id,name\ns-a,A\n\ns-b,B\n\"s-c\",\"two\nlines\"\ns-d,D\n";
+        let lines = |text: &str| rows_of(text).0.into_iter().map(|(line, _)| line).collect::<Vec<_>>();
+        assert_eq!(lines(lf), [2, 4, 5, 7]);
+        assert_eq!(lines(&lf.replace('\n', "\r\n")), [2, 4, 5, 7], "Excel's CSV UTF-8 (CRLF)");
+        assert_eq!(lines(&format!("\u{feff}{}", lf.replace('\n', "\r\n"))), [2, 4, 5, 7], "with a BOM");
+    }
+
+    #[test]
+    fn an_extra_cell_is_named_by_its_column_letter() {
+        let (_, errors) = rows_of("id,name,floor\r\ns-a,A,1F\r\ns-b,Books, music,2F\r\n");
+        assert_eq!(
+            errors.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            [
+                "t.csv:3:D: cell D (`2F`) is past the header's last column (C, floor): a comma inside a cell needs \"quotes\""
+            ]
+        );
     }
 
     #[test]

@@ -184,6 +184,12 @@ impl FunctionCallRouter {
         }
     }
 
+    /// Example requests made of the mall's own names (a product, a store, an offer), for
+    /// the greeting's buttons and the terminal chat's banner; learned with basic mode's names.
+    pub async fn examples(&self) -> handlers::mall_examples::MallExamples {
+        self.planner.lexicon().await.examples.clone()
+    }
+
     /// The shopper's alerts (`<platform>:<id>`); `None` when they cannot be read.
     pub(crate) async fn alerts_of(&self, user: &str) -> Option<Vec<handlers::alert_book::Alert>> {
         self.alerts.as_ref()?.alerts_of(user).await.ok()
@@ -335,7 +341,12 @@ impl FunctionCallRouter {
     /// transport carries out after the text.
     pub(crate) async fn handoff_reply(&self, conversation: &str, lang: Lang, reason: &str) -> Reply {
         let texts = &lang.texts().support;
-        let event = [crate::engine::report::Event::Handoff(reason.to_owned())];
+        // A reason of the bot's own words is one reason whatever the shopper's language.
+        let counted = match Lang::ALL.iter().any(|l| l.texts().support.asked_reason == reason) {
+            true => Lang::En.texts().support.asked_reason,
+            false => reason,
+        };
+        let event = [crate::engine::report::Event::Handoff(counted.to_owned())];
         crate::engine::report::record(
             self.state.as_ref(),
             self.settings.report_keep,
@@ -349,7 +360,7 @@ impl FunctionCallRouter {
         }
         let Some(desk) = &self.settings.desk else {
             metrics::counter!(crate::infra::ops::HANDOFFS, "outcome" => "no_desk").increment(1);
-            return Reply::text(texts.no_desk);
+            return Reply::text(handlers::mall::no_desk(self.mall.as_ref(), lang).await);
         };
         if let Some(opens) = desk.closed_until(crate::infra::state::unix_now()) {
             metrics::counter!(crate::infra::ops::HANDOFFS, "outcome" => "after_hours").increment(1);

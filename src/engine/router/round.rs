@@ -241,6 +241,12 @@ impl FunctionCallRouter {
                         Ok(out) if tool.name() == "contact_staff" => {
                             handoff = out.data["reason"].as_str().map(str::to_owned);
                         }
+                        Ok(out) if out.data.get("not_found").is_some() => {
+                            // No store by the name asked for (a typo): an unanswered question.
+                            let question = unanswered(turn, closest_names(&out.data).as_deref());
+                            turn.events.push(crate::engine::report::Event::DontKnow(question));
+                            keep_extras(turn, out);
+                        }
                         Ok(out) if found_nothing(tool.name(), &out.data) => {
                             let words = args["keyword"].as_str().unwrap_or_default().to_owned();
                             turn.events.push(crate::engine::report::Event::EmptySearch(words));
@@ -249,6 +255,13 @@ impl FunctionCallRouter {
                         Ok(out) => {
                             turn.helped = true;
                             keep_extras(turn, out);
+                        }
+                        Err(ToolError::NotFound(what)) => {
+                            // What the shopper asked for is not in the mall (a typo, most often):
+                            // an unanswered question for the report, not a tool error.
+                            failures += 1;
+                            let question = unanswered(turn, did_you_mean(what).as_deref());
+                            turn.events.push(crate::engine::report::Event::DontKnow(question));
                         }
                         Err(_) => {
                             failures += 1;
@@ -387,6 +400,29 @@ impl FunctionCallRouter {
 }
 
 /// Whether a search found nothing (`total` 0): what shoppers want that the mall lacks.
+/// The shopper's question as the report keeps an unanswered one: their words, and the
+/// names the bot offered instead (`优衣裤在哪 → did you mean 优衣库 (Uniqlo)?`).
+fn unanswered(turn: &Turn, closest: Option<&str>) -> String {
+    let question =
+        turn.messages.iter().rev().find(|m| m.role == Role::User).map(|m| m.text()).unwrap_or_default();
+    match closest.filter(|c| !c.is_empty()) {
+        Some(names) => format!("{} → did you mean {names}?", question.trim()),
+        None => question.trim().to_owned(),
+    }
+}
+
+/// The close names a "not found" error offers (`…; the closest names are A (a), B (b); …`).
+fn did_you_mean(error: &str) -> Option<String> {
+    let (_, rest) = error.split_once("the closest names are ")?;
+    Some(rest.split(';').next().unwrap_or_default().trim().to_owned())
+}
+
+/// The close names of a result that found no store by the name asked for (`closest`).
+fn closest_names(data: &Value) -> Option<String> {
+    let names: Vec<&str> = data["closest"].as_array()?.iter().filter_map(|s| s["name"].as_str()).collect();
+    Some(names.join(", "))
+}
+
 fn found_nothing(tool: &str, data: &serde_json::Value) -> bool {
     tool.starts_with("search_") && data["total"].as_u64() == Some(0)
 }

@@ -243,7 +243,8 @@ impl FunctionCallRouter {
                     .filter(|m| m.tool_calls.is_empty() && m.role != Role::Tool)
                     .cloned()
                     .collect();
-                let reply = self.chat.reply(&history, user_text, lang, !turn.basic_mode).await;
+                let examples = self.examples().await.requests(lang);
+                let reply = self.chat.reply(&history, user_text, lang, !turn.basic_mode, examples).await;
                 turn.messages.push(ChatMessage::assistant(reply.text.clone()));
                 reply
             }

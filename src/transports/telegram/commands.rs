@@ -101,6 +101,7 @@ impl Handle {
 
     /// The greeting with example requests as buttons.
     pub(super) async fn greet(&self, lang: Lang) -> Result<(), RequestError> {
-        self.deliver(lang, &crate::engine::commands::greeting(lang), None).await
+        let examples = self.tg.app.router.examples().await.requests(lang);
+        self.deliver(lang, &crate::engine::commands::greeting(lang, examples), None).await
     }
 }

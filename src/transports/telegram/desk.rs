@@ -99,7 +99,10 @@ impl Handle {
                         tracing::error!(error = %e, desk = desk.chat_id, "could not open a topic at the service desk");
                         self.tg.app.stats.record_error("could not open a topic at the service desk");
                         metrics::counter!(crate::infra::ops::HANDOFFS, "outcome" => "failed").increment(1);
-                        return self.deliver_text(lang.texts().support.no_desk).await.map(drop);
+                        return self
+                            .deliver_text(&handlers::mall::no_desk(self.tg.app.mall.as_ref(), lang).await)
+                            .await
+                            .map(drop);
                     }
                 }
             }
@@ -127,7 +130,10 @@ impl Handle {
         if let Err(e) = support::save_link(state.as_ref(), PLATFORM, desk.chat_id, &link).await {
             tracing::error!(error = %e, "could not keep the shopper's link to the service desk");
             metrics::counter!(crate::infra::ops::HANDOFFS, "outcome" => "failed").increment(1);
-            return self.deliver_text(lang.texts().support.no_desk).await.map(drop);
+            return self
+                .deliver_text(&handlers::mall::no_desk(self.tg.app.mall.as_ref(), lang).await)
+                .await
+                .map(drop);
         }
         metrics::counter!(crate::infra::ops::HANDOFFS, "outcome" => outcome).increment(1);
         self.tg

@@ -10,11 +10,6 @@ pub fn greeting(lang: Lang) -> &'static str {
     lang.texts().commands.greeting
 }
 
-/// Example requests offered as buttons under the greeting.
-pub fn examples(lang: Lang) -> Vec<String> {
-    lang.texts().commands.examples.iter().map(|s| (*s).to_owned()).collect()
-}
-
 pub use crate::engine::commands::help;
 
 /// The answer to a command the bot does not know (and to `/health` from
