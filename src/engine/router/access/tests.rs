@@ -70,10 +70,10 @@ async fn with_no_lists_everyone_is_let_in_as_who_and_where_they_knocked() {
 
 #[tokio::test]
 async fn a_stranger_is_told_once_that_the_guide_is_for_invited_shoppers_then_silence() {
-    let settings = RouterSettings { allowed_users: vec![7], allowed_chats: vec![-100_1], ..no_limits() };
+    let settings = RouterSettings { allowed_users: vec![7], allowed_chats: vec![-1_001_234], ..no_limits() };
     let (door, _) = door(settings);
     admitted(&door, knock(7, 7, Way::Message)).await;
-    admitted(&door, knock(8, -100_1, Way::Message)).await; // anyone in a listed chat
+    admitted(&door, knock(8, -1_001_234, Way::Message)).await; // anyone in a listed chat
 
     let first = turned(&door, knock(8, 8, Way::Message)).await;
     assert_eq!((first.why, first.lang, first.tell), (Why::NotAllowed, Lang::En, true));
