@@ -4,6 +4,8 @@
 //! code under `--min`, and a corpus with mistakes refused with each located.
 #![allow(clippy::unwrap_used)]
 
+#[path = "support/fake_bot_api.rs"]
+mod fake_bot_api;
 #[path = "support/fake_model.rs"]
 mod fake_model;
 #[path = "support/process.rs"]
@@ -49,7 +51,9 @@ async fn the_offline_planner_is_measured_per_language_and_class_with_the_failing
     assert_eq!(code, 0, "no --min: success whatever the figures\n{out}\n{err}");
     assert!(out.starts_with(&format!("mallbot eval: offline on {cases} (3 cases, k = 2)\n")), "{out}");
     // The figures, with the columns' spacing squeezed.
-    let figures = out.split(' ').filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ");
+    let figures: Vec<String> =
+        out.lines().map(|l| l.split_whitespace().collect::<Vec<_>>().join(" ")).collect();
+    let figures = figures.join("\n");
     assert!(figures.contains("\npass^2 66.7 % (2/3)\n"), "{out}");
     let by_lang = &figures[figures.find("\nby language\n").expect("per language")..];
     assert!(by_lang.starts_with("\nby language\nen 50.0 % (1/2)\nzh 100.0 % (1/1)\n\nby class\n"), "{out}");
