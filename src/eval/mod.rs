@@ -74,7 +74,7 @@ pub async fn run(config: Config, options: &Options) -> anyhow::Result<Report> {
             result.answers = answers;
         }
         result.runs.push(why);
-        if done % 25 == 0 || done == total {
+        if done.is_multiple_of(25) || done == total {
             tracing::info!(done, total, "eval runs");
         }
     }
