@@ -11,10 +11,11 @@
 //! - [`infra`]: what both stand on — config, the state store, metrics and
 //!   traces, the health check.
 //! - [`app`] assembles them from a config; [`mall_server`] serves the
-//!   embedded mall over HTTP.
+//!   embedded mall over HTTP; [`eval`] measures a model on a mall.
 
 pub mod app;
 pub mod engine;
+pub mod eval;
 pub mod infra;
 pub mod mall_server;
 pub mod transports;

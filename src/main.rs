@@ -66,12 +66,38 @@ enum Command {
         #[arg(long, value_name = "FOLDER")]
         check: std::path::PathBuf,
     },
+    /// Measure the model (or the offline planner) on this mall with a corpus of conversations:
+    /// pass^k per language and per class, and the failing cases with why (docs/eval.md).
+    Eval {
+        /// A .jsonl file of cases, or a folder of them.
+        #[arg(long, default_value = mallbot::eval::DEFAULT_CORPUS)]
+        corpus: PathBuf,
+        /// Runs of each case; a case passes when all k pass.
+        #[arg(short = 'k', default_value_t = 1)]
+        k: usize,
+        /// text or json.
+        #[arg(long, default_value = "text")]
+        format: EvalFormat,
+        /// Exit 1 when the overall pass^k is under this share (0.5, 50 or 50%).
+        #[arg(long, value_name = "PASS_RATE", value_parser = mallbot::eval::parse_rate)]
+        min: Option<f64>,
+        /// Conversations run at once.
+        #[arg(long, default_value_t = 4)]
+        jobs: usize,
+    },
     /// Serve the mall REST API from the embedded mall (a dev/test backend).
     MallServer {
         /// Address to listen on.
         #[arg(long, default_value = "127.0.0.1:8080")]
         listen: SocketAddr,
     },
+}
+
+/// How `mallbot eval` writes its figures.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum EvalFormat {
+    Text,
+    Json,
 }
 
 /// How `mallbot report` writes the report.
@@ -125,6 +151,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             | Command::Mcp { listen: None }
             | Command::Report { .. }
             | Command::Import { .. }
+            | Command::Eval { .. }
     );
     init_logging(if quiet { "warn" } else { "info" }, &config)?;
     for warning in &config.warnings {
@@ -163,6 +190,26 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             };
             println!("{out}");
             Ok(ExitCode::SUCCESS)
+        }
+        Command::Eval { corpus, k, format, min, jobs } => {
+            let options = mallbot::eval::Options { corpus, k, jobs };
+            let report = mallbot::eval::run(config, &options).await?;
+            match format {
+                EvalFormat::Text => print!("{}", report.text()),
+                EvalFormat::Json => println!("{}", serde_json::to_string_pretty(&report)?),
+            }
+            Ok(match min {
+                Some(min) if report.overall.pass_k < min => {
+                    eprintln!(
+                        "mallbot eval: pass^{} {:.1} % is under --min {:.1} %",
+                        report.k,
+                        report.overall.pass_k * 100.0,
+                        min * 100.0
+                    );
+                    ExitCode::FAILURE
+                }
+                _ => ExitCode::SUCCESS,
+            })
         }
         Command::Import { check } => {
             let map = Some(config.mall.imdf.trim()).filter(|p| !p.is_empty()).map(std::path::Path::new);
