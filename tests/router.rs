@@ -754,6 +754,7 @@ async fn strangers_are_refused_once_then_ignored() {
         chat_id: chat,
         lang,
         chosen: ChosenLang::Read(None),
+        said: handlers::Said::Nothing,
         way: Way::Message,
     };
     assert!(router.admit(knock(-100, Lang::Zh)).await.is_ok(), "anyone in a listed chat");
