@@ -87,14 +87,16 @@ fn is_cjk(c: char) -> bool {
 /// sentence, question words, greetings and what shoppers ask for. A brand's
 /// name ("Nike", "Uniqlo") is not among them.
 const ENGLISH: &[&str] = &[
-    "a", "about", "all", "am", "an", "and", "any", "anything", "are", "at", "be", "buy", "can", "cancel",
-    "cart", "cheap", "cheaper", "cheapest", "close", "closes", "could", "did", "do", "does", "don't", "dont",
-    "eat", "find", "for", "from", "get", "go", "good", "have", "hello", "help", "hey", "hi", "how", "i",
-    "i'd", "i'm", "im", "in", "is", "it", "it's", "its", "looking", "me", "much", "my", "near", "nearest",
-    "need", "not", "of", "on", "open", "opens", "or", "order", "orders", "our", "pay", "please", "price",
-    "show", "some", "tell", "thank", "thanks", "that", "the", "there", "these", "this", "those", "to",
-    "want", "was", "we", "what", "what's", "whats", "when", "where", "where's", "wheres", "which", "who",
-    "why", "will", "with", "would", "you", "your",
+    "a", "about", "add", "all", "am", "an", "and", "another", "any", "anything", "are", "at", "be", "buy",
+    "can", "cancel", "first", "last", "more", "next", "one", "other", "pair", "pairs", "piece", "pieces",
+    "remove", "second", "size", "take", "third", "two", "three", "i'll", "cart", "cheap", "cheaper",
+    "cheapest", "close", "closes", "could", "did", "do", "does", "don't", "dont", "eat", "find", "for",
+    "from", "get", "go", "good", "have", "hello", "help", "hey", "hi", "how", "i", "i'd", "i'm", "im", "in",
+    "is", "it", "it's", "its", "looking", "me", "much", "my", "near", "nearest", "need", "not", "of", "on",
+    "open", "opens", "or", "order", "orders", "our", "pay", "please", "price", "show", "some", "tell",
+    "thank", "thanks", "that", "the", "there", "these", "this", "those", "to", "want", "was", "we", "what",
+    "what's", "whats", "when", "where", "where's", "wheres", "which", "who", "why", "will", "with", "would",
+    "you", "your",
 ];
 
 /// Latin words that say no language: sizes and short answers.
@@ -180,6 +182,8 @@ mod tests {
             "black leather jacket",
             "what's on sale",
             "where’s Uniqlo",
+            "2 pairs",
+            "size 42",
         ] {
             assert_eq!(Lang::said(text), Said::Clearly(Lang::En), "{text:?}");
             assert_eq!(Lang::detect_or(text, Lang::Zh), Lang::En, "{text:?}");
