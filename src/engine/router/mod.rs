@@ -351,10 +351,10 @@ impl FunctionCallRouter {
         self.locked(
             &ctx.conversation_key(),
             Box::pin(async {
-                if let Some(reply) = self.try_code(admitted, &ctx).await {
+                if let Some(reply) = self.try_code(admitted, ctx).await {
                     return reply;
                 }
-                let mut turn = self.open_turn(&ctx).await;
+                let mut turn = self.open_turn(ctx).await;
                 turn.apply_budget(admitted.budget());
                 let (turn, end) = self.tool_loop(turn, progress).await;
                 self.close_turn(turn, end, &ctx.text).await
