@@ -7,8 +7,13 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 fn chat(dir: &Path, script: &str) -> String {
+    chat_with(dir, script, &[])
+}
+
+fn chat_with(dir: &Path, script: &str, env: &[(&str, &str)]) -> String {
     let mut child = Command::new(env!("CARGO_BIN_EXE_mallbot"))
         .args(["chat", "--user", "5"])
+        .envs(env.iter().copied())
         .env("MALLBOT_STATE__URL", format!("sqlite://{}", dir.join("state.db").display()))
         .env("MALLBOT_MALL__EMBEDDED_DB", dir.join("mall.db"))
         .env_remove("MALLBOT_LLM__PROVIDER")
@@ -124,5 +129,91 @@ fn human_shows_what_the_service_desk_would_get_and_asking_for_a_person_is_not_a_
     // Without a desk, where the service desk is (the mall's own section): never a product search.
     assert_eq!(out.matches("021-5888 0000").count(), 2, "both asks told where the desk is:\n{out}");
     assert!(!out.contains("没有找到"), "not searched as a product:\n{out}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The shopper's lines and the bot's answers after the banner.
+fn answers(out: &str) -> &str {
+    out.find("bot>").map_or(out, |at| &out[at..])
+}
+
+#[test]
+fn a_size_a_number_or_y_keeps_a_chinese_purchase_in_chinese() {
+    use handlers::Lang;
+    let dir = std::env::temp_dir().join(format!("mallbot-chat-lang-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = chat(&dir, "帮我买一双 Nike 跑鞋，500 以内的\nM\n42\ny\n👍\nFD4821\nNike\n");
+    let said = answers(&out);
+    let zh = Lang::Zh.texts();
+    assert!(said.contains("抱歉，M 码没有货了"), "\"M\" is read as a size and answered in Chinese:\n{said}");
+    let confirm = (zh.confirm.please_confirm)("");
+    assert!(said.contains(confirm.trim()), "the confirmation asks in Chinese:\n{said}");
+    assert!(said.contains("已加入购物车"), "\"y\" adds it, in Chinese:\n{said}");
+    let en = Lang::En.texts();
+    for english in [(en.confirm.please_confirm)(""), "Added to your cart".into(), "Sizes in stock".into()] {
+        assert!(!said.contains(english.trim()), "no English ({english:?}) in a Chinese purchase:\n{said}");
+    }
+    assert!(!said.contains(en.small_talk.other), "an emoji, a code or a brand keep Chinese:\n{said}");
+    // A message clearly in English switches the conversation.
+    let later = chat(&dir, "where is Uniqlo?\nL\n");
+    assert!(later.contains("Uniqlo is on 2F"), "{later}");
+    assert!(!answers(&later).contains("这个我不太懂"), "\"L\" after English stays English:\n{later}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_new_request_while_a_confirmation_waits_is_answered_and_the_confirmation_stays() {
+    use handlers::Lang;
+    let dir = std::env::temp_dir().join(format!("mallbot-chat-wait-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = chat(&dir, "帮我买一双 Nike 跑鞋，500 以内的\n42码\n40码到货了告诉我\ny\ny\n/cart\n/alerts\n");
+    let said = answers(&out);
+    let waiting = (Lang::Zh.texts().commands.console_still_waiting)("加入购物车：");
+    let still = waiting.split("加入购物车：").next().unwrap();
+    let alert = said.find("设置提醒").unwrap_or_else(|| panic!("the alert asked for is answered:\n{said}"));
+    let reminder =
+        said.find(still).unwrap_or_else(|| panic!("the cart's confirmation still waits, said:\n{said}"));
+    assert!(alert < said.find("已加入购物车").unwrap_or(0), "the alert, then the cart:\n{said}");
+    assert!(reminder < said.find("已加入购物车").unwrap(), "reminded before it is confirmed:\n{said}");
+    assert!(!said.contains("已取消"), "nothing was cancelled for the new request:\n{said}");
+    assert!(
+        said.contains("Downshifter 13") && said.contains("到货时我会告诉您"),
+        "the alert is set:\n{said}"
+    );
+    let cart = (Lang::Zh.texts().answers.cart_title).to_owned();
+    let cart = said.find(&cart).map(|at| &said[at..]).unwrap_or_else(|| panic!("/cart:\n{said}"));
+    assert!(cart.contains("Downshifter 13") && cart.contains("42"), "the 42 is in the cart:\n{cart}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn past_the_rate_limit_the_terminal_says_why_every_time_in_the_shoppers_language() {
+    use handlers::Lang;
+    let dir = std::env::temp_dir().join(format!("mallbot-chat-rate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let limit = [("MALLBOT_BOT__RATE_LIMIT_PER_MINUTE", "2")];
+    let out = chat_with(&dir, "你好\n你好\n优衣库在哪\nM\n", &limit);
+    let slow = Lang::Zh.texts().turn.rate_limited;
+    assert_eq!(out.matches(slow).count(), 2, "both held-back lines are told why, in Chinese:\n{out}");
+    assert!(!out.lines().any(|l| l.trim_end() == "bot>"), "never an empty answer:\n{out}");
+    std::fs::remove_dir_all(&dir).ok();
+    let dir = std::env::temp_dir().join(format!("mallbot-chat-rate-en-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = chat_with(&dir, "hello\nhi\nwhere is Nike\nM\n", &limit);
+    assert_eq!(out.matches(Lang::En.texts().turn.rate_limited).count(), 2, "in English:\n{out}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn every_traditional_answer_is_traditional_and_echoes_the_shoppers_words() {
+    let dir = std::env::temp_dir().join(format!("mallbot-chat-hant-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = chat(&dir, "服務台在哪裡\n有沒有賣滑板\n42\n");
+    let said = answers(&out);
+    let simplified: String =
+        said.chars().filter(|c| handlers::texts::zh_hant::is_simplified_only(*c)).collect();
+    assert_eq!(simplified, "", "no Simplified character in a 繁體 conversation:\n{said}");
+    assert!(said.contains("服務") && said.contains("1樓"), "the service desk, in Traditional:\n{said}");
+    assert!(said.contains("沒有找到「滑板」"), "the shopper's word echoed, no dangling 的:\n{said}");
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -754,6 +754,7 @@ async fn strangers_are_refused_once_then_ignored() {
         chat_id: chat,
         lang,
         chosen: ChosenLang::Read(None),
+        said: handlers::Said::Nothing,
         way: Way::Message,
     };
     assert!(router.admit(knock(-100, Lang::Zh)).await.is_ok(), "anyone in a listed chat");
@@ -864,4 +865,31 @@ async fn a_confirmed_cart_change_is_answered_in_the_tools_words_without_another_
     assert_eq!(bot.model.seen().len(), 1, "no round after the press: {}", done.text);
     assert!(done.text.contains("购物车"), "the cart in the tool's words: {}", done.text);
     assert_eq!(bot.mall.get_cart(&shopper()).await.unwrap().items.len(), 1);
+}
+
+#[tokio::test]
+async fn a_message_that_says_no_language_keeps_the_conversations_and_the_model_is_told_which() {
+    let mut model = ScriptedModel::new(vec![]);
+    for answer in ["好的", "好的", "ok", "ok"] {
+        model.push(text(answer));
+    }
+    model.repeat = None;
+    let bot = bot_with(model, Arc::new(EmbeddedMall::in_memory()), |_| {});
+    let router = &bot.app.router;
+    // The transport would answer "M" in English (a Telegram language of `en`).
+    let english_phone = |text: &str| MessageContext::private("telegram", USER, text, Lang::En);
+    router.dispatch(&english_phone("帮我找一件 T 恤")).await;
+    router.dispatch(&english_phone("M")).await;
+    router.dispatch(&english_phone("where is Nike")).await;
+    router.dispatch(&english_phone("42")).await;
+    let seen = bot.model.seen();
+    let last_user = |i: usize| {
+        seen[i].messages.iter().rev().find(|m| m.role == Role::User).map(|m| m.text().to_owned()).unwrap()
+    };
+    assert_eq!(last_user(0), "帮我找一件 T 恤", "the message says its language");
+    assert_eq!(last_user(1), "M\n\n[reply in Simplified Chinese]", "\"M\" keeps Chinese");
+    assert_eq!(last_user(2), "where is Nike", "English switches it");
+    assert_eq!(last_user(3), "42\n\n[reply in English]", "\"42\" keeps English");
+    let key = MessageContext::private("telegram", USER, "", Lang::Zh).conversation_key();
+    assert_eq!(router.conversation_lang(&key).await, Some(Lang::En), "remembered for the next message");
 }

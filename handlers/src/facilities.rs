@@ -153,6 +153,9 @@ const WORDS: &[(&str, &[&str])] = &[
 fn find_facility_progress(lang: Lang, args: &FindFacilityArgs) -> String {
     let texts = &lang.texts().facilities;
     let asked = args.kind.trim();
+    if asked.is_empty() {
+        return lang.texts().tools.working.to_owned();
+    }
     let name = kind_named(asked).and_then(|k| (texts.kind)(k.key)).unwrap_or(asked);
     (texts.progress)(name)
 }

@@ -211,6 +211,9 @@ impl ReviewLine {
 
 fn get_store_info_progress(lang: Lang, args: &GetStoreInfoArgs) -> String {
     let store = args.store_id.trim();
+    if store.is_empty() {
+        return lang.texts().tools.working.to_owned();
+    }
     match (lang, args.info_type) {
         (Lang::En, InfoType::Promotions) => format!("🏷️ Checking deals at {store}…"),
         (Lang::En, InfoType::Reviews) => format!("⭐ Reading reviews of {store}…"),
@@ -444,7 +447,7 @@ const INFO_FILLER: &[&str] = &[
     "怎么样", "如何", "好不好", "好吃吗", "有什么", "有没有", "现在", "今天", "是", "什么", "时间", "到",
     "几", "吗", "呢", "的", "有", "what", "what's", "when", "does", "do", "is", "are", "the", "of", "at",
     "any", "there", "for", "how", "time", "today", "now", "people", "say", "about", "have", "has", "good",
-    "it", "its", "show", "me",
+    "it", "its", "show", "me", "on", "in", "from", "with",
 ];
 
 fn recognise_store_info(said: &Said) -> Option<Step> {

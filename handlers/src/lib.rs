@@ -42,7 +42,7 @@ pub use mallbot_macros::tool_function;
 pub use records::Yuan;
 pub use registry::{Level, Scope, ToolSpec, all, find};
 pub use result::{Picture, Preview, ToolError, ToolOutput, ToolResult};
-pub use texts::{HelpLine, Texts};
+pub use texts::{HelpLine, Said, Texts};
 
 /// Re-exports the macro's generated code uses; not for hand-written code.
 #[doc(hidden)]

@@ -87,6 +87,9 @@ fn lead_with_the_place() -> bool {
 }
 
 fn navigate_to_store_progress(lang: Lang, args: &NavigateToStoreArgs) -> String {
+    if args.store_name.trim().is_empty() {
+        return lang.texts().tools.working.to_owned();
+    }
     match lang {
         Lang::En => format!("🧭 Finding the way to {}…", args.store_name.trim()),
         _ => format!("🧭 正在规划去{}的路线…", args.store_name.trim()),
@@ -205,6 +208,9 @@ pub struct AreaStore {
 }
 
 fn navigate_to_area_progress(lang: Lang, args: &NavigateToAreaArgs) -> String {
+    if args.area_name.trim().is_empty() {
+        return lang.texts().tools.working.to_owned();
+    }
     match lang {
         Lang::En => format!("🧭 Looking up {}…", args.area_name.trim()),
         _ => format!("🧭 正在查找{}…", args.area_name.trim()),

@@ -96,6 +96,9 @@ pub struct OrderIdArgs {
 }
 
 fn order_progress(lang: Lang, args: &OrderIdArgs) -> String {
+    if args.order_id.trim().is_empty() {
+        return lang.texts().tools.working.to_owned();
+    }
     match lang {
         Lang::En => format!("📦 Looking up order {}…", args.order_id.trim()),
         _ => format!("📦 正在查看订单 {}…", args.order_id.trim()),

@@ -99,6 +99,9 @@ fn search_products_progress(lang: Lang, args: &SearchProductsArgs) -> String {
     if let Some(max) = args.max_price {
         what.push_str(&format!(" ≤ {}", Yuan((max * 100.0).round() as i64).money()));
     }
+    if what.trim().is_empty() {
+        return lang.texts().tools.working.to_owned();
+    }
     match lang {
         Lang::En => format!("🔍 Searching: {what}…"),
         _ => format!("🔍 正在搜索：{what}…"),
@@ -171,6 +174,9 @@ pub struct SearchStoresResult {
 }
 
 fn search_stores_progress(lang: Lang, args: &SearchStoresArgs) -> String {
+    if args.keyword.trim().is_empty() {
+        return lang.texts().tools.working.to_owned();
+    }
     match lang {
         Lang::En => format!("🏬 Looking for stores: {}…", args.keyword.trim()),
         _ => format!("🏬 正在找店：{}…", args.keyword.trim()),

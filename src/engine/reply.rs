@@ -51,6 +51,29 @@ impl Reply {
     pub fn text(text: impl Into<String>) -> Self {
         Reply { text: text.into(), ..Default::default() }
     }
+
+    /// The reply as it leaves in `lang`, the one place every turn's answer
+    /// passes: in 繁體, its text, suggestions and confirmation in Traditional
+    /// characters (whatever wrote them: a table, a tool, the model, the mall's
+    /// data), the shopper's own words of `said` echoed as written
+    /// ([`handlers::texts::zh_hant::traditional_answer`]).
+    pub(crate) fn written_in(mut self, lang: handlers::Lang, said: &str) -> Reply {
+        if lang != handlers::Lang::ZhHant {
+            return self;
+        }
+        let traditional = |text: &str| handlers::texts::zh_hant::traditional_answer(text, said);
+        self.text = traditional(&self.text);
+        for suggestion in &mut self.suggestions {
+            *suggestion = traditional(suggestion);
+        }
+        if let Some(confirmation) = &mut self.confirmation {
+            confirmation.summary = traditional(&confirmation.summary);
+        }
+        if let Some(request) = &mut self.open_private {
+            *request = traditional(request);
+        }
+        self
+    }
 }
 
 /// What a reaction to an answer is about.

@@ -3,6 +3,13 @@
 //! a turn runs, what its tools are doing is printed a line at a time, and a
 //! streamed answer (`llm.stream`) is printed as it is written. It reads
 //! standard input line by line, so it can be scripted.
+//!
+//! While a confirmation waits, "y"/"n" (or 好/取消…) answers it; any other
+//! line is a new request, answered, after which the confirmation still waits
+//! and the chat says so — nothing is cancelled for it. A confirmation asked
+//! while another waits is answered first, then the other is asked again.
+//! A message the door holds back (the rate limit, an allow-list) is answered
+//! with why, every time: the terminal never prints an empty answer.
 
 use std::future::Future;
 use std::io::Write;
@@ -14,7 +21,7 @@ use crate::app::App;
 use crate::engine::commands::Command;
 use crate::engine::context::{ChosenLang, MessageContext};
 use crate::engine::progress::{Progress, TurnEvent};
-use crate::engine::reply::{PressCheck, Reply};
+use crate::engine::reply::{ConfirmationPrompt, PressCheck, Reply};
 use crate::engine::router::{Knock, Presser, Way};
 
 /// The terminal chat over `input`, writing to `out`.
@@ -29,6 +36,8 @@ pub struct Console<'a, R, W> {
     lang: Lang,
     /// The order of the last invoice shown, for `/pay`.
     invoice: Option<String>,
+    /// Confirmations shown and not answered yet, the latest last.
+    waiting: Vec<ConfirmationPrompt>,
 }
 
 impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
@@ -45,6 +54,7 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
             suggestions: Vec::new(),
             lang,
             invoice: None,
+            waiting: Vec::new(),
         }
     }
 
@@ -52,7 +62,15 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
     pub async fn run(mut self) -> anyhow::Result<()> {
         let examples = self.app.router.examples().await.quoted(self.lang);
         writeln!(self.out, "{}", (self.lang.texts().commands.console_banner)(self.user_id, &examples))?;
-        while let Some(line) = self.read_line("you> ").await? {
+        // A conversation this shopper had before is in its language.
+        let conversation = crate::engine::context::conversation_key("console", self.user_id, self.user_id);
+        if let Some(lang) = self.app.router.conversation_lang(&conversation).await {
+            self.lang = lang;
+        }
+        loop {
+            let prompt =
+                if self.waiting.is_empty() { "you> " } else { self.lang.texts().commands.console_confirm };
+            let Some(line) = self.read_line(prompt).await? else { break };
             let text = line.trim();
             if text.is_empty() {
                 continue;
@@ -60,8 +78,53 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
             if text == "/quit" || text == "/exit" {
                 break;
             }
-            let (reply, streamed) = self.handle(text).await?;
+            let asked = self.waiting.len();
+            let answer = if asked > 0 { yes_or_no(text) } else { None };
+            let (reply, streamed) = match answer {
+                Some(approve) => {
+                    writeln!(self.out, "you> {}", if approve { "y" } else { "n" })?;
+                    self.press(approve).await?
+                }
+                None => self.handle(text).await?,
+            };
             self.show(reply, streamed).await?;
+            // Something else was answered while a confirmation waits: it still does.
+            let answered = asked - usize::from(answer.is_some());
+            if answered > 0 && self.waiting.len() == answered {
+                self.remind().await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Answers the latest waiting confirmation: the outcome and what follows.
+    async fn press(&mut self, approve: bool) -> anyhow::Result<(Reply, String)> {
+        let Some(prompt) = self.waiting.pop() else { return Ok((Reply::default(), String::new())) };
+        let app = self.app;
+        let knock = Knock::private("console", self.user_id, self.lang, Way::Press);
+        let check = match app.router.admit(knock).await {
+            Ok(admitted) => app.router.press_as(&admitted, &prompt.token, approve, Presser::Chat).await,
+            Err(turned) => PressCheck::NotYours { alert: turned.message().to_owned() },
+        };
+        Ok(match check {
+            PressCheck::Accepted { claim, outcome } => {
+                writeln!(self.out, "bot> {}", outcome.replace('\n', "\n     "))?;
+                self.live(|progress| async move { app.router.finish_live(claim, &progress).await }).await?
+            }
+            PressCheck::CodeRequired { message } => (Reply::text(message), String::new()),
+            PressCheck::NotYours { alert }
+            | PressCheck::AlreadyDone { alert }
+            | PressCheck::Expired { alert }
+            | PressCheck::Failed { alert } => (Reply::text(alert), String::new()),
+        })
+    }
+
+    /// Says which confirmation still waits for y/n (at a terminal, the
+    /// prompt asks it too).
+    async fn remind(&mut self) -> anyhow::Result<()> {
+        if let Some(prompt) = self.waiting.last() {
+            let line = (self.lang.texts().commands.console_still_waiting)(&prompt.summary);
+            writeln!(self.out, "bot> {}", line.replace('\n', "\n     "))?;
         }
         Ok(())
     }
@@ -172,7 +235,7 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
         let app = self.app;
         let admitted = match app.router.admit(Knock::message(&ctx, ChosenLang::Unread)).await {
             Ok(admitted) => admitted,
-            Err(turned) => return Ok((turned.reply(), String::new())),
+            Err(turned) => return Ok((Reply::text(turned.message()), String::new())),
         };
         self.live(|progress| async move {
             crate::engine::media::voice_turn(app, &admitted, ctx, recording, &progress).await
@@ -216,7 +279,7 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
         };
         let admitted = match app.router.admit(Knock::message(&ctx, ChosenLang::Unread)).await {
             Ok(admitted) => admitted,
-            Err(turned) => return Ok((turned.reply(), String::new())),
+            Err(turned) => return Ok((Reply::text(turned.message()), String::new())),
         };
         self.live(|progress| async move {
             crate::engine::media::photo_turn(app, &admitted, ctx, image, &progress).await
@@ -277,66 +340,45 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
     }
 
     /// Prints a reply (only what `streamed` did not already show); a
-    /// confirmation asks yes/no and shows what follows.
-    async fn show(&mut self, mut reply: Reply, mut streamed: String) -> anyhow::Result<()> {
-        loop {
-            let shown = streamed.trim_start();
-            match reply.text.strip_prefix(shown) {
-                Some(rest) if !shown.is_empty() => writeln!(self.out, "{}", rest.replace('\n', "\n     "))?,
-                _ => {
-                    if !streamed.is_empty() {
-                        writeln!(self.out)?;
-                    }
-                    writeln!(self.out, "bot> {}", reply.text.replace('\n', "\n     "))?;
+    /// confirmation is then waiting for y/n.
+    async fn show(&mut self, reply: Reply, streamed: String) -> anyhow::Result<()> {
+        let shown = streamed.trim_start();
+        match reply.text.strip_prefix(shown) {
+            Some(rest) if !shown.is_empty() => writeln!(self.out, "{}", rest.replace('\n', "\n     "))?,
+            _ => {
+                if !streamed.is_empty() {
+                    writeln!(self.out)?;
                 }
+                writeln!(self.out, "bot> {}", reply.text.replace('\n', "\n     "))?;
             }
-            if let Some(image) = &reply.image {
-                writeln!(self.out, "     [picture: {image}]")?;
-            }
-            for picture in &reply.pictures {
-                match save_picture(picture) {
-                    Ok(path) => writeln!(self.out, "     [floor plan: {}]", path.display())?,
-                    Err(e) => tracing::warn!(error = %e, "could not write the floor plan"),
-                }
-            }
-            if let Some(order_id) = reply.invoice.clone() {
-                self.show_invoice(&order_id).await?;
-            }
-            if let Some(reason) = reply.handoff.clone() {
-                let ctx = self.context("");
-                self.show_desk(&ctx, &reason).await?;
-            }
-            if let Some(request) = &reply.open_private {
-                writeln!(self.out, "     [open a private chat to continue: {request}]")?;
-            }
-            self.suggestions = reply.suggestions.clone();
-            for (i, s) in reply.suggestions.iter().enumerate() {
-                writeln!(self.out, "     [{}] {s}", i + 1)?;
-            }
-            let Some(prompt) = reply.confirmation.take() else { return Ok(()) };
-            let question = self.lang.texts().commands.console_confirm;
-            let Some(answer) = self.read_line(question).await? else { return Ok(()) };
-            let approve = is_yes(&answer);
-            writeln!(self.out, "you> {}", if approve { "y" } else { "n" })?;
-            let app = self.app;
-            let knock = Knock::private("console", self.user_id, self.lang, Way::Press);
-            let check = match app.router.admit(knock).await {
-                Ok(admitted) => app.router.press_as(&admitted, &prompt.token, approve, Presser::Chat).await,
-                Err(turned) => PressCheck::NotYours { alert: turned.message().to_owned() },
-            };
-            (reply, streamed) = match check {
-                PressCheck::Accepted { claim, outcome } => {
-                    writeln!(self.out, "bot> {}", outcome.replace('\n', "\n     "))?;
-                    self.live(|progress| async move { app.router.finish_live(claim, &progress).await })
-                        .await?
-                }
-                PressCheck::CodeRequired { message } => (Reply::text(message), String::new()),
-                PressCheck::NotYours { alert }
-                | PressCheck::AlreadyDone { alert }
-                | PressCheck::Expired { alert }
-                | PressCheck::Failed { alert } => (Reply::text(alert), String::new()),
-            };
         }
+        if let Some(image) = &reply.image {
+            writeln!(self.out, "     [picture: {image}]")?;
+        }
+        for picture in &reply.pictures {
+            match save_picture(picture) {
+                Ok(path) => writeln!(self.out, "     [floor plan: {}]", path.display())?,
+                Err(e) => tracing::warn!(error = %e, "could not write the floor plan"),
+            }
+        }
+        if let Some(order_id) = reply.invoice.clone() {
+            self.show_invoice(&order_id).await?;
+        }
+        if let Some(reason) = reply.handoff.clone() {
+            let ctx = self.context("");
+            self.show_desk(&ctx, &reason).await?;
+        }
+        if let Some(request) = &reply.open_private {
+            writeln!(self.out, "     [open a private chat to continue: {request}]")?;
+        }
+        self.suggestions = reply.suggestions.clone();
+        for (i, s) in reply.suggestions.iter().enumerate() {
+            writeln!(self.out, "     [{}] {s}", i + 1)?;
+        }
+        if let Some(prompt) = reply.confirmation {
+            self.waiting.push(prompt);
+        }
+        Ok(())
     }
 }
 
@@ -462,10 +504,23 @@ fn unquote(path: &str) -> &str {
     path.strip_prefix('"').and_then(|p| p.strip_suffix('"')).unwrap_or(path)
 }
 
-/// Whether a typed answer means yes.
-pub(crate) fn is_yes(answer: &str) -> bool {
-    let a = answer.trim().to_lowercase();
-    ["y", "yes", "ok", "是", "好", "好的", "确认", "确定", "对", "嗯"].contains(&a.as_str())
+/// Whether a typed line answers a waiting confirmation: `Some(true)` for
+/// yes, `Some(false)` for no, `None` for anything else (a new request).
+pub(crate) fn yes_or_no(answer: &str) -> Option<bool> {
+    let a = answer.trim().trim_end_matches(['.', '!', '。', '！']).to_lowercase();
+    const YES: &[&str] = &[
+        "y", "yes", "ok", "okay", "sure", "confirm", "是", "是的", "好", "好的", "好啊", "行", "可以",
+        "确认", "確認", "确定", "確定", "对", "對", "嗯", "✅",
+    ];
+    const NO: &[&str] =
+        &["n", "no", "nope", "cancel", "不", "不要", "不用", "不用了", "算了", "否", "取消", "❌", "❎"];
+    if YES.contains(&a.as_str()) {
+        Some(true)
+    } else if NO.contains(&a.as_str()) {
+        Some(false)
+    } else {
+        None
+    }
 }
 
 #[cfg(test)]
@@ -567,10 +622,13 @@ mod tests {
     }
 
     #[test]
-    fn yes_in_both_languages() {
-        assert!(is_yes("Y"));
-        assert!(is_yes(" 确认 "));
-        assert!(!is_yes("n"));
-        assert!(!is_yes("取消"));
+    fn yes_no_or_a_new_request() {
+        assert_eq!(yes_or_no("Y"), Some(true));
+        assert_eq!(yes_or_no(" 确认 "), Some(true));
+        assert_eq!(yes_or_no("確認"), Some(true));
+        assert_eq!(yes_or_no("n"), Some(false));
+        assert_eq!(yes_or_no("取消"), Some(false));
+        assert_eq!(yes_or_no("40码到货了告诉我"), None, "a new request, not a no");
+        assert_eq!(yes_or_no("/cart"), None);
     }
 }

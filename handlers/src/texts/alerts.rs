@@ -6,7 +6,9 @@
 pub struct AlertTexts {
     /// The status line while an alert is set.
     pub progress: &'static str,
-    /// What an alert waits for, back in stock: (product, size or "").
+    /// What an alert waits for, back in stock: (product, size or ""); a
+    /// phrase without a verb ("Nike Pegasus back in size 42"), as lists and
+    /// the lines around it read it.
     pub restock: fn(&str, &str) -> String,
     /// What an alert waits for, a price at or under: (product, price).
     pub price_at_most: fn(&str, &str) -> String,
@@ -135,10 +137,14 @@ pub const EN: AlertTexts = AlertTexts {
     price_at_most: |product, price| format!("{product} at {price} or less"),
     price_drop: |product, price| format!("{product} cheaper than {price}"),
     preview: |what, days| {
-        format!("🔔 Set an alert: I'll message you when {what} (lasts {days} days, tells you once)")
+        format!(
+            "🔔 Set an alert: {what}. I'll message you when it happens (lasts {days} days, tells you once)."
+        )
     },
     set: |what, days| {
-        format!("🔔 Done: I'll tell you when {what} (for {days} days). Send /alerts to see or cancel it.")
+        format!(
+            "🔔 Alert set: {what}. I'll tell you when it happens (for {days} days). Send /alerts to see or cancel it."
+        )
     },
     full: |max| {
         format!("You have {max} alerts, the most I keep. Send /alerts and cancel one to set a new one.")

@@ -61,6 +61,9 @@ pub(crate) static TEXTS: Texts = Texts {
         privacy_off: "Privacy mode: off (mentions in groups reach the bot)",
         privacy_on: "Privacy mode: ON ⚠️ in groups the bot only sees commands and replies to it, not @mentions.\n  Fix: in @BotFather send /setprivacy → pick this bot → Disable, or make the bot a group admin.",
         console_confirm: "Confirm? (y/n) ",
+        console_still_waiting: |summary| {
+            format!("Still waiting for your confirmation: {summary}\nType y to confirm or n to cancel.")
+        },
         console_banner: |user, examples| {
             format!(
                 "mallbot — mall shopping guide. You are shopper {user}.\n\
@@ -135,7 +138,8 @@ pub(crate) static TEXTS: Texts = Texts {
     answers: Answers {
         done: "Done.",
         found_products: |total, cheap| {
-            format!("I found {total} products{}:", if cheap { " (cheapest first)" } else { "" })
+            let products = if total == 1 { "product" } else { "products" };
+            format!("I found {total} {products}{}:", if cheap { " (cheapest first)" } else { "" })
         },
         rated: "rated ",
         at: "at ",
@@ -148,7 +152,13 @@ pub(crate) static TEXTS: Texts = Texts {
                 "Nothing matched \"{keyword}\"{range}. Try loosening the filters — a higher price limit or another keyword."
             )
         },
-        more_products: |others| format!("There are {others} more; reply \"the second one\" to see the next."),
+        more_products: |others| {
+            if others == 1 {
+                "There is 1 more; reply \"the second one\" to see it.".to_owned()
+            } else {
+                format!("There are {others} more; reply \"the second one\" to see the next.")
+            }
+        },
         out_of_stock: "Sorry, this item is out of stock right now.",
         add_it: "Shall I add it to your cart? Just say \"add to cart\".",
         which_size: |listed| format!("Sizes in stock: {listed}. Which size would you like?"),
@@ -158,9 +168,15 @@ pub(crate) static TEXTS: Texts = Texts {
         },
         what_to_search: "What are you looking for? E.g. \"Nike running shoes under 500\".",
         nothing_listed: "There is no list to pick from yet — tell me what you are looking for.",
-        no_such_item: |len| format!("The last list had {len} products; pick a number from 1 to {len}."),
+        no_such_item: |len| {
+            if len == 1 {
+                "The last list had only 1 product; say \"the first one\" to pick it.".to_owned()
+            } else {
+                format!("The last list had {len} products; pick a number from 1 to {len}.")
+            }
+        },
         no_stores: "I found no such store. Try another keyword?",
-        found_stores: |total| format!("I found {total} stores:"),
+        found_stores: |total| format!("I found {total} {}:", if total == 1 { "store" } else { "stores" }),
         open_hours: ", open ",
         which_store: "Tell me which one and I'll show you the way.",
         no_reviews: |name| format!("{name} has no reviews yet."),
@@ -225,13 +241,14 @@ pub(crate) static TEXTS: Texts = Texts {
         order_cancelled: |id, total| format!("Order {id} ({total}) has been cancelled."),
         refund_pending: |amount| {
             format!(
-                "The {amount} you paid will be refunded: the mall is processing it, and you will hear when it is done."
+                " The {amount} you paid will be refunded: the mall is processing it, and you will hear when it is done."
             )
         },
-        refund_done: |amount| format!("The {amount} you paid has been refunded."),
+        refund_done: |amount| format!(" The {amount} you paid has been refunded."),
         orders_title: "Your orders:",
         order_line: |i, id, status, total, count, created| {
-            format!("{i}. {id} — {status}, {total}, {count} items, {created}")
+            let items = if count == 1 { "item" } else { "items" };
+            format!("{i}. {id} — {status}, {total}, {count} {items}, {created}")
         },
         no_orders: "You have no orders yet.",
         no_pending_orders: "You have no order that can be cancelled (only unpaid orders, and paid ones not yet ready, can be).",

@@ -1,8 +1,24 @@
-//! Which table a language reads, and which language a text is written in
-//! (by the characters only one script uses).
+//! Which table a language reads, and which language a message is written in
+//! — the one rule every way in and the model's note follow: a message
+//! switches the conversation's language only when it is clearly written in
+//! another (Chinese characters, or English words); a size, "y"/"n", a number,
+//! an emoji, a product code or a brand's Latin name keeps it.
 
 use super::{Texts, en, zh_hans, zh_hant};
 use crate::context::Lang;
+
+/// What a message says of its own language ([`Lang::said`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Said {
+    /// Nothing: no Chinese characters and no English words — a size ("M",
+    /// "42"), "y"/"n"/"ok", a number, an emoji, a product code ("FD4821"),
+    /// a brand's name ("Nike", "The North Face").
+    Nothing,
+    /// Chinese that either script writes ("好的", "Nike 在哪").
+    Chinese,
+    /// Clearly this language.
+    Clearly(Lang),
+}
 
 impl Lang {
     /// Everything the bot says in this language.
@@ -14,35 +30,177 @@ impl Lang {
         }
     }
 
-    /// The language a text is written in: Chinese if it has any CJK
+    /// What `text` says of its language. Chinese when it has any CJK
     /// character — Traditional when it has characters only Traditional
-    /// writing uses (Traditional → Simplified changes it on its own) and none only
-    /// Simplified writing uses ([`zh_hant::simplified_left`]) — else
-    /// English if it has Latin letters.
-    pub fn detect(text: &str) -> Option<Lang> {
-        if !text.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)) {
-            return text.chars().any(|c| c.is_ascii_alphabetic()).then_some(Lang::En);
+    /// writing uses (Traditional → Simplified changes it on its own) and none
+    /// only Simplified writing uses ([`zh_hant::simplified_left`]), Simplified
+    /// when it has the latter, else either —; English when its Latin words
+    /// are English ([`english_words`]).
+    pub fn said(text: &str) -> Said {
+        if !text.chars().any(is_cjk) {
+            return if english_words(text) { Said::Clearly(Lang::En) } else { Said::Nothing };
         }
         // Most Chinese messages have no character only Traditional writes:
-        // Simplified, told from a lookup per character.
+        // told from a lookup per character.
+        let left = zh_hant::simplified_left(text);
         if !text.chars().any(zh_hant::is_traditional_only) {
-            return Some(Lang::Zh);
+            return if left.is_empty() { Said::Chinese } else { Said::Clearly(Lang::Zh) };
         }
-        let simplified = !zh_hant::simplified_left(text).is_empty();
-        Some(if simplified { Lang::Zh } else { Lang::ZhHant })
+        Said::Clearly(if left.is_empty() { Lang::ZhHant } else { Lang::Zh })
     }
 
-    /// The language of `text`, with `preferred` (a Telegram language, the
-    /// configured default) deciding what the text leaves open: Chinese that
-    /// could be either script is answered in `preferred` when that is
-    /// Chinese; a text with no letters is answered in `preferred`.
-    pub fn detect_or(text: &str, preferred: Lang) -> Lang {
-        match Lang::detect(text) {
-            Some(Lang::Zh) if preferred == Lang::ZhHant && zh_hant::simplified_left(text).is_empty() => {
-                Lang::ZhHant
-            }
-            Some(lang) => lang,
-            None => preferred,
+    /// The language a text is written in, when it says ([`Lang::said`]);
+    /// Chinese either script writes is Simplified.
+    pub fn detect(text: &str) -> Option<Lang> {
+        match Lang::said(text) {
+            Said::Nothing => None,
+            Said::Chinese => Some(Lang::Zh),
+            Said::Clearly(lang) => Some(lang),
         }
+    }
+
+    /// The conversation's language after a message that said `said`, when
+    /// it was `self`: a clear language switches it, Chinese either script
+    /// writes keeps a Chinese conversation's script, nothing keeps it.
+    pub fn follow(self, said: Said) -> Lang {
+        match said {
+            Said::Nothing => self,
+            Said::Chinese if self == Lang::ZhHant => Lang::ZhHant,
+            Said::Chinese => Lang::Zh,
+            Said::Clearly(lang) => lang,
+        }
+    }
+
+    /// The language to answer `text` in when the conversation (or, before
+    /// there is one, a Telegram language or the configured default) is in
+    /// `current`: [`Lang::follow`] of what `text` says.
+    pub fn detect_or(text: &str, current: Lang) -> Lang {
+        current.follow(Lang::said(text))
+    }
+}
+
+fn is_cjk(c: char) -> bool {
+    ('\u{4e00}'..='\u{9fff}').contains(&c)
+}
+
+/// Words that make a Latin text English: the small words of any English
+/// sentence, question words, greetings and what shoppers ask for. A brand's
+/// name ("Nike", "Uniqlo") is not among them.
+const ENGLISH: &[&str] = &[
+    "a", "about", "add", "all", "am", "an", "and", "another", "any", "anything", "are", "at", "be", "buy",
+    "can", "cancel", "first", "last", "more", "next", "one", "other", "pair", "pairs", "piece", "pieces",
+    "remove", "second", "size", "take", "third", "two", "three", "i'll", "cart", "cheap", "cheaper",
+    "cheapest", "close", "closes", "could", "did", "do", "does", "don't", "dont", "eat", "find", "for",
+    "from", "get", "go", "good", "have", "hello", "help", "hey", "hi", "how", "i", "i'd", "i'm", "im", "in",
+    "is", "it", "it's", "its", "looking", "me", "much", "my", "near", "nearest", "need", "not", "of", "on",
+    "open", "opens", "or", "order", "orders", "our", "pay", "please", "price", "show", "some", "tell",
+    "thank", "thanks", "that", "the", "there", "these", "this", "those", "to", "want", "was", "we", "what",
+    "what's", "whats", "when", "where", "where's", "wheres", "which", "who", "why", "will", "with", "would",
+    "you", "your",
+];
+
+/// Latin words that say no language: sizes and short answers.
+const NEUTRAL: &[&str] =
+    &["xxs", "xs", "s", "m", "l", "xl", "xxl", "xxxl", "y", "n", "yes", "no", "ok", "okay", "yep", "nope"];
+
+/// Whether the Latin words of `text` are English: one of [`ENGLISH`]'s
+/// words — unless every word is capitalised, as a name is ("The North
+/// Face") —, or three words or more of two letters or more that are not a
+/// name. Words with digits (a product code, "42", "2XL") and sizes or
+/// "y"/"n" ([`NEUTRAL`]) say nothing.
+fn english_words(text: &str) -> bool {
+    let words: Vec<&str> = text
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '\'' || c == '’'))
+        .map(|w| w.trim_matches(['\'', '’']))
+        .filter(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_alphabetic() || c == '\'' || c == '’'))
+        .filter(|w| !NEUTRAL.contains(&w.to_ascii_lowercase().as_str()))
+        .collect();
+    if words.is_empty() {
+        return false;
+    }
+    let capitalised = |w: &&str| w.chars().next().is_some_and(|c| c.is_ascii_uppercase());
+    if words.len() >= 2 && words.iter().all(capitalised) {
+        return false;
+    }
+    let english = words.iter().any(|w| ENGLISH.contains(&w.to_ascii_lowercase().replace('’', "'").as_str()));
+    english || words.iter().filter(|w| w.len() >= 2).count() >= 3
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_size_a_yes_a_number_an_emoji_a_code_or_a_brand_keep_the_conversations_language() {
+        for text in [
+            "M",
+            "L",
+            "XL",
+            "xxl",
+            "42",
+            "42码?",
+            "y",
+            "n",
+            "Y",
+            "yes",
+            "ok",
+            "2",
+            "👍",
+            "😀😀",
+            "FD4821",
+            "fd-4821",
+            "Nike",
+            "NIKE",
+            "Uniqlo",
+            "The North Face",
+            "Under Armour",
+            "Air Max 90",
+            "¥399",
+            "",
+            "  ",
+            "?",
+        ] {
+            if text.chars().any(is_cjk) {
+                continue;
+            }
+            assert_eq!(Lang::said(text), Said::Nothing, "{text:?} says no language");
+            for lang in Lang::ALL {
+                assert_eq!(Lang::detect_or(text, lang), lang, "{text:?} keeps {lang:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_message_clearly_in_another_language_switches_it() {
+        for text in [
+            "where is Nike?",
+            "hello",
+            "Thanks",
+            "how much is this",
+            "I want running shoes",
+            "show me the cart",
+            "black leather jacket",
+            "what's on sale",
+            "where’s Uniqlo",
+            "2 pairs",
+            "size 42",
+        ] {
+            assert_eq!(Lang::said(text), Said::Clearly(Lang::En), "{text:?}");
+            assert_eq!(Lang::detect_or(text, Lang::Zh), Lang::En, "{text:?}");
+        }
+        assert_eq!(Lang::detect_or("42码", Lang::En), Lang::Zh, "Chinese characters are Chinese");
+        assert_eq!(Lang::detect_or("这双有 42 码吗", Lang::ZhHant), Lang::Zh, "Simplified characters");
+        assert_eq!(Lang::detect_or("這雙有 42 碼嗎", Lang::Zh), Lang::ZhHant, "Traditional characters");
+        assert_eq!(Lang::detect_or("好的", Lang::ZhHant), Lang::ZhHant, "either script keeps Traditional");
+        assert_eq!(Lang::detect_or("好的", Lang::Zh), Lang::Zh);
+        assert_eq!(Lang::detect_or("好的", Lang::En), Lang::Zh, "either script from English: Simplified");
+    }
+
+    #[test]
+    fn detect_names_a_language_only_when_the_text_says_one() {
+        assert_eq!(Lang::detect("M"), None);
+        assert_eq!(Lang::detect("FD4821"), None);
+        assert_eq!(Lang::detect("好的"), Some(Lang::Zh));
+        assert_eq!(Lang::detect("where is nike"), Some(Lang::En));
     }
 }

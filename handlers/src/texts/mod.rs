@@ -28,7 +28,10 @@ use crate::context::Lang;
 
 pub mod alerts;
 pub(crate) mod en;
+#[cfg(test)]
+mod grammar_tests;
 mod lang;
+pub use lang::Said;
 pub mod mall;
 pub(crate) mod zh_hans;
 pub mod zh_hant;
@@ -168,7 +171,10 @@ pub struct Commands {
     pub privacy_on: &'static str,
     /// The terminal chat's confirmation question.
     pub console_confirm: &'static str,
-    /// The terminal chat's opening lines: (the shopper's id, example requests of the mall's own).
+    /// The terminal chat after answering something else while a
+    /// confirmation waits: it still does (what it confirms).
+    pub console_still_waiting: fn(&str) -> String,
+    /// The terminal chat's opening lines: (the shopper's id, examples from the mall's own data).
     pub console_banner: fn(i64, &str) -> String,
 }
 
@@ -415,8 +421,9 @@ pub struct Answers {
     pub order_status: fn(&str, &str, &str, &str, &str) -> String,
     /// After `cancel_order`: (id, total).
     pub order_cancelled: fn(&str, &str) -> String,
-    /// After cancelling a paid order, as the mall answered: the refund is
-    /// under way: (amount).
+    /// After cancelling a paid order, as the mall answered, following
+    /// [`Answers::order_cancelled`] (English begins with a space, as every
+    /// sentence that follows another): the refund is under way: (amount).
     pub refund_pending: fn(&str) -> String,
     /// After cancelling a paid order: the money is back already: (amount).
     pub refund_done: fn(&str) -> String,

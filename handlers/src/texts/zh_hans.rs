@@ -60,6 +60,7 @@ pub(crate) static TEXTS: Texts = Texts {
         privacy_off: "隐私模式：已关闭（群里的 @提及 都能收到）",
         privacy_on: "隐私模式：开启 ⚠️ 群里只能收到命令和对我的回复，@提及 收不到。\n  处理：在 @BotFather 发送 /setprivacy → 选择本机器人 → Disable，或把机器人设为群管理员。",
         console_confirm: "确认吗？(y/n) ",
+        console_still_waiting: |summary| format!("还在等您确认：{summary}\n确认请输入 y，取消请输入 n。"),
         console_banner: |user, examples| {
             format!(
                 "mallbot — 商场导购。您是顾客 {user}。\n\
@@ -131,7 +132,8 @@ pub(crate) static TEXTS: Texts = Texts {
         price_under: |max| format!(" {max} 以内"),
         price_over: |min| format!(" {min} 以上"),
         no_products: |keyword, range| {
-            format!("没有找到{range}的“{keyword}”。可以放宽条件试试，比如提高价格上限或换个关键词。")
+            let of = if range.is_empty() { "" } else { "的" };
+            format!("没有找到{range}{of}“{keyword}”。可以放宽条件试试，比如提高价格上限或换个关键词。")
         },
         more_products: |others| format!("另外还有 {others} 款，回复“第二个”可以看下一款。"),
         out_of_stock: "很抱歉，这件商品目前缺货。",

@@ -71,6 +71,7 @@ pub(crate) static TEXTS: Texts = Texts {
         privacy_off: "隱私模式：已關閉（群組裡的 @提及 都能收到）",
         privacy_on: "隱私模式：開啟 ⚠️ 群組裡只能收到指令和對我的回覆，@提及 收不到。\n  處理：在 @BotFather 傳送 /setprivacy → 選擇本機器人 → Disable，或把機器人設為群管理員。",
         console_confirm: "確認嗎？(y/n) ",
+        console_still_waiting: |summary| format!("還在等您確認：{summary}\n確認請輸入 y，取消請輸入 n。"),
         console_banner: |user, examples| {
             format!(
                 "mallbot — 商場導購。您是顧客 {user}。\n\
@@ -142,7 +143,8 @@ pub(crate) static TEXTS: Texts = Texts {
         price_under: |max| format!(" {max} 以內"),
         price_over: |min| format!(" {min} 以上"),
         no_products: |keyword, range| {
-            format!("沒有找到{range}的「{keyword}」。可以放寬條件試試，比如提高價格上限或換個關鍵字。")
+            let of = if range.is_empty() { "" } else { "的" };
+            format!("沒有找到{range}{of}「{keyword}」。可以放寬條件試試，比如提高價格上限或換個關鍵字。")
         },
         more_products: |others| format!("另外還有 {others} 款，回覆「第二個」可以看下一款。"),
         out_of_stock: "很抱歉，這件商品目前缺貨。",
@@ -494,6 +496,28 @@ pub fn traditional(text: &str) -> Cow<'_, str> {
     if converted == text { Cow::Borrowed(text) } else { Cow::Owned(converted) }
 }
 
+/// A 繁體 answer: `text` in Traditional characters ([`to_traditional`]),
+/// where the shopper's own words of `said` — read in Simplified and
+/// converted back, which may change a form they wrote (Hong Kong's 裏 comes
+/// back as 裡) — are echoed as they wrote them.
+pub fn traditional_answer(text: &str, said: &str) -> String {
+    let mut answer = to_traditional(text);
+    let said = said.trim();
+    let pieces = said.split(|c: char| {
+        c.is_whitespace() || (!c.is_alphanumeric() && c.is_ascii()) || "，。、？！：；「」“”（）".contains(c)
+    });
+    for piece in std::iter::once(said).chain(pieces) {
+        if piece.chars().count() < 2 || piece.is_ascii() || !simplified_left(piece).is_empty() {
+            continue;
+        }
+        let back = to_traditional(&to_simplified(piece));
+        if back != piece && answer.contains(&back) {
+            answer = answer.replace(&back, piece);
+        }
+    }
+    answer
+}
+
 /// `text` (Traditional Chinese, or a mix) in Simplified characters, so that
 /// code reading shoppers' words (basic mode) and searching the mall's names
 /// knows one script.
@@ -526,6 +550,11 @@ struct Script {
     traditional_only: bool,
 }
 
+/// Characters the dictionaries turn into another Traditional form that
+/// Traditional writing uses every day all the same: 台 (台灣, 服務台, 櫃台; the
+/// dictionaries write 臺 or 檯).
+const WRITTEN_IN_BOTH: &str = "台";
+
 /// [`Script`] of `c`: converted once per character, then remembered (every
 /// message's language is told from its characters, and a character's
 /// conversion costs more than a lookup).
@@ -542,7 +571,7 @@ fn script_of(c: char) -> Script {
     let text = &*c.encode_utf8(&mut buf);
     let simplified = to_simplified(text);
     let script = Script {
-        simplified_only: to_traditional(text) != text && simplified == text,
+        simplified_only: to_traditional(text) != text && simplified == text && !WRITTEN_IN_BOTH.contains(c),
         traditional_only: simplified != text,
     };
     known.write().unwrap_or_else(|e| e.into_inner()).insert(c, script);
@@ -625,6 +654,22 @@ mod tests {
         assert_eq!(simplified_left("正在規划"), "划", "the old table's miss is caught");
         assert_eq!(simplified_left("干涉和皇后"), "", "what the dictionaries keep in context");
         assert!(matches!(traditional("Nike"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn an_answer_is_traditional_and_echoes_the_shoppers_own_forms() {
+        let said = "哪裏有賣滑板";
+        let read = to_simplified(said);
+        assert_eq!(read, "哪里有卖滑板");
+        let answer = format!("没有找到“{read}”相关的商品，换个说法试试？");
+        let shown = traditional_answer(&answer, said);
+        assert_eq!(shown, "沒有找到“哪裏有賣滑板”相關的商品，換個說法試試？", "the shopper's 裏, not 裡");
+        assert_eq!(simplified_in(&shown), "");
+        let plain = traditional_answer("最近的服务台在 1楼", "服務台在哪裡");
+        assert_eq!(plain, "最近的服務檯在 1樓", "the dictionaries' form of a word the shopper did not write");
+        assert_eq!(simplified_left("服務台在哪裡"), "", "台 is written in Traditional too");
+        let simplified_said = traditional_answer("没有找到“这里”", "这里");
+        assert_eq!(simplified_said, "沒有找到“這裡”", "Simplified words are not kept in a 繁體 answer");
     }
 
     #[test]

@@ -56,7 +56,7 @@ pub(crate) async fn voice_turn(
     }
     let heard = heard(&transcript);
     progress.working(vec![heard.clone()]);
-    ctx.lang = Lang::detect(&transcript).unwrap_or(lang);
+    ctx.lang = Lang::detect_or(&transcript, lang);
     ctx.text = transcript;
     ctx.image = None;
     let mut reply = app.router.answer(admitted, &ctx, progress).await;

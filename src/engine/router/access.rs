@@ -18,10 +18,18 @@
 //! window, then silence; the Mini App and MCP answer every turned request
 //! with [`Turned::message`]. A transport that already read the `/lang` choice
 //! hands it over (`ChosenLang::Read`), so the door does not read it again.
+//!
+//! The language: the `/lang` choice, else the conversation's language
+//! followed by what the message says of its own ([`handlers::Said`]: a size,
+//! "y", a number, a code or a brand keep it; a message clearly in another
+//! language switches it), else, in a conversation not yet in one, the
+//! transport's (the message's, the Telegram language, `bot.language`). The
+//! turn remembers the conversation's language
+//! ([`FunctionCallRouter::remember_conversation_lang`]).
 
 use std::time::Duration;
 
-use handlers::Lang;
+use handlers::{Lang, Said};
 
 use super::FunctionCallRouter;
 use super::turn::{Budget, TurnScope, today};
@@ -61,10 +69,14 @@ pub struct Knock {
     pub user_id: i64,
     /// The chat it came from (the user in a private chat, the Mini App, MCP).
     pub chat_id: i64,
-    /// The language the transport would answer in without a `/lang` choice.
+    /// The language the transport would answer in without a `/lang` choice
+    /// in a conversation that has no language yet.
     pub lang: Lang,
     /// What the transport already read of the `/lang` choice.
     pub chosen: ChosenLang,
+    /// What the message says of its own language (`Said::Nothing` for a
+    /// press, a Mini App or MCP call).
+    pub said: Said,
     pub way: Way,
 }
 
@@ -77,6 +89,7 @@ impl Knock {
             chat_id: ctx.chat_id,
             lang: ctx.lang,
             chosen,
+            said: Lang::said(&ctx.text),
             way: Way::Message,
         }
     }
@@ -84,7 +97,15 @@ impl Knock {
     /// A request of one person outside a chat (the Mini App, MCP): the
     /// person is the chat.
     pub fn private(platform: &'static str, user_id: i64, lang: Lang, way: Way) -> Knock {
-        Knock { platform, user_id, chat_id: user_id, lang, chosen: ChosenLang::Unread, way }
+        Knock {
+            platform,
+            user_id,
+            chat_id: user_id,
+            lang,
+            chosen: ChosenLang::Unread,
+            said: Said::Nothing,
+            way,
+        }
     }
 }
 
@@ -97,6 +118,8 @@ pub struct Admitted {
     chat_id: i64,
     lang: Lang,
     chosen: Option<Lang>,
+    /// The conversation's language as the door found it (none yet: `None`).
+    conversation: Option<Lang>,
     budget: Budget,
 }
 
@@ -113,7 +136,8 @@ impl Admitted {
         self.chat_id
     }
 
-    /// The language to answer in: the `/lang` choice, else the transport's.
+    /// The language to answer in: the `/lang` choice, else the
+    /// conversation's after the message, else the transport's.
     pub fn lang(&self) -> Lang {
         self.lang
     }
@@ -123,10 +147,25 @@ impl Admitted {
         self.chosen
     }
 
-    /// The language of an answer to `text_lang` (a text's own language):
-    /// the `/lang` choice wins.
-    pub(crate) fn lang_or(&self, text_lang: Lang) -> Lang {
-        self.chosen.unwrap_or(text_lang)
+    /// The conversation's language after `text` (the words the turn
+    /// answers: a message's text, a voice message's transcript), which the
+    /// transport would answer in `text_lang` in a conversation with none yet.
+    pub(crate) fn spoken(&self, text: &str, text_lang: Lang) -> Lang {
+        match self.conversation {
+            Some(conversation) => conversation.follow(Lang::said(text)),
+            None => text_lang,
+        }
+    }
+
+    /// The language of an answer in a conversation now in `spoken`: the
+    /// `/lang` choice wins.
+    pub(crate) fn lang_or(&self, spoken: Lang) -> Lang {
+        self.chosen.unwrap_or(spoken)
+    }
+
+    /// The conversation's language as the door found it.
+    pub(crate) fn conversation_lang(&self) -> Option<Lang> {
+        self.conversation
     }
 
     /// Today's token budget is spent (a voice message is then not transcribed).
@@ -199,7 +238,16 @@ impl FunctionCallRouter {
             ChosenLang::Read(chosen) => chosen,
             ChosenLang::Unread => self.chosen_lang(knock.platform, knock.user_id).await,
         };
-        let lang = chosen.unwrap_or(knock.lang);
+        let conversation = if knock.way == Way::Staff {
+            None
+        } else {
+            let key = crate::engine::context::conversation_key(knock.platform, knock.chat_id, knock.user_id);
+            self.conversation_lang(&key).await
+        };
+        let lang = chosen.unwrap_or(match conversation {
+            Some(conversation) => conversation.follow(knock.said),
+            None => knock.lang,
+        });
         if knock.way == Way::Staff {
             self.at_the_desk(&knock, lang)?;
         } else {
@@ -222,6 +270,7 @@ impl FunctionCallRouter {
             chat_id: knock.chat_id,
             lang,
             chosen,
+            conversation,
             budget,
         })
     }

@@ -242,6 +242,7 @@ impl FunctionCallRouter {
             chat_id: press.chat_id,
             lang: Lang::Zh,
             chosen: crate::engine::context::ChosenLang::Read(None),
+            said: handlers::Said::Nothing,
             way: super::Way::Press,
         };
         match self.admit(knock).await {
@@ -492,7 +493,7 @@ impl FunctionCallRouter {
             reply.invoice = Some(order_id);
             reply.payable.clear();
         }
-        reply
+        reply.written_in(lang, "")
     }
 
     /// Continues the loop of `action` with the waiting call answered.

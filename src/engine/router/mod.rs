@@ -258,6 +258,26 @@ impl FunctionCallRouter {
         }
     }
 
+    /// The language conversation `conversation` is in (the last its shopper
+    /// clearly wrote in), if it has one yet.
+    pub async fn conversation_lang(&self, conversation: &str) -> Option<Lang> {
+        match self.state.get_value(&crate::infra::state::keys::conversation_lang(conversation)).await {
+            Ok(value) => value.as_deref().and_then(Lang::parse),
+            Err(e) => {
+                tracing::warn!(error = %e, "could not read the conversation's language");
+                None
+            }
+        }
+    }
+
+    /// Remembers that conversation `conversation` is now in `lang`.
+    pub(crate) async fn remember_conversation_lang(&self, conversation: &str, lang: Lang) {
+        let key = crate::infra::state::keys::conversation_lang(conversation);
+        if let Err(e) = self.state.put_value(&key, lang.as_str(), LANG_TTL).await {
+            tracing::warn!(error = %e, "could not remember the conversation's language");
+        }
+    }
+
     /// Forgets the conversation (`/reset`).
     pub async fn reset(&self, ctx: &MessageContext) {
         if let Err(e) = self.state.clear_history(&ctx.conversation_key()).await {
@@ -266,7 +286,9 @@ impl FunctionCallRouter {
     }
 
     /// Answers one shopper message: the door, then the turn. Never fails:
-    /// trouble becomes a polite answer.
+    /// trouble becomes a polite answer, and a message the door holds back is
+    /// answered with why, every time (the terminal chat; Telegram, which
+    /// says it once and then keeps silent, knocks itself).
     pub async fn dispatch(&self, ctx: &MessageContext) -> Reply {
         self.dispatch_live(ctx, &Progress::none()).await
     }
@@ -276,7 +298,7 @@ impl FunctionCallRouter {
     pub async fn dispatch_live(&self, ctx: &MessageContext, progress: &Progress) -> Reply {
         match self.admit(Knock::message(ctx, ChosenLang::Unread)).await {
             Ok(admitted) => self.answer(&admitted, ctx, progress).await,
-            Err(turned) => turned.reply(),
+            Err(turned) => Reply::text(turned.message()),
         }
     }
 
@@ -308,9 +330,21 @@ impl FunctionCallRouter {
         crate::engine::stats::TURN.scope(turn, crate::infra::otel::in_trace(trace, answering)).await
     }
 
-    /// The stages of an admitted message, in order; each may end it with a reply.
+    /// An admitted message: its language decided, then the stages; the
+    /// reply leaves written in that language ([`Reply::written_in`]).
     async fn pipeline(&self, admitted: &Admitted, ctx: &MessageContext, progress: &Progress) -> Reply {
-        let ctx = MessageContext { lang: admitted.lang_or(ctx.lang), ..ctx.clone() };
+        // The conversation's language after these words; a message that
+        // says none (a size, "y", a code) keeps it.
+        let spoken = admitted.spoken(&ctx.text, ctx.lang);
+        if admitted.conversation_lang() != Some(spoken) {
+            self.remember_conversation_lang(&ctx.conversation_key(), spoken).await;
+        }
+        let ctx = MessageContext { lang: admitted.lang_or(spoken), ..ctx.clone() };
+        self.stages(admitted, &ctx, progress).await.written_in(ctx.lang, &ctx.text)
+    }
+
+    /// The stages after the door, in order; each may end the turn with a reply.
+    async fn stages(&self, admitted: &Admitted, ctx: &MessageContext, progress: &Progress) -> Reply {
         if ctx.text.trim().is_empty() {
             return Reply::text(ctx.lang.texts().turn.words_please);
         }
@@ -323,10 +357,10 @@ impl FunctionCallRouter {
         self.locked(
             &ctx.conversation_key(),
             Box::pin(async {
-                if let Some(reply) = self.try_code(admitted, &ctx).await {
+                if let Some(reply) = self.try_code(admitted, ctx).await {
                     return reply;
                 }
-                let mut turn = self.open_turn(&ctx).await;
+                let mut turn = self.open_turn(ctx).await;
                 turn.apply_budget(admitted.budget());
                 let (turn, end) = self.tool_loop(turn, progress).await;
                 self.close_turn(turn, end, &ctx.text).await

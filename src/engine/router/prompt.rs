@@ -102,6 +102,20 @@ mod tests {
     }
 
     #[test]
+    fn a_message_that_says_no_language_is_noted_with_the_conversations() {
+        for text in ["M", "42", "y", "👍", "FD4821", "Nike"] {
+            assert_eq!(
+                turn_note(Lang::Zh, false, text).as_deref(),
+                Some("[reply in Simplified Chinese]"),
+                "{text}"
+            );
+            assert_eq!(turn_note(Lang::En, false, text).as_deref(), Some("[reply in English]"), "{text}");
+        }
+        assert_eq!(turn_note(Lang::Zh, false, "好的"), None, "Chinese says Simplified by itself");
+        assert_eq!(turn_note(Lang::En, false, "where is Nike"), None);
+    }
+
+    #[test]
     fn a_note_comes_off_the_message_it_went_on() {
         let mut messages = vec![
             ChatMessage::user("first"),

@@ -6,6 +6,7 @@
 //! | key | written by | kind |
 //! |---|---|---|
 //! | `lang:PLATFORM:USER` | `/lang` (router) | value |
+//! | `talk:CONV` | the language a conversation is in (router) | value |
 //! | `conversation:CONV` | one turn at a time (router/lock.rs) | lock |
 //! | `refused:PLATFORM:USER:CHAT` | the door, "not allowed" said once | value |
 //! | `stats:DAY` | the day's figures (`/stats`) | counts |
@@ -32,6 +33,12 @@
 /// A shopper's `/lang` choice.
 pub(crate) fn lang(platform: &str, user_id: i64) -> String {
     format!("lang:{platform}:{user_id}")
+}
+
+/// The language a conversation is in: the last one a shopper's message was
+/// clearly written in.
+pub(crate) fn conversation_lang(conversation: &str) -> String {
+    format!("talk:{conversation}")
 }
 
 /// The lock that lets one turn of a conversation run at a time across instances.

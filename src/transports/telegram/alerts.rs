@@ -33,10 +33,14 @@ impl AlertTeller for TelegramTeller {
         // taken off `bot.allowed_users` since setting the alert hears nothing more.
         let knock =
             Knock { chosen: ChosenLang::Read(chosen), ..Knock::private(platform, user_id, lang, Way::Press) };
-        if self.app.router.admit(knock).await.is_err() {
-            tracing::info!(alert = %alert.id, "an alert of a shopper no longer allowed; not told");
-            return Ok(());
-        }
+        // Told in the language the shopper now talks in, else the alert's.
+        let lang = match self.app.router.admit(knock).await {
+            Ok(admitted) => admitted.lang(),
+            Err(_) => {
+                tracing::info!(alert = %alert.id, "an alert of a shopper no longer allowed; not told");
+                return Ok(());
+            }
+        };
         let text = alert_text(lang, alert, news);
         let markup = (*news != News::Expired).then(|| alert_buttons(lang, alert)).flatten();
         let target = Target { chat: ChatId(user_id), thread: None, reply_to: None };

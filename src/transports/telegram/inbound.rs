@@ -242,12 +242,15 @@ pub(crate) struct Handle {
     /// The shopper's `/lang` choice, read from the state store the first
     /// time it is needed (shared by the handle's clones).
     chosen: Arc<OnceCell<Option<Lang>>>,
+    /// The language the conversation is in, read the same way.
+    talking: Arc<OnceCell<Option<Lang>>>,
 }
 
 impl Handle {
     /// The handle of an update from `from` answered at `target`.
     pub fn new(bot: Bot, me: Me, tg: Arc<Transport>, from: User, target: Target, is_group: bool) -> Self {
-        Handle { bot, me, tg, target, from, is_group, chosen: Arc::new(OnceCell::new()) }
+        let (chosen, talking) = (Arc::new(OnceCell::new()), Arc::new(OnceCell::new()));
+        Handle { bot, me, tg, target, from, is_group, chosen, talking }
     }
 
     /// The shopper's `/lang` choice: read from the state store the first
@@ -256,16 +259,40 @@ impl Handle {
         *self.chosen.get_or_init(|| self.tg.app.router.chosen_lang("telegram", self.from.id.0 as i64)).await
     }
 
+    /// The language the conversation is in (the last its shopper clearly
+    /// wrote in): read the first time, then remembered for the update.
+    async fn talking(&self) -> Option<Lang> {
+        let conversation =
+            crate::engine::context::conversation_key("telegram", self.target.chat.0, self.user_id());
+        *self
+            .talking
+            .get_or_init(|| async { self.tg.app.router.conversation_lang(&conversation).await })
+            .await
+    }
+
     /// The language of the update's answers: the `/lang` choice, else the
-    /// sender's Telegram language, else `bot.language`.
+    /// conversation's, else the sender's Telegram language, else `bot.language`.
     pub async fn lang(&self) -> Lang {
-        self.chosen().await.unwrap_or_else(|| self.tg.detected_lang(&self.from, None))
+        match self.chosen().await {
+            Some(chosen) => chosen,
+            None => match self.talking().await {
+                Some(talking) => talking,
+                None => self.tg.detected_lang(&self.from, None),
+            },
+        }
     }
 
     /// The language to answer the text `text` of this update in: the `/lang`
-    /// choice, else the language of `text`, else [`Handle::lang`]'s fallbacks.
+    /// choice, else the conversation's after `text` (which keeps it unless
+    /// `text` is clearly in another language), else [`Handle::lang`]'s fallbacks.
     pub(crate) async fn lang_of_text(&self, text: &str) -> Lang {
-        self.chosen().await.unwrap_or_else(|| self.tg.detected_lang(&self.from, Some(text)))
+        match self.chosen().await {
+            Some(chosen) => chosen,
+            None => match self.talking().await {
+                Some(talking) => Lang::detect_or(text, talking),
+                None => self.tg.detected_lang(&self.from, Some(text)),
+            },
+        }
     }
 
     /// The sender's id.
@@ -323,6 +350,7 @@ impl Handle {
             chat_id: self.target.chat.0,
             lang: self.lang().await,
             chosen: ChosenLang::Read(self.chosen().await),
+            said: handlers::Said::Nothing,
             way: Way::Press,
         };
         match self.tg.app.router.admit(knock).await {

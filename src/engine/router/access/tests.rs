@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use handlers::Lang;
+use handlers::{Lang, Said};
 
 use super::super::turn::{Budget, today};
 use super::super::{FunctionCallRouter, RouterParts, RouterSettings};
@@ -34,7 +34,15 @@ fn door(settings: RouterSettings) -> (FunctionCallRouter, Arc<dyn StateStore>) {
 }
 
 fn knock(user_id: i64, chat_id: i64, way: Way) -> Knock {
-    Knock { platform: "telegram", user_id, chat_id, lang: Lang::En, chosen: ChosenLang::Unread, way }
+    Knock {
+        platform: "telegram",
+        user_id,
+        chat_id,
+        lang: Lang::En,
+        chosen: ChosenLang::Unread,
+        said: Said::Nothing,
+        way,
+    }
 }
 
 fn no_limits() -> RouterSettings {

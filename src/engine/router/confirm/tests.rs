@@ -14,7 +14,7 @@ use services::{MallApi, Product, ProductQuery, Shopper};
 
 use super::super::{FunctionCallRouter, RouterParts, RouterSettings, TurnScope};
 use super::{Carried, HoldError, Presser, hold_refused};
-use crate::engine::context::{ChosenLang, MessageContext};
+use crate::engine::context::MessageContext;
 use crate::engine::pending::PendingAction;
 use crate::engine::reply::PressCheck;
 use crate::engine::router::{Admitted, Knock, Way};
@@ -48,14 +48,7 @@ fn bench(settings: RouterSettings) -> Bench {
 impl Bench {
     /// Through the door, as a press of `user` on `platform`.
     async fn as_(&self, platform: &'static str, user: i64) -> Admitted {
-        let knock = Knock {
-            platform,
-            user_id: user,
-            chat_id: user,
-            lang: Lang::En,
-            chosen: ChosenLang::Unread,
-            way: Way::Press,
-        };
+        let knock = Knock::private(platform, user, Lang::En, Way::Press);
         self.router.admit(knock).await.unwrap()
     }
 
