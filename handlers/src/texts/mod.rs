@@ -28,6 +28,7 @@ use crate::context::Lang;
 
 pub mod alerts;
 pub(crate) mod en;
+pub mod guide;
 mod lang;
 pub mod mall;
 pub(crate) mod zh_hans;
@@ -83,6 +84,8 @@ pub struct Texts {
     pub mall: mall::MallTexts,
     /// Stock and price alerts.
     pub alerts: alerts::AlertTexts,
+    /// Places to eat, gift ideas, names read past a typo.
+    pub guide: guide::GuideTexts,
     /// A person at the service desk: the hand-off, what staff read, the report.
     pub support: Support,
 }
