@@ -120,7 +120,7 @@ fn mall_info_progress(lang: Lang, _args: &MallInfoArgs) -> String {
     lang.texts().mall.info_progress.to_owned()
 }
 
-/// Sections of the mall's own information (hours, parking, Wi-Fi, returns…) answering the question; answer only from them.
+/// The mall's own information (hours, parking, Wi-Fi, returns…); answer only from it.
 #[tool_function(level = "safe", scope = "both", progress = mall_info_progress, help = HELP_MALL, offline = MALL_INFO_OFFLINE)]
 pub async fn mall_info(ctx: &ToolContext, args: MallInfoArgs) -> ToolResult<MallInfoResult> {
     let sections = match ctx.mall.mall_info().await {
@@ -470,7 +470,8 @@ pub static MALL_EVENTS_OFFLINE: OfflineHook =
 #[rustfmt::skip]
 const TOPICS: &[&str] = &[
     "停车", "泊车", "车位", "停车费", "parking", "park", "car park", "wifi", "wi-fi", "无线网", "上网", "网络密码",
-    "退货", "退换", "换货", "return", "returns", "exchange", "失物", "丢了东西", "lost and found",
+    "退货", "退换", "换货", "能退", "可以退", "退吗", "退款", "return", "returns", "refund", "exchange", "失物",
+    "丢了东西", "掉了", "丢了", "丢失", "遗失", "不见了", "lost", "lost and found",
     "lost property", "婴儿车", "推车", "stroller", "pram", "轮椅", "wheelchair", "礼品包装", "包装礼物",
     "gift wrap", "gift wrapping", "退税", "tax refund", "tax free", "tax-free", "带宠物", "宠物能", "宠物可以",
     "带狗", "pets allowed", "dogs allowed", "pet friendly", "pet-friendly", "bring my dog", "bring a dog",
@@ -503,7 +504,11 @@ const HOURS_FILLER: &[&str] = &[
 fn recognise_info(said: &Said) -> Option<Step> {
     let s = said.scratch();
     let asks_fee = s.contains_any(FEE);
-    if s.contains_any(WHERE) && !asks_fee {
+    // The words of a topic, or the title of one of the mall's own sections ("失物招领").
+    let topic = s.contains_any(TOPICS) || said.lexicon.names_info_section(&s);
+    // "Where": the map's business, unless a section of the mall's information answers it
+    // ("电动车充电桩在哪里" is the EV charging section when the map has no charger).
+    if s.contains_any(WHERE) && !asks_fee && !(topic && said.lexicon.info_answers(said.text())) {
         return None;
     }
     let mall_hours = s.contains_any(HOURS) && {
@@ -514,8 +519,7 @@ fn recognise_info(said: &Said) -> Option<Step> {
             rest.residual().is_empty()
         }
     };
-    (s.contains_any(TOPICS) || mall_hours)
-        .then(|| Step::Call(Call::new("mall_info", json!({ "question": said.text() }))))
+    (topic || mall_hours).then(|| Step::Call(Call::new("mall_info", json!({ "question": said.text() }))))
 }
 
 fn info_data_answer(lang: Lang, data: &Value) -> Option<String> {

@@ -28,9 +28,8 @@ pub static HELP_DIRECTIONS: HelpLine = HelpLine {
 pub struct NavigateToStoreArgs {
     /// Id or name.
     pub store_name: String,
-    /// Lead with floor and unit; default true.
     pub highlight: Option<bool>,
-    /// Start: entrance, store or place; default main entrance.
+    /// Start: store, facility or entrance.
     pub from: Option<String>,
     /// Lifts only.
     pub avoid_stairs: Option<bool>,
@@ -86,7 +85,7 @@ fn navigate_to_store_progress(lang: Lang, args: &NavigateToStoreArgs) -> String 
     }
 }
 
-/// Where a store is and the walk there (steps, floor plans).
+/// The way to a store (steps, floor plans).
 #[tool_function(level = "safe", scope = "both", progress = navigate_to_store_progress, help = HELP_DIRECTIONS, offline = NAVIGATE_TO_STORE_OFFLINE)]
 pub async fn navigate_to_store(
     ctx: &ToolContext,
@@ -111,7 +110,11 @@ pub async fn navigate_to_store(
     let suggestion = (ctx.lang.texts().tools.promotions_of)(&name);
     let highlight = args.highlight.unwrap_or(true);
     let avoid_stairs = args.avoid_stairs.unwrap_or(false);
-    if let Some(on_map) = indoor::directions_to_store(ctx, &store, args.from.as_deref(), avoid_stairs) {
+    let from = match args.from.as_deref().map(str::trim).filter(|f| !f.is_empty()) {
+        Some(from) => Some(start_named(ctx, from).await),
+        None => None,
+    };
+    if let Some(on_map) = indoor::directions_to_store(ctx, &store, from.as_deref(), avoid_stairs) {
         let on_map = on_map?;
         let mut data = match on_map.data {
             serde_json::Value::Object(data) => data,
@@ -144,6 +147,20 @@ pub async fn navigate_to_store(
         on_map: serde_json::Map::new(),
     };
     Ok(ToolOutput::new(NavigateToStoreResult::Route(directions)).with_suggestions([suggestion]))
+}
+
+/// Where a walk starts, as the map knows it: a store the shopper named in
+/// either language or past a typo is its id; anything else (an entrance, a
+/// facility, a floor) as given.
+async fn start_named(ctx: &ToolContext, from: &str) -> String {
+    let on_map = ctx.map.as_ref().is_some_and(|router| router.map().find_place(from).is_some());
+    if on_map || indoor::floor_named(from).is_some() || crate::facilities::kind_named(from).is_some() {
+        return from.to_owned();
+    }
+    match lookup_store(ctx, "from", from).await {
+        Ok(StoreLookup::Found(store)) => store.id,
+        _ => from.to_owned(),
+    }
 }
 
 /// Arguments of `navigate_to_area`.
@@ -413,7 +430,8 @@ pub fn route_between(said: &Said) -> Option<(String, String)> {
         .filter_map(|w| after_from.find(w).map(|at| (at, *w)))
         .filter(|(at, w)| *at > 0 && word_edge(after_from, *at, w))
         .min_by_key(|(at, w)| (*at, std::cmp::Reverse(w.len())))?;
-    let start = after_from[..to_at].trim().trim_end_matches(['的', ' ']).to_owned();
+    let start = after_from[..to_at].trim().trim_end_matches(['的', ' ']);
+    let start = start.strip_prefix("the ").unwrap_or(start).to_owned();
     let end = strip_route_words(&after_from[to_at + to_word.len()..]);
     let head = lower[..from_at].trim();
     let end = if end.is_empty() { strip_route_words(head) } else { end };

@@ -93,14 +93,17 @@ pub const GIFTS_FOR: &[(&str, &[&str])] = &[
     ("friend", &["blind_boxes", "fragrance", "drinkware", "home_fragrance"]),
 ];
 
-/// A kind of gift and the word the mall's search is asked with (its
-/// categories' own words find it: "护肤" is skincare in any mall that says so).
+/// A kind of gift and the words the mall's search is asked with, in Chinese
+/// and in English (its categories' own words find it: "护肤" is skincare in
+/// any mall that says so).
 #[rustfmt::skip]
-pub const GIFT_IDEAS: &[(&str, &str)] = &[
-    ("skincare", "护肤"), ("fragrance", "香水"), ("makeup", "彩妆"), ("home_fragrance", "香薰"),
-    ("drinkware", "杯子"), ("headphones", "耳机"), ("wearables", "智能手表"), ("sneakers", "运动鞋"),
-    ("building_blocks", "积木"), ("toys", "玩具"), ("dolls", "娃娃"), ("kids_clothing", "童装"),
-    ("blind_boxes", "盲盒"), ("snacks", "零食"), ("home_textiles", "家纺"),
+pub const GIFT_IDEAS: &[(&str, &str, &str)] = &[
+    ("skincare", "护肤", "skincare"), ("fragrance", "香水", "perfume"), ("makeup", "彩妆", "makeup"),
+    ("home_fragrance", "香薰", "diffuser"), ("drinkware", "杯子", "mug"), ("headphones", "耳机", "headphones"),
+    ("wearables", "智能手表", "smartwatch"), ("sneakers", "运动鞋", "sneakers"),
+    ("building_blocks", "积木", "building blocks"), ("toys", "玩具", "toys"), ("dolls", "娃娃", "plush"),
+    ("kids_clothing", "童装", "kids clothing"), ("blind_boxes", "盲盒", "blind box"), ("snacks", "零食", "snacks"),
+    ("home_textiles", "家纺", "bedding"),
 ];
 
 /// What basic mode knows of the mall it serves, learned from the mall
@@ -290,6 +293,11 @@ impl Lexicon {
     /// The mall's store names in either language, lowercase.
     pub fn store_names(&self) -> impl Iterator<Item = &str> {
         self.stores.iter().map(String::as_str)
+    }
+
+    /// The mall's area names in either language, lowercase.
+    pub fn area_names(&self) -> impl Iterator<Item = &str> {
+        self.areas.iter().map(String::as_str)
     }
 
     /// Whether the text names one of the mall's stores.
