@@ -96,6 +96,7 @@ fn loose_mall() -> MockMallApi {
     mall.expect_list_areas().returning(|| Ok(Page { items: vec![], total: 0 }));
     mall.expect_search_products().returning(|_| Ok(Page { items: vec![], total: 0 }));
     mall.expect_route().never();
+    mall.expect_mall_info().returning(|| Err(ServiceError::not_found("no information sections")));
     mall
 }
 

@@ -62,7 +62,7 @@ fn has_none(answer: &str, words: &[&str]) {
 fn listed_prices(answer: &str) -> Vec<f64> {
     answer
         .lines()
-        .filter(|l| l.starts_with('•'))
+        .filter(|l| l.trim_start().starts_with('•'))
         .filter_map(|l| l.split('¥').nth(1))
         .filter_map(|p| p.split(|c: char| !(c.is_ascii_digit() || c == '.')).next()?.parse().ok())
         .collect()
