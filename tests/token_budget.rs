@@ -45,7 +45,10 @@ async fn tools_and_system_prompt_as_sent_fit_their_budgets() {
     for tool in first.body["tools"].as_array().unwrap() {
         println!("  {:<20} {}", tool["function"]["name"].as_str().unwrap(), tokens(&tool.to_string()));
     }
-    assert!(tools_tokens <= tools_budget, "tool schemas: {tools_tokens} tokens > {tools_budget} for {count} tools");
+    assert!(
+        tools_tokens <= tools_budget,
+        "tool schemas: {tools_tokens} tokens > {tools_budget} for {count} tools"
+    );
     assert!(prompt_tokens <= PROMPT_BUDGET, "system prompt: {prompt_tokens} tokens > {PROMPT_BUDGET}");
     for later in &received[1..] {
         assert_eq!(later.body["tools"], first.body["tools"], "the same tools in every request");

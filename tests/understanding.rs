@@ -114,7 +114,11 @@ fn gift_ideas_for_someone_in_three_languages() {
     has_all(&zh[0], &["送妈妈的礼物（¥300 以内）", "护肤品", "•"]);
     has_none(&zh[0], &["没有找到"]);
     let prices = listed_prices(&zh[0]);
-    assert!(prices.len() >= 2 && prices.iter().all(|p| *p <= 300.0), "ideas within ¥300: {prices:?}\n{}", zh[0]);
+    assert!(
+        prices.len() >= 2 && prices.iter().all(|p| *p <= 300.0),
+        "ideas within ¥300: {prices:?}\n{}",
+        zh[0]
+    );
     has_all(&zh[1], &["送同事的礼物", "•"]);
 
     let hant = chat("gift-hant", &["送女朋友的禮物"]);
@@ -125,7 +129,11 @@ fn gift_ideas_for_someone_in_three_languages() {
     has_all(&en[0], &["Gift ideas for a child (up to ¥200)", "building blocks", "•"]);
     has_none(&en[0], &["Freshippo", "I found no", "couldn't find"]);
     let prices = listed_prices(&en[0]);
-    assert!(prices.len() >= 2 && prices.iter().all(|p| *p <= 200.0), "ideas within ¥200: {prices:?}\n{}", en[0]);
+    assert!(
+        prices.len() >= 2 && prices.iter().all(|p| *p <= 200.0),
+        "ideas within ¥200: {prices:?}\n{}",
+        en[0]
+    );
     has_all(&en[1], &["Gift ideas for your dad", "•"]);
 }
 
@@ -161,7 +169,14 @@ fn the_mall_information_in_shoppers_words_in_three_languages() {
     has_all(&hant[2], &["新能源汽車充電", "B2"]);
     has_none(&hant[2], &["沒有找到這家店"]);
 
-    let en = chat("info-en", &["can I return a jacket I bought yesterday", "I lost my wallet", "where can I charge my electric car"]);
+    let en = chat(
+        "info-en",
+        &[
+            "can I return a jacket I bought yesterday",
+            "I lost my wallet",
+            "where can I charge my electric car",
+        ],
+    );
     has_all(&en[0], &["Returns and exchanges", "7 days"]);
     has_none(&en[0], &["I don't know"]);
     has_all(&en[1], &["Lost and found"]);

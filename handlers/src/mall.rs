@@ -120,7 +120,7 @@ fn mall_info_progress(lang: Lang, _args: &MallInfoArgs) -> String {
     lang.texts().mall.info_progress.to_owned()
 }
 
-/// The mall's own information (hours, parking, Wi-Fi, returns…); answer only from it.
+/// The mall's own information (hours, parking, Wi-Fi, returns…) for a question; answer only from it.
 #[tool_function(level = "safe", scope = "both", progress = mall_info_progress, help = HELP_MALL, offline = MALL_INFO_OFFLINE)]
 pub async fn mall_info(ctx: &ToolContext, args: MallInfoArgs) -> ToolResult<MallInfoResult> {
     let sections = match ctx.mall.mall_info().await {
@@ -505,7 +505,11 @@ fn recognise_info(said: &Said) -> Option<Step> {
     let s = said.scratch();
     let asks_fee = s.contains_any(FEE);
     // The words of a topic, or the title of one of the mall's own sections ("失物招领").
-    let topic = s.contains_any(TOPICS) || said.lexicon.names_info_section(&s);
+    // A store named with a title ("星巴克营业时间") is the store's.
+    let lexicon = said.lexicon;
+    let names_section =
+        lexicon.names_info_section(&s) && !lexicon.names_store(&s) && lexicon.find_brand(&s).is_none();
+    let topic = s.contains_any(TOPICS) || names_section;
     // "Where": the map's business, unless a section of the mall's information answers it
     // ("电动车充电桩在哪里" is the EV charging section when the map has no charger).
     if s.contains_any(WHERE) && !asks_fee && !(topic && said.lexicon.info_answers(said.text())) {

@@ -444,7 +444,17 @@ fn strip_route_words(text: &str) -> String {
     rest.remove_all(ROUTE_TAIL);
     rest.remove_all(NAVIGATE);
     rest.remove_all(PLACE_FILLER);
-    rest.remove_all(&["how do i get", "how do i go", "how can i get", "how", "get", "go", "walk", "去", "走"]);
+    rest.remove_all(&[
+        "how do i get",
+        "how do i go",
+        "how can i get",
+        "how",
+        "get",
+        "go",
+        "walk",
+        "去",
+        "走",
+    ]);
     rest.residual()
 }
 
@@ -468,9 +478,11 @@ fn named_store_alone(said: &Said) -> Option<String> {
     if name.is_empty() || !lexicon.names_store(&rest) {
         return None;
     }
-    let whole = crate::general::name_key(&name);
-    let brand_is_all = lexicon.find_brand(&rest).is_some_and(|(brand, _)| crate::general::name_key(&brand) == whole);
-    let is_store = lexicon.store_names().any(|s| crate::general::name_key(s) == whole);
+    // Letters and digits only, nothing struck out: "优衣库怎么走" is a question, not a name.
+    let key = |s: &str| s.to_lowercase().chars().filter(|c| c.is_alphanumeric()).collect::<String>();
+    let whole = key(&name);
+    let brand_is_all = lexicon.find_brand(&rest).is_some_and(|(brand, _)| key(&brand) == whole);
+    let is_store = lexicon.store_names().any(|s| key(s) == whole);
     (is_store && !brand_is_all).then_some(name)
 }
 

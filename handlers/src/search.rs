@@ -177,7 +177,7 @@ fn search_stores_progress(lang: Lang, args: &SearchStoresArgs) -> String {
     }
 }
 
-/// Stores by name or what they sell (any language): floor, hours, phone.
+/// Stores by name or what they sell: floor, hours, phone.
 #[tool_function(level = "safe", scope = "both", progress = search_stores_progress, help = HELP_STORES, offline = SEARCH_STORES_OFFLINE)]
 pub async fn search_stores(ctx: &ToolContext, args: SearchStoresArgs) -> ToolResult<SearchStoresResult> {
     let query = StoreQuery {
@@ -739,7 +739,8 @@ fn gift_next(data: &Value, said: &Said) -> Option<Step> {
     let ideas = gift_ideas(ask.recipient, said.lang);
     // Which search this data came from: the calls of the turn, up to this one.
     let made: Vec<&Made> = said.dialogue.turn_calls().collect();
-    let at = made.iter().position(|m| matches!(&m.outcome, Some(Outcome::Data(d)) if std::ptr::eq(d, data)))?;
+    let at =
+        made.iter().position(|m| matches!(&m.outcome, Some(Outcome::Data(d)) if std::ptr::eq(d, data)))?;
     let done = made[..=at].iter().filter(|m| m.name == "search_products").count();
     match ideas.get(done) {
         Some((_, word)) => {

@@ -496,7 +496,11 @@ fn a_gift_for_someone_searches_kinds_that_suit_them_within_the_budget() {
     assert_eq!((tool, then), ("search_products", true));
     assert_eq!(args, json!({"keyword": "护肤", "max_price": 300}));
     let (_, args, _) = call("a birthday present for a 5-year-old under 200");
-    assert_eq!(args, json!({"keyword": "building blocks", "max_price": 200}), "a child's gift, never groceries");
+    assert_eq!(
+        args,
+        json!({"keyword": "building blocks", "max_price": 200}),
+        "a child's gift, never groceries"
+    );
     let (_, args, _) = call("送女朋友的礼物");
     assert_eq!(args, json!({"keyword": "香水"}));
     // Wrapping a gift is the mall's information.
@@ -505,7 +509,9 @@ fn a_gift_for_someone_searches_kinds_that_suit_them_within_the_budget() {
 
 #[test]
 fn store_names_are_read_past_a_typo() {
-    for (text, store) in [("优衣裤在哪", "优衣裤"), ("wher is uniqo", "uniqo"), ("where is starbuks", "starbuks")] {
+    for (text, store) in
+        [("优衣裤在哪", "优衣裤"), ("wher is uniqo", "uniqo"), ("where is starbuks", "starbuks")]
+    {
         assert_eq!(call(text), ("navigate_to_store", json!({"store_name": store}), false), "{text}");
     }
     assert_eq!(demo().near_store("优衣裤"), Some("优衣库"));
@@ -516,7 +522,13 @@ fn store_names_are_read_past_a_typo() {
 
 #[test]
 fn the_mall_information_is_found_by_what_people_say() {
-    for text in ["买的衣服不合适能退吗", "东西掉了要去哪里找", "停车费怎么算", "电动车充电桩在哪里", "I lost my wallet"] {
+    for text in [
+        "买的衣服不合适能退吗",
+        "东西掉了要去哪里找",
+        "停车费怎么算",
+        "电动车充电桩在哪里",
+        "I lost my wallet",
+    ] {
         assert_eq!(call(text).0, "mall_info", "{text}");
     }
     // The way to the car park stays the map's.

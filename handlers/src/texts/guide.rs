@@ -129,7 +129,9 @@ pub const EN: GuideTexts = GuideTexts {
     food_none: |what| format!("No place here lists {what}; these are the places to eat:"),
     food_nowhere: "The mall lists no restaurants yet; the service desk can help.",
     food_way: "The way to the first one:",
-    gift_ideas: |whom, budget, kinds| format!("Gift ideas for {whom}{budget}: have a look at {kinds}. A few ideas:"),
+    gift_ideas: |whom, budget, kinds| {
+        format!("Gift ideas for {whom}{budget}: have a look at {kinds}. A few ideas:")
+    },
     gift_budget: |amount| format!(" (up to {amount})"),
     gift_over_budget: "Nothing fits that budget yet; could you stretch it a little? These are worth a look:",
     gift_more: "Tell me the name of the one you like, or give me another budget.",
