@@ -157,7 +157,7 @@ fn find_facility_progress(lang: Lang, args: &FindFacilityArgs) -> String {
     (texts.progress)(name)
 }
 
-/// Nearest restroom, nursing room, ATM… on foot, with floor plans.
+/// Nearest restroom, nursing room, ATM… on foot.
 #[tool_function(level = "safe", scope = "both", progress = find_facility_progress, help = HELP_FACILITIES, offline = FIND_FACILITY_OFFLINE)]
 pub async fn find_facility(ctx: &ToolContext, args: FindFacilityArgs) -> ToolResult<FindFacilityResult> {
     let texts = &ctx.lang.texts().facilities;

@@ -28,6 +28,7 @@ pub static HELP_DIRECTIONS: HelpLine = HelpLine {
 pub struct NavigateToStoreArgs {
     /// Id or name.
     pub store_name: String,
+    /// Floor first.
     pub highlight: Option<bool>,
     /// Start: store, facility or entrance.
     pub from: Option<String>,
