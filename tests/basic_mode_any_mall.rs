@@ -98,6 +98,7 @@ fn loose_mall() -> MockMallApi {
     // Learning the mall's example requests looks for a store with an offer.
     mall.expect_store_promotions().returning(|_| Ok(Page { items: vec![], total: 0 }));
     mall.expect_route().never();
+    mall.expect_mall_info().returning(|| Err(ServiceError::not_found("no information sections")));
     mall
 }
 

@@ -12,11 +12,11 @@ use handlers::Lang;
 use seed_flow::{Bench, tokens};
 use serde_json::Value;
 
-/// The tool schemas, as sent: 900 for the 14 designed tools, 100 for
-/// `find_facility` (99 tokens as sent), 127 for `mall_info` (60) and
-/// `mall_events` (67), 72 for `contact_staff`, 97 for `watch_product` (97: stock and
-/// price alerts, the one tool that writes for later) (docs/performance.md).
-const TOOLS_BUDGET: usize = 900 + 100 + 127 + 72 + 97;
+/// The tool schemas, as sent, on average per tool: the schemas grow no
+/// faster than their count. 1 243 tokens for 19 tools (65 a tool) before
+/// `navigate_to_store` took a start (`from`); since, 62 a tool at most
+/// (docs/performance.md).
+const TOOLS_PER_TOOL: usize = 62;
 /// The system prompt.
 const PROMPT_BUDGET: usize = 230;
 /// A `search_products` result of five hits.
@@ -39,12 +39,16 @@ async fn tools_and_system_prompt_as_sent_fit_their_budgets() {
     assert_eq!(count, handlers::all().iter().filter(|t| t.scope.allows(false)).count());
     let system = first.body["messages"][0]["content"].as_str().unwrap();
     let (tools_tokens, prompt_tokens) = (tokens(&tools), tokens(system));
-    println!("{count} tool schemas: {tools_tokens} tokens (budget {TOOLS_BUDGET})");
+    let tools_budget = TOOLS_PER_TOOL * count;
+    println!("{count} tool schemas: {tools_tokens} tokens (budget {tools_budget}, {TOOLS_PER_TOOL} a tool)");
     println!("system prompt: {prompt_tokens} tokens (budget {PROMPT_BUDGET})");
     for tool in first.body["tools"].as_array().unwrap() {
         println!("  {:<20} {}", tool["function"]["name"].as_str().unwrap(), tokens(&tool.to_string()));
     }
-    assert!(tools_tokens <= TOOLS_BUDGET, "tool schemas: {tools_tokens} tokens > {TOOLS_BUDGET}");
+    assert!(
+        tools_tokens <= tools_budget,
+        "tool schemas: {tools_tokens} tokens > {tools_budget} for {count} tools"
+    );
     assert!(prompt_tokens <= PROMPT_BUDGET, "system prompt: {prompt_tokens} tokens > {PROMPT_BUDGET}");
     for later in &received[1..] {
         assert_eq!(later.body["tools"], first.body["tools"], "the same tools in every request");

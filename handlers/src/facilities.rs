@@ -28,9 +28,9 @@ pub static HELP_FACILITIES: HelpLine = HelpLine {
 /// Arguments of `find_facility`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct FindFacilityArgs {
-    /// IMDF amenity category (restroom, mothersroom, atm…) or the shopper's words.
+    /// Restroom, atm… in any words.
     pub kind: String,
-    /// Start: store, entrance or floor; default main entrance.
+    /// Start: store, entrance or floor.
     pub from: Option<String>,
 }
 
@@ -160,7 +160,7 @@ fn find_facility_progress(lang: Lang, args: &FindFacilityArgs) -> String {
     (texts.progress)(name)
 }
 
-/// Nearest restroom, nursing room, ATM, service desk… on foot: floor, steps, floor plans.
+/// Nearest restroom, nursing room, ATM… on foot.
 #[tool_function(level = "safe", scope = "both", progress = find_facility_progress, help = HELP_FACILITIES, offline = FIND_FACILITY_OFFLINE)]
 pub async fn find_facility(ctx: &ToolContext, args: FindFacilityArgs) -> ToolResult<FindFacilityResult> {
     let texts = &ctx.lang.texts().facilities;
@@ -233,7 +233,8 @@ pub static FIND_FACILITY_OFFLINE: OfflineHook = OfflineHook::new(recognise_facil
 const NOT_WHERE: &[&str] = &[
     "收费", "多少钱", "费用", "价格", "免费", "几点", "开门", "关门", "营业", "时间", "密码", "买", "卖",
     "fee", "fees", "cost", "costs", "price", "how much", "free", "hours", "open", "opening", "close",
-    "closing", "password", "wifi", "wi-fi", "buy", "sell", "sells",
+    "closing", "password", "wifi", "wi-fi", "buy", "sell", "sells", "停车费", "怎么算", "计费", "充电桩", "丢了",
+    "掉了", "parking fee", "parking fees", "parking charge", "parking charges", "ev charging", "electric car",
 ];
 /// Words that ask for the way or the nearest, and fillers, struck out before the start is read.
 #[rustfmt::skip]

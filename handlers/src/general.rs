@@ -92,6 +92,88 @@ pub fn store_matches(store: &Store, wanted: &str) -> bool {
     })
 }
 
+/// How many characters inserted, removed, replaced or swapped with the next
+/// turn `a` into `b` ("nkie" is one from "nike").
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let width = b.len() + 1;
+    let mut d = vec![0usize; (a.len() + 1) * width];
+    for i in 0..=a.len() {
+        for j in 0..=b.len() {
+            d[i * width + j] = if i == 0 || j == 0 {
+                i + j
+            } else {
+                let cost = usize::from(a[i - 1] != b[j - 1]);
+                let mut best = (d[(i - 1) * width + j] + 1)
+                    .min(d[i * width + j - 1] + 1)
+                    .min(d[(i - 1) * width + j - 1] + cost);
+                if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                    best = best.min(d[(i - 2) * width + j - 2] + 1);
+                }
+                best
+            };
+        }
+    }
+    d[a.len() * width + b.len()]
+}
+
+/// How many typos a name written as `key` (a [`name_key`]) may carry and
+/// still be read as a store's: one in a Chinese name of three characters or
+/// more (a homophone or a near character: "优衣裤" is 优衣库) or a Latin
+/// one of four letters or more, two in one of seven or more; none in
+/// shorter names, which too many words are near.
+pub fn typo_allowance(key: &str) -> usize {
+    let n = key.chars().count();
+    if crate::basic::text::has_cjk(key) {
+        usize::from(n >= 3)
+    } else if n >= 7 {
+        2
+    } else {
+        usize::from(n >= 4)
+    }
+}
+
+/// The names within a typo or two of `wanted` (see [`typo_allowance`],
+/// one more allowed for a "did you mean"), nearest first, each with its distance.
+pub fn nearest_names<'a>(wanted: &str, names: impl IntoIterator<Item = &'a str>) -> Vec<(usize, &'a str)> {
+    let key = name_key(wanted);
+    let allowance = typo_allowance(&key);
+    if allowance == 0 {
+        return Vec::new();
+    }
+    let mut near: Vec<(usize, &str)> = names
+        .into_iter()
+        .filter_map(|name| {
+            let other = name_key(name);
+            let d = edit_distance(&key, &other);
+            (!other.is_empty() && d > 0 && d <= allowance).then_some((d, name))
+        })
+        .collect();
+    near.sort_by_key(|(d, _)| *d);
+    near
+}
+
+/// The store a name with a typo means: the one nearest by [`nearest_names`]
+/// when no other is as near (`Ok`), else the near ones to offer (`Err`).
+fn store_past_typo(wanted: &str, stores: &[Store]) -> Result<usize, Vec<usize>> {
+    let names = stores.iter().enumerate().flat_map(|(i, s)| [(i, s.name.as_str()), (i, s.name_en.as_str())]);
+    let mut near: Vec<(usize, usize)> = Vec::new();
+    for (i, name) in names {
+        if let Some((d, _)) = nearest_names(wanted, [name]).first() {
+            match near.iter_mut().find(|(_, j)| *j == i) {
+                Some(found) => found.0 = found.0.min(*d),
+                None => near.push((*d, i)),
+            }
+        }
+    }
+    near.sort_by_key(|(d, _)| *d);
+    match near.as_slice() {
+        [(_, only)] => Ok(*only),
+        [(d, first), (d2, _), ..] if d < d2 => Ok(*first),
+        _ => Err(near.into_iter().map(|(_, i)| i).collect()),
+    }
+}
+
 /// What a store lookup by id or name found.
 #[derive(Debug, Clone, PartialEq)]
 pub enum StoreLookup {
@@ -128,11 +210,36 @@ pub async fn lookup_store(
     if stores.is_empty() && key != wanted.to_lowercase() && !key.is_empty() {
         stores = search_by_name(ctx, &key).await?;
     }
-    Ok(match best_store_match(wanted, &stores) {
-        Some(index) => StoreLookup::Found(stores.swap_remove(index)),
-        None => StoreLookup::Missing { closest: stores.into_iter().take(CLOSEST_STORES).collect() },
+    if let Some(index) = best_store_match(wanted, &stores) {
+        return Ok(StoreLookup::Found(stores.swap_remove(index)));
+    }
+    // A typo, a homophone or a near character: the one store that near, else the near ones offered.
+    let mut all = every_store(ctx).await?;
+    Ok(match store_past_typo(wanted, &all) {
+        Ok(index) => StoreLookup::Found(all.swap_remove(index)),
+        Err(near) if !near.is_empty() => StoreLookup::Missing {
+            closest: near.into_iter().take(CLOSEST_STORES).map(|i| all[i].clone()).collect(),
+        },
+        Err(_) => StoreLookup::Missing { closest: stores.into_iter().take(CLOSEST_STORES).collect() },
     })
 }
+
+/// The mall's stores (at most [`MAX_STORES_READ`]).
+async fn every_store(ctx: &ToolContext) -> Result<Vec<Store>, ToolError> {
+    let mut stores = Vec::new();
+    loop {
+        let page = PageRequest { limit: Some(PageRequest::MAX_LIMIT), offset: Some(stores.len() as u32) };
+        let got = ctx.mall.search_stores(&StoreQuery { page, ..Default::default() }).await?;
+        let (count, total) = (got.items.len(), got.total);
+        stores.extend(got.items);
+        if count == 0 || stores.len() as u64 >= total || stores.len() >= MAX_STORES_READ {
+            return Ok(stores);
+        }
+    }
+}
+
+/// Stores read to find one past a typo, at most.
+const MAX_STORES_READ: usize = 2_000;
 
 async fn search_by_name(ctx: &ToolContext, keyword: &str) -> Result<Vec<Store>, ToolError> {
     let query =

@@ -66,7 +66,11 @@ pub fn start_place(map: &IndoorMap, from: Option<&str>) -> Result<Place, ToolErr
     if let Some(place) = floor_named(name).and_then(|floor| map.floor_start(floor)) {
         return Ok(place);
     }
-    match map.find_place(name).or_else(|| map.find_place(&to_simplified(name))) {
+    let facility = || {
+        let kind = crate::facilities::kind_named(name)?;
+        map.places.iter().find(|p| kind.matches(p))
+    };
+    match map.find_place(name).or_else(|| map.find_place(&to_simplified(name))).or_else(facility) {
         Some(place) => Ok(place.clone()),
         None => {
             let entrances: Vec<String> =

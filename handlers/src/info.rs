@@ -113,7 +113,7 @@ fn get_product_detail_progress(lang: Lang, _args: &GetProductDetailArgs) -> Stri
     .to_owned()
 }
 
-/// A product's description, sizes (SKUs) with stock, store and floor.
+/// A product's description, sizes with stock, store and floor.
 #[tool_function(level = "safe", scope = "both", progress = get_product_detail_progress, help = crate::search::HELP_PRODUCTS, offline = PRODUCT_DETAIL_OFFLINE)]
 pub async fn get_product_detail(ctx: &ToolContext, args: GetProductDetailArgs) -> ToolResult<ProductDetail> {
     let product = ctx.mall.get_product(args.product_id.trim()).await?;

@@ -141,7 +141,7 @@ fn mall_info_progress(lang: Lang, _args: &MallInfoArgs) -> String {
     lang.texts().mall.info_progress.to_owned()
 }
 
-/// Sections of the mall's own information (hours, parking, Wi-Fi, returns…) answering the question; answer only from them.
+/// The mall's own information (hours, parking, Wi-Fi, returns…) for a question; answer only from it.
 #[tool_function(level = "safe", scope = "both", progress = mall_info_progress, help = HELP_MALL, offline = MALL_INFO_OFFLINE)]
 pub async fn mall_info(ctx: &ToolContext, args: MallInfoArgs) -> ToolResult<MallInfoResult> {
     let sections = match ctx.mall.mall_info().await {
@@ -486,7 +486,8 @@ pub static MALL_EVENTS_OFFLINE: OfflineHook =
 #[rustfmt::skip]
 const TOPICS: &[&str] = &[
     "停车", "泊车", "车位", "停车费", "parking", "park", "car park", "wifi", "wi-fi", "无线网", "上网", "网络密码",
-    "退货", "退换", "换货", "return", "returns", "exchange", "失物", "丢了东西", "lost and found",
+    "退货", "退换", "换货", "能退", "可以退", "退吗", "退款", "return", "returns", "refund", "exchange", "失物",
+    "丢了东西", "掉了", "丢了", "丢失", "遗失", "不见了", "lost", "lost and found",
     "lost property", "婴儿车", "推车", "stroller", "pram", "轮椅", "wheelchair", "礼品包装", "包装礼物",
     "gift wrap", "gift wrapping", "退税", "tax refund", "tax free", "tax-free", "带宠物", "宠物能", "宠物可以",
     "带狗", "pets allowed", "dogs allowed", "pet friendly", "pet-friendly", "bring my dog", "bring a dog",
@@ -519,7 +520,15 @@ const HOURS_FILLER: &[&str] = &[
 fn recognise_info(said: &Said) -> Option<Step> {
     let s = said.scratch();
     let asks_fee = s.contains_any(FEE);
-    if s.contains_any(WHERE) && !asks_fee {
+    // The words of a topic, or the title of one of the mall's own sections ("失物招领").
+    // A store named with a title ("星巴克营业时间") is the store's.
+    let lexicon = said.lexicon;
+    let names_section =
+        lexicon.names_info_section(&s) && !lexicon.names_store(&s) && lexicon.find_brand(&s).is_none();
+    let topic = s.contains_any(TOPICS) || names_section;
+    // "Where": the map's business, unless a section of the mall's information answers it
+    // ("电动车充电桩在哪里" is the EV charging section when the map has no charger).
+    if s.contains_any(WHERE) && !asks_fee && !(topic && said.lexicon.info_answers(said.text())) {
         return None;
     }
     let mall_hours = s.contains_any(HOURS) && {
@@ -530,8 +539,7 @@ fn recognise_info(said: &Said) -> Option<Step> {
             rest.residual().is_empty()
         }
     };
-    (s.contains_any(TOPICS) || mall_hours)
-        .then(|| Step::Call(Call::new("mall_info", json!({ "question": said.text() }))))
+    (topic || mall_hours).then(|| Step::Call(Call::new("mall_info", json!({ "question": said.text() }))))
 }
 
 fn info_data_answer(lang: Lang, data: &Value) -> Option<String> {

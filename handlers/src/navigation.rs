@@ -28,9 +28,9 @@ pub static HELP_DIRECTIONS: HelpLine = HelpLine {
 pub struct NavigateToStoreArgs {
     /// Id or name.
     pub store_name: String,
-    /// Lead with floor and unit; default true.
+    /// Floor first.
     pub highlight: Option<bool>,
-    /// Start: entrance, store or place; default main entrance.
+    /// Start: store, facility or entrance.
     pub from: Option<String>,
     /// Lifts only.
     pub avoid_stairs: Option<bool>,
@@ -96,7 +96,7 @@ fn navigate_to_store_progress(lang: Lang, args: &NavigateToStoreArgs) -> String 
     }
 }
 
-/// Where a store is and the walk there (steps, floor plans).
+/// The way to a store (steps, floor plans).
 #[tool_function(level = "safe", scope = "both", progress = navigate_to_store_progress, help = HELP_DIRECTIONS, offline = NAVIGATE_TO_STORE_OFFLINE)]
 pub async fn navigate_to_store(
     ctx: &ToolContext,
@@ -121,7 +121,11 @@ pub async fn navigate_to_store(
     let suggestion = (ctx.lang.texts().tools.promotions_of)(&name);
     let highlight = args.highlight.unwrap_or(true);
     let avoid_stairs = args.avoid_stairs.unwrap_or(false);
-    if let Some(on_map) = indoor::directions_to_store(ctx, &store, args.from.as_deref(), avoid_stairs) {
+    let from = match args.from.as_deref().map(str::trim).filter(|f| !f.is_empty()) {
+        Some(from) => Some(start_named(ctx, from).await),
+        None => None,
+    };
+    if let Some(on_map) = indoor::directions_to_store(ctx, &store, from.as_deref(), avoid_stairs) {
         let on_map = on_map?;
         let mut data = match on_map.data {
             serde_json::Value::Object(data) => data,
@@ -154,6 +158,20 @@ pub async fn navigate_to_store(
         on_map: serde_json::Map::new(),
     };
     Ok(ToolOutput::new(NavigateToStoreResult::Route(directions)).with_suggestions([suggestion]))
+}
+
+/// Where a walk starts, as the map knows it: a store the shopper named in
+/// either language or past a typo is its id; anything else (an entrance, a
+/// facility, a floor) as given.
+async fn start_named(ctx: &ToolContext, from: &str) -> String {
+    let on_map = ctx.map.as_ref().is_some_and(|router| router.map().find_place(from).is_some());
+    if on_map || indoor::floor_named(from).is_some() || crate::facilities::kind_named(from).is_some() {
+        return from.to_owned();
+    }
+    match lookup_store(ctx, "from", from).await {
+        Ok(StoreLookup::Found(store)) => store.id,
+        _ => from.to_owned(),
+    }
 }
 
 /// Arguments of `navigate_to_area`.
@@ -340,7 +358,7 @@ const NAVIGATE: &[&str] = &[
     "在哪里", "在哪儿", "在哪", "在几楼", "几楼", "怎么走", "怎么去", "怎么过去", "怎么到", "带我去",
     "导航到", "导航去", "我想去", "where can i find", "where is", "where's", "where are", "how do i get to",
     "how can i get to", "how to get to", "how do i go to", "take me to", "directions to", "navigate to",
-    "the way to", "guide me to",
+    "the way to", "guide me to", "wher is", "whre is", "were is", "wheres", "where si", "在那里", "在那",
 ];
 #[rustfmt::skip]
 const LIST_STORES: &[&str] = &[
@@ -378,10 +396,109 @@ pub fn place(said: &Said) -> Option<Place> {
     {
         return Some(Place::Kind(keyword));
     }
-    if lexicon.find_brand(&rest).is_none() && !lexicon.names_store(&rest) && lexicon.has_category(&rest) {
+    if lexicon.find_brand(&rest).is_none()
+        && !lexicon.names_store(&rest)
+        && lexicon.near_store(&place).is_none()
+        && lexicon.has_category(&rest)
+    {
         return None;
     }
     navigate.then_some(Place::Store(place))
+}
+
+/// Words that say where a walk starts ("从 Nike", "from Uniqlo", "我在星巴克").
+#[rustfmt::skip]
+const FROM: &[&str] = &[
+    "我现在在", "我在", "从", "由", "i'm at", "i am at", "i'm in", "i am in", "from",
+];
+/// Words between the start and the end of a walk.
+#[rustfmt::skip]
+const TO: &[&str] = &[
+    "怎么去", "怎么走到", "怎么走去", "怎么到", "怎么过去到", "要怎么去", "该怎么去", "如何去", "去", "到",
+    "how do i get to", "how can i get to", "how to get to", "how do i go to", "how do i find", "to",
+];
+/// Words after the end of a walk, struck out.
+#[rustfmt::skip]
+const ROUTE_TAIL: &[&str] = &[
+    "怎么走", "怎么去", "要怎么走", "该怎么走", "的路", "路线", "在哪里", "在哪", "吗", "呢", "?", "？",
+];
+
+/// A walk from one place to another ("从 Nike 怎么去星巴克", "how do I get
+/// from Uniqlo to Starbucks", "我在优衣库，星巴克怎么走"): (start, end).
+pub fn route_between(said: &Said) -> Option<(String, String)> {
+    let lower = crate::texts::zh_hant::to_simplified(said.text()).to_lowercase();
+    let lower = lower.trim();
+    let (from_at, from_word) = FROM
+        .iter()
+        .filter_map(|w| lower.find(w).map(|at| (at, *w)))
+        .filter(|(at, w)| word_edge(lower, *at, w))
+        .min_by_key(|(at, w)| (*at, std::cmp::Reverse(w.len())))?;
+    let after_from = &lower[from_at + from_word.len()..];
+    // "我在优衣库，星巴克怎么走": the start ends at the comma, the end is before the way words.
+    if let Some((start, end)) = after_from.split_once([',', '，', ';', '；']) {
+        let end = strip_route_words(end);
+        let start = start.trim().to_owned();
+        return (!start.is_empty() && !end.is_empty()).then_some((start, end));
+    }
+    let (to_at, to_word) = TO
+        .iter()
+        .filter_map(|w| after_from.find(w).map(|at| (at, *w)))
+        .filter(|(at, w)| *at > 0 && word_edge(after_from, *at, w))
+        .min_by_key(|(at, w)| (*at, std::cmp::Reverse(w.len())))?;
+    let start = after_from[..to_at].trim().trim_end_matches(['的', ' ']);
+    let start = start.strip_prefix("the ").unwrap_or(start).to_owned();
+    let end = strip_route_words(&after_from[to_at + to_word.len()..]);
+    let head = lower[..from_at].trim();
+    let end = if end.is_empty() { strip_route_words(head) } else { end };
+    (!start.is_empty() && !end.is_empty()).then_some((start, end))
+}
+
+/// The way words and fillers struck out of the end of a walk.
+fn strip_route_words(text: &str) -> String {
+    let mut rest = crate::basic::text::Scratch::new(text);
+    rest.remove_all(ROUTE_TAIL);
+    rest.remove_all(NAVIGATE);
+    rest.remove_all(PLACE_FILLER);
+    rest.remove_all(&[
+        "how do i get",
+        "how do i go",
+        "how can i get",
+        "how",
+        "get",
+        "go",
+        "walk",
+        "去",
+        "走",
+    ]);
+    rest.residual()
+}
+
+/// Whether an English word found at `at` stands on its own.
+fn word_edge(text: &str, at: usize, word: &str) -> bool {
+    if !word.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        return true;
+    }
+    let before = text[..at].chars().next_back();
+    let after = text[at + word.len()..].chars().next();
+    !before.is_some_and(|c| c.is_ascii_alphanumeric()) && !after.is_some_and(|c| c.is_ascii_alphanumeric())
+}
+
+/// A message that is only a store's name ("海底捞火锅", "Din Tai Fung"), more
+/// than a brand of its products: the store itself.
+fn named_store_alone(said: &Said) -> Option<String> {
+    let mut rest = said.scratch();
+    rest.remove_all(&["?", "？", "呢", "吧", "啊", "!", "！"]);
+    let name = rest.residual();
+    let lexicon = said.lexicon;
+    if name.is_empty() || !lexicon.names_store(&rest) {
+        return None;
+    }
+    // Letters and digits only, nothing struck out: "优衣库怎么走" is a question, not a name.
+    let key = |s: &str| s.to_lowercase().chars().filter(|c| c.is_alphanumeric()).collect::<String>();
+    let whole = key(&name);
+    let brand_is_all = lexicon.find_brand(&rest).is_some_and(|(brand, _)| key(&brand) == whole);
+    let is_store = lexicon.store_names().any(|s| key(s) == whole);
+    (is_store && !brand_is_all).then_some(name)
 }
 
 fn recognise_area(said: &Said) -> Option<Step> {
@@ -394,6 +511,12 @@ fn recognise_area(said: &Said) -> Option<Step> {
 }
 
 fn recognise_store(said: &Said) -> Option<Step> {
+    if let Some((from, to)) = route_between(said) {
+        return Some(Step::Call(Call::new("navigate_to_store", json!({ "store_name": to, "from": from }))));
+    }
+    if let Some(store) = named_store_alone(said) {
+        return Some(Step::Call(Call::new("navigate_to_store", json!({ "store_name": store }))));
+    }
     match place(said)? {
         Place::Store(store) => {
             Some(Step::Call(Call::new("navigate_to_store", json!({ "store_name": store }))))
@@ -443,9 +566,11 @@ pub fn route(result: &NavigateToStoreResult, lang: Lang) -> String {
             return (answers.store_not_found)(&missing.not_found, &join(lang, &names));
         }
     };
-    let from = match directions.from.as_str() {
-        "" | "main_entrance" => answers.main_entrance.to_owned(),
-        other => other.replace('_', " "),
+    let from_name = directions.on_map.get("from_name").and_then(Value::as_str).filter(|n| !n.is_empty());
+    let from = match (directions.from.as_str(), from_name) {
+        ("" | "main_entrance", _) => answers.main_entrance.to_owned(),
+        (_, Some(name)) => name.to_owned(),
+        (other, None) => other.replace('_', " "),
     };
     let (distance, eta) = (directions.distance_m, directions.eta_minutes);
     let name = &directions.store.name;

@@ -105,7 +105,7 @@ fn order_progress(lang: Lang, args: &OrderIdArgs) -> String {
     }
 }
 
-/// Cancel an order that is unpaid, or paid and not yet ready (the mall refunds a paid one).
+/// Cancel an unpaid order, or a paid one not yet ready (refunded).
 #[tool_function(level = "critical", scope = "private", preview = preview_cancel_order, progress = order_progress, help = HELP_ORDERS, offline = CANCEL_ORDER_OFFLINE)]
 pub async fn cancel_order(ctx: &ToolContext, args: OrderIdArgs) -> ToolResult<OrderResult> {
     let order = ctx.mall.cancel_order(&ctx.shopper, args.order_id.trim(), idempotency_key(ctx)).await?;

@@ -9,7 +9,7 @@ use services::{PageRequest, ProductBrief, ProductQuery, Store, StoreQuery};
 use serde_json::{Map, Value, json};
 
 use crate::basic::text::{Scratch, has_cjk};
-use crate::basic::{Answering, Call, Made, Reply, Said, Step, extract, rating as one_decimal, read};
+use crate::basic::{Answering, Call, Made, Outcome, Reply, Said, Step, extract, rating as one_decimal, read};
 use crate::format::{floor, floor_and_unit, mall_text, navigate_suggestion, paren, product_name, store_name};
 use crate::general::{
     search_products_in_either_script, search_stores_in_either_script, store_for_display, yuan_to_cents,
@@ -108,8 +108,8 @@ fn search_products_progress(lang: Lang, args: &SearchProductsArgs) -> String {
     }
 }
 
-/// Find products (any language; prices in yuan). Gives the best 5 with
-/// price, rating, sizes in stock, store and floor: enough to recommend.
+/// Products by keyword (any language; yuan): the best 5 with price, rating,
+/// sizes in stock, store and floor.
 #[tool_function(level = "safe", scope = "both", progress = search_products_progress, help = HELP_PRODUCTS, offline = SEARCH_PRODUCTS_OFFLINE)]
 pub async fn search_products(
     ctx: &ToolContext,
@@ -183,8 +183,7 @@ fn search_stores_progress(lang: Lang, args: &SearchStoresArgs) -> String {
     }
 }
 
-/// Find stores by name or what they sell (any language): floor, unit,
-/// hours, phone.
+/// Stores by name or what they sell: floor, hours, phone.
 #[tool_function(level = "safe", scope = "both", progress = search_stores_progress, help = HELP_STORES, offline = SEARCH_STORES_OFFLINE)]
 pub async fn search_stores(ctx: &ToolContext, args: SearchStoresArgs) -> ToolResult<SearchStoresResult> {
     let query = StoreQuery {
@@ -321,8 +320,12 @@ fn remove_counted_classifiers(s: &mut Scratch) {
 }
 
 /// A search, a refinement of the previous one ("300 以下的呢", "便宜点的"),
-/// and when buying, the best match opened.
+/// and when buying, the best match opened; a gift for someone is ideas
+/// ([`recognise_gift`]).
 fn recognise_product_search(said: &Said) -> Option<Step> {
+    if let Some(step) = recognise_gift(said) {
+        return Some(step);
+    }
     let query = product_ask(said)?;
     let previous = said.dialogue.latest_before_turn("search_products");
     let mut args = Map::new();
@@ -458,10 +461,13 @@ const EAT: &[&str] = &[
     "吃饭的地方", "吃饭", "吃东西", "吃的地方", "place to eat", "where to eat", "something to eat", "get food",
 ];
 
-/// A kind of store asked for as a place ("有哪些咖啡店", "where is a toy
-/// store"), else a store search with no place word ("找一家咖啡店",
-/// "somewhere to eat").
+/// Somewhere to eat ([`recognise_food`]); a kind of store asked for as a
+/// place ("有哪些咖啡店", "where is a toy store"), else a store search with
+/// no place word ("找一家咖啡店").
 fn recognise_store_search(said: &Said) -> Option<Step> {
+    if let Some(step) = recognise_food(said) {
+        return Some(step);
+    }
     let keyword = match crate::navigation::place(said) {
         Some(crate::navigation::Place::Kind(keyword)) => keyword,
         Some(_) => return None,
@@ -507,5 +513,281 @@ pub fn store_list(result: &SearchStoresResult, lang: Lang) -> String {
         lines.push(format!("{}. {} — {place}{hours}", i + 1, s.name));
     }
     lines.push(answers.which_store.to_owned());
+    lines.join("\n")
+}
+
+// Places to eat.
+
+/// Words struck out of a dish or cuisine besides the fillers of a product search.
+#[rustfmt::skip]
+const FOOD_FILLER: &[&str] = &[
+    "附近", "周边", "这里", "商场", "哪里", "哪儿", "哪", "能", "可以", "想", "去", "点", "些", "家", "好",
+    "nearby", "around", "where", "can", "somewhere", "place", "places", "go", "good", "serves", "serve",
+    "get", "for", "eat", "i'm", "im",
+];
+
+/// What the shopper wants to eat: `Some("")` for anywhere to eat, the dish
+/// or cuisine otherwise; `None` when the message is not about eating, or
+/// names a store (that store's own tools answer).
+pub fn food_wanted(said: &Said) -> Option<String> {
+    let s = said.scratch();
+    let lexicon = said.lexicon;
+    if !s.contains_any(crate::basic::lexicon::EAT) || lexicon.names_store(&s) {
+        return None;
+    }
+    let mut rest = s;
+    rest.remove_all(crate::basic::lexicon::EAT);
+    let areas: Vec<&str> = lexicon.area_names().collect();
+    rest.remove_all(&areas);
+    rest.remove_all(ZH_FILLER);
+    rest.remove_all(FOOD_FILLER);
+    Some(rest.residual_without(EN_FILLER))
+}
+
+/// Somewhere to eat ("哪里能吃火锅", "我想吃火锅", "where can I eat hotpot",
+/// "有什么餐厅", "附近有什么好吃的"): the mall's places to eat that serve it
+/// (its categories and tags), else whose menu has it, with the way to the
+/// best; with nothing named, every place to eat by floor.
+fn recognise_food(said: &Said) -> Option<Step> {
+    let dish = food_wanted(said)?;
+    let args = json!({ "keyword": dish, "category": crate::basic::lexicon::FOOD_CATEGORY });
+    Some(Step::Call(Call::then("search_stores", args, food_found)))
+}
+
+/// The dish asked for, as the shopper reads it.
+fn dish_shown(said: &Said) -> String {
+    let dish = food_wanted(said).unwrap_or_default();
+    mall_text(said.lang, &dish).into_owned()
+}
+
+/// The places found: the way to the best; none by name or kind, those whose
+/// menu has it; nothing named, all of them by floor.
+fn food_found(data: &Value, said: &Said) -> Option<Step> {
+    let result = read::<SearchStoresResult>(data)?;
+    let dish = food_wanted(said).unwrap_or_default();
+    let guide = &said.texts().guide;
+    match result.stores.first() {
+        Some(best) if !dish.is_empty() => {
+            let args = json!({ "store_name": best.name });
+            Some(Step::Call(Call::then("navigate_to_store", args, food_way)))
+        }
+        Some(_) => Some(Step::answer(format!("{}\n{}", guide.food_all, by_floor(&result.stores, said.lang)))),
+        None if dish.is_empty() => Some(Step::answer(guide.food_nowhere)),
+        None => {
+            let args = json!({ "keyword": dish, "category": crate::basic::lexicon::FOOD_CATEGORY });
+            Some(Step::Call(Call::then("search_products", args, food_on_menu)))
+        }
+    }
+}
+
+/// Dishes found on the menus: the way to the store of the best; none,
+/// every place to eat.
+fn food_on_menu(data: &Value, _said: &Said) -> Option<Step> {
+    let result = read::<SearchProductsResult>(data)?;
+    match result.products.first() {
+        Some(best) => {
+            let args = json!({ "store_name": best.store });
+            Some(Step::Call(Call::then("navigate_to_store", args, food_way)))
+        }
+        None => {
+            let args = json!({ "keyword": "", "category": crate::basic::lexicon::FOOD_CATEGORY });
+            Some(Step::Call(Call::then("search_stores", args, food_anywhere)))
+        }
+    }
+}
+
+/// Nothing serves the dish: every place to eat, by floor.
+fn food_anywhere(data: &Value, said: &Said) -> Option<Step> {
+    let result = read::<SearchStoresResult>(data)?;
+    let guide = &said.texts().guide;
+    if result.stores.is_empty() {
+        return Some(Step::answer(guide.food_nowhere));
+    }
+    let head = (guide.food_none)(&dish_shown(said));
+    Some(Step::answer(format!("{head}\n{}", by_floor(&result.stores, said.lang))))
+}
+
+/// The places that serve the dish, best first, and the way to the best.
+fn food_way(data: &Value, said: &Said) -> Option<Step> {
+    let directions = read::<crate::navigation::NavigateToStoreResult>(data)?;
+    let lang = said.lang;
+    let guide = &said.texts().guide;
+    let calls: Vec<&Made> = said.dialogue.turn_calls().collect();
+    let stores: Vec<String> = match calls.iter().find_map(|m| m.result::<SearchStoresResult>()) {
+        Some(found) if !found.stores.is_empty() => found
+            .stores
+            .iter()
+            .take(LISTED)
+            .map(|s| format!("{} — {}", s.name, floor_and_unit(lang, Some(s.floor), &s.unit)))
+            .collect(),
+        _ => {
+            let menu = calls
+                .iter()
+                .filter(|m| m.name == "search_products")
+                .find_map(|m| m.result::<SearchProductsResult>())
+                .unwrap_or_default();
+            let mut seen = Vec::new();
+            for p in &menu.products {
+                let line = format!("{}{}", p.store, paren(lang, &p.floor));
+                if !seen.contains(&line) {
+                    seen.push(line);
+                }
+            }
+            seen
+        }
+    };
+    let mut lines = vec![(guide.food_for)(&dish_shown(said))];
+    lines.extend(stores.iter().enumerate().map(|(i, s)| format!("{}. {s}", i + 1)));
+    lines.push(String::new());
+    lines.push(crate::navigation::route(&directions, lang));
+    Some(Step::answer(lines.join("\n")))
+}
+
+/// Stores by floor, lowest first: "5楼：海底捞火锅（5F-12）、鼎泰丰（5F-18）".
+fn by_floor(stores: &[StoreCard], lang: Lang) -> String {
+    let mut floors: BTreeMap<i32, Vec<String>> = BTreeMap::new();
+    for s in stores {
+        floors.entry(s.floor).or_default().push(format!("{}{}", s.name, paren(lang, &s.unit)));
+    }
+    let guide = &lang.texts().guide;
+    floors
+        .iter()
+        .map(|(f, names)| (guide.food_floor)(&floor(lang, *f), &crate::format::join(lang, names)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+// Gifts.
+
+/// Words of wrapping a gift: the mall's information, not ideas.
+const WRAP: &[&str] = &["包装", "包礼物", "wrap", "wrapping", "wrapped"];
+
+/// A gift asked for: who it is for (a key of
+/// [`crate::basic::lexicon::RECIPIENTS`]) and the budget.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GiftAsk {
+    pub recipient: &'static str,
+    pub max_price: Option<f64>,
+}
+
+/// The gift a message asks for ("给我妈买个礼物 300 以内", "送女朋友的礼物",
+/// "a birthday present for a 5-year-old under 200").
+pub fn gift_ask(said: &Said) -> Option<GiftAsk> {
+    use crate::basic::lexicon::{GIFT, RECIPIENTS};
+    let mut s = said.scratch();
+    if s.contains_any(WRAP) {
+        return None;
+    }
+    let named = RECIPIENTS.iter().find(|(_, words)| s.contains_any(words)).map(|(key, _)| *key);
+    let giving = s.contains_any(&["送给", "送"]) && named.is_some();
+    if !s.contains_any(GIFT) && !giving {
+        return None;
+    }
+    let age = years_old(&s);
+    let price = extract::take_price_bounds(&mut s);
+    let recipient = match (named, age) {
+        (_, Some(age)) if age <= 14 => "child",
+        (_, Some(age)) if age >= 60 => "elder",
+        (Some(key), _) => key,
+        (None, _) => "friend",
+    };
+    Some(GiftAsk { recipient, max_price: price.max })
+}
+
+/// An age written in the text: "5岁", "5-year-old", "5 year old", "five-year-old".
+fn years_old(s: &Scratch) -> Option<u32> {
+    let lower = s.lower().replace('-', " ");
+    let numbers = crate::basic::text::numbers(&lower);
+    let marked = numbers.iter().find(|n| {
+        let after = lower[n.range.end..].trim_start();
+        after.starts_with('岁') || after.starts_with("year old") || after.starts_with("years old")
+    });
+    if let Some(n) = marked {
+        return Some(n.value as u32);
+    }
+    let words: Vec<&str> = lower.split_whitespace().collect();
+    words.windows(3).find_map(|w| {
+        (w[1] == "year" && w[2] == "old").then(|| crate::basic::text::english_number(w[0])).flatten()
+    })
+}
+
+/// The kinds of gifts for a recipient and the words the mall is searched
+/// with, in English for an English message.
+fn gift_ideas(recipient: &str, lang: Lang) -> Vec<(&'static str, &'static str)> {
+    use crate::basic::lexicon::{GIFT_IDEAS, GIFTS_FOR};
+    let kinds = GIFTS_FOR.iter().find(|(key, _)| *key == recipient).map_or(&[][..], |(_, kinds)| kinds);
+    kinds
+        .iter()
+        .filter_map(|kind| GIFT_IDEAS.iter().find(|(k, _, _)| k == kind))
+        .map(|(key, zh, en)| (*key, if lang == Lang::En { *en } else { *zh }))
+        .collect()
+}
+
+/// A gift: each kind that suits the recipient searched within the budget,
+/// then a few ideas from different stores.
+fn recognise_gift(said: &Said) -> Option<Step> {
+    let ask = gift_ask(said)?;
+    let (_, word) = *gift_ideas(ask.recipient, said.lang).first()?;
+    Some(Step::Call(Call::then("search_products", gift_search(word, ask.max_price), gift_next)))
+}
+
+fn gift_search(word: &str, max_price: Option<f64>) -> Value {
+    let mut args = json!({ "keyword": word });
+    if let Some(max) = max_price {
+        args["max_price"] = yuan_json(max);
+    }
+    args
+}
+
+/// After the search of one kind of gift: the next kind, or the ideas.
+fn gift_next(data: &Value, said: &Said) -> Option<Step> {
+    let ask = gift_ask(said)?;
+    let ideas = gift_ideas(ask.recipient, said.lang);
+    // Which search this data came from: the calls of the turn, up to this one.
+    let made: Vec<&Made> = said.dialogue.turn_calls().collect();
+    let at =
+        made.iter().position(|m| matches!(&m.outcome, Some(Outcome::Data(d)) if std::ptr::eq(d, data)))?;
+    let done = made[..=at].iter().filter(|m| m.name == "search_products").count();
+    match ideas.get(done) {
+        Some((_, word)) => {
+            Some(Step::Call(Call::then("search_products", gift_search(word, ask.max_price), gift_next)))
+        }
+        None => Some(Step::answer(gift_answer(&ask, &made, said.lang))),
+    }
+}
+
+/// Gift ideas shown, at most.
+const GIFT_PICKS: usize = 4;
+
+/// The kinds that suit the recipient and a few ideas, each from another store.
+fn gift_answer(ask: &GiftAsk, made: &[&Made], lang: Lang) -> String {
+    let guide = &lang.texts().guide;
+    let results: Vec<SearchProductsResult> = made
+        .iter()
+        .filter(|m| m.name == "search_products")
+        .filter_map(|m| m.result::<SearchProductsResult>())
+        .collect();
+    let mut picks: Vec<&ProductHit> = Vec::new();
+    for round in 0..MAX_PRODUCTS as usize {
+        for result in &results {
+            let Some(hit) = result.products.get(round) else { continue };
+            if picks.len() < GIFT_PICKS && !hit.sold_out && picks.iter().all(|p| p.store != hit.store) {
+                picks.push(hit);
+            }
+        }
+    }
+    let kinds: Vec<String> =
+        gift_ideas(ask.recipient, lang).iter().map(|(key, _)| (guide.gift_kind)(key).to_owned()).collect();
+    let kinds = crate::format::join(lang, &kinds);
+    if picks.is_empty() {
+        return format!("{}{kinds}", guide.gift_over_budget);
+    }
+    let budget = ask.max_price.map(|max| (guide.gift_budget)(&money(max))).unwrap_or_default();
+    let mut lines = vec![(guide.gift_ideas)((guide.recipient)(ask.recipient), &budget, &kinds)];
+    for p in picks {
+        let place = format!("{}{}", p.store, paren(lang, &p.floor));
+        lines.push(format!("• {} — {}{}{place}", p.name, p.price.money(), lang.texts().format.comma));
+    }
+    lines.push(guide.gift_more.to_owned());
     lines.join("\n")
 }

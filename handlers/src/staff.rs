@@ -33,8 +33,8 @@ pub struct ContactStaffResult {
     pub reason: String,
 }
 
-/// Hand over to a person at the service desk: the shopper asks for one, or
-/// only staff can help (lost child or item, dispute, refund).
+/// Hand over to the service desk: asked for, or only staff can help (lost
+/// child or item, dispute, refund).
 #[tool_function(level = "safe", scope = "private", help = HELP_STAFF, offline = STAFF_OFFLINE)]
 pub async fn contact_staff(_ctx: &ToolContext, args: ContactStaffArgs) -> ToolResult<ContactStaffResult> {
     let reason: String = args.reason.trim().chars().take(200).collect();

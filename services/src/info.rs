@@ -28,9 +28,11 @@ const TOPICS: &[&[&str]] = &[
       "new year", "christmas"],
     &["wifi", "wi fi", "无线", "无线网", "上网", "网络", "internet", "wireless"],
     &["password", "密码", "pass", "passcode"],
-    &["return", "退货", "退换", "换货", "退换货", "退款", "returns", "refund", "exchange", "give back"],
+    &["return", "退货", "退换", "换货", "退换货", "退款", "能退", "可以退", "退吗", "退掉", "想退", "要退", "不合适",
+      "不合身", "returns", "refund", "exchange", "give back", "doesn't fit", "didn't fit", "does not fit"],
     &["tax refund", "退税", "离境退税", "tax free", "tax-free", "vat"],
-    &["lost", "失物", "丢失", "丢了", "遗失", "掉了", "捡到", "失物招领", "lost and found", "lost property", "found"],
+    &["lost", "失物", "丢失", "丢了", "遗失", "掉了", "不见了", "捡到", "失物招领", "lost and found", "lost property",
+      "found", "left behind", "missing"],
     &["stroller", "婴儿车", "推车", "童车", "宝宝车", "pram", "pushchair", "buggy", "strollers"],
     &["wheelchair", "轮椅", "wheelchairs", "accessible", "无障碍"],
     &["gift wrapping", "礼品包装", "包装", "包礼物", "gift wrap", "wrap", "wrapping"],
@@ -58,7 +60,8 @@ const QUESTION_WORDS: &[&str] = &[
     "there", "here", "this", "that", "mall", "please", "tell", "me", "about", "any", "have", "has", "get",
     "and", "or", "with", "be", "s", "much", "something", "anything", "thing", "things", "stuff", "item",
     "items", "buy", "bought", "purchase", "purchased", "want", "need", "would", "like", "if", "ive", "im",
-    "id", "should", "will",
+    "id", "should", "will", "昨天", "今天", "前天", "刚才", "上周", "yesterday", "today", "earlier", "ago",
+    "last", "week",
 ];
 
 /// Field of a term: where it was found in a section.

@@ -5,8 +5,14 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use handlers::general::name_key;
-use services::{Area, MallApi, PageRequest, ProductBrief, ProductQuery, ServiceError, Store, StoreQuery};
+use std::sync::Arc;
+
+use handlers::general::{name_key, nearest_names};
+use handlers::texts::zh_hant::to_simplified;
+use services::{
+    Area, InfoIndex, InfoSection, MallApi, PageRequest, ProductBrief, ProductQuery, ServiceError, Store,
+    StoreQuery,
+};
 
 use super::text::Scratch;
 
@@ -34,6 +40,72 @@ pub const STORE_TYPES: &[&str] = &[
     "cafe", "café",
 ];
 
+/// Words that ask for somewhere to eat, in either language (read in
+/// Simplified characters); what is left of the message names the dish or
+/// cuisine, which the mall's own categories, tags and menus find.
+#[rustfmt::skip]
+pub const EAT: &[&str] = &[
+    "吃饭的地方", "吃东西", "吃饭", "好吃的", "好吃", "吃的", "能吃", "可以吃", "想吃", "去吃", "吃点", "吃",
+    "餐厅", "饭店", "餐馆", "饭馆", "美食", "饿了", "饿", "午饭", "晚饭", "午餐", "晚餐", "早餐", "早饭", "宵夜",
+    "用餐", "就餐", "somewhere to eat", "place to eat", "places to eat", "where to eat", "something to eat",
+    "eat", "eating", "food", "restaurants", "restaurant", "dining", "dine", "hungry", "lunch", "dinner",
+    "breakfast", "meal", "meals",
+];
+
+/// The mall's category for places to eat, as its search knows it ("food"
+/// is the category every other kind of restaurant sits under).
+pub const FOOD_CATEGORY: &str = "food";
+
+/// Words that ask for a gift, in either language (read in Simplified characters).
+#[rustfmt::skip]
+pub const GIFT: &[&str] = &[
+    "礼物", "礼品", "送礼", "生日礼", "伴手礼", "present", "presents", "gift", "gifts", "birthday",
+];
+
+/// Who a gift is for: a key (named to the shopper by the text tables) and the
+/// words for them; a number of years ("5岁", "5-year-old") is a child too.
+#[rustfmt::skip]
+pub const RECIPIENTS: &[(&str, &[&str])] = &[
+    ("mum", &["妈妈", "老妈", "母亲", "婆婆", "岳母", "丈母娘", "我妈", "妈", "mum", "mom", "mother", "mommy", "mummy"]),
+    ("dad", &["爸爸", "老爸", "父亲", "公公", "岳父", "我爸", "爸", "dad", "father", "daddy"]),
+    ("partner_f", &["女朋友", "女友", "老婆", "妻子", "太太", "媳妇", "girlfriend", "wife"]),
+    ("partner_m", &["男朋友", "男友", "老公", "丈夫", "先生", "boyfriend", "husband"]),
+    ("child", &[
+        "孩子", "小孩", "儿子", "女儿", "宝宝", "小朋友", "侄子", "侄女", "外甥", "儿童", "child", "children", "kid",
+        "kids", "son", "daughter", "nephew", "niece", "toddler", "baby",
+    ]),
+    ("elder", &["爷爷", "奶奶", "外公", "外婆", "姥姥", "姥爷", "老人", "长辈", "grandma", "grandpa", "grandmother", "grandfather", "grandparents"]),
+    ("colleague", &["同事", "领导", "老板", "客户", "老师", "colleague", "coworker", "co-worker", "boss", "teacher", "client"]),
+    ("friend", &["朋友", "闺蜜", "同学", "兄弟", "friend", "friends", "classmate"]),
+];
+
+/// Kinds of gifts for each recipient, most fitting first: keys of
+/// [`GIFT_IDEAS`].
+#[rustfmt::skip]
+pub const GIFTS_FOR: &[(&str, &[&str])] = &[
+    ("mum", &["skincare", "fragrance", "home_fragrance", "drinkware"]),
+    ("dad", &["wearables", "headphones", "drinkware", "sneakers"]),
+    ("partner_f", &["fragrance", "makeup", "skincare", "blind_boxes"]),
+    ("partner_m", &["headphones", "wearables", "sneakers", "fragrance"]),
+    ("child", &["building_blocks", "toys", "dolls", "kids_clothing"]),
+    ("elder", &["drinkware", "home_textiles", "wearables", "skincare"]),
+    ("colleague", &["drinkware", "home_fragrance", "blind_boxes", "snacks"]),
+    ("friend", &["blind_boxes", "fragrance", "drinkware", "home_fragrance"]),
+];
+
+/// A kind of gift and the words the mall's search is asked with, in Chinese
+/// and in English (its categories' own words find it: "护肤" is skincare in
+/// any mall that says so).
+#[rustfmt::skip]
+pub const GIFT_IDEAS: &[(&str, &str, &str)] = &[
+    ("skincare", "护肤", "skincare"), ("fragrance", "香水", "perfume"), ("makeup", "彩妆", "makeup"),
+    ("home_fragrance", "香薰", "diffuser"), ("drinkware", "杯子", "mug"), ("headphones", "耳机", "headphones"),
+    ("wearables", "智能手表", "smartwatch"), ("sneakers", "运动鞋", "sneakers"),
+    ("building_blocks", "积木", "building blocks"), ("toys", "玩具", "toys"), ("dolls", "娃娃", "plush"),
+    ("kids_clothing", "童装", "kids clothing"), ("blind_boxes", "盲盒", "blind box"), ("snacks", "零食", "snacks"),
+    ("home_textiles", "家纺", "bedding"),
+];
+
 /// What basic mode knows of the mall it serves, learned from the mall
 /// itself ([`Lexicon::learn`]): its brands and the ways shoppers write them,
 /// its stores, areas and product categories. Everything else it knows is
@@ -51,6 +123,49 @@ pub struct Lexicon {
     categories: Vec<String>,
     /// Example requests made of the mall's own names (greeting buttons, banner).
     pub examples: handlers::mall_examples::MallExamples,
+    /// The mall's own information: its sections' titles and an index of them.
+    info: InfoTopics,
+}
+
+/// The sections of the mall's own information, as basic mode recognises a
+/// question about them: their titles in either language (Simplified,
+/// lowercase) and the index that finds the section answering a question.
+#[derive(Debug, Clone, Default)]
+pub struct InfoTopics {
+    titles: Vec<String>,
+    index: Option<Arc<InfoIndex>>,
+}
+
+impl PartialEq for InfoTopics {
+    fn eq(&self, other: &Self) -> bool {
+        self.titles == other.titles
+    }
+}
+
+impl InfoTopics {
+    /// The topics of these sections.
+    pub fn new(sections: &[InfoSection]) -> Self {
+        if sections.is_empty() {
+            return InfoTopics::default();
+        }
+        let texts: Vec<(String, String)> = sections
+            .iter()
+            .map(|s| {
+                (
+                    to_simplified(&format!("{}\n{}", s.title, s.title_en)),
+                    to_simplified(&format!("{}\n{}", s.body, s.body_en)),
+                )
+            })
+            .collect();
+        let index = InfoIndex::new(texts.iter().map(|(t, b)| (t.as_str(), b.as_str())));
+        let titles = sections
+            .iter()
+            .flat_map(|s| [to_simplified(&s.title).to_lowercase(), s.title_en.to_lowercase()])
+            .map(|t| t.trim().to_owned())
+            .filter(|t| usable_alias(t))
+            .collect();
+        InfoTopics { titles, index: Some(Arc::new(index)) }
+    }
 }
 
 /// Products read per page while learning.
@@ -71,7 +186,10 @@ impl Lexicon {
             mall.search_products(&ProductQuery { page, ..Default::default() }).await
         })
         .await?;
-        let mut lexicon = Lexicon::from_catalog(&stores, &areas, &products);
+        // A mall without information sections (or that cannot give them now) still has names.
+        let sections = mall.mall_info().await.map(|page| page.items).unwrap_or_default();
+        let mut lexicon =
+            Lexicon { info: InfoTopics::new(&sections), ..Lexicon::from_catalog(&stores, &areas, &products) };
         lexicon.examples = handlers::mall_examples::MallExamples::learn(mall, &stores, &products).await;
         Ok(lexicon)
     }
@@ -120,6 +238,34 @@ impl Lexicon {
             .map(|c| c.replace('_', " "))
             .collect(),
             examples: Default::default(),
+            info: InfoTopics::default(),
+        }
+    }
+
+    /// The same names, knowing the mall's information `sections` too.
+    pub fn with_info(self, sections: &[InfoSection]) -> Lexicon {
+        Lexicon { info: InfoTopics::new(sections), ..self }
+    }
+
+    /// Whether the text names a section of the mall's information by its title ("失物招领", "Gift wrapping").
+    pub fn names_info_section(&self, s: &Scratch) -> bool {
+        self.info.titles.iter().any(|t| s.find(t).is_some())
+    }
+
+    /// Whether a section of the mall's information answers the text (read in Simplified characters).
+    pub fn info_answers(&self, text: &str) -> bool {
+        self.info.index.as_ref().is_some_and(|index| !index.search(text, 1).is_empty())
+    }
+
+    /// The store a name is a typo of ("优衣裤", "starbuks", "uniqo"): the
+    /// one store within [`crate::general::typo_allowance`], closer than
+    /// any other; `None` when no store is that near or two are as near.
+    pub fn near_store(&self, name: &str) -> Option<&str> {
+        let near = nearest_names(name, self.stores.iter().map(String::as_str));
+        match near.as_slice() {
+            [(_, only)] => Some(only),
+            [(d, first), (d2, _), ..] if d < d2 => Some(first),
+            _ => None,
         }
     }
 
@@ -148,6 +294,16 @@ impl Lexicon {
     pub fn is_kind(&self, word: &str) -> bool {
         let word = word.trim().to_lowercase();
         word == "商店" || self.has_category(&Scratch::new(&word)) || STORE_TYPES.iter().any(|t| word == *t)
+    }
+
+    /// The mall's store names in either language, lowercase.
+    pub fn store_names(&self) -> impl Iterator<Item = &str> {
+        self.stores.iter().map(String::as_str)
+    }
+
+    /// The mall's area names in either language, lowercase.
+    pub fn area_names(&self) -> impl Iterator<Item = &str> {
+        self.areas.iter().map(String::as_str)
     }
 
     /// Whether the text names one of the mall's stores.

@@ -255,9 +255,9 @@ fn stores_areas_and_store_information() {
         ("找一家咖啡店", stores("咖啡")),
         ("find a coffee shop", stores("coffee")),
         ("哪里有咖啡店", stores("咖啡")),
-        ("any restaurants?", stores("restaurant")),
+        ("any restaurants?", ("search_stores", json!({"keyword": "", "category": "food"}), true)),
         ("有火锅店吗", stores("火锅")),
-        ("附近有吃饭的地方吗", stores("餐厅")),
+        ("附近有吃饭的地方吗", ("search_stores", json!({"keyword": "", "category": "food"}), true)),
         ("海底捞好吃吗", info("海底捞", "reviews")),
         ("where can I find Nike", to_store("Nike")),
         ("where is the toy store", stores("toy")),
@@ -452,4 +452,85 @@ fn a_facility_from_a_place_the_map_does_not_know_asks_where_the_shopper_is() {
     assert_eq!(failed(&said, &error).as_deref(), Some(Lang::Zh.texts().facilities.unknown_start));
     let error = crate::ToolError::NotFound("no map".into()).model_message();
     assert_eq!(failed(&said, &error).as_deref(), Some(Lang::Zh.texts().facilities.no_map));
+}
+
+#[test]
+fn eating_asks_the_places_to_eat_by_dish_or_all_of_them() {
+    for (text, dish) in [
+        ("哪里能吃火锅", "火锅"),
+        ("我想吃火锅", "火锅"),
+        ("where can I eat hotpot", "hotpot"),
+        ("有什么餐厅", ""),
+        ("附近有什么好吃的", ""),
+        ("any restaurants?", ""),
+        ("I'm hungry", ""),
+    ] {
+        let (tool, args, then) = call(text);
+        assert_eq!(tool, "search_stores", "{text}");
+        assert_eq!(args, json!({"keyword": dish, "category": "food"}), "{text}");
+        assert!(then, "{text}: the places lead on");
+    }
+    // A store named is that store's; a message that is only a store's name is the way there.
+    assert_ne!(call("麦当劳有什么好吃的").0, "search_stores");
+    assert_eq!(call("海底捞火锅"), ("navigate_to_store", json!({"store_name": "海底捞火锅"}), false));
+}
+
+#[test]
+fn a_walk_from_one_place_to_another_has_a_start() {
+    for (text, from, to) in [
+        ("从 Nike 怎么去星巴克", "nike", "星巴克"),
+        ("从耐克到星巴克怎么走", "耐克", "星巴克"),
+        ("我在优衣库，海底捞怎么走", "优衣库", "海底捞"),
+        ("how do I get from Uniqlo to Starbucks", "uniqlo", "starbucks"),
+        ("from the main entrance to Nike", "main entrance", "nike"),
+    ] {
+        let (tool, args, _) = call(text);
+        assert_eq!(tool, "navigate_to_store", "{text}");
+        assert_eq!(args, json!({"store_name": to, "from": from}), "{text}");
+    }
+}
+
+#[test]
+fn a_gift_for_someone_searches_kinds_that_suit_them_within_the_budget() {
+    let (tool, args, then) = call("给我妈买个礼物 300 以内");
+    assert_eq!((tool, then), ("search_products", true));
+    assert_eq!(args, json!({"keyword": "护肤", "max_price": 300}));
+    let (_, args, _) = call("a birthday present for a 5-year-old under 200");
+    assert_eq!(
+        args,
+        json!({"keyword": "building blocks", "max_price": 200}),
+        "a child's gift, never groceries"
+    );
+    let (_, args, _) = call("送女朋友的礼物");
+    assert_eq!(args, json!({"keyword": "香水"}));
+    // Wrapping a gift is the mall's information.
+    assert_eq!(call("礼品包装怎么收费").0, "mall_info");
+}
+
+#[test]
+fn store_names_are_read_past_a_typo() {
+    for (text, store) in
+        [("优衣裤在哪", "优衣裤"), ("wher is uniqo", "uniqo"), ("where is starbuks", "starbuks")]
+    {
+        assert_eq!(call(text), ("navigate_to_store", json!({"store_name": store}), false), "{text}");
+    }
+    assert_eq!(demo().near_store("优衣裤"), Some("优衣库"));
+    assert_eq!(demo().near_store("uniqo"), Some("uniqlo"));
+    assert_eq!(demo().near_store("nkie"), Some("nike"));
+    assert_eq!(demo().near_store("跑鞋"), None, "two characters are too short to guess");
+}
+
+#[test]
+fn the_mall_information_is_found_by_what_people_say() {
+    for text in [
+        "买的衣服不合适能退吗",
+        "东西掉了要去哪里找",
+        "停车费怎么算",
+        "电动车充电桩在哪里",
+        "I lost my wallet",
+    ] {
+        assert_eq!(call(text).0, "mall_info", "{text}");
+    }
+    // The way to the car park stays the map's.
+    assert_eq!(call("停车场在哪").0, "find_facility");
 }

@@ -427,6 +427,7 @@ pub(crate) static TEXTS: Texts = Texts {
     },
     mall: super::mall::EN,
     alerts: super::alerts::EN,
+    guide: super::guide::EN,
     support: Support {
         button: "👤 Talk to a person",
         connecting: "👤 Connecting you to the service desk — one moment. You can describe what happened here; the staff will see it.",

@@ -30,6 +30,7 @@ pub mod alerts;
 pub(crate) mod en;
 #[cfg(test)]
 mod grammar_tests;
+pub mod guide;
 mod lang;
 pub use lang::Said;
 pub mod mall;
@@ -86,6 +87,8 @@ pub struct Texts {
     pub mall: mall::MallTexts,
     /// Stock and price alerts.
     pub alerts: alerts::AlertTexts,
+    /// Places to eat, gift ideas, names read past a typo.
+    pub guide: guide::GuideTexts,
     /// A person at the service desk: the hand-off, what staff read, the report.
     pub support: Support,
 }

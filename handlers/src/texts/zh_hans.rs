@@ -355,6 +355,7 @@ pub(crate) static TEXTS: Texts = Texts {
     },
     mall: super::mall::ZH_HANS,
     alerts: super::alerts::ZH_HANS,
+    guide: super::guide::ZH_HANS,
     support: Support {
         button: "👤 人工",
         connecting: "👤 正在为您转接人工客服，请稍候。您可以直接在这里说明情况，客服会看到。",

@@ -405,6 +405,7 @@ pub(crate) static TEXTS: Texts = Texts {
     },
     mall: super::mall::ZH_HANT,
     alerts: super::alerts::ZH_HANT,
+    guide: super::guide::ZH_HANT,
     support: Support {
         button: "👤 人工",
         connecting: "👤 正在為您轉接人工客服，請稍候。您可以直接在這裡說明情況，客服會看到。",

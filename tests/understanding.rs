@@ -1,0 +1,184 @@
+//! What basic mode understands of everyday questions, through the real
+//! binary (`mallbot chat` on the defaults: the offline planner and the demo
+//! mall), in Simplified and Traditional Chinese and in English: somewhere to
+//! eat, the way from one place to another, gift ideas for someone, store
+//! names with a typo, and the mall's information asked in shoppers' words.
+#![allow(clippy::unwrap_used)]
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+/// A fresh folder for one chat's state.
+fn scratch_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("mallbot-understand-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The shopper's lines typed into `mallbot chat`, one answer each: the
+/// answers, split at each `bot>`.
+fn chat(name: &str, lines: &[&str]) -> Vec<String> {
+    let dir = scratch_dir(name);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mallbot"))
+        .args(["chat", "--user", "11"])
+        .env("MALLBOT_STATE__URL", format!("sqlite://{}", dir.join("state.db").display()))
+        .env("MALLBOT_MALL__EMBEDDED_DB", dir.join("mall.db"))
+        .env("MALLBOT_BOT__RATE_LIMIT_PER_MINUTE", "0")
+        .env_remove("MALLBOT_LLM__PROVIDER")
+        .env_remove("MALLBOT_CONFIG")
+        .current_dir(&dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // `/reset` between questions: each is read on its own, as a new shopper would ask it.
+    let script: String = lines.iter().map(|l| format!("{l}\n/reset\n")).collect();
+    child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "chat failed: {}\n{stdout}", String::from_utf8_lossy(&out.stderr));
+    std::fs::remove_dir_all(&dir).ok();
+    let answers: Vec<String> = stdout.split("bot> ").skip(1).map(str::to_owned).collect();
+    // Each question is answered, then the reset is.
+    assert_eq!(answers.len(), lines.len() * 2, "one answer per line:\n{stdout}");
+    answers.into_iter().step_by(2).collect()
+}
+
+fn has_all(answer: &str, words: &[&str]) {
+    for word in words {
+        assert!(answer.contains(word), "expected {word:?} in:\n{answer}");
+    }
+}
+
+fn has_none(answer: &str, words: &[&str]) {
+    for word in words {
+        assert!(!answer.contains(word), "did not expect {word:?} in:\n{answer}");
+    }
+}
+
+/// The prices (`¥123`, `¥39.90`) of the lines that list ideas.
+fn listed_prices(answer: &str) -> Vec<f64> {
+    answer
+        .lines()
+        .filter(|l| l.trim_start().starts_with('•'))
+        .filter_map(|l| l.split('¥').nth(1))
+        .filter_map(|p| p.split(|c: char| !(c.is_ascii_digit() || c == '.')).next()?.parse().ok())
+        .collect()
+}
+
+#[test]
+fn somewhere_to_eat_in_three_languages() {
+    let zh = chat("food-zh", &["哪里能吃火锅", "我想吃火锅", "有什么餐厅", "附近有什么好吃的", "想吃小笼包"]);
+    has_all(&zh[0], &["能吃火锅的地方", "1. 海底捞火锅", "海底捞火锅在", "步行约", "[floor plan:"]);
+    has_all(&zh[1], &["能吃火锅的地方", "海底捞火锅"]);
+    has_all(&zh[2], &["商场里吃饭的地方（按楼层）", "5楼：", "海底捞火锅", "鼎泰丰", "太二酸菜鱼"]);
+    has_none(&zh[2], &["盒马鲜生", "优衣库", "找到 44 家店"]);
+    has_all(&zh[3], &["商场里吃饭的地方", "西贝莜面村"]);
+    has_all(&zh[4], &["能吃小笼包的地方", "1. 鼎泰丰", "鼎泰丰在"]);
+
+    let hant = chat("food-hant", &["哪裡能吃火鍋", "有什麼餐廳"]);
+    has_all(&hant[0], &["能吃火鍋的地方", "海底撈火鍋", "步行約"]);
+    has_all(&hant[1], &["商場裡吃飯的地方（按樓層）", "鼎泰豐"]);
+    has_none(&hant[1], &["盒馬鮮生", "商场"]);
+
+    let en = chat("food-en", &["where can I eat hotpot", "any restaurants?", "I want to eat dumplings"]);
+    has_all(&en[0], &["Places for hotpot:", "1. Haidilao Hotpot", "Haidilao Hotpot is on", "min on foot"]);
+    has_none(&en[0], &["products", "Soup Base"]);
+    has_all(&en[1], &["Places to eat in the mall, by floor:", "Din Tai Fung", "Tai Er"]);
+    has_none(&en[1], &["Freshippo", "Uniqlo"]);
+    has_all(&en[2], &["Places for dumplings:", "Din Tai Fung"]);
+}
+
+#[test]
+fn from_one_place_to_another_in_three_languages() {
+    let zh = chat("route-zh", &["从 Nike 怎么去星巴克", "我在优衣库，海底捞怎么走"]);
+    has_all(&zh[0], &["星巴克在", "从耐克出发", "到达星巴克", "[floor plan:"]);
+    has_none(&zh[0], &["没有找到", "从正门"]);
+    has_all(&zh[1], &["海底捞火锅在", "从优衣库出发"]);
+
+    let hant = chat("route-hant", &["從優衣庫怎麼去星巴克"]);
+    has_all(&hant[0], &["星巴克在", "從優衣庫出發", "[floor plan:"]);
+    has_none(&hant[0], &["沒有找到", "从"]);
+
+    let en = chat("route-en", &["how do I get from Uniqlo to Starbucks", "from the main entrance to Nike"]);
+    has_all(&en[0], &["Starbucks is on", "From Uniqlo", "Start at Uniqlo", "[floor plan:"]);
+    has_none(&en[0], &["couldn't find", "main entrance"]);
+    has_all(&en[1], &["Nike is on", "From the main entrance"]);
+}
+
+#[test]
+fn gift_ideas_for_someone_in_three_languages() {
+    let zh = chat("gift-zh", &["给我妈买个礼物 300 以内", "送同事什么礼物好"]);
+    has_all(&zh[0], &["送妈妈的礼物（¥300 以内）", "护肤品", "•"]);
+    has_none(&zh[0], &["没有找到"]);
+    let prices = listed_prices(&zh[0]);
+    assert!(
+        prices.len() >= 2 && prices.iter().all(|p| *p <= 300.0),
+        "ideas within ¥300: {prices:?}\n{}",
+        zh[0]
+    );
+    has_all(&zh[1], &["送同事的礼物", "•"]);
+
+    let hant = chat("gift-hant", &["送女朋友的禮物"]);
+    has_all(&hant[0], &["送女朋友的禮物", "香水", "•"]);
+    has_none(&hant[0], &["沒有找到", "礼物"]);
+
+    let en = chat("gift-en", &["a birthday present for a 5-year-old under 200", "gift for my dad"]);
+    has_all(&en[0], &["Gift ideas for a child (up to ¥200)", "building blocks", "•"]);
+    has_none(&en[0], &["Freshippo", "I found no", "couldn't find"]);
+    let prices = listed_prices(&en[0]);
+    assert!(
+        prices.len() >= 2 && prices.iter().all(|p| *p <= 200.0),
+        "ideas within ¥200: {prices:?}\n{}",
+        en[0]
+    );
+    has_all(&en[1], &["Gift ideas for your dad", "•"]);
+}
+
+#[test]
+fn store_names_past_a_typo_in_three_languages() {
+    let zh = chat("typo-zh", &["优衣裤在哪", "星巴可在哪里"]);
+    has_all(&zh[0], &["优衣库在", "步行约"]);
+    has_all(&zh[1], &["星巴克在"]);
+
+    let hant = chat("typo-hant", &["優衣褲在哪"]);
+    has_all(&hant[0], &["優衣庫在", "步行約"]);
+    has_none(&hant[0], &["褲子", "件商品"]);
+
+    let en = chat("typo-en", &["wher is uniqo", "where is starbuks", "where is Nkie"]);
+    has_all(&en[0], &["Uniqlo is on"]);
+    has_all(&en[1], &["Starbucks is on"]);
+    has_all(&en[2], &["Nike is on"]);
+}
+
+#[test]
+fn the_mall_information_in_shoppers_words_in_three_languages() {
+    let zh = chat("info-zh", &["买的衣服不合适能退吗", "东西丢了怎么办", "停车费怎么算"]);
+    has_all(&zh[0], &["退换货", "7 天"]);
+    has_none(&zh[0], &["T恤", "尺码"]);
+    has_all(&zh[1], &["失物招领"]);
+    has_all(&zh[2], &["停车收费", "首小时 10 元"]);
+
+    let hant = chat("info-hant", &["停車費怎麼算", "東西掉了要去哪裡找", "電動車充電樁在哪裡"]);
+    has_all(&hant[0], &["停車收費", "首小時 10 元"]);
+    has_none(&hant[0], &["停車場入口", "步行"]);
+    has_all(&hant[1], &["失物招領", "1F"]);
+    has_none(&hant[1], &["件商品"]);
+    has_all(&hant[2], &["新能源汽車充電", "B2"]);
+    has_none(&hant[2], &["沒有找到這家店"]);
+
+    let en = chat(
+        "info-en",
+        &[
+            "can I return a jacket I bought yesterday",
+            "I lost my wallet",
+            "where can I charge my electric car",
+        ],
+    );
+    has_all(&en[0], &["Returns and exchanges", "7 days"]);
+    has_none(&en[0], &["I don't know"]);
+    has_all(&en[1], &["Lost and found"]);
+    has_all(&en[2], &["EV charging", "B2"]);
+}
