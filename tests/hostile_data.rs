@@ -382,6 +382,41 @@ fn import_check_and_check_show_no_key_and_nothing_outside_the_folder() {
     }
 }
 
+#[test]
+fn the_information_folder_is_not_read_through_a_link_out_of_the_folder() {
+    let dir = TempDir::new("hostile-links");
+    let data = dir.path().join("mall");
+    copy_mall(&data);
+    // Outside the mall's folder: information an attacker wrote.
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(outside.join("info")).unwrap();
+    std::fs::write(outside.join("info/parking.md"), "# 停车\n\nOUTSIDE-INFO-TEXT\n").unwrap();
+    std::fs::remove_dir_all(data.join("info")).unwrap();
+    std::os::unix::fs::symlink(outside.join("info"), data.join("info")).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mallbot"))
+        .args(["chat", "--user", "7"])
+        .env("MALLBOT_MALL__DATA", &data)
+        .env("MALLBOT_STATE__URL", format!("sqlite://{}", dir.path().join("state.db").display()))
+        .env("MALLBOT_MALL__EMBEDDED_DB", dir.path().join("mall.db"))
+        .env("RUST_LOG", "warn")
+        .env_remove("MALLBOT_LLM__PROVIDER")
+        .env_remove("MALLBOT_CONFIG")
+        .env_remove("MALLBOT_MALL__IMDF")
+        .env_remove("MALLBOT_MALL__INFO_DIR")
+        .current_dir(dir.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all("停车怎么收费\n".as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "the bot serves on without them:\n{text}");
+    assert!(text.contains("a link out of the mall's folder is not read"), "the log says why:\n{text}");
+    assert!(!text.contains("OUTSIDE-INFO-TEXT"), "the outside information was read:\n{text}");
+}
+
 /// What a running `mall-server` says a product search finds.
 async fn search(addr: std::net::SocketAddr, keyword: &str) -> String {
     let url = format!("http://{addr}/api/products/search?keyword={keyword}");

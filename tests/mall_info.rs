@@ -18,7 +18,7 @@ mod process;
 
 use std::process::Stdio;
 
-use fake_model::{FakeModel, ModelBehaviour, answer_for};
+use fake_model::{FakeModel, ModelBehaviour};
 use process::*;
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
@@ -199,7 +199,9 @@ async fn with_model(question: &str, tool: &str, args: Value, expected: &[&str]) 
         ("MALLBOT_LLM__STREAM", "false".to_owned()),
     ];
     let out = chat(&dir, &env, &format!("{question}\n")).await;
-    assert!(out.contains(&answer_for("q0m0z")), "{question}: the model's answer is shown:\n{out}");
+    // The model's answer, in the question's script (a Traditional question's answer is converted).
+    let shown = out.contains("bot> q0m0z ") && out.contains("Nike Pegasus 41") && out.contains("fin-q0m0z");
+    assert!(shown, "{question}: the model's answer is shown:\n{out}");
     let bodies = model.bodies();
     let offered: Vec<&str> = bodies[0]["tools"]
         .as_array()

@@ -67,7 +67,7 @@ pub fn start_place(map: &IndoorMap, from: Option<&str>) -> Result<Place, ToolErr
         return Ok(place);
     }
     let facility = || {
-        let kind = crate::facilities::kind_named(name)?;
+        let kind = crate::facility_words::kind_named(name)?;
         map.places.iter().find(|p| kind.matches(p))
     };
     match map.find_place(name).or_else(|| map.find_place(&to_simplified(name))).or_else(facility) {

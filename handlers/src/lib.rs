@@ -25,6 +25,7 @@ pub mod texts;
 
 pub mod alerts;
 pub mod facilities;
+mod facility_words;
 pub mod general;
 pub mod indoor;
 pub mod info;

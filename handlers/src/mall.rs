@@ -523,8 +523,10 @@ fn recognise_info(said: &Said) -> Option<Step> {
     // The words of a topic, or the title of one of the mall's own sections ("失物招领").
     // A store named with a title ("星巴克营业时间") is the store's.
     let lexicon = said.lexicon;
-    let names_section =
-        lexicon.names_info_section(&s) && !lexicon.names_store(&s) && lexicon.find_brand(&s).is_none();
+    let names_section = lexicon.names_info_section(&s)
+        && !lexicon.names_store(&s)
+        && lexicon.find_brand(&s).is_none()
+        && !lexicon.names_store_around_section(&s);
     let topic = s.contains_any(TOPICS) || names_section;
     // "Where": the map's business, unless a section of the mall's information answers it
     // ("电动车充电桩在哪里" is the EV charging section when the map has no charger).

@@ -165,7 +165,7 @@ pub async fn navigate_to_store(
 /// facility, a floor) as given.
 async fn start_named(ctx: &ToolContext, from: &str) -> String {
     let on_map = ctx.map.as_ref().is_some_and(|router| router.map().find_place(from).is_some());
-    if on_map || indoor::floor_named(from).is_some() || crate::facilities::kind_named(from).is_some() {
+    if on_map || indoor::floor_named(from).is_some() || crate::facility_words::kind_named(from).is_some() {
         return from.to_owned();
     }
     match lookup_store(ctx, "from", from).await {

@@ -175,7 +175,9 @@ impl IndoorMap {
             for entry in std::fs::read_dir(path).map_err(io)? {
                 let entry = entry.map_err(io)?;
                 let name = entry.file_name().to_string_lossy().into_owned();
-                if name.ends_with(".geojson") || name == "manifest.json" {
+                // A link is not followed: what it points to may be outside the map's folder.
+                let file_type = entry.file_type().map_err(io)?;
+                if file_type.is_file() && (name.ends_with(".geojson") || name == "manifest.json") {
                     let file = entry.path();
                     let text = std::fs::read_to_string(&file)
                         .map_err(|source| ImdfError::Io { path: file, source })?;

@@ -24,12 +24,27 @@ pub(crate) fn data_dir(config: &Config) -> Option<&Path> {
 
 /// The map of a data folder: `imdf/` (a folder) or `imdf.zip` in it.
 pub(crate) fn map_in(dir: &Path) -> Option<PathBuf> {
-    [dir.join("imdf"), dir.join("imdf.zip")].into_iter().find(|p| p.exists())
+    in_folder(dir, "imdf").or_else(|| in_folder(dir, "imdf.zip"))
 }
 
 /// The Markdown information of a data folder: its `info/`.
 pub(crate) fn info_in(dir: &Path) -> Option<PathBuf> {
-    Some(dir.join("info")).filter(|p| p.is_dir())
+    in_folder(dir, "info").filter(|p| p.is_dir())
+}
+
+/// `name` in the folder, when it is there and stays inside it: a link out of the folder
+/// is not followed (what it points to is never read), and the log says so.
+fn in_folder(dir: &Path, name: &str) -> Option<PathBuf> {
+    let path = dir.join(name);
+    std::fs::symlink_metadata(&path).ok()?;
+    let inside = match (path.canonicalize(), dir.canonicalize()) {
+        (Ok(real), Ok(root)) => real.starts_with(root),
+        _ => false,
+    };
+    if !inside {
+        tracing::warn!(file = name, "a link out of the mall's folder is not read");
+    }
+    inside.then_some(path)
 }
 
 /// The embedded mall the config names: the mall's own data from `mall.data` (watched for

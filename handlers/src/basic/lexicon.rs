@@ -252,6 +252,16 @@ impl Lexicon {
         self.info.titles.iter().any(|t| s.find(t).is_some())
     }
 
+    /// Whether what is left of the text around a section's title begins a store's name
+    /// ("海底捞营业时间": 海底捞, of 海底捞火锅): then the title is the store's, not the mall's.
+    pub fn names_store_around_section(&self, s: &Scratch) -> bool {
+        let mut rest = s.clone();
+        let titles: Vec<&str> = self.info.titles.iter().map(String::as_str).collect();
+        rest.remove_all(&titles);
+        let rest = rest.residual().to_lowercase();
+        rest.chars().count() >= 2 && self.stores.iter().any(|name| name.starts_with(&rest))
+    }
+
     /// Whether a section of the mall's information answers the text (read in Simplified characters).
     pub fn info_answers(&self, text: &str) -> bool {
         self.info.index.as_ref().is_some_and(|index| !index.search(text, 1).is_empty())

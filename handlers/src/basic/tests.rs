@@ -246,6 +246,7 @@ fn stores_areas_and_store_information() {
         ("运动区有哪些店", to_area("运动区")),
         ("星巴克几点开门", info("星巴克", "basic")),
         ("星巴克营业时间", info("星巴克", "basic")),
+        ("海底捞营业时间", info("海底捞", "basic")),
         ("when does Apple open", info("Apple", "basic")),
         ("优衣库有什么优惠", info("优衣库", "promotions")),
         ("优衣库有什么活动", info("优衣库", "promotions")),

@@ -8,7 +8,10 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use super::table::{DataError, column_letter};
+pub use super::mistake::MAX_MISTAKE_CHARS;
+#[cfg(test)]
+use super::mistake::clipped;
+use super::mistake::{DataError, column_letter};
 
 /// The largest CSV or JSON file read (bytes).
 pub const MAX_FILE_BYTES: u64 = 128 * 1024 * 1024;
@@ -34,8 +37,6 @@ pub const MAX_CELL_CHARS: usize = 32_767;
 pub const MAX_TABLE_TEXT_BYTES: usize = 128 * 1024 * 1024;
 /// The most mistakes listed (the count says how many more).
 pub const MAX_MISTAKES: usize = 100;
-/// The longest a mistake's words are shown (characters; a longer quote is cut with `…`).
-pub const MAX_MISTAKE_CHARS: usize = 300;
 
 /// A path of the folder, resolved inside it: `None` when it is not there; a mistake when
 /// it is a link (or under one) that leads out of the folder, whose content is never read.
@@ -218,14 +219,6 @@ pub(crate) fn too_long(file: &str, line: usize, column: usize) -> DataError {
         row: Some(line),
         column: Some((column_letter(column), "?".into())),
         message: format!("the cell holds more than {MAX_CELL_CHARS} characters, the most one cell may"),
-    }
-}
-
-/// A text cut to `max` characters, `…` when it was longer.
-pub(crate) fn clipped(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
-    match text.char_indices().nth(max) {
-        None => std::borrow::Cow::Borrowed(text),
-        Some((at, _)) => std::borrow::Cow::Owned(format!("{}…", &text[..at])),
     }
 }
 

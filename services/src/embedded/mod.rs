@@ -39,6 +39,7 @@ mod info;
 mod inventory;
 mod levels;
 pub mod limits;
+mod mistake;
 mod reload;
 mod route;
 mod search;

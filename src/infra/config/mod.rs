@@ -62,7 +62,7 @@ pub enum ConfigError {
     #[error("environment variable {var}: {message}")]
     Env { var: String, message: String },
     /// Values the types accept but the bot cannot use: every one found, each with its key.
-    #[error("{}", validate::render(.0))]
+    #[error("{}", render(.0))]
     Invalid(Vec<Mistake>),
 }
 
@@ -202,3 +202,16 @@ impl Config {
 
 #[cfg(test)]
 mod tests;
+
+/// The mistakes as the operator reads them: a count, then one located line each.
+fn render(mistakes: &[Mistake]) -> String {
+    let mut out = match mistakes.len() {
+        1 => "the config has 1 mistake:".to_owned(),
+        n => format!("the config has {n} mistakes:"),
+    };
+    for mistake in mistakes {
+        out.push_str("\n  ");
+        out.push_str(&mistake.to_string());
+    }
+    out
+}

@@ -20,19 +20,6 @@ impl std::fmt::Display for Mistake {
     }
 }
 
-/// The mistakes as the operator reads them: a count, then one located line each.
-pub(super) fn render(mistakes: &[Mistake]) -> String {
-    let mut out = match mistakes.len() {
-        1 => "the config has 1 mistake:".to_owned(),
-        n => format!("the config has {n} mistakes:"),
-    };
-    for mistake in mistakes {
-        out.push_str("\n  ");
-        out.push_str(&mistake.to_string());
-    }
-    out
-}
-
 /// The mistakes found so far.
 #[derive(Default)]
 struct Found(Vec<Mistake>);
