@@ -145,7 +145,14 @@ pub fn nearest_names<'a>(wanted: &str, names: impl IntoIterator<Item = &'a str>)
         .into_iter()
         .filter_map(|name| {
             let other = name_key(name);
-            let d = edit_distance(&key, &other);
+            // A Chinese name is often written without its kind ("海底捞" of 海底捞火锅): its
+            // leading characters count too.
+            let lead: String = other.chars().take(key.chars().count()).collect();
+            let d = if crate::basic::text::has_cjk(&key) && lead.len() < other.len() {
+                edit_distance(&key, &other).min(edit_distance(&key, &lead))
+            } else {
+                edit_distance(&key, &other)
+            };
             (!other.is_empty() && d > 0 && d <= allowance).then_some((d, name))
         })
         .collect();
@@ -213,6 +220,9 @@ pub async fn lookup_store(
     if let Some(index) = best_store_match(wanted, &stores) {
         return Ok(StoreLookup::Found(stores.swap_remove(index)));
     }
+    if let Some(store) = store_of_brand(ctx, &key).await? {
+        return Ok(StoreLookup::Found(store));
+    }
     // A typo, a homophone or a near character: the one store that near, else the near ones offered.
     let mut all = every_store(ctx).await?;
     Ok(match store_past_typo(wanted, &all) {
@@ -222,6 +232,45 @@ pub async fn lookup_store(
         },
         Err(_) => StoreLookup::Missing { closest: stores.into_iter().take(CLOSEST_STORES).collect() },
     })
+}
+
+/// The one store a name with a typo means ("addidas" is Adidas), when no
+/// other is as near ([`nearest_names`]).
+pub async fn store_past_a_typo(ctx: &ToolContext, wanted: &str) -> Result<Option<Store>, ToolError> {
+    if typo_allowance(&name_key(wanted)) == 0 {
+        return Ok(None);
+    }
+    let mut all = every_store(ctx).await?;
+    Ok(store_past_typo(wanted, &all).ok().map(|index| all.swap_remove(index)))
+}
+
+/// The store a brand's name means ("苹果店" is the Apple Store, "耐吉" the
+/// Nike store where the mall knows that name of the brand): the store that
+/// holds most of the brand's products in the mall's product search, when it
+/// holds at least half of them.
+async fn store_of_brand(ctx: &ToolContext, brand: &str) -> Result<Option<Store>, ToolError> {
+    if brand.chars().count() < 2 {
+        return Ok(None);
+    }
+    let query =
+        ProductQuery { brand: Some(brand.to_owned()), page: PageRequest::first(20), ..Default::default() };
+    let products = search_products_in_either_script(ctx, query).await?.items;
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for product in &products {
+        match counts.iter_mut().find(|(id, _)| *id == product.store_id) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((&product.store_id, 1)),
+        }
+    }
+    let Some((id, n)) = counts.into_iter().max_by_key(|(_, n)| *n) else { return Ok(None) };
+    if n * 2 < products.len() {
+        return Ok(None);
+    }
+    match ctx.mall.get_store(id).await {
+        Ok(store) => Ok(Some(store)),
+        Err(ServiceError::NotFound { .. }) => Ok(None),
+        Err(other) => Err(other.into()),
+    }
 }
 
 /// The mall's stores (at most [`MAX_STORES_READ`]).

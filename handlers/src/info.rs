@@ -440,11 +440,13 @@ const PROMOTIONS: &[&str] = &[
 ];
 #[rustfmt::skip]
 const HOURS: &[&str] = &[
-    "营业时间", "几点", "开门", "关门", "营业", "opening hours", "hours", "open", "opens", "close", "closes",
+    "营业时间", "几点", "开门", "关门", "营业", "联系电话", "联系方式", "电话号码", "电话", "opening hours",
+    "hours", "open", "opens", "close", "closes", "phone number", "telephone", "contact number",
 ];
 #[rustfmt::skip]
 const INFO_FILLER: &[&str] = &[
     "怎么样", "如何", "好不好", "好吃吗", "有什么", "有没有", "现在", "今天", "是", "什么", "时间", "到",
+    "多少",
     "几", "吗", "呢", "的", "有", "what", "what's", "when", "does", "do", "is", "are", "the", "of", "at",
     "any", "there", "for", "how", "time", "today", "now", "people", "say", "about", "have", "has", "good",
     "it", "its", "show", "me", "on", "in", "from", "with",

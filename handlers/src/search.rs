@@ -192,7 +192,12 @@ pub async fn search_stores(ctx: &ToolContext, args: SearchStoresArgs) -> ToolRes
         floor: None,
         page: PageRequest::first(MAX_STORES),
     };
-    let page = search_stores_in_either_script(ctx, query).await?;
+    let mut page = search_stores_in_either_script(ctx, query).await?;
+    if page.items.is_empty() {
+        if let Some(store) = crate::general::store_past_a_typo(ctx, &args.keyword).await? {
+            page = services::Page { items: vec![store], total: 1 };
+        }
+    }
     let suggestion =
         page.items.first().map(|first| navigate_suggestion(ctx.lang, &store_name(ctx.lang, first)));
     let result = SearchStoresResult {
@@ -521,27 +526,63 @@ pub fn store_list(result: &SearchStoresResult, lang: Lang) -> String {
 /// Words struck out of a dish or cuisine besides the fillers of a product search.
 #[rustfmt::skip]
 const FOOD_FILLER: &[&str] = &[
-    "附近", "周边", "这里", "商场", "哪里", "哪儿", "哪", "能", "可以", "想", "去", "点", "些", "家", "好",
+    "附近", "周边", "最近", "这里", "商场", "哪里", "哪儿", "哪", "能", "可以", "想", "去", "点", "些", "家", "好",
     "nearby", "around", "where", "can", "somewhere", "place", "places", "go", "good", "serves", "serve",
-    "get", "for", "eat", "i'm", "im",
+    "get", "for", "eat", "i'm", "im", "nearest", "closest",
 ];
 
 /// What the shopper wants to eat: `Some("")` for anywhere to eat, the dish
 /// or cuisine otherwise; `None` when the message is not about eating, or
 /// names a store (that store's own tools answer).
 pub fn food_wanted(said: &Said) -> Option<String> {
+    use crate::basic::lexicon::{DISHES, EAT, STORE_TYPES, WHERE_TO_GET};
     let s = said.scratch();
     let lexicon = said.lexicon;
-    if !s.contains_any(crate::basic::lexicon::EAT) || lexicon.names_store(&s) {
+    if lexicon.names_store(&s) || !(s.contains_any(EAT) || dish_asked(&s)) {
         return None;
     }
     let mut rest = s;
-    rest.remove_all(crate::basic::lexicon::EAT);
+    rest.remove_all(EAT);
+    rest.remove_all(WHERE_TO_GET);
+    rest.remove_all(STORE_TYPES);
     let areas: Vec<&str> = lexicon.area_names().collect();
     rest.remove_all(&areas);
     rest.remove_all(ZH_FILLER);
     rest.remove_all(FOOD_FILLER);
-    Some(rest.residual_without(EN_FILLER))
+    let dish = rest.residual_without(EN_FILLER);
+    // "想喝咖啡，最近的咖啡店": the dish once.
+    let mut dishes = Scratch::new(&dish);
+    let named = DISHES.iter().filter(|d| dishes.find(d).is_some()).max_by_key(|d| d.len());
+    Some(match named {
+        Some(first)
+            if {
+                dishes.remove_all(DISHES);
+                dishes.residual_without(EN_FILLER).is_empty()
+            } =>
+        {
+            (*first).to_owned()
+        }
+        _ => dish,
+    })
+}
+
+/// A dish or drink asked for without a word of eating: with a word of
+/// where to get it ("炸鸡哪里有", "where can I get noodles", "I need
+/// coffee"), or alone ("bubble tea?"); never with a word of buying, a price
+/// or anything else left over ("奶茶 50 以内" is a product search).
+fn dish_asked(s: &Scratch) -> bool {
+    use crate::basic::lexicon::{DISHES, WHERE_TO_GET};
+    if !s.contains_any(DISHES) || s.contains_any(&["买", "buy", "purchase", "order", "cart", "购物车"]) {
+        return false;
+    }
+    if s.contains_any(WHERE_TO_GET) {
+        return true;
+    }
+    let mut rest = s.clone();
+    rest.remove_all(DISHES);
+    rest.remove_all(ZH_FILLER);
+    rest.remove_all(FOOD_FILLER);
+    rest.residual_without(EN_FILLER).chars().all(|c| !c.is_alphanumeric())
 }
 
 /// Somewhere to eat ("哪里能吃火锅", "我想吃火锅", "where can I eat hotpot",
@@ -549,8 +590,11 @@ pub fn food_wanted(said: &Said) -> Option<String> {
 /// (its categories and tags), else whose menu has it, with the way to the
 /// best; with nothing named, every place to eat by floor.
 fn recognise_food(said: &Said) -> Option<Step> {
+    use crate::basic::lexicon::{DRINK_CATEGORY, FOOD_CATEGORY};
     let dish = food_wanted(said)?;
-    let args = json!({ "keyword": dish, "category": crate::basic::lexicon::FOOD_CATEGORY });
+    // A dish: the places to drink first (coffee is a café's), then to eat; nothing named: to eat.
+    let category = if dish.is_empty() { FOOD_CATEGORY } else { DRINK_CATEGORY };
+    let args = json!({ "keyword": dish, "category": category });
     Some(Step::Call(Call::then("search_stores", args, food_found)))
 }
 
@@ -563,6 +607,15 @@ fn dish_shown(said: &Said) -> String {
 /// The places found: the way to the best; none by name or kind, those whose
 /// menu has it; nothing named, all of them by floor.
 fn food_found(data: &Value, said: &Said) -> Option<Step> {
+    food_stores(data, said, true)
+}
+
+/// [`food_found`] after the places to eat were searched too.
+fn food_found_to_eat(data: &Value, said: &Said) -> Option<Step> {
+    food_stores(data, said, false)
+}
+
+fn food_stores(data: &Value, said: &Said, to_drink: bool) -> Option<Step> {
     let result = read::<SearchStoresResult>(data)?;
     let dish = food_wanted(said).unwrap_or_default();
     let guide = &said.texts().guide;
@@ -573,21 +626,38 @@ fn food_found(data: &Value, said: &Said) -> Option<Step> {
         }
         Some(_) => Some(Step::answer(format!("{}\n{}", guide.food_all, by_floor(&result.stores, said.lang)))),
         None if dish.is_empty() => Some(Step::answer(guide.food_nowhere)),
-        None => {
+        None if to_drink => {
             let args = json!({ "keyword": dish, "category": crate::basic::lexicon::FOOD_CATEGORY });
-            Some(Step::Call(Call::then("search_products", args, food_on_menu)))
+            Some(Step::Call(Call::then("search_stores", args, food_found_to_eat)))
+        }
+        None => {
+            let args = json!({ "keyword": dish, "category": crate::basic::lexicon::DRINK_CATEGORY });
+            Some(Step::Call(Call::then("search_products", args, food_on_drinks_menu)))
         }
     }
 }
 
 /// Dishes found on the menus: the way to the store of the best; none,
 /// every place to eat.
-fn food_on_menu(data: &Value, _said: &Said) -> Option<Step> {
+fn food_on_drinks_menu(data: &Value, said: &Said) -> Option<Step> {
+    food_on_menus(data, said, true)
+}
+
+fn food_on_menu(data: &Value, said: &Said) -> Option<Step> {
+    food_on_menus(data, said, false)
+}
+
+fn food_on_menus(data: &Value, said: &Said, to_drink: bool) -> Option<Step> {
     let result = read::<SearchProductsResult>(data)?;
     match result.products.first() {
         Some(best) => {
             let args = json!({ "store_name": best.store });
             Some(Step::Call(Call::then("navigate_to_store", args, food_way)))
+        }
+        None if to_drink => {
+            let dish = food_wanted(said).unwrap_or_default();
+            let args = json!({ "keyword": dish, "category": crate::basic::lexicon::FOOD_CATEGORY });
+            Some(Step::Call(Call::then("search_products", args, food_on_menu)))
         }
         None => {
             let args = json!({ "keyword": "", "category": crate::basic::lexicon::FOOD_CATEGORY });
@@ -613,8 +683,9 @@ fn food_way(data: &Value, said: &Said) -> Option<Step> {
     let lang = said.lang;
     let guide = &said.texts().guide;
     let calls: Vec<&Made> = said.dialogue.turn_calls().collect();
-    let stores: Vec<String> = match calls.iter().find_map(|m| m.result::<SearchStoresResult>()) {
-        Some(found) if !found.stores.is_empty() => found
+    let found = calls.iter().filter_map(|m| m.result::<SearchStoresResult>()).find(|f| !f.stores.is_empty());
+    let stores: Vec<String> = match found {
+        Some(found) => found
             .stores
             .iter()
             .take(LISTED)

@@ -56,6 +56,34 @@ pub const EAT: &[&str] = &[
 /// is the category every other kind of restaurant sits under).
 pub const FOOD_CATEGORY: &str = "food";
 
+/// The mall's category for places to drink (cafés, tea shops): searched
+/// before [`FOOD_CATEGORY`] for a dish, so that coffee is a café's before a
+/// burger bar's that also sells it.
+pub const DRINK_CATEGORY: &str = "drinks";
+
+/// Dishes, drinks and cuisines people ask for without a word of eating
+/// ("炸鸡哪里有", "bubble tea?", "I need coffee", "any good dumpling place
+/// here"): with a place word, or alone, they ask where to get them (read in
+/// Simplified characters, lowercase).
+#[rustfmt::skip]
+pub const DISHES: &[&str] = &[
+    "咖啡", "拿铁", "美式", "奶茶", "珍珠奶茶", "果茶", "茶饮", "饮料", "果汁", "甜品", "甜点", "蛋糕", "冰淇淋",
+    "面条", "拉面", "米线", "米粉", "饺子", "包子", "小笼包", "火锅", "烧烤", "烤肉", "炸鸡", "汉堡", "披萨",
+    "寿司", "日料", "韩餐", "西餐", "中餐", "川菜", "粤菜", "湘菜", "快餐", "小吃", "酸菜鱼", "麻辣烫", "早点",
+    "coffee", "latte", "espresso", "cappuccino", "tea", "bubble tea", "milk tea", "boba", "juice", "dessert",
+    "desserts", "cake", "ice cream", "noodles", "noodle", "ramen", "dumplings", "dumpling", "xiaolongbao",
+    "hotpot", "hot pot", "bbq", "barbecue", "fried chicken", "burger", "burgers", "pizza", "sushi",
+    "chinese food", "sichuan", "fast food", "snack", "snacks",
+];
+
+/// Words that ask where to get something ("哪里有", "where can I get"), or
+/// that want it now ("想喝", "I need"): with a dish, somewhere to eat.
+#[rustfmt::skip]
+pub const WHERE_TO_GET: &[&str] = &[
+    "哪里有", "哪有", "哪里", "哪儿", "在哪", "哪家", "想喝", "喝点", "喝杯", "来杯", "来一杯", "想要", "需要",
+    "where", "place", "places", "spot", "somewhere", "need", "craving", "fancy", "grab", "want",
+];
+
 /// Words that ask for a gift, in either language (read in Simplified characters).
 #[rustfmt::skip]
 pub const GIFT: &[&str] = &[

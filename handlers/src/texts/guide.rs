@@ -37,7 +37,7 @@ pub struct GuideTexts {
 
 /// Simplified Chinese.
 pub const ZH_HANS: GuideTexts = GuideTexts {
-    food_for: |what| format!("能吃{what}的地方："),
+    food_for: |what| format!("有{what}的地方："),
     food_all: "商场里吃饭的地方（按楼层）：",
     food_floor: |floor, places| format!("{floor}：{places}"),
     food_none: |what| format!("商场里暂时没有专门做{what}的店，这些地方可以吃饭："),
@@ -80,7 +80,7 @@ pub const ZH_HANS: GuideTexts = GuideTexts {
 
 /// Traditional Chinese.
 pub const ZH_HANT: GuideTexts = GuideTexts {
-    food_for: |what| format!("能吃{what}的地方："),
+    food_for: |what| format!("有{what}的地方："),
     food_all: "商場裡吃飯的地方（按樓層）：",
     food_floor: |floor, places| format!("{floor}：{places}"),
     food_none: |what| format!("商場裡暫時沒有專門做{what}的店，這些地方可以吃飯："),
