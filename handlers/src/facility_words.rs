@@ -35,8 +35,8 @@ pub(crate) const WORDS: &[(&str, &[&str])] = &[
         "family restroom", "family toilet", "family bathroom",
     ]),
     ("babychanging", &[
-        "换尿布", "尿布台", "换尿片", "尿片台", "baby changing", "changing table", "change a nappy",
-        "change a diaper",
+        "换尿布", "尿布台", "换尿片", "尿片台", "尿不湿", "尿布", "尿片", "baby changing", "changing table",
+        "change a nappy", "change a diaper", "diaper", "diapers", "nappy", "nappies",
     ]),
     ("mothersroom", &[
         "母婴室", "哺乳室", "育婴室", "母婴间", "喂奶", "哺乳", "nursing room", "mothers room", "mother's room",
@@ -60,8 +60,10 @@ pub(crate) const WORDS: &[(&str, &[&str])] = &[
         "医务室", "急救", "医疗站", "医护室", "aed", "first aid", "first-aid", "medical room", "defibrillator",
     ]),
     ("powerchargingstation", &[
-        "充电站", "手机充电", "充电的地方", "哪里充电", "哪里可以充电", "可以充电", "charging station",
-        "phone charging", "charge my phone", "charge a phone", "charging point", "charge phone",
+        "充电站", "手机充电", "充电的地方", "哪里充电", "哪里可以充电", "可以充电", "能充电", "充个电", "充下电",
+        "手机没电", "charging station", "phone charging", "charge my phone", "charge a phone", "charging point",
+        "charge phone", "charge it", "charge my", "phone is dying", "phone died", "battery is low", "low battery",
+        "battery is dead", "battery died",
     ]),
     ("coinlocker", &[
         "储物柜", "寄存柜", "寄物柜", "置物柜", "行李寄存", "寄存", "存包", "locker", "lockers", "left luggage",

@@ -554,8 +554,9 @@ fn info_reply(answering: &Answering) -> Option<Reply> {
 
 #[rustfmt::skip]
 const EVENTS: &[&str] = &[
-    "活动", "演出", "表演", "展览", "市集", "节目", "好玩的", "events", "event", "what's on", "whats on",
-    "what is on", "anything on", "what's happening", "what is happening", "things to do", "shows", "workshops",
+    "活动", "演出", "表演", "展览", "市集", "节目", "好玩的", "音乐会", "演唱会", "events", "event", "what's on",
+    "whats on", "what is on", "anything on", "what's happening", "what is happening", "things to do", "shows",
+    "workshops", "activities", "activity", "concerts", "concert", "live music",
 ];
 #[rustfmt::skip]
 const OFFERS: &[&str] = &[
@@ -569,17 +570,28 @@ const WHEN: &[(&str, When)] = &[
     ("星期天", When::Weekend), ("周六", When::Weekend), ("周日", When::Weekend), ("weekend", When::Weekend),
     ("saturday", When::Weekend), ("sunday", When::Weekend),
     ("这周", When::Week), ("本周", When::Week), ("这星期", When::Week), ("this week", When::Week),
+    // Another day of the week: this week's.
+    ("星期一", When::Week), ("星期二", When::Week), ("星期三", When::Week), ("星期四", When::Week),
+    ("星期五", When::Week), ("周一", When::Week), ("周二", When::Week), ("周三", When::Week), ("周四", When::Week),
+    ("周五", When::Week), ("monday", When::Week), ("tuesday", When::Week), ("wednesday", When::Week),
+    ("thursday", When::Week), ("friday", When::Week),
 ];
 #[rustfmt::skip]
 const EVENTS_FILLER: &[&str] = &[
     "有什么", "有没有", "有啥", "什么", "哪些", "最近", "近期", "现在", "这个", "这", "在", "有", "吗", "呢", "的",
     "都", "are", "there", "any", "what", "is", "on", "at", "the", "this", "in", "for", "s", "and", "happening",
     "coming", "up", "going",
+    // Who and when of the day: every event is listed with its time and place.
+    "晚上", "下午", "上午", "早上", "白天", "小朋友", "小孩", "孩子", "儿童", "亲子", "家庭", "全家", "evening",
+    "night", "afternoon", "morning", "kids", "kid", "children", "child", "family", "families",
+    // An event named: "灯光秀几点开始".
+    "几点开始", "几点", "开始", "什么时候", "when", "time", "start", "starts", "does",
 ];
 
 fn recognise_events(said: &Said) -> Option<Step> {
     let mut rest = said.scratch();
-    let events = rest.remove_all(EVENTS);
+    let named = said.lexicon.names_event(&rest);
+    let events = rest.remove_all(EVENTS) || named;
     let offers = rest.remove_all(OFFERS);
     if !events && !offers {
         return None;
@@ -594,7 +606,7 @@ fn recognise_events(said: &Said) -> Option<Step> {
     rest.remove_all(&words);
     rest.remove_all(EVENTS_FILLER);
     rest.remove_all(MALL);
-    if !rest.residual().is_empty() {
+    if !named && !rest.residual().is_empty() {
         // "耐克有什么活动": a store's promotions.
         return None;
     }

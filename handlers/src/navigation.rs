@@ -417,6 +417,11 @@ const TO: &[&str] = &[
     "怎么去", "怎么走到", "怎么走去", "怎么到", "怎么过去到", "要怎么去", "该怎么去", "如何去", "去", "到",
     "how do i get to", "how can i get to", "how to get to", "how do i go to", "how do i find", "to",
 ];
+/// Words after the start of a walk, struck out ("从正门进来要怎么去").
+#[rustfmt::skip]
+const START_TAIL: &[&str] = &[
+    "进来", "进去", "进门", "进入", "出来", "出发", "开始", "过来", "过去", "走", "要", "的",
+];
 /// Words after the end of a walk, struck out.
 #[rustfmt::skip]
 const ROUTE_TAIL: &[&str] = &[
@@ -430,7 +435,7 @@ pub fn route_between(said: &Said) -> Option<(String, String)> {
     let lower = lower.trim();
     let (from_at, from_word) = FROM
         .iter()
-        .filter_map(|w| lower.find(w).map(|at| (at, *w)))
+        .flat_map(|w| lower.match_indices(w))
         .filter(|(at, w)| word_edge(lower, *at, w))
         .min_by_key(|(at, w)| (*at, std::cmp::Reverse(w.len())))?;
     let after_from = &lower[from_at + from_word.len()..];
@@ -442,10 +447,14 @@ pub fn route_between(said: &Said) -> Option<(String, String)> {
     }
     let (to_at, to_word) = TO
         .iter()
-        .filter_map(|w| after_from.find(w).map(|at| (at, *w)))
+        .flat_map(|w| after_from.match_indices(w))
         .filter(|(at, w)| *at > 0 && word_edge(after_from, *at, w))
         .min_by_key(|(at, w)| (*at, std::cmp::Reverse(w.len())))?;
-    let start = after_from[..to_at].trim().trim_end_matches(['的', ' ']);
+    let mut start = after_from[..to_at].trim().trim_end_matches(['的', ' ']);
+    // "从正门进来要怎么去": the start is the place, without the walk's words.
+    while let Some(place) = START_TAIL.iter().find_map(|w| start.strip_suffix(w)) {
+        start = place.trim_end();
+    }
     let start = start.strip_prefix("the ").unwrap_or(start).to_owned();
     let end = strip_route_words(&after_from[to_at + to_word.len()..]);
     let head = lower[..from_at].trim();
@@ -467,6 +476,7 @@ fn strip_route_words(text: &str) -> String {
         "get",
         "go",
         "walk",
+        "please",
         "去",
         "走",
     ]);

@@ -230,8 +230,10 @@ const BUY: &[&str] = &[
 /// Phrases that mean the shopper is browsing.
 #[rustfmt::skip]
 const BROWSE: &[&str] = &[
-    "有什么", "有没有", "有哪些", "有啥", "推荐", "找", "搜", "看看", "show me", "find", "search",
-    "looking for", "recommend", "do you have", "do you sell", "any",
+    "有什么", "有没有", "有哪些", "有啥", "推荐", "找", "搜", "看看", "哪里有", "哪有", "哪里买", "在哪买",
+    "show me", "find", "search", "looking for", "recommend", "do you have", "do you sell", "any",
+    "where can i buy", "where to buy", "还有货", "有货", "有没有货", "有现货", "卖完", "in stock", "available",
+    "sold out",
 ];
 
 /// Phrases that ask for cheaper goods.
@@ -244,6 +246,7 @@ const CHEAP: &[&str] = &[
 /// Chinese filler struck out of a product keyword.
 #[rustfmt::skip]
 const ZH_FILLER: &[&str] = &[
+    "还有货", "有没有货", "有现货", "有货", "卖完了", "卖完",
     "帮我", "给我", "我想要", "我想", "我要", "想要", "想买", "购买", "搜一下", "搜索", "查一下", "找一下",
     "找找", "看一下", "看看", "推荐一下", "推荐", "有什么", "有没有", "有哪些", "有啥", "什么", "哪些",
     "一些", "一下", "一点", "商品", "东西", "价格", "左右", "元", "块钱", "块", "的", "吗", "呢", "吧", "啊",
@@ -258,7 +261,7 @@ const EN_FILLER: &[&str] = &[
     "does", "have", "has", "get", "need", "something", "help", "recommend", "what", "what's", "whats", "are",
     "there", "is", "which", "with", "good", "nice", "best", "got", "purchase", "it", "them", "your", "my",
     "mall", "sell", "sells", "yuan", "rmb", "price", "priced", "please", "options", "in", "here", "new",
-    "one", "ones", "where", "see", "let", "let's",
+    "one", "ones", "where", "see", "let", "let's", "stock", "available", "sold", "out",
 ];
 
 /// Chinese numerals and classifiers such as `一双`, `两件`: struck out of keywords.

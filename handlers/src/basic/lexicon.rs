@@ -10,8 +10,8 @@ use std::sync::Arc;
 use handlers::general::{name_key, nearest_names};
 use handlers::texts::zh_hant::to_simplified;
 use services::{
-    Area, InfoIndex, InfoSection, MallApi, PageRequest, ProductBrief, ProductQuery, ServiceError, Store,
-    StoreQuery,
+    Area, EventQuery, InfoIndex, InfoSection, MallApi, MallEvent, PageRequest, ProductBrief, ProductQuery,
+    ServiceError, Store, StoreQuery,
 };
 
 use super::text::Scratch;
@@ -153,6 +153,8 @@ pub struct Lexicon {
     pub examples: handlers::mall_examples::MallExamples,
     /// The mall's own information: its sections' titles and an index of them.
     info: InfoTopics,
+    /// The titles of the mall's events in either language (Simplified, lowercase).
+    events: Vec<String>,
 }
 
 /// The sections of the mall's own information, as basic mode recognises a
@@ -196,6 +198,17 @@ impl InfoTopics {
     }
 }
 
+/// The titles of events, each once, as [`Lexicon::names_event`] reads them.
+fn event_titles(events: &[MallEvent]) -> Vec<String> {
+    let titles: BTreeSet<String> = events
+        .iter()
+        .flat_map(|e| [to_simplified(&e.title).to_lowercase(), e.title_en.to_lowercase()])
+        .map(|t| t.trim().to_owned())
+        .filter(|t| usable_alias(t))
+        .collect();
+    titles.into_iter().collect()
+}
+
 /// Products read per page while learning.
 const PAGE: u32 = PageRequest::MAX_LIMIT;
 /// At most this many products are read while learning (brands repeat).
@@ -216,8 +229,14 @@ impl Lexicon {
         .await?;
         // A mall without information sections (or that cannot give them now) still has names.
         let sections = mall.mall_info().await.map(|page| page.items).unwrap_or_default();
-        let mut lexicon =
-            Lexicon { info: InfoTopics::new(&sections), ..Lexicon::from_catalog(&stores, &areas, &products) };
+        // Nor without events.
+        let events =
+            mall.mall_events(&EventQuery::default()).await.map(|page| page.items).unwrap_or_default();
+        let mut lexicon = Lexicon {
+            info: InfoTopics::new(&sections),
+            events: event_titles(&events),
+            ..Lexicon::from_catalog(&stores, &areas, &products)
+        };
         lexicon.examples = handlers::mall_examples::MallExamples::learn(mall, &stores, &products).await;
         Ok(lexicon)
     }
@@ -267,12 +286,29 @@ impl Lexicon {
             .collect(),
             examples: Default::default(),
             info: InfoTopics::default(),
+            events: Vec::new(),
         }
     }
 
     /// The same names, knowing the mall's information `sections` too.
     pub fn with_info(self, sections: &[InfoSection]) -> Lexicon {
         Lexicon { info: InfoTopics::new(sections), ..self }
+    }
+
+    /// Whether the text names one of the mall's events by its title or the
+    /// end of it ("灯光秀" of 中庭灯光秀, "the light show" of "Atrium light
+    /// show"): at least three Chinese characters or two English words.
+    pub fn names_event(&self, s: &Scratch) -> bool {
+        self.events.iter().any(|title| {
+            if super::text::has_cjk(title) {
+                let chars: Vec<char> = title.chars().filter(|c| !c.is_whitespace()).collect();
+                (0..=chars.len().saturating_sub(3))
+                    .any(|start| s.find(&chars[start..].iter().collect::<String>()).is_some())
+            } else {
+                let words: Vec<&str> = title.split_whitespace().collect();
+                (0..words.len().saturating_sub(1)).any(|start| s.find(&words[start..].join(" ")).is_some())
+            }
+        })
     }
 
     /// Whether the text names a section of the mall's information by its title ("失物招领", "Gift wrapping").

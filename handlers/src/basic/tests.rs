@@ -255,7 +255,7 @@ fn stores_areas_and_store_information() {
         ("reviews of Haidilao", info("Haidilao", "reviews")),
         ("找一家咖啡店", stores("咖啡")),
         ("find a coffee shop", stores("coffee")),
-        ("哪里有咖啡店", stores("咖啡")),
+        ("哪里有咖啡店", ("search_stores", json!({"keyword": "咖啡", "category": "drinks"}), true)),
         ("any restaurants?", ("search_stores", json!({"keyword": "", "category": "food"}), true)),
         ("有火锅店吗", stores("火锅")),
         ("附近有吃饭的地方吗", ("search_stores", json!({"keyword": "", "category": "food"}), true)),
@@ -465,12 +465,22 @@ fn eating_asks_the_places_to_eat_by_dish_or_all_of_them() {
         ("附近有什么好吃的", ""),
         ("any restaurants?", ""),
         ("I'm hungry", ""),
+        ("炸鸡哪里有", "炸鸡"),
+        ("bubble tea?", "bubble tea"),
+        ("I need coffee", "coffee"),
+        ("any good dumpling place here", "dumpling"),
+        ("想喝咖啡，最近的咖啡店在哪", "咖啡"),
     ] {
         let (tool, args, then) = call(text);
         assert_eq!(tool, "search_stores", "{text}");
-        assert_eq!(args, json!({"keyword": dish, "category": "food"}), "{text}");
+        // A dish is looked for where people drink first (coffee is a café's), then where they eat.
+        let category = if dish.is_empty() { "food" } else { "drinks" };
+        assert_eq!(args, json!({"keyword": dish, "category": category}), "{text}");
         assert!(then, "{text}: the places lead on");
     }
+    // A dish with a price or a word of buying is a product search.
+    assert_eq!(call("奶茶 50 以内").0, "search_products");
+    assert_eq!(call("面膜哪里有").0, "search_products");
     // A store named is that store's; a message that is only a store's name is the way there.
     assert_ne!(call("麦当劳有什么好吃的").0, "search_stores");
     assert_eq!(call("海底捞火锅"), ("navigate_to_store", json!({"store_name": "海底捞火锅"}), false));
@@ -484,6 +494,8 @@ fn a_walk_from_one_place_to_another_has_a_start() {
         ("我在优衣库，海底捞怎么走", "优衣库", "海底捞"),
         ("how do I get from Uniqlo to Starbucks", "uniqlo", "starbucks"),
         ("from the main entrance to Nike", "main entrance", "nike"),
+        ("way from the LEGO store to Haidilao please", "lego store", "haidilao"),
+        ("從正門進來要怎麼去海底撈", "正门", "海底捞"),
     ] {
         let (tool, args, _) = call(text);
         assert_eq!(tool, "navigate_to_store", "{text}");
