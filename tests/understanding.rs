@@ -182,3 +182,65 @@ fn the_mall_information_in_shoppers_words_in_three_languages() {
     has_all(&en[1], &["Lost and found"]);
     has_all(&en[2], &["EV charging", "B2"]);
 }
+
+#[test]
+fn a_dish_alone_asks_where_to_get_it_and_a_drink_is_a_cafes() {
+    let zh = chat("dish-zh", &["炸雞哪裡有", "想喝咖啡，最近的咖啡店在哪"]);
+    has_all(&zh[0], &["有炸雞的地方", "肯德基", "B1"]);
+    has_none(&zh[0], &["這個我不太懂", "件商品"]);
+    has_all(&zh[1], &["有咖啡的地方", "1. 瑞幸咖啡", "星巴克"]);
+    has_none(&zh[1], &["最近 咖啡", "肯德基"]);
+    let en =
+        chat("dish-en", &["any good dumpling place here", "I need coffee", "where can I get some noodles"]);
+    has_all(&en[0], &["Places for dumpling", "Din Tai Fung", "5F"]);
+    has_none(&en[0], &["Freshippo", "products"]);
+    has_all(&en[1], &["Places for coffee", "Luckin Coffee", "Starbucks"]);
+    has_none(&en[1], &["KFC"]);
+    has_all(&en[2], &["Places for noodles", "Haidilao"]);
+    // A dish with a price, or a word of buying, is still a product search.
+    let products = chat("dish-products", &["奶茶 20 以内", "充电宝哪里有卖"]);
+    has_all(&products[0], &["喜茶", "¥"]);
+    has_all(&products[1], &["充电宝 20000mAh", "¥129"]);
+}
+
+#[test]
+fn a_store_by_its_brands_name_its_phone_an_event_by_name_and_a_facility_by_need() {
+    let zh = chat(
+        "names-zh",
+        &[
+            "苹果店几点关门",
+            "麦当劳电话多少",
+            "灯光秀几点开始",
+            "手机没电了，哪里能充电",
+            "從正門進來要怎麼去海底撈",
+        ],
+    );
+    has_all(&zh[0], &["Apple 零售店", "10:00–22:00"]);
+    has_all(&zh[1], &["麦当劳", "021-5888 3135"]);
+    has_all(&zh[2], &["中庭灯光秀", "19:30"]);
+    has_all(&zh[3], &["充电站", "1楼"]);
+    has_all(&zh[4], &["海底撈火鍋", "5F-12", "從正門出發"]);
+    let en = chat(
+        "names-en",
+        &[
+            "when does the light show start",
+            "any activities for kids?",
+            "my phone is dying, where can I charge it",
+            "somewhere to change my baby's diaper?",
+            "way from the LEGO store to Haidilao please",
+            "I lost my scarf somewhere in the mall",
+        ],
+    );
+    has_all(&en[0], &["Atrium light show", "19:30"]);
+    has_all(&en[1], &["Weekend family craft workshop"]);
+    has_all(&en[2], &["Phone charging", "1F"]);
+    has_all(&en[3], &["Nursing room", "2F"]);
+    has_all(&en[4], &["Haidilao Hotpot is on 5F-12", "From LEGO"]);
+    has_all(&en[5], &["Lost and found", "service desk"]);
+    has_none(&en[5], &["I don't know"]);
+    let hant = chat("names-hant", &["耐吉在幾樓", "海底勞在幾樓", "外國人可以退稅嗎", "星期五晚上有表演嗎"]);
+    has_all(&hant[0], &["耐克", "3F-01"]);
+    has_all(&hant[1], &["海底撈火鍋", "5F-12"]);
+    has_all(&hant[2], &["離境退稅", "500", "護照"]);
+    has_all(&hant[3], &["週五中庭音樂會", "19:00"]);
+}

@@ -364,6 +364,9 @@ pub async fn mall_events(ctx: &ToolContext, args: MallEventsArgs) -> ToolResult<
             chosen = events.iter().filter(|e| in_window(e, end, i64::MAX)).collect();
         }
     }
+    // An event that comes back every day is told once, at its next time: the others are not crowded out.
+    let mut told = std::collections::HashSet::new();
+    chosen.retain(|e| told.insert(e.title.as_str()));
     let mut lines = Vec::new();
     for event in chosen.into_iter().take(SHOWN_EVENTS) {
         lines.push(event_line(ctx, event).await);

@@ -698,7 +698,8 @@ fn food_way(data: &Value, said: &Said) -> Option<Step> {
             let menu = calls
                 .iter()
                 .filter(|m| m.name == "search_products")
-                .find_map(|m| m.result::<SearchProductsResult>())
+                .filter_map(|m| m.result::<SearchProductsResult>())
+                .find(|menu| !menu.products.is_empty())
                 .unwrap_or_default();
             let mut seen = Vec::new();
             for p in &menu.products {
