@@ -520,11 +520,32 @@ fn recognise_area(said: &Said) -> Option<Step> {
     }
 }
 
+/// Words that ask whether the mall has a place ("is there a KFC here", "商场里有星巴克吗").
+#[rustfmt::skip]
+const THERE_IS: &[&str] = &[
+    "is there a", "is there an", "is there", "are there", "do you have a", "do you have an", "here", "in the mall",
+    "in this mall", "商场里有没有", "商场有没有", "这里有没有", "商场里有", "商场有", "这里有", "有没有", "吗",
+];
+
+/// A store whose being here is asked ("is there a KFC here", "商场里有星巴克吗"): the store,
+/// even when it carries its brand's name.
+fn store_asked_about(said: &Said) -> Option<String> {
+    let mut rest = said.scratch();
+    if !rest.remove_all(THERE_IS) {
+        return None;
+    }
+    rest.remove_all(&["?", "？", "呢", "吧", "啊", "!", "！"]);
+    let name = rest.residual();
+    let key = |s: &str| s.to_lowercase().chars().filter(|c| c.is_alphanumeric()).collect::<String>();
+    let whole = key(&name);
+    (!whole.is_empty() && said.lexicon.store_names().any(|s| key(s) == whole)).then_some(name)
+}
+
 fn recognise_store(said: &Said) -> Option<Step> {
     if let Some((from, to)) = route_between(said) {
         return Some(Step::Call(Call::new("navigate_to_store", json!({ "store_name": to, "from": from }))));
     }
-    if let Some(store) = named_store_alone(said) {
+    if let Some(store) = named_store_alone(said).or_else(|| store_asked_about(said)) {
         return Some(Step::Call(Call::new("navigate_to_store", json!({ "store_name": store }))));
     }
     match place(said)? {

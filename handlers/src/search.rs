@@ -595,10 +595,18 @@ fn dish_asked(s: &Scratch) -> bool {
 fn recognise_food(said: &Said) -> Option<Step> {
     use crate::basic::lexicon::{DRINK_CATEGORY, FOOD_CATEGORY};
     let dish = food_wanted(said)?;
-    // A dish: the places to drink first (coffee is a café's), then to eat; nothing named: to eat.
-    let category = if dish.is_empty() { FOOD_CATEGORY } else { DRINK_CATEGORY };
-    let args = json!({ "keyword": dish, "category": category });
-    Some(Step::Call(Call::then("search_stores", args, food_found)))
+    // A drink: the places to drink first (coffee is a café's), then to eat; else the places to eat.
+    if is_drink(&dish) {
+        let args = json!({ "keyword": dish, "category": DRINK_CATEGORY });
+        return Some(Step::Call(Call::then("search_stores", args, food_found)));
+    }
+    let args = json!({ "keyword": dish, "category": FOOD_CATEGORY });
+    Some(Step::Call(Call::then("search_stores", args, food_found_to_eat)))
+}
+
+/// Whether a dish is a drink ([`crate::basic::lexicon::DRINKS`]).
+fn is_drink(dish: &str) -> bool {
+    Scratch::new(dish).contains_any(crate::basic::lexicon::DRINKS)
 }
 
 /// The dish asked for, as the shopper reads it.
@@ -633,9 +641,13 @@ fn food_stores(data: &Value, said: &Said, to_drink: bool) -> Option<Step> {
             let args = json!({ "keyword": dish, "category": crate::basic::lexicon::FOOD_CATEGORY });
             Some(Step::Call(Call::then("search_stores", args, food_found_to_eat)))
         }
-        None => {
+        None if is_drink(&dish) => {
             let args = json!({ "keyword": dish, "category": crate::basic::lexicon::DRINK_CATEGORY });
             Some(Step::Call(Call::then("search_products", args, food_on_drinks_menu)))
+        }
+        None => {
+            let args = json!({ "keyword": dish, "category": crate::basic::lexicon::FOOD_CATEGORY });
+            Some(Step::Call(Call::then("search_products", args, food_on_menu)))
         }
     }
 }

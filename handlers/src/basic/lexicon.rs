@@ -76,6 +76,14 @@ pub const DISHES: &[&str] = &[
     "chinese food", "sichuan", "fast food", "snack", "snacks",
 ];
 
+/// The dishes of [`DISHES`] that are drinks: looked for where people drink
+/// first ([`DRINK_CATEGORY`]), the others where people eat first.
+#[rustfmt::skip]
+pub const DRINKS: &[&str] = &[
+    "咖啡", "拿铁", "美式", "奶茶", "果茶", "茶饮", "饮料", "果汁", "coffee", "latte", "espresso", "cappuccino",
+    "tea", "boba", "juice",
+];
+
 /// Words that ask where to get something ("哪里有", "where can I get"), or
 /// that want it now ("想喝", "I need"): with a dish, somewhere to eat.
 #[rustfmt::skip]

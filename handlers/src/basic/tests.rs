@@ -473,8 +473,8 @@ fn eating_asks_the_places_to_eat_by_dish_or_all_of_them() {
     ] {
         let (tool, args, then) = call(text);
         assert_eq!(tool, "search_stores", "{text}");
-        // A dish is looked for where people drink first (coffee is a café's), then where they eat.
-        let category = if dish.is_empty() { "food" } else { "drinks" };
+        // A drink is looked for where people drink first (coffee is a café's), a dish where they eat.
+        let category = if ["coffee", "bubble tea", "咖啡"].contains(&dish) { "drinks" } else { "food" };
         assert_eq!(args, json!({"keyword": dish, "category": category}), "{text}");
         assert!(then, "{text}: the places lead on");
     }
