@@ -359,6 +359,7 @@ const NAVIGATE: &[&str] = &[
     "导航到", "导航去", "我想去", "where can i find", "where is", "where's", "where are", "how do i get to",
     "how can i get to", "how to get to", "how do i go to", "take me to", "directions to", "navigate to",
     "the way to", "guide me to", "wher is", "whre is", "were is", "wheres", "where si", "在那里", "在那",
+    "which floor is", "what floor is", "which floor", "what floor", "which level", "what level",
 ];
 #[rustfmt::skip]
 const LIST_STORES: &[&str] = &[
@@ -367,7 +368,7 @@ const LIST_STORES: &[&str] = &[
 ];
 #[rustfmt::skip]
 const PLACE_FILLER: &[&str] = &[
-    "the", "me", "i", "to", "are", "is", "there", "in", "请问", "我", "的", "附近",
+    "the", "me", "i", "to", "are", "is", "there", "in", "请问", "我", "的", "附近", "on",
 ];
 
 /// The place the message asks for; `None` with no word of place, or when
@@ -477,6 +478,7 @@ fn strip_route_words(text: &str) -> String {
         "go",
         "walk",
         "please",
+        "要",
         "去",
         "走",
     ]);
@@ -527,18 +529,31 @@ const THERE_IS: &[&str] = &[
     "in this mall", "商场里有没有", "商场有没有", "这里有没有", "商场里有", "商场有", "这里有", "有没有", "吗",
 ];
 
+/// Words of a store after its name ("Xiaomi stores", "the Nike shop", "苹果专卖店").
+#[rustfmt::skip]
+const STORE_TYPES_ASKED: &[&str] = &[
+    "stores", "store", "shops", "shop", "outlet", "专卖店", "旗舰店", "门店", "店铺", "店",
+];
+
 /// A store whose being here is asked ("is there a KFC here", "商场里有星巴克吗"): the store,
 /// even when it carries its brand's name.
 fn store_asked_about(said: &Said) -> Option<String> {
     let mut rest = said.scratch();
-    if !rest.remove_all(THERE_IS) {
+    let there_is = rest.remove_all(THERE_IS);
+    let a_store =
+        rest.remove_all(&["show me the", "show me", "the", "a", "an"]) | rest.remove_all(STORE_TYPES_ASKED);
+    if !there_is && !a_store {
         return None;
     }
     rest.remove_all(&["?", "？", "呢", "吧", "啊", "!", "！"]);
     let name = rest.residual();
     let key = |s: &str| s.to_lowercase().chars().filter(|c| c.is_alphanumeric()).collect::<String>();
     let whole = key(&name);
-    (!whole.is_empty() && said.lexicon.store_names().any(|s| key(s) == whole)).then_some(name)
+    let is_store = said.lexicon.store_names().any(|s| key(s) == whole);
+    // "Xiaomi stores": the brand's own store, which the store lookup finds by the brand.
+    let brands_store =
+        a_store && said.lexicon.find_brand(&rest).is_some_and(|(brand, _)| key(&brand) == whole);
+    (!whole.is_empty() && (is_store || brands_store)).then_some(name)
 }
 
 fn recognise_store(said: &Said) -> Option<Step> {

@@ -529,7 +529,7 @@ pub fn store_list(result: &SearchStoresResult, lang: Lang) -> String {
 /// Words struck out of a dish or cuisine besides the fillers of a product search.
 #[rustfmt::skip]
 const FOOD_FILLER: &[&str] = &[
-    "附近", "周边", "最近", "这里", "商场", "哪里", "哪儿", "哪", "能", "可以", "想", "去", "点", "些", "家", "好",
+    "附近", "周边", "最近", "这里", "这", "商场", "哪里", "哪儿", "哪", "能", "可以", "想", "去", "点", "些", "家", "好",
     "nearby", "around", "where", "can", "somewhere", "place", "places", "go", "good", "serves", "serve",
     "get", "for", "eat", "i'm", "im", "nearest", "closest",
 ];
