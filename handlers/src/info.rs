@@ -440,7 +440,7 @@ const PROMOTIONS: &[&str] = &[
 ];
 #[rustfmt::skip]
 const HOURS: &[&str] = &[
-    "营业时间", "几点开", "几点关", "几点", "开门", "关门", "营业", "how late", "until when", "till when", "联系电话", "联系方式", "电话号码", "电话", "opening hours",
+    "营业时间", "几点开门", "几点关门", "开门", "关门", "几点开", "几点关", "几点", "营业", "how late", "until when", "till when", "联系电话", "联系方式", "电话号码", "电话", "opening hours",
     "hours", "open", "opens", "close", "closes", "phone number", "telephone", "contact number",
 ];
 #[rustfmt::skip]
