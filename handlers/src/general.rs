@@ -151,13 +151,25 @@ pub fn nearest_names<'a>(wanted: &str, names: impl IntoIterator<Item = &'a str>)
             let d = if crate::basic::text::has_cjk(&key) && lead.len() < other.len() {
                 edit_distance(&key, &other).min(edit_distance(&key, &lead))
             } else {
-                edit_distance(&key, &other)
+                // Latin names written as they sound count too ("sefora" is Sephora).
+                edit_distance(&key, &other).min(edit_distance(&sounded(&key), &sounded(&other)) + 1)
             };
             (!other.is_empty() && d > 0 && d <= allowance).then_some((d, name))
         })
         .collect();
     near.sort_by_key(|(d, _)| *d);
     near
+}
+
+/// A Latin name as it sounds: "ph" as "f", "ck" as "k", a doubled letter once.
+fn sounded(key: &str) -> String {
+    let mut out = String::with_capacity(key.len());
+    for c in key.replace("ph", "f").replace("ck", "k").chars() {
+        if !out.ends_with(c) {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// The store a name with a typo means: the one nearest by [`nearest_names`]

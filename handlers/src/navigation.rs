@@ -502,8 +502,14 @@ fn named_store_alone(said: &Said) -> Option<String> {
     rest.remove_all(&["?", "？", "呢", "吧", "啊", "!", "！"]);
     let name = rest.residual();
     let lexicon = said.lexicon;
-    if name.is_empty() || !lexicon.names_store(&rest) {
+    if name.is_empty() {
         return None;
+    }
+    if !lexicon.names_store(&rest) {
+        // A store's name alone with a typo ("adiddas", "星巴可"): that store, when no other is as near.
+        let one_word = !name.trim().contains(char::is_whitespace);
+        let plain = lexicon.find_brand(&rest).is_none() && !lexicon.has_category(&rest);
+        return (one_word && plain).then(|| lexicon.near_store(&name).map(str::to_owned)).flatten();
     }
     // Letters and digits only, nothing struck out: "优衣库怎么走" is a question, not a name.
     let key = |s: &str| s.to_lowercase().chars().filter(|c| c.is_alphanumeric()).collect::<String>();

@@ -547,3 +547,11 @@ fn the_mall_information_is_found_by_what_people_say() {
     // The way to the car park stays the map's.
     assert_eq!(call("停车场在哪").0, "find_facility");
 }
+
+#[test]
+fn a_stores_name_alone_with_a_typo_is_the_way_there() {
+    for (text, store) in [("adiddas", "adidas"), ("星巴可", "星巴克"), ("sefora?", "sephora")] {
+        let (tool, args, _) = call(text);
+        assert_eq!((tool, args["store_name"].as_str()), ("navigate_to_store", Some(store)), "{text}");
+    }
+}
