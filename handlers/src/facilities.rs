@@ -198,6 +198,9 @@ fn recognise_facility(said: &Said) -> Option<Step> {
     let named = Scratch::new(&start);
     let is_start = !start.is_empty()
         && (said.lexicon.names_store(&named)
+            || said.lexicon.find_brand(&named).is_some()
+            || said.lexicon.near_store(&start).is_some()
+            || said.lexicon.begins_store_name(&start)
             || named.contains_any(ENTRANCE)
             || indoor::floor_named(&start).is_some());
     if is_start {

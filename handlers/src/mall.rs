@@ -496,7 +496,7 @@ const TOPICS: &[&str] = &[
     "带狗", "pets allowed", "dogs allowed", "pet friendly", "pet-friendly", "bring my dog", "bring a dog",
     "bring my pet", "bring pets", "吸烟", "抽烟", "smoking", "smoke", "充电桩", "新能源车", "ev charging",
     "electric car", "服务台", "service desk", "information desk", "客服电话", "服务热线", "hotline", "节假日",
-    "春节", "国庆", "holiday", "holidays",
+    "春节", "国庆", "holiday", "holidays", "会员", "积分", "membership", "member", "loyalty",
 ];
 /// Asking when something opens or closes.
 #[rustfmt::skip]

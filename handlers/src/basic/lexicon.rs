@@ -351,6 +351,12 @@ impl Lexicon {
         }
     }
 
+    /// Whether a store's name begins with `name` (two characters or more: "海底捞" of 海底捞火锅).
+    pub fn begins_store_name(&self, name: &str) -> bool {
+        let name = to_simplified(name.trim()).to_lowercase();
+        name.chars().count() >= 2 && self.stores.iter().any(|store| store.starts_with(&name))
+    }
+
     /// How many brands, stores and areas it knows (for the log).
     pub fn sizes(&self) -> (usize, usize, usize) {
         (self.brands.len(), self.stores.len(), self.areas.len())

@@ -555,3 +555,17 @@ fn a_stores_name_alone_with_a_typo_is_the_way_there() {
         assert_eq!((tool, args["store_name"].as_str()), ("navigate_to_store", Some(store)), "{text}");
     }
 }
+
+#[test]
+fn a_facility_near_a_store_starts_there() {
+    for (text, from) in [
+        ("restroom near haidilao", "haidilao"),
+        ("海底捞附近的厕所", "海底捞"),
+        ("toilet near nikee", "nikee"),
+    ] {
+        let (tool, args, _) = call(text);
+        assert_eq!((tool, args["from"].as_str()), ("find_facility", Some(from)), "{text}");
+    }
+    // The mall's membership is its information, not a product.
+    assert_eq!(call("会员有什么好处").0, "mall_info");
+}
