@@ -460,7 +460,9 @@ pub fn route_between(said: &Said) -> Option<(String, String)> {
     let end = strip_route_words(&after_from[to_at + to_word.len()..]);
     let head = lower[..from_at].trim();
     let end = if end.is_empty() { strip_route_words(head) } else { end };
-    (!start.is_empty() && !end.is_empty()).then_some((start, end))
+    // "jackets from 300 to 600" is a price range, not a walk.
+    let is_amount = |place: &str| place.chars().all(|c| c.is_ascii_digit() || "¥￥$.元块 ".contains(c));
+    (!start.is_empty() && !end.is_empty() && !is_amount(&start) && !is_amount(&end)).then_some((start, end))
 }
 
 /// The way words and fillers struck out of the end of a walk.

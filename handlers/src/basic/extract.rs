@@ -160,8 +160,15 @@ fn range_span(text: &str, a: &Number, b: &Number) -> Option<Range<usize>> {
     if skip_spaces(text, b_start) != b.range.start {
         return None;
     }
-    let start = cue_before(text, currency_start(text, a.range.start), RANGE_OPENERS)
-        .map_or(currency_start(text, a.range.start), |(at, _)| at);
+    let opener = cue_before(text, currency_start(text, a.range.start), RANGE_OPENERS);
+    // "iPhone 16 and 16 Pro", "size 40 to 42" are no prices: "and"/"to" join prices only
+    // after "between"/"from" or with a currency ("¥100 to ¥200", "100 to 200 yuan").
+    let priced =
+        currency_start(text, a.range.start) != a.range.start || unit_end(text, b.range.end) != b.range.end;
+    if (*joiner == "and" || *joiner == "to") && opener.is_none() && !priced {
+        return None;
+    }
+    let start = opener.map_or(currency_start(text, a.range.start), |(at, _)| at);
     let end = unit_end(text, b.range.end);
     let closer_at = skip_spaces(text, end);
     let end =

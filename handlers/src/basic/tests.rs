@@ -569,3 +569,11 @@ fn a_facility_near_a_store_starts_there() {
     // The mall's membership is its information, not a product.
     assert_eq!(call("会员有什么好处").0, "mall_info");
 }
+
+#[test]
+fn numbers_joined_by_and_or_to_are_prices_only_when_they_read_as_prices() {
+    assert_eq!(call("compare iphone 16 and 16 pro").1.get("min_price"), None);
+    assert_eq!(call("jackets from 300 to 600").0, "search_products");
+    let (_, args, _) = call("jackets from 300 to 600");
+    assert_eq!((args["min_price"].as_f64(), args["max_price"].as_f64()), (Some(300.0), Some(600.0)));
+}
