@@ -295,7 +295,7 @@ pub fn product_ask(said: &Said) -> Option<ProductAsk> {
         rest.remove_range(range.clone());
     }
     let buy = rest.contains_any(BUY);
-    let browse = rest.contains_any(BROWSE);
+    let browse = rest.contains_any(BROWSE) || asks_if_sold(rest.lower());
     let cheap = rest.remove_all(CHEAP);
     let category = lexicon.has_category(&rest);
     extract::take_size(&mut rest);
@@ -304,12 +304,18 @@ pub fn product_ask(said: &Said) -> Option<ProductAsk> {
     rest.remove_all(ZH_FILLER);
     let words = rest.residual_without(EN_FILLER);
     let known = brand.is_some() || category || !price.is_empty() || cheap;
-    if !known && (!(buy || browse) || words.is_empty()) {
+    if !known && (!(buy || browse) || words.chars().filter(|c| c.is_alphanumeric()).count() < 2) {
         return None;
     }
     let brand = brand.map(|(name, _)| name);
     let keyword = [brand.clone().unwrap_or_default(), words].join(" ").trim().to_owned();
     Some(ProductAsk { keyword, brand, price, cheap, buy, quantity })
+}
+
+/// "有三体吗", "有卖三体的吗": whether the mall has it.
+fn asks_if_sold(lower: &str) -> bool {
+    let text = lower.trim().trim_end_matches(['?', '？', ' ']);
+    (text.starts_with('有') || text.starts_with("请问有")) && text.ends_with('吗') || text.contains("有卖")
 }
 
 /// Strikes out `一双`, `两件`, `几款`, `买个`: a numeral (or `几`, `买`…) and a classifier.

@@ -305,12 +305,15 @@ impl Lexicon {
 
     /// Whether the text names one of the mall's events by its title or the
     /// end of it ("灯光秀" of 中庭灯光秀, "the light show" of "Atrium light
-    /// show"): at least three Chinese characters or two English words.
+    /// show"): at least two Chinese characters of a title of four or more
+    /// (three of a shorter one), or two English words.
     pub fn names_event(&self, s: &Scratch) -> bool {
         self.events.iter().any(|title| {
             if super::text::has_cjk(title) {
                 let chars: Vec<char> = title.chars().filter(|c| !c.is_whitespace()).collect();
-                (0..=chars.len().saturating_sub(3))
+                // Two characters of a longer title are enough ("夜跑" of 周六滨江夜跑).
+                let shortest = if chars.len() >= 4 { 2 } else { 3 };
+                (0..=chars.len().saturating_sub(shortest))
                     .any(|start| s.find(&chars[start..].iter().collect::<String>()).is_some())
             } else {
                 let words: Vec<&str> = title.split_whitespace().collect();
