@@ -340,7 +340,8 @@ impl FunctionCallRouter {
             self.remember_conversation_lang(&ctx.conversation_key(), spoken).await;
         }
         let ctx = MessageContext { lang: admitted.lang_or(spoken), ..ctx.clone() };
-        self.stages(admitted, &ctx, progress).await.written_in(ctx.lang, &ctx.text)
+        let progress = progress.written_in(ctx.lang);
+        self.stages(admitted, &ctx, &progress).await.written_in(ctx.lang, &ctx.text)
     }
 
     /// The stages after the door, in order; each may end the turn with a reply.
