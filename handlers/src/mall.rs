@@ -14,7 +14,7 @@ use services::calendar::LocalTime;
 use services::{EventQuery, InfoIndex, InfoSection, MallEvent, ServiceError};
 
 use crate::basic::{Answering, Call, Reply, Said, Step, date as day_of, read};
-use crate::format::{local_name, mall_text, navigate_suggestion, offer_text};
+use crate::format::{local_name, local_text, navigate_suggestion, offer_text};
 use crate::texts::zh_hant::to_simplified;
 use crate::{HelpLine, Lang, OfflineHook, ToolContext, ToolOutput, ToolResult, tool_function};
 
@@ -67,16 +67,6 @@ pub struct MallInfoResult {
 /// The mall has no such endpoint: the contract's `404`, or a page of a server that does not know the path.
 fn absent(error: &ServiceError) -> bool {
     matches!(error, ServiceError::NotFound { .. } | ServiceError::InvalidResponse { status: 404, .. })
-}
-
-/// A Chinese and an English text in the shopper's language, the other when one is empty.
-fn either(lang: Lang, zh: &str, en: &str) -> String {
-    let (zh, en) = (zh.trim(), en.trim());
-    if (lang == Lang::En && !en.is_empty()) || zh.is_empty() {
-        en.to_owned()
-    } else {
-        mall_text(lang, zh).into_owned()
-    }
 }
 
 impl SectionLine {
@@ -347,15 +337,19 @@ async fn event_line(ctx: &ToolContext, event: &MallEvent) -> EventLine {
     let ends = LocalTime::parse(&event.ends_at);
     let clock = |t: Option<LocalTime>| t.map(|t| t.clock()).map(|(h, m)| format!("{h:02}:{m:02}"));
     EventLine {
-        title: either(lang, &event.title, &event.title_en),
-        description: either(lang, &event.description, &event.description_en),
+        // In English, only what the mall wrote in English (an answer says less rather than show Chinese).
+        title: match local_text(lang, &event.title, &event.title_en) {
+            title if title.is_empty() => lang.texts().answers.untranslated_event.to_owned(),
+            title => title.into_owned(),
+        },
+        description: local_text(lang, &event.description, &event.description_en).into_owned(),
         date: day_of(&event.starts_at),
         weekday: starts.map_or(0, LocalTime::weekday),
         time: match (clock(starts), clock(ends)) {
             (Some(a), Some(b)) => format!("{a}–{b}"),
             (a, _) => a.unwrap_or_default(),
         },
-        place: either(lang, &event.place, &event.place_en),
+        place: local_text(lang, &event.place, &event.place_en).into_owned(),
         go_to: place_to_go(ctx, event).await,
     }
 }

@@ -175,6 +175,7 @@ pub(crate) static TEXTS: Texts = Texts {
             _ => format!("{title}：{description}（有效期至 {until}）"),
         },
         untranslated_offer: "優惠活動",
+        untranslated_event: "商場活動",
         store_not_found: |name, closest| {
             format!("沒有找到「{name}」這家店。名字相近的有：{closest}。點下面的按鈕帶您過去。")
         },

@@ -129,3 +129,26 @@ async fn events_are_asked_for_the_coming_days_and_offers_name_their_store() {
         "expired offers left out"
     );
 }
+
+#[tokio::test]
+async fn an_event_written_only_in_chinese_says_less_in_english() {
+    let mut mall = MockMallApi::new();
+    mall.expect_mall_events().returning(|_| {
+        let event = MallEvent {
+            id: "e-1".into(),
+            title: "中庭灯光秀".into(),
+            description: "每晚一场".into(),
+            starts_at: "2999-11-28T19:30:00+08:00".into(),
+            ends_at: "2999-11-28T19:45:00+08:00".into(),
+            place: "1F 中庭".into(),
+            ..MallEvent::default()
+        };
+        Ok(Page { total: 1, items: vec![event] })
+    });
+    mall.expect_mall_promotions().returning(|| Ok(Page { items: vec![], total: 0 }));
+    let output: handlers::ToolOutput<MallEventsResult> =
+        call(ctx(mall, Lang::En), "mall_events", json!({})).await.unwrap();
+    let event = &output.data.events[0];
+    assert_eq!(event.title, Lang::En.texts().answers.untranslated_event);
+    assert_eq!((event.description.as_str(), event.place.as_str()), ("", ""), "no Chinese in English");
+}
