@@ -189,6 +189,10 @@ fn a_first_message_of_latin_words_that_are_no_name_is_answered_in_english() {
     let wifi = chat(&dir, None, &["Wifi?"]).remove(0);
     english("Wifi?", &wifi);
     assert!(wifi.contains("GalaxyPlaza-Free"), "the mall's English information:\n{wifi}");
+    // One of the mall's names alone, even in small letters, says no language: the default's.
+    let dir = scratch("latin-name");
+    let nike = chat(&dir, None, &["nike"]).remove(0);
+    assert!(!han(&nike).is_empty(), "a brand's name opens in the bot's default language:\n{nike}");
     // In a conversation already in Chinese, the same words keep it.
     let dir = scratch("latin-zh");
     let got = chat(&dir, None, &["优衣库在哪", "wifi?"]);

@@ -543,3 +543,13 @@ fn the_mall_information_is_found_by_what_people_say() {
     // The way to the car park stays the map's.
     assert_eq!(call("停车场在哪").0, "find_facility");
 }
+
+#[test]
+fn only_the_malls_names_say_no_language_in_small_letters() {
+    for text in ["nike", "uniqlo?", "heytea", "nike 42", "Nike"] {
+        assert!(demo().only_names(text), "{text}");
+    }
+    for text in ["bubble tea?", "wifi?", "nike shoes", "toilets", "42", ""] {
+        assert!(!demo().only_names(text), "{text}");
+    }
+}

@@ -204,9 +204,10 @@ const ASKED_FOR: &[&str] = &[
 /// What the Latin words of `text` say: English when they are
 /// ([`english_words`]); nothing when there are none — words with digits
 /// (a product code "FD4821", "fd-4821", "42", "2XL"), sizes and "y"/"n"
-/// ([`NEUTRAL`]) are not words here — or when every word is capitalised as
-/// a name is ("Nike", "NIKE", "The North Face") and none is an everyday
-/// thing asked for ([`ASKED_FOR`]); else [`Said::Latin`].
+/// ([`NEUTRAL`]) are not words here — or when every word has a capital as
+/// a name has ("Nike", "NIKE", "iPhone", "The North Face") and none is an
+/// everyday thing asked for ([`ASKED_FOR`]); else [`Said::Latin`] (which a
+/// mall that knows the words as its names reads as a name too).
 fn latin(text: &str) -> Said {
     let words = latin_words(text);
     if words.is_empty() {
@@ -215,7 +216,7 @@ fn latin(text: &str) -> Said {
     if english_words(&words) {
         return Said::Clearly(Lang::En);
     }
-    let capitalised = |w: &&str| w.chars().next().is_some_and(|c| c.is_ascii_uppercase());
+    let capitalised = |w: &&str| w.chars().any(|c| c.is_ascii_uppercase());
     let asked_for = |w: &&str| ASKED_FOR.contains(&w.to_ascii_lowercase().as_str());
     if words.iter().all(capitalised) && !words.iter().any(asked_for) {
         return Said::Nothing;
@@ -330,9 +331,20 @@ mod tests {
             }
             assert_eq!(Lang::detect(text), None, "{text:?}");
         }
-        for text in
-            ["M", "42", "y", "👍", "FD4821", "fd-4821", "Nike", "NIKE", "The North Face", "Air Max 90", "?"]
-        {
+        for text in [
+            "M",
+            "42",
+            "y",
+            "👍",
+            "FD4821",
+            "fd-4821",
+            "Nike",
+            "NIKE",
+            "iPhone",
+            "The North Face",
+            "Air Max 90",
+            "?",
+        ] {
             assert_eq!(Lang::Zh.opening(Lang::said(text)), Lang::Zh, "{text:?} opens in the transport's");
             assert_eq!(Lang::ZhHant.opening(Lang::said(text)), Lang::ZhHant, "{text:?}");
         }
