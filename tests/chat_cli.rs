@@ -63,6 +63,16 @@ fn english_small_talk_and_directions() {
 }
 
 #[test]
+fn a_first_wifi_opens_the_conversation_in_english_and_the_terminal_follows() {
+    let dir = std::env::temp_dir().join(format!("mallbot-chat-wifi-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = chat(&dir, "wifi?\n/cart\n");
+    assert!(out.contains("Free Wi-Fi all over the mall"), "the mall's English information:\n{out}");
+    assert!(out.contains("Your cart is empty"), "the terminal's commands in English too:\n{out}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn the_terminal_answers_commands_with_the_same_words_as_telegram() {
     use handlers::Lang;
     use mallbot::transports::telegram::texts;

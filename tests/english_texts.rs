@@ -180,6 +180,27 @@ fn the_demo_mall_answers_in_english_without_chinese_and_in_chinese_as_before() {
 }
 
 #[test]
+fn a_first_message_of_latin_words_that_are_no_name_is_answered_in_english() {
+    let dir = scratch("latin");
+    let tea = chat(&dir, None, &["bubble tea?"]).remove(0);
+    english("bubble tea?", &tea);
+    assert!(tea.contains("HEYTEA"), "the store:\n{tea}");
+    let dir = scratch("latin-wifi");
+    let wifi = chat(&dir, None, &["Wifi?"]).remove(0);
+    english("Wifi?", &wifi);
+    assert!(wifi.contains("GalaxyPlaza-Free"), "the mall's English information:\n{wifi}");
+    // One of the mall's names alone, even in small letters, says no language: the default's.
+    let dir = scratch("latin-name");
+    let nike = chat(&dir, None, &["nike"]).remove(0);
+    assert!(!han(&nike).is_empty(), "a brand's name opens in the bot's default language:\n{nike}");
+    // In a conversation already in Chinese, the same words keep it.
+    let dir = scratch("latin-zh");
+    let got = chat(&dir, None, &["优衣库在哪", "wifi?"]);
+    assert!(got[1].contains("免费 Wi-Fi"), "{}", got[1]);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
 fn a_folder_mall_shows_its_english_columns_and_says_less_without_them() {
     let asked = [
         "show me ASICS GEL-KAYANO 31",

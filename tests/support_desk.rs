@@ -314,7 +314,7 @@ async fn outside_its_hours_the_desk_says_when_it_opens_and_without_a_desk_where_
     api.push_update(private_text(ALICE, "轉人工"));
     let texts = api.wait_for_texts(ALICE.id, 2).await;
     // The demo mall's own service desk section, in the shopper's script.
-    assert!(texts[1].contains("【服務檯】服務檯在 1F") && texts[1].contains("021-5888 0000"), "{}", texts[1]);
+    assert!(texts[1].contains("【服務台】服務台在 1F") && texts[1].contains("021-5888 0000"), "{}", texts[1]);
     bot.terminate();
     assert_eq!(bot.exit_status().await.code(), Some(0));
 }

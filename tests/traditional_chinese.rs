@@ -80,6 +80,25 @@ async fn a_search_is_answered_in_traditional_chinese() {
 }
 
 #[tokio::test]
+async fn a_traditional_or_cantonese_greeting_is_greeted() {
+    for hello in ["哈囉", "哈囉你好", "嗨", "早安", "你好呀", "安安"] {
+        let reply = app().router.dispatch(&say(hello)).await;
+        let lang = say(hello).lang;
+        assert_eq!(reply.text, lang.texts().small_talk.hello, "{hello}");
+    }
+    let reply = app().router.dispatch(&say("哈囉")).await;
+    assert_eq!(reply.text, Lang::ZhHant.texts().small_talk.hello);
+    assert_traditional(&reply);
+}
+
+#[tokio::test]
+async fn the_service_desk_is_written_as_everyday_traditional_writes_it() {
+    let reply = app().router.dispatch(&say("服務台在哪裡")).await;
+    assert!(reply.text.contains("服務台") && !reply.text.contains("服務檯"), "{}", reply.text);
+    assert_traditional(&reply);
+}
+
+#[tokio::test]
 async fn directions_to_a_store_are_in_traditional_chinese() {
     let app = app();
     let reply = app.router.dispatch(&say("優衣庫怎麼走？")).await;

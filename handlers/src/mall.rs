@@ -14,7 +14,7 @@ use services::calendar::LocalTime;
 use services::{EventQuery, InfoIndex, InfoSection, MallEvent, ServiceError};
 
 use crate::basic::{Answering, Call, Reply, Said, Step, date as day_of, read};
-use crate::format::{local_name, mall_text, navigate_suggestion, offer_text};
+use crate::format::{local_name, local_text, navigate_suggestion, offer_text};
 use crate::texts::zh_hant::to_simplified;
 use crate::{HelpLine, Lang, OfflineHook, ToolContext, ToolOutput, ToolResult, tool_function};
 
@@ -69,22 +69,22 @@ fn absent(error: &ServiceError) -> bool {
     matches!(error, ServiceError::NotFound { .. } | ServiceError::InvalidResponse { status: 404, .. })
 }
 
-/// A Chinese and an English text in the shopper's language, the other when one is empty.
-fn either(lang: Lang, zh: &str, en: &str) -> String {
-    let (zh, en) = (zh.trim(), en.trim());
-    if (lang == Lang::En && !en.is_empty()) || zh.is_empty() {
-        en.to_owned()
-    } else {
-        mall_text(lang, zh).into_owned()
-    }
-}
-
 impl SectionLine {
+    /// The section in `lang` ([`crate::format::local_text`]): in English, its
+    /// English words only — a section the mall wrote only in Chinese has an
+    /// empty body then, and is not shown (an English answer says less rather
+    /// than show Chinese).
     fn new(section: &InfoSection, lang: Lang) -> Self {
+        let text = |zh: &str, en: &str| crate::format::local_text(lang, zh, en).into_owned();
         SectionLine {
-            title: either(lang, &section.title, &section.title_en),
-            body: either(lang, &section.body, &section.body_en),
+            title: text(&section.title, &section.title_en),
+            body: text(&section.body, &section.body_en),
         }
+    }
+
+    /// The section in `lang`, when it has words in it.
+    fn shown(section: &InfoSection, lang: Lang) -> Option<Self> {
+        Some(SectionLine::new(section, lang)).filter(|line| !line.body.is_empty())
     }
 }
 
@@ -103,8 +103,12 @@ pub async fn no_desk(mall: &dyn services::MallApi, lang: Lang) -> String {
             Vec::new()
         }
     };
-    match sections.iter().find(|s| s.id == InfoSection::SERVICE_DESK).map(|s| SectionLine::new(s, lang)) {
-        Some(desk) if !desk.body.is_empty() => (support.no_desk_at)(&desk.title, &desk.body),
+    match sections
+        .iter()
+        .find(|s| s.id == InfoSection::SERVICE_DESK)
+        .and_then(|s| SectionLine::shown(s, lang))
+    {
+        Some(desk) if !desk.title.is_empty() => (support.no_desk_at)(&desk.title, &desk.body),
         _ => support.no_desk.to_owned(),
     }
 }
@@ -151,11 +155,17 @@ pub async fn mall_info(ctx: &ToolContext, args: MallInfoArgs) -> ToolResult<Mall
     };
     let hits = index_of(&sections).search(&to_simplified(&args.question), SHOWN_SECTIONS);
     let lang = ctx.lang;
-    let found: Vec<SectionLine> =
-        hits.iter().filter_map(|hit| sections.get(hit.section)).map(|s| SectionLine::new(s, lang)).collect();
+    let found: Vec<SectionLine> = hits
+        .iter()
+        .filter_map(|hit| sections.get(hit.section))
+        .filter_map(|s| SectionLine::shown(s, lang))
+        .collect();
     let result = if found.is_empty() {
-        let desk =
-            sections.iter().find(|s| s.id == InfoSection::SERVICE_DESK).map(|s| SectionLine::new(s, lang));
+        let desk = sections
+            .iter()
+            .find(|s| s.id == InfoSection::SERVICE_DESK)
+            .and_then(|s| SectionLine::shown(s, lang))
+            .filter(|desk| !desk.title.is_empty());
         MallInfoResult { sections: Vec::new(), unknown: true, service_desk: desk }
     } else {
         MallInfoResult { sections: found, ..MallInfoResult::default() }
@@ -169,9 +179,13 @@ pub fn info_answer(result: &MallInfoResult, lang: Lang) -> String {
     let words = &lang.texts().mall;
     match result.sections.split_first() {
         Some((best, others)) => {
-            let mut text = (words.section)(&best.title, &best.body);
-            if !others.is_empty() {
-                let titles: Vec<String> = others.iter().map(|s| s.title.clone()).collect();
+            let mut text = match best.title.is_empty() {
+                true => best.body.clone(),
+                false => (words.section)(&best.title, &best.body),
+            };
+            let titles: Vec<String> =
+                others.iter().map(|s| s.title.clone()).filter(|title| !title.is_empty()).collect();
+            if !titles.is_empty() {
                 text += "\n\n";
                 text += &(words.see_also)(&crate::format::join(lang, &titles));
             }
@@ -323,15 +337,19 @@ async fn event_line(ctx: &ToolContext, event: &MallEvent) -> EventLine {
     let ends = LocalTime::parse(&event.ends_at);
     let clock = |t: Option<LocalTime>| t.map(|t| t.clock()).map(|(h, m)| format!("{h:02}:{m:02}"));
     EventLine {
-        title: either(lang, &event.title, &event.title_en),
-        description: either(lang, &event.description, &event.description_en),
+        // In English, only what the mall wrote in English (an answer says less rather than show Chinese).
+        title: match local_text(lang, &event.title, &event.title_en) {
+            title if title.is_empty() => lang.texts().answers.untranslated_event.to_owned(),
+            title => title.into_owned(),
+        },
+        description: local_text(lang, &event.description, &event.description_en).into_owned(),
         date: day_of(&event.starts_at),
         weekday: starts.map_or(0, LocalTime::weekday),
         time: match (clock(starts), clock(ends)) {
             (Some(a), Some(b)) => format!("{a}–{b}"),
             (a, _) => a.unwrap_or_default(),
         },
-        place: either(lang, &event.place, &event.place_en),
+        place: local_text(lang, &event.place, &event.place_en).into_owned(),
         go_to: place_to_go(ctx, event).await,
     }
 }
@@ -694,6 +712,30 @@ mod tests {
         let english = events_answer(&MallEventsResult { when: "today".into(), ..result }, Lang::En);
         assert!(english.contains("Nothing (more) on today") && english.contains("Sat 28 Nov"), "{english}");
         assert_eq!(events_answer(&MallEventsResult::default(), Lang::En), Lang::En.texts().mall.no_events);
+    }
+
+    #[test]
+    fn a_section_written_only_in_chinese_is_not_shown_in_english() {
+        let section = |id: &str, title_en: &str, body_en: &str| InfoSection {
+            id: id.into(),
+            title: "免费 Wi-Fi".into(),
+            body: "网络名 Free，无需密码。".into(),
+            title_en: title_en.into(),
+            body_en: body_en.into(),
+        };
+        assert_eq!(SectionLine::shown(&section("wifi", "", ""), Lang::En), None, "says less");
+        let untitled = SectionLine::shown(&section("wifi", "", "Network Free, no password."), Lang::En);
+        assert_eq!(
+            untitled,
+            Some(SectionLine { title: String::new(), body: "Network Free, no password.".into() })
+        );
+        let shown = info_answer(
+            &MallInfoResult { sections: untitled.into_iter().collect(), ..Default::default() },
+            Lang::En,
+        );
+        assert_eq!(shown, "Network Free, no password.");
+        let chinese = SectionLine::shown(&section("wifi", "", ""), Lang::ZhHant).map(|line| line.body);
+        assert_eq!(chinese.as_deref(), Some("網絡名 Free，無需密碼。"));
     }
 
     #[test]

@@ -444,11 +444,25 @@ pub fn product_list(
         if let Some(r) = p.rating {
             parts.push(answers.rated.to_owned() + &one_decimal(r));
         }
-        parts.push(format!("{}{}", p.store, paren(lang, &p.floor)));
-        lines.push(format!("{}. {} — {}", i + 1, p.name, parts.join(lang.texts().format.comma)));
+        let store = format!("{}{}", p.store, paren(lang, &p.floor));
+        // A product the mall named only in Chinese, in English: its store and price say it.
+        let name = match untranslated(lang, &p.name) {
+            true => store,
+            false => {
+                parts.push(store);
+                p.name.clone()
+            }
+        };
+        lines.push(format!("{}. {} — {}", i + 1, name, parts.join(lang.texts().format.comma)));
     }
     lines.push(answers.reply_first.to_owned());
     lines.join("\n")
+}
+
+/// A name in Chinese in a language that shows English names (the mall has
+/// no English name for it).
+fn untranslated(lang: Lang, name: &str) -> bool {
+    lang.texts().format.english_names && name.chars().any(|c| ('\u{3400}'..='\u{9fff}').contains(&c))
 }
 
 fn no_products(args: Option<&SearchProductsArgs>, lang: Lang) -> String {
@@ -879,8 +893,44 @@ fn gift_answer(ask: &GiftAsk, made: &[&Made], lang: Lang) -> String {
     let mut lines = vec![(guide.gift_ideas)((guide.recipient)(ask.recipient), &budget, &kinds)];
     for p in picks {
         let place = format!("{}{}", p.store, paren(lang, &p.floor));
-        lines.push(format!("• {} — {}{}{place}", p.name, p.price.money(), lang.texts().format.comma));
+        match untranslated(lang, &p.name) {
+            true => lines.push(format!("• {place} — {}", p.price.money())),
+            false => {
+                lines.push(format!("• {} — {}{}{place}", p.name, p.price.money(), lang.texts().format.comma))
+            }
+        }
     }
     lines.push(guide.gift_more.to_owned());
     lines.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hit(name: &str, store: &str) -> ProductHit {
+        ProductHit {
+            product_id: "p-1".into(),
+            name: name.into(),
+            price: Yuan(1900),
+            rating: Some(4.7),
+            store: store.into(),
+            floor: "B1".into(),
+            ..ProductHit::default()
+        }
+    }
+
+    #[test]
+    fn an_english_list_shows_no_chinese_name_but_the_store_and_the_price() {
+        let result = SearchProductsResult {
+            total: 2,
+            products: vec![hit("多肉葡萄", "HEYTEA"), hit("Latte", "Starbucks")],
+        };
+        let list = product_list(None, &result, false, Lang::En);
+        assert!(!list.chars().any(|c| ('\u{3400}'..='\u{9fff}').contains(&c)), "{list}");
+        assert!(list.contains("1. HEYTEA (B1) — ¥19"), "{list}");
+        assert!(list.contains("2. Latte — ¥19") && list.contains("Starbucks (B1)"), "{list}");
+        let chinese = product_list(None, &result, false, Lang::Zh);
+        assert!(chinese.contains("1. 多肉葡萄 — ¥19"), "{chinese}");
+    }
 }

@@ -65,18 +65,23 @@ fn chat_prompt(lang: Lang) -> String {
 /// Canned small talk: greetings, thanks, goodbyes, who-are-you, and a gentle
 /// pointer back to shopping for everything else.
 pub fn canned(text: &str, lang: Lang, examples: Vec<String>) -> Reply {
-    let t = text.trim().to_lowercase();
-    let has = |words: &[&str]| words.iter().any(|w| t.contains(w));
+    // One script to compare (哈囉 is read as 哈啰), English words whole ("hi" is not in "which").
+    let t = handlers::texts::zh_hant::to_simplified(text.trim()).to_lowercase();
+    let words: Vec<&str> = t.split(|c: char| !c.is_ascii_alphabetic()).filter(|w| !w.is_empty()).collect();
+    let has = |said: &[&str]| {
+        said.iter().any(|w| match w.is_ascii() {
+            true if !w.contains(' ') => words.contains(w),
+            _ => t.contains(w),
+        })
+    };
     let talk = &lang.texts().small_talk;
-    let answer = if has(&["谢谢", "多谢", "謝謝", "多謝", "thank", "thx"]) {
+    let answer = if has(&["谢谢", "多谢", "感谢", "thank", "thanks", "thx", "ty"]) {
         talk.thanks
-    } else if has(&["再见", "再見", "拜拜", "bye", "see you"]) {
+    } else if has(&["再见", "拜拜", "bye", "goodbye", "see you"]) {
         talk.bye
     } else if has(&[
         "你是谁",
-        "你是誰",
         "你叫什么",
-        "你叫什麼",
         "who are you",
         "what are you",
         "what can you do",
@@ -85,19 +90,7 @@ pub fn canned(text: &str, lang: Lang, examples: Vec<String>) -> Reply {
         "help",
     ]) {
         talk.who
-    } else if has(&[
-        "你好",
-        "您好",
-        "嗨",
-        "哈喽",
-        "早上好",
-        "晚上好",
-        "hello",
-        "hi",
-        "hey",
-        "good morning",
-        "good evening",
-    ]) {
+    } else if has(handlers::basic::HELLO) {
         talk.hello
     } else {
         talk.other
@@ -119,5 +112,12 @@ mod tests {
         assert!(r.text.starts_with("You're welcome"), "{}", r.text);
         let r = canned("what is the meaning of life", Lang::En, Vec::new());
         assert!(r.text.contains("shopping"), "{}", r.text);
+        for hello in ["哈囉", "嗨", "哈囉你好", "早安", "你好呀", "安安", "哈喽", "Hi there", "good morning"]
+        {
+            let lang = if hello.is_ascii() { Lang::En } else { Lang::ZhHant };
+            assert_eq!(canned(hello, lang, Vec::new()).text, lang.texts().small_talk.hello, "{hello}");
+        }
+        let r = canned("which way is it", Lang::En, Vec::new());
+        assert_eq!(r.text, Lang::En.texts().small_talk.other, "\"hi\" is not in \"which\"");
     }
 }

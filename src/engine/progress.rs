@@ -26,18 +26,27 @@ pub enum TurnEvent {
 #[derive(Debug, Clone, Default)]
 pub struct Progress {
     tx: Option<mpsc::UnboundedSender<TurnEvent>>,
+    /// The turn's language once the router knows it: streamed text is shown
+    /// in its script (a 繁體 shopper's draft in Traditional characters, as the
+    /// final answer, [`crate::engine::reply::Reply::written_in`]).
+    lang: Option<handlers::Lang>,
 }
 
 impl Progress {
     /// Progress nobody watches.
     pub fn none() -> Self {
-        Progress { tx: None }
+        Progress { tx: None, lang: None }
     }
 
     /// A progress and the receiver its events arrive on.
     pub fn channel() -> (Progress, mpsc::UnboundedReceiver<TurnEvent>) {
         let (tx, rx) = mpsc::unbounded_channel();
-        (Progress { tx: Some(tx) }, rx)
+        (Progress { tx: Some(tx), lang: None }, rx)
+    }
+
+    /// This progress for a turn answered in `lang`.
+    pub(crate) fn written_in(&self, lang: handlers::Lang) -> Progress {
+        Progress { lang: Some(lang), ..self.clone() }
     }
 
     /// Whether anyone watches (so streaming is worth it).
@@ -52,9 +61,14 @@ impl Progress {
 
     /// Reports more answer text.
     pub fn text_delta(&self, delta: &str) {
-        if !delta.is_empty() {
-            self.send(TurnEvent::TextDelta(delta.to_owned()));
+        if delta.is_empty() {
+            return;
         }
+        let delta = match self.lang {
+            Some(handlers::Lang::ZhHant) => handlers::texts::zh_hant::to_traditional(delta),
+            _ => delta.to_owned(),
+        };
+        self.send(TurnEvent::TextDelta(delta));
     }
 
     fn send(&self, event: TurnEvent) {
@@ -78,6 +92,8 @@ mod tests {
         progress.text_delta("找到");
         assert_eq!(rx.try_recv().ok(), Some(TurnEvent::Working(vec!["🔍 正在搜索：Nike 跑鞋…".into()])));
         assert_eq!(rx.try_recv().ok(), Some(TurnEvent::TextDelta("找到".into())));
+        progress.written_in(handlers::Lang::ZhHant).text_delta("这里");
+        assert_eq!(rx.try_recv().ok(), Some(TurnEvent::TextDelta("這裡".into())), "in the turn's script");
         assert!(rx.try_recv().is_err());
 
         let silent = Progress::none();

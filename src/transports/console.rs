@@ -210,9 +210,19 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
                 crate::engine::commands::answer(router, &ctx, &command).await
             }
             None => {
-                return self
-                    .live(|progress| async move { router.dispatch_live(&ctx, &progress).await })
-                    .await;
+                let conversation = ctx.conversation_key();
+                let answered =
+                    self.live(|progress| async move { router.dispatch_live(&ctx, &progress).await }).await;
+                // The terminal's own lines follow the language the bot answered in
+                // (a first "wifi?" opens the conversation in English).
+                let now = match router.chosen_lang("console", self.user_id).await {
+                    Some(chosen) => Some(chosen),
+                    None => router.conversation_lang(&conversation).await,
+                };
+                if let Some(lang) = now {
+                    self.lang = lang;
+                }
+                return answered;
             }
         };
         Ok((reply, String::new()))

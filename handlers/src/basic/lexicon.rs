@@ -397,6 +397,18 @@ impl Lexicon {
         self.areas.iter().map(String::as_str)
     }
 
+    /// Whether the Latin words of `text` are only the mall's names — its
+    /// brands' and stores' ("labubu", "nike?", "heytea 42") —, which say no
+    /// language of their own even in small letters.
+    pub fn only_names(&self, text: &str) -> bool {
+        let mut s = Scratch::new(text);
+        let brands: Vec<&str> =
+            self.brands.iter().flat_map(|(_, aliases)| aliases.iter().map(String::as_str)).collect();
+        let stores: Vec<&str> = self.stores.iter().map(String::as_str).filter(|n| n.is_ascii()).collect();
+        let named = s.remove_all(&brands) | s.remove_all(&stores);
+        named && !s.residual().chars().any(|c| c.is_alphabetic())
+    }
+
     /// Whether the text names one of the mall's stores.
     pub fn names_store(&self, s: &Scratch) -> bool {
         self.stores.iter().any(|n| s.find(n).is_some())

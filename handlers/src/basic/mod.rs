@@ -132,9 +132,24 @@ impl std::fmt::Debug for Said<'_> {
 /// Greetings and politeness, struck out before anything else.
 #[rustfmt::skip]
 const GREETINGS: &[&str] = &[
-    "你好", "您好", "嗨", "哈喽", "请问", "麻烦", "谢谢", "hello", "hi", "hey", "please", "thanks",
-    "thank you",
+    "你好", "您好", "大家好", "嗨", "哈喽", "哈啰", "哈罗", "早安", "午安", "早上好", "下午好", "晚上好",
+    "请问", "麻烦", "谢谢", "hello", "hi", "hey", "hiya", "good morning", "good afternoon", "good evening",
+    "please", "thanks", "thank you",
 ];
+
+/// Greetings, as a message is read (Traditional Chinese in Simplified
+/// characters: 哈囉 is 哈啰), that small talk answers with a hello: those
+/// struck out of any message, and those that greet only as the whole
+/// message (安安, Taiwan's "hi").
+#[rustfmt::skip]
+pub const HELLO: &[&str] = &[
+    "你好", "您好", "大家好", "嗨", "哈喽", "哈啰", "哈罗", "哈咯", "早安", "午安", "早上好", "中午好",
+    "下午好", "晚上好", "安安", "hello", "hi", "hey", "hiya", "howdy", "good morning", "good afternoon",
+    "good evening",
+];
+
+/// What ends a greeting and says nothing more (你好呀, 嗨～).
+const PARTICLES: &str = "呀啊哦喔啦嘛哈耶吖～~";
 
 /// A bare "yes" in Chinese (either script reads as Simplified) or English.
 #[rustfmt::skip]
@@ -169,7 +184,9 @@ impl<'a> Said<'a> {
 
     /// Nothing but greetings (or nothing at all).
     pub fn is_empty(&self) -> bool {
-        self.message.residual().is_empty()
+        let rest = self.message.residual();
+        let particles = |word: &str| word.chars().all(|c| PARTICLES.contains(c));
+        rest.split(' ').all(|word| particles(word) || HELLO.contains(&word.to_lowercase().as_str()))
     }
 
     /// The message is a bare "yes" ("好的", "要", "yes please").

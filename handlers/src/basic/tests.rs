@@ -369,6 +369,14 @@ fn small_talk_and_gibberish_ask_for_nothing() {
         "你好",
         "hello",
         "hi there!",
+        // Greetings as read from Traditional (哈囉 → 哈啰) and with a particle.
+        "哈啰",
+        "哈啰你好",
+        "你好呀",
+        "嗨～",
+        "早安",
+        "安安",
+        "Good morning!",
         "谢谢",
         "thanks",
         "今天天气怎么样",
@@ -576,4 +584,14 @@ fn numbers_joined_by_and_or_to_are_prices_only_when_they_read_as_prices() {
     assert_eq!(call("jackets from 300 to 600").0, "search_products");
     let (_, args, _) = call("jackets from 300 to 600");
     assert_eq!((args["min_price"].as_f64(), args["max_price"].as_f64()), (Some(300.0), Some(600.0)));
+}
+
+#[test]
+fn only_the_malls_names_say_no_language_in_small_letters() {
+    for text in ["nike", "uniqlo?", "heytea", "nike 42", "Nike"] {
+        assert!(demo().only_names(text), "{text}");
+    }
+    for text in ["bubble tea?", "wifi?", "nike shoes", "toilets", "42", ""] {
+        assert!(!demo().only_names(text), "{text}");
+    }
 }

@@ -193,6 +193,7 @@ pub(crate) static TEXTS: Texts = Texts {
             _ => format!("{title}: {description} (until {until})"),
         },
         untranslated_offer: "An offer (described in Chinese only)",
+        untranslated_event: "An event (described in Chinese only)",
         store_not_found: |name, closest| {
             format!(
                 "I couldn't find a store called \"{name}\". Stores with close names: {closest}. Tap one below for directions."

@@ -2,7 +2,9 @@
 //! — the one rule every way in and the model's note follow: a message
 //! switches the conversation's language only when it is clearly written in
 //! another (Chinese characters, or English words); a size, "y"/"n", a number,
-//! an emoji, a product code or a brand's Latin name keeps it.
+//! an emoji, a product code or a brand's Latin name keeps it. A
+//! conversation's first message in Latin words that are not a name or a code
+//! ("bubble tea?", "wifi?") opens it in English ([`Lang::opening`]).
 
 use super::{Texts, en, zh_hans, zh_hant};
 use crate::context::Lang;
@@ -16,6 +18,10 @@ pub enum Said {
     Nothing,
     /// Chinese that either script writes ("好的", "Nike 在哪").
     Chinese,
+    /// Latin words that are not clearly English nor a name or a code
+    /// ("bubble tea?", "wifi?", "Toilets?"): English for a conversation's
+    /// first message, nothing in a conversation already in a language.
+    Latin,
     /// Clearly this language.
     Clearly(Lang),
 }
@@ -38,7 +44,7 @@ impl Lang {
     /// are English ([`english_words`]).
     pub fn said(text: &str) -> Said {
         if !text.chars().any(is_cjk) {
-            return if english_words(text) { Said::Clearly(Lang::En) } else { Said::Nothing };
+            return latin(text);
         }
         // Most Chinese messages have no character only Traditional writes:
         // told from a lookup per character.
@@ -53,7 +59,7 @@ impl Lang {
     /// Chinese either script writes is Simplified.
     pub fn detect(text: &str) -> Option<Lang> {
         match Lang::said(text) {
-            Said::Nothing => None,
+            Said::Nothing | Said::Latin => None,
             Said::Chinese => Some(Lang::Zh),
             Said::Clearly(lang) => Some(lang),
         }
@@ -64,7 +70,7 @@ impl Lang {
     /// writes keeps a Chinese conversation's script, nothing keeps it.
     pub fn follow(self, said: Said) -> Lang {
         match said {
-            Said::Nothing => self,
+            Said::Nothing | Said::Latin => self,
             Said::Chinese if self == Lang::ZhHant => Lang::ZhHant,
             Said::Chinese => Lang::Zh,
             Said::Clearly(lang) => lang,
@@ -76,6 +82,17 @@ impl Lang {
     /// `current`: [`Lang::follow`] of what `text` says.
     pub fn detect_or(text: &str, current: Lang) -> Lang {
         current.follow(Lang::said(text))
+    }
+
+    /// The language of a conversation that opens with a message that said
+    /// `said`, which the transport would answer in `self`: Latin words that
+    /// are neither a name nor a code open it in English ("wifi?"); anything
+    /// else as the transport says.
+    pub fn opening(self, said: Said) -> Lang {
+        match said {
+            Said::Latin => Lang::En,
+            _ => self,
+        }
     }
 }
 
@@ -103,21 +120,127 @@ const ENGLISH: &[&str] = &[
 const NEUTRAL: &[&str] =
     &["xxs", "xs", "s", "m", "l", "xl", "xxl", "xxxl", "y", "n", "yes", "no", "ok", "okay", "yep", "nope"];
 
-/// Whether the Latin words of `text` are English: one of [`ENGLISH`]'s
-/// words — unless every word is capitalised, as a name is ("The North
-/// Face") —, or three words or more of two letters or more that are not a
-/// name. Words with digits (a product code, "42", "2XL") and sizes or
-/// "y"/"n" ([`NEUTRAL`]) say nothing.
-fn english_words(text: &str) -> bool {
-    let words: Vec<&str> = text
-        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '\'' || c == '’'))
-        .map(|w| w.trim_matches(['\'', '’']))
-        .filter(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_alphabetic() || c == '\'' || c == '’'))
-        .filter(|w| !NEUTRAL.contains(&w.to_ascii_lowercase().as_str()))
-        .collect();
+/// Everyday things shoppers ask for in English with one word, which a
+/// phone may capitalise ("Wifi?", "Toilets?", "Wi-Fi"): not a brand's name.
+const ASKED_FOR: &[&str] = &[
+    "wifi",
+    "wi",
+    "toilet",
+    "toilets",
+    "restroom",
+    "restrooms",
+    "bathroom",
+    "washroom",
+    "wc",
+    "parking",
+    "car",
+    "taxi",
+    "exit",
+    "entrance",
+    "lift",
+    "elevator",
+    "escalator",
+    "stairs",
+    "atm",
+    "food",
+    "coffee",
+    "tea",
+    "drink",
+    "drinks",
+    "lunch",
+    "dinner",
+    "breakfast",
+    "restaurant",
+    "restaurants",
+    "shop",
+    "shops",
+    "store",
+    "stores",
+    "shoes",
+    "clothes",
+    "toys",
+    "gift",
+    "gifts",
+    "charger",
+    "charging",
+    "baby",
+    "kids",
+    "sale",
+    "sales",
+    "deals",
+    "discount",
+    "discounts",
+    "coupon",
+    "coupons",
+    "hours",
+    "events",
+    "lost",
+    "tax",
+    "refund",
+    "smoking",
+    "locker",
+    "lockers",
+    "umbrella",
+    "wheelchair",
+    "stroller",
+    "pharmacy",
+    "cinema",
+    "supermarket",
+    "desk",
+    "info",
+    "help",
+    "menu",
+    "hotpot",
+    "burger",
+    "pizza",
+    "sushi",
+    "noodles",
+    "dumplings",
+    "milk",
+    "juice",
+    "snacks",
+];
+
+/// What the Latin words of `text` say: English when they are
+/// ([`english_words`]); nothing when there are none — words with digits
+/// (a product code "FD4821", "fd-4821", "42", "2XL"), sizes and "y"/"n"
+/// ([`NEUTRAL`]) are not words here — or when every word has a capital as
+/// a name has ("Nike", "NIKE", "iPhone", "The North Face") and none is an
+/// everyday thing asked for ([`ASKED_FOR`]); else [`Said::Latin`] (which a
+/// mall that knows the words as its names reads as a name too).
+fn latin(text: &str) -> Said {
+    let words = latin_words(text);
     if words.is_empty() {
-        return false;
+        return Said::Nothing;
     }
+    if english_words(&words) {
+        return Said::Clearly(Lang::En);
+    }
+    let capitalised = |w: &&str| w.chars().any(|c| c.is_ascii_uppercase());
+    let asked_for = |w: &&str| ASKED_FOR.contains(&w.to_ascii_lowercase().as_str());
+    if words.iter().all(capitalised) && !words.iter().any(asked_for) {
+        return Said::Nothing;
+    }
+    Said::Latin
+}
+
+/// The Latin words of `text`, but those of a code (with a digit) and the
+/// neutral ones ([`NEUTRAL`]).
+fn latin_words(text: &str) -> Vec<&str> {
+    let apostrophe = |c: char| c == '\'' || c == '’';
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || apostrophe(c) || c == '-'))
+        .filter(|token| !token.chars().any(|c| c.is_ascii_digit()))
+        .flat_map(|token| token.split('-'))
+        .map(|w| w.trim_matches(apostrophe))
+        .filter(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_alphabetic() || apostrophe(c)))
+        .filter(|w| !NEUTRAL.contains(&w.to_ascii_lowercase().as_str()))
+        .collect()
+}
+
+/// Whether Latin `words` are English: one of [`ENGLISH`]'s words — unless
+/// every word is capitalised, as a name is ("The North Face") —, or three
+/// words or more of two letters or more that are not a name.
+fn english_words(words: &[&str]) -> bool {
     let capitalised = |w: &&str| w.chars().next().is_some_and(|c| c.is_ascii_uppercase());
     if words.len() >= 2 && words.iter().all(capitalised) {
         return false;
@@ -194,6 +317,39 @@ mod tests {
         assert_eq!(Lang::detect_or("好的", Lang::ZhHant), Lang::ZhHant, "either script keeps Traditional");
         assert_eq!(Lang::detect_or("好的", Lang::Zh), Lang::Zh);
         assert_eq!(Lang::detect_or("好的", Lang::En), Lang::Zh, "either script from English: Simplified");
+    }
+
+    #[test]
+    fn latin_words_that_are_no_name_open_a_conversation_in_english_and_keep_one() {
+        for text in
+            ["bubble tea?", "wifi?", "Wifi?", "Wi-Fi", "toilets?", "Toilets", "parking?", "sushi", "nike"]
+        {
+            assert_eq!(Lang::said(text), Said::Latin, "{text:?}");
+            assert_eq!(Lang::Zh.opening(Lang::said(text)), Lang::En, "{text:?} opens in English");
+            for lang in Lang::ALL {
+                assert_eq!(Lang::detect_or(text, lang), lang, "{text:?} keeps {lang:?}");
+            }
+            assert_eq!(Lang::detect(text), None, "{text:?}");
+        }
+        for text in [
+            "M",
+            "42",
+            "y",
+            "👍",
+            "FD4821",
+            "fd-4821",
+            "Nike",
+            "NIKE",
+            "iPhone",
+            "The North Face",
+            "Air Max 90",
+            "?",
+        ] {
+            assert_eq!(Lang::Zh.opening(Lang::said(text)), Lang::Zh, "{text:?} opens in the transport's");
+            assert_eq!(Lang::ZhHant.opening(Lang::said(text)), Lang::ZhHant, "{text:?}");
+        }
+        assert_eq!(Lang::Zh.opening(Lang::said("好的")), Lang::Zh);
+        assert_eq!(Lang::ZhHant.opening(Lang::said("where is Nike?")), Lang::ZhHant, "said by the transport");
     }
 
     #[test]

@@ -73,7 +73,10 @@ pub const ZH_HANS: MallTexts = MallTexts {
     events_title: |when| format!("{when}商场的活动："),
     no_events_then: |when| format!("{when}没有（或已结束）活动安排。接下来的活动："),
     no_events: "商场暂时没有公布活动安排。",
-    event_line: |title, date, time, place| format!("{title} — {date} {time}，{place}"),
+    event_line: |title, date, time, place| match place {
+        "" => format!("{title} — {date} {time}"),
+        _ => format!("{title} — {date} {time}，{place}"),
+    },
     date: |month, day, wd| format!("{month}月{day}日（周{}）", weekday(&ZH_WEEKDAYS, wd)),
     offers_title: "商场的优惠：",
     store_offers_title: "各店铺的优惠：",
@@ -103,7 +106,10 @@ pub const ZH_HANT: MallTexts = MallTexts {
     events_title: |when| format!("{when}商場的活動："),
     no_events_then: |when| format!("{when}沒有（或已結束）活動安排。接下來的活動："),
     no_events: "商場暫時沒有公布活動安排。",
-    event_line: |title, date, time, place| format!("{title} — {date} {time}，{place}"),
+    event_line: |title, date, time, place| match place {
+        "" => format!("{title} — {date} {time}"),
+        _ => format!("{title} — {date} {time}，{place}"),
+    },
     date: |month, day, wd| format!("{month}月{day}日（週{}）", weekday(&ZH_WEEKDAYS, wd)),
     offers_title: "商場的優惠：",
     store_offers_title: "各店鋪的優惠：",
@@ -135,7 +141,10 @@ pub const EN: MallTexts = MallTexts {
     events_title: |when| format!("At the mall {when}:"),
     no_events_then: |when| format!("Nothing (more) on {when}. Coming up next:"),
     no_events: "The mall hasn't published any events yet.",
-    event_line: |title, date, time, place| format!("{title} — {date}, {time}, {place}"),
+    event_line: |title, date, time, place| match place {
+        "" => format!("{title} — {date}, {time}"),
+        _ => format!("{title} — {date}, {time}, {place}"),
+    },
     date: |month, day, wd| {
         format!("{} {day} {}", weekday(&EN_WEEKDAYS, wd), EN_MONTHS[(month.clamp(1, 12) - 1) as usize])
     },

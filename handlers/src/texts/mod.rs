@@ -378,6 +378,8 @@ pub struct Answers {
     pub promotion: fn(&str, &str, &str) -> String,
     /// The title of an offer the mall wrote in no words of this language.
     pub untranslated_offer: &'static str,
+    /// The title of an event the mall wrote in no words of this language.
+    pub untranslated_event: &'static str,
     /// No store by that name: (the name, close names).
     pub store_not_found: fn(&str, &str) -> String,
     /// Where directions start by default.

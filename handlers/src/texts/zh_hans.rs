@@ -164,6 +164,7 @@ pub(crate) static TEXTS: Texts = Texts {
             _ => format!("{title}：{description}（有效期至 {until}）"),
         },
         untranslated_offer: "优惠活动",
+        untranslated_event: "商场活动",
         store_not_found: |name, closest| {
             format!("没有找到“{name}”这家店。名字相近的有：{closest}。点下面的按钮带您过去。")
         },

@@ -175,6 +175,7 @@ pub(crate) static TEXTS: Texts = Texts {
             _ => format!("{title}：{description}（有效期至 {until}）"),
         },
         untranslated_offer: "優惠活動",
+        untranslated_event: "商場活動",
         store_not_found: |name, closest| {
             format!("沒有找到「{name}」這家店。名字相近的有：{closest}。點下面的按鈕帶您過去。")
         },
@@ -411,13 +412,13 @@ pub(crate) static TEXTS: Texts = Texts {
         connecting: "👤 正在為您轉接人工客服，請稍候。您可以直接在這裡說明情況，客服會看到。",
         joined: "👤 客服已接入，現在和您對話的是商場工作人員。",
         closed: "客服已結束本次對話。接下來由我（智慧導購）繼續為您服務，需要時隨時說「人工」。",
-        no_desk: "抱歉，我這裡暫時接不了人工客服。請到商場的服務臺找工作人員。",
+        no_desk: "抱歉，我這裡暫時接不了人工客服。請到商場的服務台找工作人員。",
         no_desk_at: |title, text| {
             format!("抱歉，我這裡暫時接不了人工客服。請找商場的工作人員：\n【{title}】{text}")
         },
         after_hours: |opens| {
             format!(
-                "人工客服現在不在班，{opens} 開始上班。在那之前我可以幫您找店、找商品、查訂單；急事請到商場的服務臺。"
+                "人工客服現在不在班，{opens} 開始上班。在那之前我可以幫您找店、找商品、查訂單；急事請到商場的服務台。"
             )
         },
         no_answer_yet: "客服暫時都在忙，還沒有人回覆。您可以繼續等，也可以先讓我（智慧導購）幫您。",
@@ -483,8 +484,32 @@ pub fn warm_up() {
 /// standard forms; characters of no Chinese script are kept.
 pub fn to_traditional(text: &str) -> String {
     match to_hant() {
-        Some(converter) if !text.is_ascii() => converter.convert(text),
+        Some(converter) if !text.is_ascii() => everyday_tai(text, converter.convert(text)),
         _ => text.to_owned(),
+    }
+}
+
+/// `converted` (the dictionaries' Traditional of `text`) with 台 kept where
+/// `text` wrote it and the dictionaries made it 臺 or 檯: everyday writing in
+/// Taiwan and Hong Kong alike writes 台 (台灣, 服務台, 櫃台, 舞台), the
+/// dictionaries' forms are the formal ones (服務檯, 臺灣). 颱 (颱風) is kept,
+/// and so is a 臺 or 檯 the text wrote itself.
+fn everyday_tai(text: &str, converted: String) -> String {
+    if !text.contains('台') {
+        return converted;
+    }
+    let formal = |c: char| c == '臺' || c == '檯';
+    if converted.chars().count() == text.chars().count() {
+        return text
+            .chars()
+            .zip(converted.chars())
+            .map(|(s, t)| if s == '台' && formal(t) { s } else { t })
+            .collect();
+    }
+    // The dictionaries changed the length (rare): every 臺 and 檯 of theirs, when the text wrote none.
+    match text.chars().any(formal) {
+        true => converted,
+        false => converted.chars().map(|c| if formal(c) { '台' } else { c }).collect(),
     }
 }
 
@@ -553,7 +578,8 @@ struct Script {
 
 /// Characters the dictionaries turn into another Traditional form that
 /// Traditional writing uses every day all the same: 台 (台灣, 服務台, 櫃台; the
-/// dictionaries write 臺 or 檯).
+/// dictionaries write 臺 or 檯, which [`to_traditional`] takes back, but 颱 of
+/// 颱風 it keeps).
 const WRITTEN_IN_BOTH: &str = "台";
 
 /// [`Script`] of `c`: converted once per character, then remembered (every
@@ -649,6 +675,12 @@ mod tests {
         assert_eq!(to_traditional("从正门（南门）进入，沿东侧走廊"), "從正門（南門）進入，沿東側走廊");
         assert_eq!(to_traditional("这里的后门，头发，面包，干涉"), "這裡的後門，頭髮，麵包，干涉");
         assert_eq!(to_traditional("Nike 3F-01 ¥699"), "Nike 3F-01 ¥699", "nothing else changes");
+        assert_eq!(
+            to_traditional("服务台，收银台，台湾，舞台，台风"),
+            "服務台，收銀台，台灣，舞台，颱風",
+            "everyday 台"
+        );
+        assert_eq!(to_traditional("臺北的服務檯"), "臺北的服務檯", "a formal form the text wrote is kept");
         assert_eq!(to_simplified("這裡的後門，規劃"), "这里的后门，规划");
         assert_eq!(to_simplified("這裏"), "这里", "Hong Kong's forms are read too");
         assert_eq!(simplified_left("這裡的後門"), "");
@@ -667,7 +699,7 @@ mod tests {
         assert_eq!(shown, "沒有找到“哪裏有賣滑板”相關的商品，換個說法試試？", "the shopper's 裏, not 裡");
         assert_eq!(simplified_in(&shown), "");
         let plain = traditional_answer("最近的服务台在 1楼", "服務台在哪裡");
-        assert_eq!(plain, "最近的服務檯在 1樓", "the dictionaries' form of a word the shopper did not write");
+        assert_eq!(plain, "最近的服務台在 1樓", "the everyday form, not the dictionaries' 服務檯");
         assert_eq!(simplified_left("服務台在哪裡"), "", "台 is written in Traditional too");
         let simplified_said = traditional_answer("没有找到“这里”", "这里");
         assert_eq!(simplified_said, "沒有找到“這裡”", "Simplified words are not kept in a 繁體 answer");

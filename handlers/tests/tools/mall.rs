@@ -49,7 +49,9 @@ async fn a_simplified_question_finds_the_traditional_section_in_the_shoppers_scr
     mall.expect_mall_info().returning(|| Ok(harbour()));
     let output: handlers::ToolOutput<MallInfoResult> =
         call(ctx(mall, Lang::En), "mall_info", json!({"question": "wifi password?"})).await.unwrap();
-    assert_eq!(output.data.sections[0].title, "免費 Wi-Fi", "no English: the Chinese rather than nothing");
+    // No English: said less (not known, the desk named) rather than shown in Chinese.
+    assert!(output.data.sections.is_empty() && output.data.unknown, "{:?}", output.data);
+    assert_eq!(output.data.service_desk.map(|desk| desk.title).as_deref(), Some("Concierge"));
 }
 
 #[tokio::test]
@@ -126,4 +128,27 @@ async fn events_are_asked_for_the_coming_days_and_offers_name_their_store() {
         [("全場滿 500 減 50", None), ("第二件半價", Some("屈臣氏"))],
         "expired offers left out"
     );
+}
+
+#[tokio::test]
+async fn an_event_written_only_in_chinese_says_less_in_english() {
+    let mut mall = MockMallApi::new();
+    mall.expect_mall_events().returning(|_| {
+        let event = MallEvent {
+            id: "e-1".into(),
+            title: "中庭灯光秀".into(),
+            description: "每晚一场".into(),
+            starts_at: "2999-11-28T19:30:00+08:00".into(),
+            ends_at: "2999-11-28T19:45:00+08:00".into(),
+            place: "1F 中庭".into(),
+            ..MallEvent::default()
+        };
+        Ok(Page { total: 1, items: vec![event] })
+    });
+    mall.expect_mall_promotions().returning(|| Ok(Page { items: vec![], total: 0 }));
+    let output: handlers::ToolOutput<MallEventsResult> =
+        call(ctx(mall, Lang::En), "mall_events", json!({})).await.unwrap();
+    let event = &output.data.events[0];
+    assert_eq!(event.title, Lang::En.texts().answers.untranslated_event);
+    assert_eq!((event.description.as_str(), event.place.as_str()), ("", ""), "no Chinese in English");
 }

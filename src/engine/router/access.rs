@@ -149,11 +149,13 @@ impl Admitted {
 
     /// The conversation's language after `text` (the words the turn
     /// answers: a message's text, a voice message's transcript), which the
-    /// transport would answer in `text_lang` in a conversation with none yet.
+    /// transport would answer in `text_lang` in a conversation with none yet
+    /// ([`Lang::opening`]).
     pub(crate) fn spoken(&self, text: &str, text_lang: Lang) -> Lang {
         match self.conversation {
             Some(conversation) => conversation.follow(Lang::said(text)),
-            None => text_lang,
+            // Latin words that are no name ("wifi?") open a conversation in English.
+            None => text_lang.opening(Lang::said(text)),
         }
     }
 
@@ -246,7 +248,7 @@ impl FunctionCallRouter {
         };
         let lang = chosen.unwrap_or(match conversation {
             Some(conversation) => conversation.follow(knock.said),
-            None => knock.lang,
+            None => knock.lang.opening(knock.said),
         });
         if knock.way == Way::Staff {
             self.at_the_desk(&knock, lang)?;

@@ -335,12 +335,17 @@ impl FunctionCallRouter {
     async fn pipeline(&self, admitted: &Admitted, ctx: &MessageContext, progress: &Progress) -> Reply {
         // The conversation's language after these words; a message that
         // says none (a size, "y", a code) keeps it.
-        let spoken = admitted.spoken(&ctx.text, ctx.lang);
+        let first_name = admitted.conversation_lang().is_none()
+            && Lang::said(&ctx.text) == handlers::Said::Latin
+            && self.planner.lexicon().await.only_names(&ctx.text);
+        // A first message that is only one of the mall's names ("labubu") says no language either.
+        let spoken = if first_name { ctx.lang } else { admitted.spoken(&ctx.text, ctx.lang) };
         if admitted.conversation_lang() != Some(spoken) {
             self.remember_conversation_lang(&ctx.conversation_key(), spoken).await;
         }
         let ctx = MessageContext { lang: admitted.lang_or(spoken), ..ctx.clone() };
-        self.stages(admitted, &ctx, progress).await.written_in(ctx.lang, &ctx.text)
+        let progress = progress.written_in(ctx.lang);
+        self.stages(admitted, &ctx, &progress).await.written_in(ctx.lang, &ctx.text)
     }
 
     /// The stages after the door, in order; each may end the turn with a reply.

@@ -279,6 +279,8 @@ fn call_result(spec: &ToolSpec, lang: Lang, result: Result<ToolOutput, ToolError
             let text = spec
                 .offline
                 .and_then(|hook| (hook.answer)(lang, &out.data))
+                // In the caller's script whatever wrote it (a Simplified word of a tool's, in 繁體).
+                .map(|text| (lang.texts().tool_text)(text))
                 .unwrap_or_else(|| out.data.to_string());
             let data = match out.data {
                 Value::Object(map) => Value::Object(map),
