@@ -13,6 +13,7 @@ use crate::basic::text::numbers;
 use crate::basic::{Call, Said, Step, extract, read};
 use crate::format::{money, product_name};
 use crate::info::ProductDetail;
+use crate::search::SearchProductsResult;
 use crate::{
     HelpLine, Lang, OfflineHook, Preview, ToolContext, ToolError, ToolOutput, ToolResult, tool_function,
 };
@@ -230,6 +231,15 @@ const CHEAPER: &[&str] = &[
     "below", "on sale", "less than",
 ];
 
+/// Words around an alert's product that are not its name.
+#[rustfmt::skip]
+const ALERT_FILLER: &[&str] = &[
+    "了", "的时候", "时候", "的话", "如果", "要是", "一下", "再", "那款", "这款", "那个", "这个", "它",
+    "价格", "价钱", "跟我", "if", "when", "once", "is", "are", "it", "it's", "its", "they", "they're",
+    "this", "that", "drop", "drops", "falls", "goes", "gets", "get", "price", "again", "stock", "size", "to",
+    "me", "know", "let",
+];
+
 fn recognise_watch(said: &Said) -> Option<Step> {
     let lower = said.text().to_lowercase();
     if !TELL_ME.iter().any(|w| lower.contains(w)) {
@@ -240,29 +250,87 @@ fn recognise_watch(said: &Said) -> Option<Step> {
     if !cheaper && !restock {
         return None;
     }
-    let detail = said.dialogue.latest("get_product_detail").and_then(|c| c.result::<ProductDetail>());
-    let Some(detail) = detail else {
-        return Some(Step::answer(said.texts().answers.which_product));
-    };
+    // The product named ("Nike Downshifter 13 黑白 40码到货了告诉我") is
+    // looked for; without a name, the one the conversation shows.
+    if let Some((keyword, brand)) = named(said) {
+        let mut args = json!({ "keyword": keyword });
+        if let (Some(brand), Some(obj)) = (brand, args.as_object_mut()) {
+            obj.insert("brand".to_owned(), json!(brand));
+        }
+        return Some(Step::Call(Call::then("search_products", args, watch_best_match)));
+    }
+    Some(watch_shown(said).unwrap_or_else(|| Step::answer(said.texts().answers.which_product)))
+}
+
+/// The words that name the alert's product, and its brand: what is left of
+/// the message without its price, size and words of alerts.
+fn named(said: &Said) -> Option<(String, Option<String>)> {
+    let mut rest = said.scratch();
+    extract::take_price_bounds(&mut rest);
+    extract::take_size(&mut rest);
+    rest.remove_all(TELL_ME);
+    rest.remove_all(RESTOCK);
+    rest.remove_all(CHEAPER);
+    rest.remove_all(ALERT_FILLER);
+    crate::search::named_product(said.lexicon, rest)
+}
+
+/// The product the conversation shows last: the one opened, or the first of
+/// the list (opened first, for its sizes).
+fn watch_shown(said: &Said) -> Option<Step> {
+    let shown = said.dialogue.latest_before_turn_of(&["get_product_detail", "search_products"])?;
+    if let Some(detail) = shown.result::<ProductDetail>().filter(|_| shown.name == "get_product_detail") {
+        return Some(watch_call(&detail, said));
+    }
+    let first = shown.result::<SearchProductsResult>()?.products.into_iter().next()?;
+    Some(open_then_watch(&first.product_id))
+}
+
+fn open_then_watch(product_id: &str) -> Step {
+    Step::Call(Call::then("get_product_detail", json!({ "product_id": product_id }), watch_opened))
+}
+
+/// With the product named found: the best match is opened, then watched;
+/// nothing found: the product the conversation shows, if any.
+fn watch_best_match(data: &Value, said: &Said) -> Option<Step> {
+    let result = read::<SearchProductsResult>(data)?;
+    let keyword = named(said).map(|(keyword, _)| keyword).unwrap_or_default();
+    match crate::search::best_match(&result.products, &keyword) {
+        Some(hit) => Some(open_then_watch(&hit.product_id)),
+        None => watch_shown(said).or_else(|| Some(Step::answer(said.texts().answers.which_product))),
+    }
+}
+
+fn watch_opened(data: &Value, said: &Said) -> Option<Step> {
+    read::<ProductDetail>(data).map(|detail| watch_call(&detail, said))
+}
+
+/// The alert on `detail` the message asks for: a price under the figure
+/// said, or a restock (in the size said, if one is).
+fn watch_call(detail: &ProductDetail, said: &Said) -> Step {
+    let lower = said.text().to_lowercase();
+    let cheaper = CHEAPER.iter().any(|w| lower.contains(w));
+    let restock = RESTOCK.iter().any(|w| lower.contains(w));
     let mut scratch = said.scratch();
     if cheaper && !restock {
         let bounds = extract::take_price_bounds(&mut scratch);
         let max = bounds.max.or(bounds.min);
-        return Some(Step::Call(Call::new(
+        return Step::Call(Call::new(
             "watch_product",
             json!({ "product_id": detail.product_id, "watch": "price", "max_price": max }),
-        )));
+        ));
     }
     let size = extract::take_size(&mut scratch).or_else(|| {
-        // "back in 42": a bare number that is one of the product's sizes.
-        numbers(&lower).into_iter().map(|n| n.value.to_string()).find(|n| {
+        // "back in 42": a bare number that is one of the product's sizes (the
+        // last one: "Pegasus 41 back in 42").
+        numbers(&lower).into_iter().rev().map(|n| n.value.to_string()).find(|n| {
             detail.skus.iter().any(|s| same_size(&s.label, n)) || detail.sizes.iter().any(|s| same_size(s, n))
         })
     });
-    Some(Step::Call(Call::new(
+    Step::Call(Call::new(
         "watch_product",
         json!({ "product_id": detail.product_id, "watch": "stock", "size": size }),
-    )))
+    ))
 }
 
 /// A refusal of the cap, or of an alert with nothing to wait for, in the

@@ -364,8 +364,8 @@ const REMOVE: &[&str] = &[
 ];
 #[rustfmt::skip]
 const CART_FILLER: &[&str] = &[
-    "购物车", "把", "从", "里", "中", "的", "件", "商品", "cart", "basket", "item", "from", "my", "the", "in",
-    "one", "it", "of", "please",
+    "购物车", "把", "从", "里", "中", "的", "件", "商品", "还是", "算了", "它", "cart", "basket", "item", "from",
+    "my", "the", "in", "one", "it", "of", "please", "actually", "just", "now", "also", "then", "instead",
 ];
 
 /// What the message asks of the cart, if anything: a change or a look, or
@@ -432,19 +432,53 @@ fn size_or_quantity(mut rest: Scratch) -> Option<CartAsk> {
 }
 
 fn recognise_add(said: &Said) -> Option<Step> {
+    if said.is_yes() {
+        return yes_to_sizes(said);
+    }
     let Some(CartAsk::Add { size, quantity, explicit }) = cart_ask(said) else {
         return None;
     };
     let dialogue = said.dialogue;
     let detail = dialogue.latest_before_turn("get_product_detail").and_then(|c| c.result::<ProductDetail>());
     let Some(detail) = detail else {
-        return Some(Step::answer(if explicit { said.texts().answers.which_product } else { "" }));
+        if explicit {
+            return Some(
+                find_to_add(said).unwrap_or_else(|| Step::answer(said.texts().answers.which_product)),
+            );
+        }
+        return Some(Step::answer(""));
     };
     // The quantity said now, else the one said when this product was opened ("买两双…").
     let quantity = quantity
         .or_else(|| dialogue.asked_before_turn("get_product_detail").and_then(quantity_said))
         .unwrap_or(1);
     Some(add_product(&detail, size.as_deref(), quantity, said.lang))
+}
+
+/// "Yes" to a product's card that asks which size (it offered nothing to
+/// add): the question again, with the sizes in stock.
+fn yes_to_sizes(said: &Said) -> Option<Step> {
+    let last = said.dialogue.last_call_before_turn()?;
+    if last.name != "get_product_detail" || said.offer().is_some() {
+        return None;
+    }
+    let detail = last.result::<ProductDetail>()?;
+    Some(Step::answer(crate::info::ask_size(&detail, said.lang)))
+}
+
+/// "把优衣库摇粒绒夹克加到购物车" with no product open: the product named is
+/// looked for and opened (its sizes, or the cart's confirmation when the
+/// size is named too).
+fn find_to_add(said: &Said) -> Option<Step> {
+    let mut rest = said.scratch();
+    rest.remove_all(ADD);
+    rest.remove_all(CART_FILLER);
+    let (keyword, brand) = crate::search::named_product(said.lexicon, rest)?;
+    let mut args = json!({ "keyword": keyword });
+    if let (Some(brand), Some(obj)) = (brand, args.as_object_mut()) {
+        obj.insert("brand".to_owned(), json!(brand));
+    }
+    Some(Step::Call(Call::then("search_products", args, crate::search::open_best_match)))
 }
 
 fn added_answer(lang: Lang, data: &Value) -> Option<String> {
@@ -482,7 +516,8 @@ pub fn added(args: &Value, cart: &CartResult, lang: Lang) -> String {
 
 /// A cart line's name with its SKU label.
 fn item_name(item: &ItemLine, lang: Lang) -> String {
-    format!("{}{}", item.name, paren(lang, item.sku_label.as_deref().unwrap_or("")))
+    let label = crate::format::sku_label(lang, item.sku_label.as_deref().unwrap_or(""));
+    format!("{}{}", item.name, paren(lang, &label))
 }
 
 fn recognise_clear(said: &Said) -> Option<Step> {

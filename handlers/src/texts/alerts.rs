@@ -7,7 +7,7 @@ pub struct AlertTexts {
     /// The status line while an alert is set.
     pub progress: &'static str,
     /// What an alert waits for, back in stock: (product, size or ""); a
-    /// phrase without a verb ("Nike Pegasus back in size 42"), as lists and
+    /// phrase without a verb ("Nike Pegasus back in stock in size 42"), as lists and
     /// the lines around it read it.
     pub restock: fn(&str, &str) -> String,
     /// What an alert waits for, a price at or under: (product, price).
@@ -131,7 +131,7 @@ pub const EN: AlertTexts = AlertTexts {
         if size.is_empty() {
             format!("{product} back in stock")
         } else {
-            format!("{product} back in size {size}")
+            format!("{product} back in stock in size {size}")
         }
     },
     price_at_most: |product, price| format!("{product} at {price} or less"),
