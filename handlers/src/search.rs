@@ -219,8 +219,8 @@ pub static SEARCH_STORES_OFFLINE: OfflineHook =
 /// Phrases that mean the shopper wants to buy.
 #[rustfmt::skip]
 const BUY: &[&str] = &[
-    "买", "购买", "想要", "我要", "来一", "来两", "来杯", "来份", "buy", "purchase", "i want", "i'd like",
-    "i would like", "i need", "get me",
+    "买", "购买", "想要", "我要", "来一杯", "来一份", "来一个", "来一双", "来一件", "来两杯", "来两份",
+    "来两个", "来杯", "来份", "buy", "purchase", "i want", "i'd like", "i would like", "i need", "get me",
 ];
 
 /// Phrases that mean the shopper is browsing.
@@ -404,7 +404,9 @@ pub fn named_product(lexicon: &crate::basic::Lexicon, mut rest: Scratch) -> Opti
     rest.remove_all(ZH_FILLER);
     let words = rest.residual_without(EN_FILLER);
     let brand = brand.map(|(name, _)| name);
-    if words.is_empty() && brand.is_none() {
+    // A number alone ("back in 42") is a size or a price, not a name.
+    let numbers_only = words.split(' ').all(|w| w.chars().all(|c| c.is_ascii_digit() || c == '.'));
+    if numbers_only && brand.is_none() {
         return None;
     }
     let keyword = [brand.clone().unwrap_or_default(), words].join(" ").trim().to_owned();

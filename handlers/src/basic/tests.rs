@@ -410,6 +410,7 @@ fn alerts_without_a_name_are_on_the_product_shown() {
     let stock = |size: &str| json!({"product_id": "p-pegasus", "watch": "stock", "size": size});
     assert_eq!(call("42码到货了告诉我"), ("watch_product", stock("42"), false));
     assert_eq!(call("let me know when size 40 is back in stock"), ("watch_product", stock("40"), false));
+    assert_eq!(call("let me know when it's back in 42"), ("watch_product", stock("42"), false));
     let price = json!({"product_id": "p-pegasus", "watch": "price", "max_price": 400.0});
     assert_eq!(call("降到 400 以下告诉我"), ("watch_product", price, false));
     // After a list, the first product listed is opened, then watched.
