@@ -259,7 +259,7 @@ fn recognise_watch(said: &Said) -> Option<Step> {
         }
         return Some(Step::Call(Call::then("search_products", args, watch_best_match)));
     }
-    Some(watch_shown(said).unwrap_or_else(|| Step::answer(said.texts().answers.which_product)))
+    Some(watch_shown(said).unwrap_or_else(|| Step::answer(said.texts().alerts.which_product)))
 }
 
 /// The words that name the alert's product, and its brand: what is left of
@@ -267,12 +267,27 @@ fn recognise_watch(said: &Said) -> Option<Step> {
 fn named(said: &Said) -> Option<(String, Option<String>)> {
     let mut rest = said.scratch();
     extract::take_price_bounds(&mut rest);
-    extract::take_size(&mut rest);
+    if extract::take_size(&mut rest).is_none() {
+        take_size_after_restock(&mut rest);
+    }
     rest.remove_all(TELL_ME);
     rest.remove_all(RESTOCK);
     rest.remove_all(CHEAPER);
     rest.remove_all(ALERT_FILLER);
     crate::search::named_product(said.lexicon, rest)
+}
+
+/// "back in 42": a bare number right after a word of restock is the size,
+/// struck out.
+fn take_size_after_restock(rest: &mut crate::basic::text::Scratch) {
+    let lower = rest.lower().to_owned();
+    let near = |n: &crate::basic::text::Number| {
+        let before = lower[..n.range.start].trim_end();
+        RESTOCK.iter().any(|w| before.ends_with(w))
+    };
+    if let Some(n) = numbers(&lower).into_iter().rev().find(|n| rest.is_kept(n.range.clone()) && near(n)) {
+        rest.remove_range(n.range);
+    }
 }
 
 /// The product the conversation shows last: the one opened, or the first of
@@ -297,7 +312,7 @@ fn watch_best_match(data: &Value, said: &Said) -> Option<Step> {
     let keyword = named(said).map(|(keyword, _)| keyword).unwrap_or_default();
     match crate::search::best_match(&result.products, &keyword) {
         Some(hit) => Some(open_then_watch(&hit.product_id)),
-        None => watch_shown(said).or_else(|| Some(Step::answer(said.texts().answers.which_product))),
+        None => watch_shown(said).or_else(|| Some(Step::answer(said.texts().alerts.which_product))),
     }
 }
 

@@ -268,6 +268,12 @@ pub enum OrderAsk {
 const ORDER: &[&str] = &["订单", "order", "orders"];
 const CANCEL: &[&str] = &["取消", "撤销", "cancel"];
 const PAY: &[&str] = &["支付", "付款", "付钱", "pay"];
+/// Ways of paying asked about ("可以用微信支付吗", "can I pay by card").
+#[rustfmt::skip]
+const PAY_MEANS: &[&str] = &[
+    "微信", "支付宝", "现金", "信用卡", "银行卡", "刷卡", "可以用", "能用", "支持", "wechat", "alipay", "cash",
+    "card", "cards", "accept", "can i pay", "with",
+];
 /// What else is paid for in a mall.
 const NOT_SHOPPING_PAYMENTS: &[&str] = &["停车", "车费", "充电", "parking", "charging"];
 /// Words that ask how something is done.
@@ -296,7 +302,8 @@ pub fn order_ask(said: &Said) -> Option<OrderAsk> {
         return Some(OrderAsk::Cancel { order_id });
     }
     let checkout = s.contains_any(CHECKOUT);
-    if s.contains_any(PAY) && s.contains_any(HOW) && !s.contains_any(&["怎么样"]) && order_id.is_none() {
+    let how = s.contains_any(HOW) || (!has_order && s.contains_any(PAY_MEANS));
+    if s.contains_any(PAY) && how && !s.contains_any(&["怎么样"]) && order_id.is_none() {
         // A question about paying, not about the mall's other payments (parking).
         let elsewhere = said.lexicon.names_info_section(&s) || s.contains_any(NOT_SHOPPING_PAYMENTS);
         if has_order || checkout || !elsewhere {

@@ -319,7 +319,14 @@ fn remove_counted_classifiers(s: &mut Scratch) {
         .filter_map(|(at, c)| {
             let head = lower[..at].chars().last()?;
             let counted = "几这那买要来一二两三四五六七八九十".contains(head);
-            counted.then(|| at - head.len_utf8()..at + c.len_utf8())
+            let start = at - head.len_utf8();
+            // "来两杯": the 来 of ordering goes with its count.
+            let start = if lower[..start].ends_with('来') && head != '来' {
+                start - '来'.len_utf8()
+            } else {
+                start
+            };
+            counted.then(|| start..at + c.len_utf8())
         })
         .collect();
     spans.into_iter().for_each(|r| s.remove_range(r));

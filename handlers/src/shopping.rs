@@ -372,7 +372,7 @@ const CART_FILLER: &[&str] = &[
 /// (with no word of the cart) a size, a quantity or "this one" to add.
 pub fn cart_ask(said: &Said) -> Option<CartAsk> {
     let s = said.scratch();
-    if s.contains_any(ADD) {
+    if s.contains_any(ADD) || adds_by_name(&s) {
         let mut rest = s;
         rest.remove_all(ADD);
         let size = extract::take_size(&mut rest);
@@ -398,6 +398,14 @@ pub fn cart_ask(said: &Said) -> Option<CartAsk> {
         return Some(CartAsk::View);
     }
     size_or_quantity(s)
+}
+
+/// "add the Pegasus 41 to my cart", "put two lattes in the basket": a
+/// product named between the verb and the cart.
+fn adds_by_name(s: &Scratch) -> bool {
+    let verb = s.find("add").or_else(|| s.find("put"));
+    let cart = CART.iter().filter_map(|c| s.find(c)).map(|r| r.start).min();
+    matches!((verb, cart), (Some(verb), Some(cart)) if verb.start < cart && s.contains_any(&["to", "in", "into"]))
 }
 
 #[rustfmt::skip]
@@ -472,6 +480,7 @@ fn yes_to_sizes(said: &Said) -> Option<Step> {
 fn find_to_add(said: &Said) -> Option<Step> {
     let mut rest = said.scratch();
     rest.remove_all(ADD);
+    rest.remove_all(&["add", "put", "to", "into"]);
     rest.remove_all(CART_FILLER);
     let (keyword, brand) = crate::search::named_product(said.lexicon, rest)?;
     let mut args = json!({ "keyword": keyword });

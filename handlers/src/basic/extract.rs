@@ -372,8 +372,13 @@ fn is_ordinal_word(token: &str) -> bool {
 /// or size) after.
 pub fn take_leading_count(s: &mut Scratch) -> Option<u32> {
     const NOT_THINGS: &[&str] = &["yuan", "rmb", "元", "块", "码", "号", "size", "percent", "%", "am", "pm"];
+    /// Words of ordering before the count ("buy 2 iced americanos", "I'd like two lattes").
+    const LEAD_IN: &[&str] = &[
+        "buy", "i", "i'd", "i'll", "want", "like", "would", "get", "me", "give", "order", "please", "can",
+        "could", "have", "need", "take", "us", "we",
+    ];
     let words = s.residual();
-    let mut tokens = words.split(' ');
+    let mut tokens = words.split(' ').skip_while(|w| LEAD_IN.contains(&w.to_ascii_lowercase().as_str()));
     let first = tokens.next()?;
     let next = tokens.next()?.to_lowercase();
     if !next.starts_with(|c: char| c.is_ascii_alphabetic()) || NOT_THINGS.contains(&next.as_str()) {

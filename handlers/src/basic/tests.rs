@@ -172,6 +172,8 @@ fn quantities_said_when_buying() {
         ("two grande lattes from Starbucks please", Some(2)),
         ("3 iced americanos", Some(3)),
         ("500 yuan shoes", None),
+        ("buy 2 iced americanos from Starbucks", Some(2)),
+        ("来两杯喜茶多肉葡萄", Some(2)),
     ];
     for (text, quantity) in cases {
         assert_eq!(crate::info::quantity_said(text), quantity, "{text}");
@@ -374,9 +376,27 @@ fn removing_it_from_a_cart_of_one_line_removes_that_line() {
 }
 
 #[test]
+fn adding_a_product_named_to_the_cart_looks_for_it_first() {
+    let dialogue = Dialogue::new(vec![user("add the Nike Pegasus 41 to my cart, size 42")]);
+    let no_offer = || None::<Offer>;
+    let Some(Step::Call(call)) = recognise(&Said::new(&dialogue, demo(), &no_offer)) else {
+        panic!("no call")
+    };
+    assert_eq!(
+        (call.tool, call.arguments),
+        ("search_products", json!({"keyword": "Nike Pegasus 41", "brand": "Nike"}))
+    );
+}
+
+#[test]
 fn how_to_pay_is_a_question_not_an_order() {
-    for text in ["how do I pay for an order?", "下单以后怎么付钱", "怎么付款", "可以用什么方式支付"]
-    {
+    for text in [
+        "how do I pay for an order?",
+        "下单以后怎么付钱",
+        "怎么付款",
+        "可以用什么方式支付",
+        "可以用微信支付吗",
+    ] {
         let answer = answer(text);
         assert!(answer.contains("pickup store") || answer.contains("取货门店"), "{text}: {answer}");
     }
@@ -411,6 +431,12 @@ fn alerts_without_a_name_are_on_the_product_shown() {
     assert_eq!(call("42码到货了告诉我"), ("watch_product", stock("42"), false));
     assert_eq!(call("let me know when size 40 is back in stock"), ("watch_product", stock("40"), false));
     assert_eq!(call("let me know when it's back in 42"), ("watch_product", stock("42"), false));
+    let named = call("let me know when the Pegasus 41 is back in 42");
+    assert_eq!(
+        (named.0, named.1["keyword"].as_str()),
+        ("search_products", Some("Pegasus 41")),
+        "42 is the size"
+    );
     let price = json!({"product_id": "p-pegasus", "watch": "price", "max_price": 400.0});
     assert_eq!(call("降到 400 以下告诉我"), ("watch_product", price, false));
     // After a list, the first product listed is opened, then watched.
