@@ -186,8 +186,17 @@ fn the_mall_information_in_shoppers_words_in_three_languages() {
 /// One shopper's conversation typed into `mallbot chat`, without resets:
 /// everything the bot said after each line, one entry per line.
 fn conversation(name: &str, lines: &[&str]) -> Vec<String> {
+    conversation_in(name, None, lines)
+}
+
+/// [`conversation`] on the mall whose files are in `mall` (the demo's when none).
+fn conversation_in(name: &str, mall: Option<&str>, lines: &[&str]) -> Vec<String> {
     let dir = scratch_dir(name);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mallbot"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mallbot"));
+    if let Some(mall) = mall {
+        command.env("MALLBOT_MALL__DATA", std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(mall));
+    }
+    let mut child = command
         .args(["chat", "--user", "12"])
         .env("MALLBOT_STATE__URL", format!("sqlite://{}", dir.join("state.db").display()))
         .env("MALLBOT_MALL__EMBEDDED_DB", dir.join("mall.db"))
@@ -250,4 +259,20 @@ fn alerts_on_a_product_named_and_how_to_pay_in_three_languages() {
     has_all(&pay[0], &["pickup store"]);
     has_all(&pay[1], &["取货门店付款"]);
     has_none(&pay[1], &["购物车是空的"]);
+}
+
+#[test]
+fn an_alert_on_another_malls_product_with_colours_reads_its_size() {
+    let riverside = Some("examples/malls/riverside");
+    let zh =
+        conversation_in("alert-river-zh", riverside, &["亚瑟士 GEL-KAYANO 31 42码到货了告诉我"]).join("");
+    has_all(&zh, &["GEL-KAYANO 31", "42 / 黑色", "现在就有货"]);
+    let en = conversation_in(
+        "alert-river-en",
+        riverside,
+        &["let me know when the ASICS GEL-KAYANO 31 is back in 42"],
+    )
+    .join("");
+    has_all(&en, &["GEL-KAYANO 31", "size 42 / Black is in stock right now"]);
+    has_none(&en, &["黑色", "couldn't handle"]);
 }

@@ -139,7 +139,12 @@ async fn plan_alert(ctx: &ToolContext, args: &WatchProductArgs) -> Result<Planne
                     let sku = product
                         .skus
                         .iter()
-                        .find(|s| s.sku_id == wanted || same_size(&s.label, wanted))
+                        .find(|s| {
+                            // The label as the shopper's language shows it ("42 / Black") too.
+                            s.sku_id == wanted
+                                || same_size(&s.label, wanted)
+                                || same_size(&crate::format::sku_label(ctx.lang, &s.label), wanted)
+                        })
                         .ok_or_else(|| {
                             let labels: Vec<&str> = product.skus.iter().map(|s| s.label.as_str()).collect();
                             ToolError::invalid(
@@ -151,7 +156,8 @@ async fn plan_alert(ctx: &ToolContext, args: &WatchProductArgs) -> Result<Planne
                             )
                         })?;
                     if sku.stock > 0 {
-                        return Err(refused((texts.in_stock_now)(&name, &sku.label)));
+                        let label = crate::format::sku_label(ctx.lang, &sku.label);
+                        return Err(refused((texts.in_stock_now)(&name, &label)));
                     }
                     Some(sku.label.clone())
                 }
@@ -196,7 +202,9 @@ pub fn describe(lang: Lang, product: &Product, want: &Want) -> String {
 pub fn describe_named(lang: Lang, name: &str, want: &Want) -> String {
     let texts = &lang.texts().alerts;
     match want {
-        Want::Restock { size } => (texts.restock)(name, size.as_deref().unwrap_or("")),
+        Want::Restock { size } => {
+            (texts.restock)(name, &crate::format::sku_label(lang, size.as_deref().unwrap_or("")))
+        }
         Want::Price { at_most_cents: Some(cents), .. } => (texts.price_at_most)(name, &money(*cents)),
         Want::Price { at_most_cents: None, was_cents } => (texts.price_drop)(name, &money(*was_cents)),
     }
@@ -339,8 +347,17 @@ fn watch_call(detail: &ProductDetail, said: &Said) -> Step {
         // "back in 42": a bare number that is one of the product's sizes (the
         // last one: "Pegasus 41 back in 42").
         numbers(&lower).into_iter().rev().map(|n| n.value.to_string()).find(|n| {
-            detail.skus.iter().any(|s| same_size(&s.label, n)) || detail.sizes.iter().any(|s| same_size(s, n))
+            let fits = |label: &str| same_size(label, n) || crate::info::label_matches(label, n);
+            detail.skus.iter().any(|s| fits(&s.label)) || detail.sizes.iter().any(|s| fits(s))
         })
+    });
+    // "42" of "42 / 黑色 Black": that SKU's label, one in stock first (then
+    // there is nothing to wait for, and the tool says so).
+    let size = size.map(|size| {
+        let mut matching: Vec<_> =
+            detail.skus.iter().filter(|s| crate::info::label_matches(&s.label, &size)).collect();
+        matching.sort_by_key(|s| s.stock == 0);
+        matching.first().map_or(size, |s| s.label.clone())
     });
     Step::Call(Call::new(
         "watch_product",

@@ -591,7 +591,7 @@ pub fn add_product(detail: &ProductDetail, size: Option<&str>, quantity: u32, la
 }
 
 /// Whether a SKU label is the size the shopper said (`42` ~ `EU 42`, `m` ~ `M`).
-fn label_matches(label: &str, size: &str) -> bool {
+pub fn label_matches(label: &str, size: &str) -> bool {
     let norm = |s: &str| {
         crate::texts::zh_hant::to_simplified(s).to_lowercase().replace(['码', '号'], "").trim().to_owned()
     };
