@@ -294,10 +294,10 @@ pub fn product_ask(said: &Said) -> Option<ProductAsk> {
     extract::take_size(&mut rest);
     let mut quantity = extract::take_quantity(&mut rest);
     if quantity.is_none() {
-        // "two grande lattes": a count of something is an order for it.
         quantity = extract::take_leading_count(&mut rest);
-        buy |= quantity.is_some();
     }
+    // "two grande lattes", "一杯生椰拿铁": a count of something is an order for it.
+    buy |= quantity.is_some() && !browse;
     remove_counted_classifiers(&mut rest);
     rest.remove_all(ZH_FILLER);
     let words = rest.residual_without(EN_FILLER);

@@ -403,6 +403,14 @@ pub fn cart_ask(said: &Said) -> Option<CartAsk> {
 /// "add the Pegasus 41 to my cart", "put two lattes in the basket": a
 /// product named between the verb and the cart.
 fn adds_by_name(s: &Scratch) -> bool {
+    // "加一件优衣库 T恤到购物车".
+    let into_cart = s.find("到购物车").or_else(|| s.find("进购物车")).or_else(|| s.find("入购物车"));
+    let put = s.find("加").or_else(|| s.find("放"));
+    if let (Some(put), Some(cart)) = (put, into_cart)
+        && put.start < cart.start
+    {
+        return true;
+    }
     let verb = s.find("add").or_else(|| s.find("put"));
     let cart = CART.iter().filter_map(|c| s.find(c)).map(|r| r.start).min();
     matches!((verb, cart), (Some(verb), Some(cart)) if verb.start < cart && s.contains_any(&["to", "in", "into"]))
@@ -480,7 +488,11 @@ fn yes_to_sizes(said: &Said) -> Option<Step> {
 fn find_to_add(said: &Said) -> Option<Step> {
     let mut rest = said.scratch();
     rest.remove_all(ADD);
-    rest.remove_all(&["add", "put", "to", "into"]);
+    rest.remove_all(&["add", "put", "to", "into", "到购物车", "进购物车", "入购物车", "帮我"]);
+    // The verb of "加一件…到购物车" (only the first, a name may hold the character too).
+    if let Some(verb) = rest.find("加").or_else(|| rest.find("放")) {
+        rest.remove_range(verb);
+    }
     rest.remove_all(CART_FILLER);
     let (keyword, brand) = crate::search::named_product(said.lexicon, rest)?;
     let mut args = json!({ "keyword": keyword });

@@ -386,6 +386,13 @@ fn adding_a_product_named_to_the_cart_looks_for_it_first() {
         (call.tool, call.arguments),
         ("search_products", json!({"keyword": "Nike Pegasus 41", "brand": "Nike"}))
     );
+    let dialogue = Dialogue::new(vec![user("帮我加一件优衣库摇粒绒夹克到购物车，M码")]);
+    let Some(Step::Call(call)) = recognise(&Said::new(&dialogue, demo(), &no_offer)) else {
+        panic!("no call")
+    };
+    let keyword = call.arguments["keyword"].as_str().unwrap_or_default().to_owned();
+    assert_eq!(call.tool, "search_products");
+    assert!(keyword.contains("摇粒绒夹克") && !keyword.contains('加'), "{keyword}");
 }
 
 #[test]
