@@ -282,7 +282,11 @@ async fn the_alerts_command_lists_them_and_a_button_removes_one_in_english() {
         .await;
     bot.api.push_update(private_text(CAROL, "/alerts"));
     let said = bot.api.wait_for_texts(chat, 3).await;
-    assert!(said[2].contains("Your alerts (2)") && said[2].contains("back in size 44"), "{}", said[2]);
+    assert!(
+        said[2].contains("Your alerts (2)") && said[2].contains("back in stock in size 44"),
+        "{}",
+        said[2]
+    );
     assert!(said[2].contains("at ¥400 or less"), "{}", said[2]);
     let list = bot.last_sent(chat);
     assert_eq!(buttons(&list).len(), 2, "{:?}", buttons(&list));
@@ -443,7 +447,7 @@ async fn in_english_basic_mode_sets_an_alert_for_a_bare_size_and_tells_it_in_eng
     bot.api.wait_for_texts(chat, 2).await;
     bot.api.push_update(private_text(CAROL, "let me know when it's back in 42"));
     let said = bot.api.wait_for_texts(chat, 3).await;
-    assert!(said[2].contains("back in size 42") && said[2].contains("30 days"), "{}", said[2]);
+    assert!(said[2].contains("back in stock in size 42") && said[2].contains("30 days"), "{}", said[2]);
     bot.press(chat, CAROL, "✅ Confirm");
     let said = bot.api.wait_for_texts(chat, 4).await;
     assert!(said[3].contains("I'll tell you when"), "{}", said[3]);

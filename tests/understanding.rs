@@ -244,3 +244,97 @@ fn a_store_by_its_brands_name_its_phone_an_event_by_name_and_a_facility_by_need(
     has_all(&hant[2], &["離境退稅", "500", "護照"]);
     has_all(&hant[3], &["週五中庭音樂會", "19:00"]);
 }
+
+/// One shopper's conversation typed into `mallbot chat`, without resets:
+/// everything the bot said after each line, one entry per line.
+fn conversation(name: &str, lines: &[&str]) -> Vec<String> {
+    conversation_in(name, None, lines)
+}
+
+/// [`conversation`] on the mall whose files are in `mall` (the demo's when none).
+fn conversation_in(name: &str, mall: Option<&str>, lines: &[&str]) -> Vec<String> {
+    let dir = scratch_dir(name);
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mallbot"));
+    if let Some(mall) = mall {
+        command.env("MALLBOT_MALL__DATA", std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(mall));
+    }
+    let mut child = command
+        .args(["chat", "--user", "12"])
+        .env("MALLBOT_STATE__URL", format!("sqlite://{}", dir.join("state.db").display()))
+        .env("MALLBOT_MALL__EMBEDDED_DB", dir.join("mall.db"))
+        .env("MALLBOT_BOT__RATE_LIMIT_PER_MINUTE", "0")
+        .env_remove("MALLBOT_LLM__PROVIDER")
+        .env_remove("MALLBOT_CONFIG")
+        .current_dir(&dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let script: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "chat failed: {}\n{stdout}", String::from_utf8_lossy(&out.stderr));
+    std::fs::remove_dir_all(&dir).ok();
+    // The console echoes a confirmed line as "you> y"; the first answer follows the banner.
+    let mut turns: Vec<String> = stdout.split("you> ").map(str::to_owned).collect();
+    if turns.len() < lines.len() {
+        // No echo: the answers in order, one or more per line.
+        turns = vec![stdout];
+    }
+    turns
+}
+
+#[test]
+fn buying_a_product_by_name_with_its_variant_in_three_languages() {
+    let zh = conversation("buy-zh", &["来一杯星巴克拿铁，大杯"]).join("");
+    has_all(&zh, &["请确认", "拿铁（大杯 Grande）× 1"]);
+    has_none(&zh, &["抹茶拿铁"]);
+
+    let hant = conversation("buy-hant", &["我要一杯星巴克的拿鐵 大杯", "y", "結帳", "y"]).join("");
+    has_all(&hant, &["請確認", "拿鐵（大杯 Grande）× 1", "下單成功", "請到取貨門市付款取貨"]);
+
+    let en = conversation("buy-en", &["two grande lattes from Starbucks please", "y"]).join("");
+    has_all(&en, &["Caffè Latte (Grande) × 2", "Added to your cart: Caffè Latte (Grande) × 2"]);
+    has_none(&en, &["大杯"]);
+
+    let named = conversation("buy-named-zh", &["帮我把优衣库摇粒绒拉链夹克灰色加到购物车", "L"]).join("");
+    has_all(&named, &["摇粒绒", "请确认", "（L 码）"]);
+}
+
+#[test]
+fn alerts_on_a_product_named_and_how_to_pay_in_three_languages() {
+    let zh =
+        conversation("alert-zh", &["Nike Downshifter 13 黑白 40码到货了告诉我", "y", "/alerts"]).join("");
+    has_all(&zh, &["Downshifter 13", "40", "时我会告诉您"]);
+
+    let hant = conversation("alert-hant", &["幫我找 Nike 跑鞋，500 以內", "40號到貨了通知我"]).join("");
+    has_all(&hant, &["Downshifter 13 男子公路跑鞋 黑白", "40"]);
+
+    let en =
+        conversation("alert-en", &["let me know if the Sony noise cancelling headphones drop below 2000"]);
+    has_all(&en.join(""), &["Headphones", "¥2000"]);
+    has_none(&en.join(""), &["Earbuds"]);
+
+    let pay = chat("pay", &["how do I pay for an order?", "下单以后怎么付钱"]);
+    has_all(&pay[0], &["pickup store"]);
+    has_all(&pay[1], &["取货门店付款"]);
+    has_none(&pay[1], &["购物车是空的"]);
+}
+
+#[test]
+fn an_alert_on_another_malls_product_with_colours_reads_its_size() {
+    let riverside = Some("examples/malls/riverside");
+    let zh =
+        conversation_in("alert-river-zh", riverside, &["亚瑟士 GEL-KAYANO 31 42码到货了告诉我"]).join("");
+    has_all(&zh, &["GEL-KAYANO 31", "42 / 黑色", "现在就有货"]);
+    let en = conversation_in(
+        "alert-river-en",
+        riverside,
+        &["let me know when the ASICS GEL-KAYANO 31 is back in 42"],
+    )
+    .join("");
+    has_all(&en, &["GEL-KAYANO 31", "size 42 / Black is in stock right now"]);
+    has_none(&en, &["黑色", "couldn't handle"]);
+}

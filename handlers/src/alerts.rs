@@ -13,6 +13,7 @@ use crate::basic::text::numbers;
 use crate::basic::{Call, Said, Step, extract, read};
 use crate::format::{money, product_name};
 use crate::info::ProductDetail;
+use crate::search::SearchProductsResult;
 use crate::{
     HelpLine, Lang, OfflineHook, Preview, ToolContext, ToolError, ToolOutput, ToolResult, tool_function,
 };
@@ -138,7 +139,12 @@ async fn plan_alert(ctx: &ToolContext, args: &WatchProductArgs) -> Result<Planne
                     let sku = product
                         .skus
                         .iter()
-                        .find(|s| s.sku_id == wanted || same_size(&s.label, wanted))
+                        .find(|s| {
+                            // The label as the shopper's language shows it ("42 / Black") too.
+                            s.sku_id == wanted
+                                || same_size(&s.label, wanted)
+                                || same_size(&crate::format::sku_label(ctx.lang, &s.label), wanted)
+                        })
                         .ok_or_else(|| {
                             let labels: Vec<&str> = product.skus.iter().map(|s| s.label.as_str()).collect();
                             ToolError::invalid(
@@ -150,7 +156,8 @@ async fn plan_alert(ctx: &ToolContext, args: &WatchProductArgs) -> Result<Planne
                             )
                         })?;
                     if sku.stock > 0 {
-                        return Err(refused((texts.in_stock_now)(&name, &sku.label)));
+                        let label = crate::format::sku_label(ctx.lang, &sku.label);
+                        return Err(refused((texts.in_stock_now)(&name, &label)));
                     }
                     Some(sku.label.clone())
                 }
@@ -195,7 +202,9 @@ pub fn describe(lang: Lang, product: &Product, want: &Want) -> String {
 pub fn describe_named(lang: Lang, name: &str, want: &Want) -> String {
     let texts = &lang.texts().alerts;
     match want {
-        Want::Restock { size } => (texts.restock)(name, size.as_deref().unwrap_or("")),
+        Want::Restock { size } => {
+            (texts.restock)(name, &crate::format::sku_label(lang, size.as_deref().unwrap_or("")))
+        }
         Want::Price { at_most_cents: Some(cents), .. } => (texts.price_at_most)(name, &money(*cents)),
         Want::Price { at_most_cents: None, was_cents } => (texts.price_drop)(name, &money(*was_cents)),
     }
@@ -230,6 +239,15 @@ const CHEAPER: &[&str] = &[
     "below", "on sale", "less than",
 ];
 
+/// Words around an alert's product that are not its name.
+#[rustfmt::skip]
+const ALERT_FILLER: &[&str] = &[
+    "了", "的时候", "时候", "的话", "如果", "要是", "一下", "再", "那款", "这款", "那个", "这个", "它",
+    "价格", "价钱", "跟我", "if", "when", "once", "is", "are", "it", "it's", "its", "they", "they're",
+    "this", "that", "drop", "drops", "falls", "goes", "gets", "get", "price", "again", "stock", "size", "to",
+    "me", "know", "let",
+];
+
 fn recognise_watch(said: &Said) -> Option<Step> {
     let lower = said.text().to_lowercase();
     if !TELL_ME.iter().any(|w| lower.contains(w)) {
@@ -240,29 +258,111 @@ fn recognise_watch(said: &Said) -> Option<Step> {
     if !cheaper && !restock {
         return None;
     }
-    let detail = said.dialogue.latest("get_product_detail").and_then(|c| c.result::<ProductDetail>());
-    let Some(detail) = detail else {
-        return Some(Step::answer(said.texts().answers.which_product));
+    // The product named ("Nike Downshifter 13 黑白 40码到货了告诉我") is
+    // looked for; without a name, the one the conversation shows.
+    if let Some((keyword, brand)) = named(said) {
+        let mut args = json!({ "keyword": keyword });
+        if let (Some(brand), Some(obj)) = (brand, args.as_object_mut()) {
+            obj.insert("brand".to_owned(), json!(brand));
+        }
+        return Some(Step::Call(Call::then("search_products", args, watch_best_match)));
+    }
+    Some(watch_shown(said).unwrap_or_else(|| Step::answer(said.texts().alerts.which_product)))
+}
+
+/// The words that name the alert's product, and its brand: what is left of
+/// the message without its price, size and words of alerts.
+fn named(said: &Said) -> Option<(String, Option<String>)> {
+    let mut rest = said.scratch();
+    extract::take_price_bounds(&mut rest);
+    if extract::take_size(&mut rest).is_none() {
+        take_size_after_restock(&mut rest);
+    }
+    rest.remove_all(TELL_ME);
+    rest.remove_all(RESTOCK);
+    rest.remove_all(CHEAPER);
+    rest.remove_all(ALERT_FILLER);
+    crate::search::named_product(said.lexicon, rest)
+}
+
+/// "back in 42": a bare number right after a word of restock is the size,
+/// struck out.
+fn take_size_after_restock(rest: &mut crate::basic::text::Scratch) {
+    let lower = rest.lower().to_owned();
+    let near = |n: &crate::basic::text::Number| {
+        let before = lower[..n.range.start].trim_end();
+        RESTOCK.iter().any(|w| before.ends_with(w))
     };
+    if let Some(n) = numbers(&lower).into_iter().rev().find(|n| rest.is_kept(n.range.clone()) && near(n)) {
+        rest.remove_range(n.range);
+    }
+}
+
+/// The product the conversation shows last: the one opened, or the first of
+/// the list (opened first, for its sizes).
+fn watch_shown(said: &Said) -> Option<Step> {
+    let shown = said.dialogue.latest_before_turn_of(&["get_product_detail", "search_products"])?;
+    if let Some(detail) = shown.result::<ProductDetail>().filter(|_| shown.name == "get_product_detail") {
+        return Some(watch_call(&detail, said));
+    }
+    let first = shown.result::<SearchProductsResult>()?.products.into_iter().next()?;
+    Some(open_then_watch(&first.product_id))
+}
+
+fn open_then_watch(product_id: &str) -> Step {
+    Step::Call(Call::then("get_product_detail", json!({ "product_id": product_id }), watch_opened))
+}
+
+/// With the product named found: the best match is opened, then watched;
+/// nothing found: the product the conversation shows, if any.
+fn watch_best_match(data: &Value, said: &Said) -> Option<Step> {
+    let result = read::<SearchProductsResult>(data)?;
+    let keyword = named(said).map(|(keyword, _)| keyword).unwrap_or_default();
+    match crate::search::best_match(&result.products, &keyword) {
+        Some(hit) => Some(open_then_watch(&hit.product_id)),
+        None => watch_shown(said).or_else(|| Some(Step::answer(said.texts().alerts.which_product))),
+    }
+}
+
+fn watch_opened(data: &Value, said: &Said) -> Option<Step> {
+    read::<ProductDetail>(data).map(|detail| watch_call(&detail, said))
+}
+
+/// The alert on `detail` the message asks for: a price under the figure
+/// said, or a restock (in the size said, if one is).
+fn watch_call(detail: &ProductDetail, said: &Said) -> Step {
+    let lower = said.text().to_lowercase();
+    let cheaper = CHEAPER.iter().any(|w| lower.contains(w));
+    let restock = RESTOCK.iter().any(|w| lower.contains(w));
     let mut scratch = said.scratch();
     if cheaper && !restock {
         let bounds = extract::take_price_bounds(&mut scratch);
         let max = bounds.max.or(bounds.min);
-        return Some(Step::Call(Call::new(
+        return Step::Call(Call::new(
             "watch_product",
             json!({ "product_id": detail.product_id, "watch": "price", "max_price": max }),
-        )));
+        ));
     }
     let size = extract::take_size(&mut scratch).or_else(|| {
-        // "back in 42": a bare number that is one of the product's sizes.
-        numbers(&lower).into_iter().map(|n| n.value.to_string()).find(|n| {
-            detail.skus.iter().any(|s| same_size(&s.label, n)) || detail.sizes.iter().any(|s| same_size(s, n))
+        // "back in 42": a bare number that is one of the product's sizes (the
+        // last one: "Pegasus 41 back in 42").
+        numbers(&lower).into_iter().rev().map(|n| n.value.to_string()).find(|n| {
+            let fits = |label: &str| same_size(label, n) || crate::info::label_matches(label, n);
+            detail.skus.iter().any(|s| fits(&s.label)) || detail.sizes.iter().any(|s| fits(s))
         })
     });
-    Some(Step::Call(Call::new(
+    // "42" of "42 / 黑色 Black": that SKU's label, one in stock first (then
+    // there is nothing to wait for, and the tool says so).
+    let size = size.map(|size| {
+        let mut matching: Vec<_> =
+            detail.skus.iter().filter(|s| crate::info::label_matches(&s.label, &size)).collect();
+        matching.sort_by_key(|s| s.stock == 0);
+        matching.first().map_or(size, |s| s.label.clone())
+    });
+    Step::Call(Call::new(
         "watch_product",
         json!({ "product_id": detail.product_id, "watch": "stock", "size": size }),
-    )))
+    ))
 }
 
 /// A refusal of the cap, or of an alert with nothing to wait for, in the

@@ -512,12 +512,61 @@ fn promotions(name: &str, promotions: &[PromotionLine], lang: Lang) -> String {
     lines.join("\n")
 }
 
-/// The quantity a message says ("买两双…", "2 pairs"), ordinals and prices aside.
+/// The quantity a message says ("买两双…", "2 pairs", "two lattes"),
+/// ordinals and prices aside.
 pub fn quantity_said(text: &str) -> Option<u32> {
     let mut rest = Scratch::new(text);
     extract::take_ordinal(&mut rest);
     extract::take_price_bounds(&mut rest);
-    extract::take_quantity(&mut rest)
+    extract::take_quantity(&mut rest).or_else(|| extract::take_leading_count(&mut rest))
+}
+
+/// After opening the product a shopper asked to buy: a size or variant the
+/// message names ("42码", "大杯", "grande") that is in stock goes to the
+/// cart's confirmation; otherwise the product's own answer (its sizes).
+pub fn add_named_variant(data: &Value, said: &Said) -> Option<Step> {
+    let detail = read::<ProductDetail>(data)?;
+    let size = named_size(said.dialogue.user_text(), &detail)?;
+    let quantity = quantity_said(said.dialogue.user_text()).unwrap_or(1);
+    match add_product(&detail, Some(&size), quantity, said.lang) {
+        step @ Step::Call(_) => Some(step),
+        Step::Answer(_) => None,
+    }
+}
+
+/// The label of the product's SKU that `text` names: a size ("42码", "M")
+/// or a word of a variant's label ("大杯" of "大杯 Grande", "iced"), the
+/// longest such word when several are there ("超大杯" over "大杯").
+pub fn named_size(text: &str, detail: &ProductDetail) -> Option<String> {
+    let text = crate::texts::zh_hant::to_simplified(text);
+    let mut scratch = Scratch::new(&text);
+    if let Some(size) = extract::take_size(&mut scratch)
+        && let Some(sku) = detail.skus.iter().find(|s| label_matches(&s.label, &size))
+    {
+        return Some(sku.label.clone());
+    }
+    let lower = text.to_lowercase();
+    detail
+        .skus
+        .iter()
+        .filter_map(|sku| {
+            let label = crate::texts::zh_hant::to_simplified(&sku.label).to_lowercase();
+            label
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|word| word.chars().count() >= 2 && word.chars().any(|c| !c.is_ascii_digit()))
+                .filter(|word| {
+                    if crate::basic::text::has_cjk(word) {
+                        lower.contains(*word)
+                    } else {
+                        scratch.find(word).is_some()
+                    }
+                })
+                .map(|word| word.chars().count())
+                .max()
+                .map(|len| (len, sku))
+        })
+        .max_by_key(|(len, _)| *len)
+        .map(|(_, sku)| sku.label.clone())
 }
 
 /// Adding `quantity` of a product in `size`: the call, or the question
@@ -544,7 +593,7 @@ pub fn add_product(detail: &ProductDetail, size: Option<&str>, quantity: u32, la
 }
 
 /// Whether a SKU label is the size the shopper said (`42` ~ `EU 42`, `m` ~ `M`).
-fn label_matches(label: &str, size: &str) -> bool {
+pub fn label_matches(label: &str, size: &str) -> bool {
     let norm = |s: &str| {
         crate::texts::zh_hant::to_simplified(s).to_lowercase().replace(['码', '号'], "").trim().to_owned()
     };

@@ -441,7 +441,10 @@ pub fn route_between(said: &Said) -> Option<(String, String)> {
         .min_by_key(|(at, w)| (*at, std::cmp::Reverse(w.len())))?;
     let after_from = &lower[from_at + from_word.len()..];
     // "我在优衣库，星巴克怎么走": the start ends at the comma, the end is before the way words.
-    if let Some((start, end)) = after_from.split_once([',', '，', ';', '；']) {
+    // Without a way word after the comma it is no walk ("the T-shirt from Uniqlo, men's").
+    if let Some((start, end)) = after_from.split_once([',', '，', ';', '；'])
+        && asks_the_way(end)
+    {
         let end = strip_route_words(end);
         let start = start.trim().to_owned();
         return (!start.is_empty() && !end.is_empty()).then_some((start, end));
@@ -463,6 +466,12 @@ pub fn route_between(said: &Said) -> Option<(String, String)> {
     // "jackets from 300 to 600" is a price range, not a walk.
     let is_amount = |place: &str| place.chars().all(|c| c.is_ascii_digit() || "¥￥$.元块 ".contains(c));
     (!start.is_empty() && !end.is_empty() && !is_amount(&start) && !is_amount(&end)).then_some((start, end))
+}
+
+/// Whether a text asks the way ("星巴克怎么走", "where is Nike", "to Starbucks?").
+fn asks_the_way(text: &str) -> bool {
+    let s = crate::basic::text::Scratch::new(text);
+    s.contains_any(ROUTE_TAIL) || s.contains_any(NAVIGATE) || s.contains_any(TO)
 }
 
 /// The way words and fillers struck out of the end of a walk.

@@ -261,14 +261,30 @@ pub enum OrderAsk {
     Status { order_id: Option<String> },
     /// The shopper's orders.
     List,
+    /// How orders are paid ("how do I pay for an order?", "下单以后怎么付钱").
+    HowToPay,
 }
 
 const ORDER: &[&str] = &["订单", "order", "orders"];
 const CANCEL: &[&str] = &["取消", "撤销", "cancel"];
 const PAY: &[&str] = &["支付", "付款", "付钱", "pay"];
+/// Ways of paying asked about ("可以用微信支付吗", "can I pay by card").
+#[rustfmt::skip]
+const PAY_MEANS: &[&str] = &[
+    "微信", "支付宝", "现金", "信用卡", "银行卡", "刷卡", "可以用", "能用", "支持", "wechat", "alipay", "cash",
+    "card", "cards", "accept", "can i pay", "with",
+];
+/// What else is paid for in a mall.
+const NOT_SHOPPING_PAYMENTS: &[&str] = &["停车", "车费", "充电", "parking", "charging"];
+/// Words that ask how something is done.
+#[rustfmt::skip]
+const HOW: &[&str] = &[
+    "怎么", "如何", "怎样", "咋", "方式", "方法", "how do", "how to", "how can", "how should", "how does",
+    "what ways", "which ways", "methods", "method",
+];
 #[rustfmt::skip]
 const CHECKOUT: &[&str] = &[
-    "下单", "结账", "结算", "买单", "去支付", "去付款", "提交订单", "checkout", "check out",
+    "下单", "结账", "结帐", "结算", "买单", "埋单", "去支付", "去付款", "提交订单", "checkout", "check out",
     "place the order", "place an order", "place order", "place my order", "pay now",
 ];
 #[rustfmt::skip]
@@ -285,10 +301,19 @@ pub fn order_ask(said: &Said) -> Option<OrderAsk> {
     if cancel && (has_order || order_id.is_some()) {
         return Some(OrderAsk::Cancel { order_id });
     }
+    let checkout = s.contains_any(CHECKOUT);
+    let how = s.contains_any(HOW) || (!has_order && s.contains_any(PAY_MEANS));
+    if s.contains_any(PAY) && how && !s.contains_any(&["怎么样"]) && order_id.is_none() {
+        // A question about paying, not about the mall's other payments (parking).
+        let elsewhere = said.lexicon.names_info_section(&s) || s.contains_any(NOT_SHOPPING_PAYMENTS);
+        if has_order || checkout || !elsewhere {
+            return Some(OrderAsk::HowToPay);
+        }
+    }
     if has_order && s.contains_any(PAY) {
         return Some(OrderAsk::Pay { order_id });
     }
-    if s.contains_any(CHECKOUT) {
+    if checkout {
         return Some(OrderAsk::Checkout);
     }
     if has_order && (order_id.is_some() || s.contains_any(ORDER_STATUS)) {
@@ -374,7 +399,11 @@ fn recognise_checkout(said: &Said) -> Option<Step> {
 }
 
 fn recognise_list(said: &Said) -> Option<Step> {
-    (order_ask(said)? == OrderAsk::List).then(|| Step::Call(Call::new("list_orders", json!({}))))
+    match order_ask(said)? {
+        OrderAsk::List => Some(Step::Call(Call::new("list_orders", json!({})))),
+        OrderAsk::HowToPay => Some(Step::answer(said.texts().answers.how_to_pay)),
+        _ => None,
+    }
 }
 
 fn order_failed(said: &Said, error: &str) -> Option<String> {

@@ -224,7 +224,8 @@ pub static SEARCH_STORES_OFFLINE: OfflineHook =
 /// Phrases that mean the shopper wants to buy.
 #[rustfmt::skip]
 const BUY: &[&str] = &[
-    "买", "购买", "想要", "我要", "buy", "purchase", "i want", "i'd like", "i would like", "i need", "get me",
+    "买", "购买", "想要", "我要", "来一杯", "来一份", "来一个", "来一双", "来一件", "来两杯", "来两份",
+    "来两个", "来杯", "来份", "buy", "purchase", "i want", "i'd like", "i would like", "i need", "get me",
 ];
 
 /// Phrases that mean the shopper is browsing.
@@ -261,7 +262,7 @@ const EN_FILLER: &[&str] = &[
     "does", "have", "has", "get", "need", "something", "help", "recommend", "what", "what's", "whats", "are",
     "there", "is", "which", "with", "good", "nice", "best", "got", "purchase", "it", "them", "your", "my",
     "mall", "sell", "sells", "yuan", "rmb", "price", "priced", "please", "options", "in", "here", "new",
-    "one", "ones", "where", "see", "let", "let's", "stock", "available", "sold", "out",
+    "one", "ones", "where", "see", "let", "let's", "stock", "available", "sold", "out", "from",
 ];
 
 /// Chinese numerals and classifiers such as `一双`, `两件`: struck out of keywords.
@@ -294,12 +295,17 @@ pub fn product_ask(said: &Said) -> Option<ProductAsk> {
     if let Some((_, range)) = &brand {
         rest.remove_range(range.clone());
     }
-    let buy = rest.contains_any(BUY);
+    let mut buy = rest.contains_any(BUY);
     let browse = rest.contains_any(BROWSE) || asks_if_sold(rest.lower());
     let cheap = rest.remove_all(CHEAP);
     let category = lexicon.has_category(&rest);
     extract::take_size(&mut rest);
-    let quantity = extract::take_quantity(&mut rest);
+    let mut quantity = extract::take_quantity(&mut rest);
+    if quantity.is_none() {
+        quantity = extract::take_leading_count(&mut rest);
+    }
+    // "two grande lattes", "一杯生椰拿铁": a count of something is an order for it.
+    buy |= quantity.is_some() && !browse;
     remove_counted_classifiers(&mut rest);
     rest.remove_all(ZH_FILLER);
     let words = rest.residual_without(EN_FILLER);
@@ -327,7 +333,14 @@ fn remove_counted_classifiers(s: &mut Scratch) {
         .filter_map(|(at, c)| {
             let head = lower[..at].chars().last()?;
             let counted = "几这那买要来一二两三四五六七八九十".contains(head);
-            counted.then(|| at - head.len_utf8()..at + c.len_utf8())
+            let start = at - head.len_utf8();
+            // "来两杯": the 来 of ordering goes with its count.
+            let start = if lower[..start].ends_with('来') && head != '来' {
+                start - '来'.len_utf8()
+            } else {
+                start
+            };
+            counted.then(|| start..at + c.len_utf8())
         })
         .collect();
     spans.into_iter().for_each(|r| s.remove_range(r));
@@ -377,11 +390,82 @@ fn recognise_product_search(said: &Said) -> Option<Step> {
     }))
 }
 
-/// Buying: the best match is opened (its sizes and "add it?").
-fn open_best_match(data: &Value, _said: &Said) -> Option<Step> {
+/// Buying: the best match for the words searched is opened (its sizes and
+/// "add it?"); a size or variant named in the message ("大杯", "grande",
+/// "42码") that it has in stock goes straight to the cart's confirmation.
+pub fn open_best_match(data: &Value, said: &Said) -> Option<Step> {
     let result = read::<SearchProductsResult>(data)?;
-    let id = &result.products.first()?.product_id;
-    Some(Step::Call(Call::new("get_product_detail", json!({ "product_id": id }))))
+    let keyword = said
+        .dialogue
+        .turn_calls()
+        .rev()
+        .find(|c| c.name == "search_products")
+        .and_then(|c| c.args.get("keyword").and_then(Value::as_str).map(str::to_owned))
+        .or_else(|| product_ask(said).map(|ask| ask.keyword))
+        .unwrap_or_default();
+    let id = &best_match(&result.products, &keyword)?.product_id;
+    Some(Step::Call(Call::then(
+        "get_product_detail",
+        json!({ "product_id": id }),
+        crate::info::add_named_variant,
+    )))
+}
+
+/// The product a message names, as words to search for: the brand (as the
+/// mall writes it) and what is left once sizes, quantities, classifiers and
+/// filler are struck out of `rest`; `None` when nothing is left.
+pub fn named_product(lexicon: &crate::basic::Lexicon, mut rest: Scratch) -> Option<(String, Option<String>)> {
+    let brand = lexicon.find_brand(&rest);
+    if let Some((_, range)) = &brand {
+        rest.remove_range(range.clone());
+    }
+    extract::take_size(&mut rest);
+    extract::take_quantity(&mut rest);
+    remove_counted_classifiers(&mut rest);
+    rest.remove_all(ZH_FILLER);
+    let words = rest.residual_without(EN_FILLER);
+    let brand = brand.map(|(name, _)| name);
+    // A number alone ("back in 42") is a size or a price, not a name.
+    let numbers_only = words.split(' ').all(|w| w.chars().all(|c| c.is_ascii_digit() || c == '.'));
+    if numbers_only && brand.is_none() {
+        return None;
+    }
+    let keyword = [brand.clone().unwrap_or_default(), words].join(" ").trim().to_owned();
+    Some((keyword, brand))
+}
+
+/// Of the products found, the one whose name says most of the words
+/// searched (an exact name first); the search's own order breaks ties.
+pub fn best_match<'a>(products: &'a [ProductHit], keyword: &str) -> Option<&'a ProductHit> {
+    let simple = |s: &str| crate::texts::zh_hant::to_simplified(s).to_lowercase();
+    let keyword = simple(keyword);
+    let words: Vec<&str> = keyword
+        .split(|c: char| c.is_whitespace() || "，,。/、".contains(c))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let score = |hit: &ProductHit| {
+        let name = simple(&hit.name);
+        words
+            .iter()
+            .map(|word| {
+                if name == *word {
+                    return 100;
+                }
+                if has_cjk(word) {
+                    let chars: Vec<char> = word.chars().collect();
+                    if chars.len() < 2 {
+                        return usize::from(name.contains(word));
+                    }
+                    chars.windows(2).filter(|pair| name.contains(&pair.iter().collect::<String>())).count()
+                } else {
+                    let singular = word.strip_suffix('s').filter(|w| w.len() > 2).unwrap_or(word);
+                    2 * usize::from(name.contains(word) || name.contains(singular))
+                }
+            })
+            .sum::<usize>()
+    };
+    let best = products.iter().map(score).max()?;
+    products.iter().find(|hit| score(hit) == best)
 }
 
 /// "便宜点的": below the price of the best match shown last.

@@ -364,15 +364,15 @@ const REMOVE: &[&str] = &[
 ];
 #[rustfmt::skip]
 const CART_FILLER: &[&str] = &[
-    "购物车", "把", "从", "里", "中", "的", "件", "商品", "cart", "basket", "item", "from", "my", "the", "in",
-    "one", "it", "of", "please",
+    "购物车", "把", "从", "里", "中", "的", "件", "商品", "还是", "算了", "它", "cart", "basket", "item", "from",
+    "my", "the", "in", "one", "it", "of", "please", "actually", "just", "now", "also", "then", "instead",
 ];
 
 /// What the message asks of the cart, if anything: a change or a look, or
 /// (with no word of the cart) a size, a quantity or "this one" to add.
 pub fn cart_ask(said: &Said) -> Option<CartAsk> {
     let s = said.scratch();
-    if s.contains_any(ADD) {
+    if s.contains_any(ADD) || adds_by_name(&s) {
         let mut rest = s;
         rest.remove_all(ADD);
         let size = extract::take_size(&mut rest);
@@ -398,6 +398,22 @@ pub fn cart_ask(said: &Said) -> Option<CartAsk> {
         return Some(CartAsk::View);
     }
     size_or_quantity(s)
+}
+
+/// "add the Pegasus 41 to my cart", "put two lattes in the basket": a
+/// product named between the verb and the cart.
+fn adds_by_name(s: &Scratch) -> bool {
+    // "加一件优衣库 T恤到购物车".
+    let into_cart = s.find("到购物车").or_else(|| s.find("进购物车")).or_else(|| s.find("入购物车"));
+    let put = s.find("加").or_else(|| s.find("放"));
+    if let (Some(put), Some(cart)) = (put, into_cart)
+        && put.start < cart.start
+    {
+        return true;
+    }
+    let verb = s.find("add").or_else(|| s.find("put"));
+    let cart = CART.iter().filter_map(|c| s.find(c)).map(|r| r.start).min();
+    matches!((verb, cart), (Some(verb), Some(cart)) if verb.start < cart && s.contains_any(&["to", "in", "into"]))
 }
 
 #[rustfmt::skip]
@@ -432,19 +448,58 @@ fn size_or_quantity(mut rest: Scratch) -> Option<CartAsk> {
 }
 
 fn recognise_add(said: &Said) -> Option<Step> {
+    if said.is_yes() {
+        return yes_to_sizes(said);
+    }
     let Some(CartAsk::Add { size, quantity, explicit }) = cart_ask(said) else {
         return None;
     };
     let dialogue = said.dialogue;
     let detail = dialogue.latest_before_turn("get_product_detail").and_then(|c| c.result::<ProductDetail>());
     let Some(detail) = detail else {
-        return Some(Step::answer(if explicit { said.texts().answers.which_product } else { "" }));
+        if explicit {
+            return Some(
+                find_to_add(said).unwrap_or_else(|| Step::answer(said.texts().answers.which_product)),
+            );
+        }
+        return Some(Step::answer(""));
     };
     // The quantity said now, else the one said when this product was opened ("买两双…").
     let quantity = quantity
         .or_else(|| dialogue.asked_before_turn("get_product_detail").and_then(quantity_said))
         .unwrap_or(1);
     Some(add_product(&detail, size.as_deref(), quantity, said.lang))
+}
+
+/// "Yes" to a product's card that asks which size (it offered nothing to
+/// add): the question again, with the sizes in stock.
+fn yes_to_sizes(said: &Said) -> Option<Step> {
+    let last = said.dialogue.last_call_before_turn()?;
+    if last.name != "get_product_detail" || said.offer().is_some() {
+        return None;
+    }
+    let detail = last.result::<ProductDetail>()?;
+    Some(Step::answer(crate::info::ask_size(&detail, said.lang)))
+}
+
+/// "把优衣库摇粒绒夹克加到购物车" with no product open: the product named is
+/// looked for and opened (its sizes, or the cart's confirmation when the
+/// size is named too).
+fn find_to_add(said: &Said) -> Option<Step> {
+    let mut rest = said.scratch();
+    rest.remove_all(ADD);
+    rest.remove_all(&["add", "put", "to", "into", "到购物车", "进购物车", "入购物车", "帮我"]);
+    // The verb of "加一件…到购物车" (only the first, a name may hold the character too).
+    if let Some(verb) = rest.find("加").or_else(|| rest.find("放")) {
+        rest.remove_range(verb);
+    }
+    rest.remove_all(CART_FILLER);
+    let (keyword, brand) = crate::search::named_product(said.lexicon, rest)?;
+    let mut args = json!({ "keyword": keyword });
+    if let (Some(brand), Some(obj)) = (brand, args.as_object_mut()) {
+        obj.insert("brand".to_owned(), json!(brand));
+    }
+    Some(Step::Call(Call::then("search_products", args, crate::search::open_best_match)))
 }
 
 fn added_answer(lang: Lang, data: &Value) -> Option<String> {
@@ -482,7 +537,8 @@ pub fn added(args: &Value, cart: &CartResult, lang: Lang) -> String {
 
 /// A cart line's name with its SKU label.
 fn item_name(item: &ItemLine, lang: Lang) -> String {
-    format!("{}{}", item.name, paren(lang, item.sku_label.as_deref().unwrap_or("")))
+    let label = crate::format::sku_label(lang, item.sku_label.as_deref().unwrap_or(""));
+    format!("{}{}", item.name, paren(lang, &label))
 }
 
 fn recognise_clear(said: &Said) -> Option<Step> {

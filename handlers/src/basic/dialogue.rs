@@ -137,6 +137,23 @@ impl Dialogue {
         self.events[..until].iter().rev().filter_map(as_call).find(|c| c.name == tool && c.data().is_some())
     }
 
+    /// The latest successful call of any of `tools` before the current turn:
+    /// which of them the conversation showed last.
+    pub fn latest_before_turn_of(&self, tools: &[&str]) -> Option<&Made> {
+        let until = self.turn_start.unwrap_or(self.events.len());
+        self.events[..until]
+            .iter()
+            .rev()
+            .filter_map(as_call)
+            .find(|c| tools.contains(&c.name.as_str()) && c.data().is_some())
+    }
+
+    /// The latest call (of any tool, whatever its outcome) before the current turn.
+    pub fn last_call_before_turn(&self) -> Option<&Made> {
+        let until = self.turn_start.unwrap_or(self.events.len());
+        self.events[..until].iter().rev().filter_map(as_call).next()
+    }
+
     /// The shopper's message whose turn made the latest successful call of
     /// `tool` before the current turn.
     pub fn asked_before_turn(&self, tool: &str) -> Option<&str> {

@@ -373,3 +373,28 @@ fn is_ordinal_word(token: &str) -> bool {
             .is_some_and(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
     })
 }
+
+/// Takes a count that opens the message ("two grande lattes", "3 iced
+/// americanos"): a number word or digits first, a word (not a unit of money
+/// or size) after.
+pub fn take_leading_count(s: &mut Scratch) -> Option<u32> {
+    const NOT_THINGS: &[&str] = &["yuan", "rmb", "元", "块", "码", "号", "size", "percent", "%", "am", "pm"];
+    /// Words of ordering before the count ("buy 2 iced americanos", "I'd like two lattes").
+    const LEAD_IN: &[&str] = &[
+        "buy", "i", "i'd", "i'll", "want", "like", "would", "get", "me", "give", "order", "please", "can",
+        "could", "have", "need", "take", "us", "we",
+    ];
+    let words = s.residual();
+    let mut tokens = words.split(' ').skip_while(|w| LEAD_IN.contains(&w.to_ascii_lowercase().as_str()));
+    let first = tokens.next()?;
+    let next = tokens.next()?.to_lowercase();
+    if !next.starts_with(|c: char| c.is_ascii_alphabetic()) || NOT_THINGS.contains(&next.as_str()) {
+        return None;
+    }
+    let lowered = first.to_ascii_lowercase();
+    let n = english_number(&lowered).or_else(|| lowered.parse::<u32>().ok())?;
+    let range = s.find(&lowered)?;
+    let value = quantity(f64::from(n))?;
+    s.remove_range(range);
+    Some(value)
+}

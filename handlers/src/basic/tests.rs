@@ -169,10 +169,34 @@ fn quantities_said_when_buying() {
         ("我想要一杯星巴克咖啡", Some(1)),
         ("第一个", None),
         ("size 42, 2 pairs", Some(2)),
+        ("two grande lattes from Starbucks please", Some(2)),
+        ("3 iced americanos", Some(3)),
+        ("500 yuan shoes", None),
+        ("buy 2 iced americanos from Starbucks", Some(2)),
+        ("来两杯喜茶多肉葡萄", Some(2)),
     ];
     for (text, quantity) in cases {
         assert_eq!(crate::info::quantity_said(text), quantity, "{text}");
     }
+}
+
+#[test]
+fn a_variant_named_when_buying_is_the_one_taken() {
+    let sku = |id: &str, label: &str| json!({"sku_id": id, "label": label, "stock": 9});
+    let detail: crate::info::ProductDetail = serde_json::from_value(json!({
+        "product_id": "p-latte", "name": "拿铁", "brand": "星巴克", "category": "咖啡", "price_yuan": 30.0,
+        "skus": [sku("t", "中杯 Tall"), sku("g", "大杯 Grande"), sku("v", "超大杯 Venti")],
+        "store": {"store_id": "s-sb", "name": "星巴克", "floor": 1, "unit": "1F-05"}}))
+    .unwrap();
+    let named = |text: &str| crate::info::named_size(text, &detail);
+    assert_eq!(named("来一杯星巴克拿铁，大杯").as_deref(), Some("大杯 Grande"));
+    assert_eq!(
+        named("我要一杯星巴克的拿鐵 超大杯").as_deref(),
+        Some("超大杯 Venti"),
+        "the longest word named"
+    );
+    assert_eq!(named("two grande lattes from Starbucks please").as_deref(), Some("大杯 Grande"));
+    assert_eq!(named("a latte please"), None);
 }
 
 #[test]
@@ -220,9 +244,15 @@ fn sizes_and_quantities_add_the_product_shown() {
 }
 
 #[test]
-fn a_bare_yes_asks_for_no_tool() {
+fn a_bare_yes_to_a_product_of_several_sizes_asks_which_one_and_calls_no_tool() {
+    for text in ["好的", "好", "要"] {
+        assert_eq!(answer(text), "有 40、41、42 码，您要哪个尺码？", "{text}");
+    }
+    for text in ["yes please", "ok"] {
+        let answer = answer(text);
+        assert!(answer.contains("40") && answer.contains("42"), "{text}: which size: {answer}");
+    }
     for text in ["好的", "yes please", "好", "要", "ok"] {
-        assert_eq!(first(text), None, "{text}");
         let dialogue = after_a_product(text);
         let no_offer = || None::<Offer>;
         assert!(Said::new(&dialogue, demo(), &no_offer).is_yes(), "{text}");
@@ -336,8 +366,104 @@ fn cart_requests() {
 }
 
 #[test]
+fn removing_it_from_a_cart_of_one_line_removes_that_line() {
+    let one = json!({"cart_id": "cart-7", "items": [{"item_id": "item-1", "product_id": "p", "name": "Nike",
+        "quantity": 1, "unit_price_yuan": 499.0, "line_total_yuan": 499.0}], "total_yuan": 499.0});
+    for text in ["actually remove it from my cart", "算了，把它从购物车删掉"] {
+        assert_eq!(call(text), ("view_cart", json!({}), true), "{text}: the cart is read first");
+        assert_eq!(then(text, one.clone()), ("remove_from_cart", json!({"item_id": "item-1"})), "{text}");
+    }
+}
+
+#[test]
+fn adding_a_product_named_to_the_cart_looks_for_it_first() {
+    let dialogue = Dialogue::new(vec![user("add the Nike Pegasus 41 to my cart, size 42")]);
+    let no_offer = || None::<Offer>;
+    let Some(Step::Call(call)) = recognise(&Said::new(&dialogue, demo(), &no_offer)) else {
+        panic!("no call")
+    };
+    assert_eq!(
+        (call.tool, call.arguments),
+        ("search_products", json!({"keyword": "Nike Pegasus 41", "brand": "Nike"}))
+    );
+    let dialogue = Dialogue::new(vec![user("帮我加一件优衣库摇粒绒夹克到购物车，M码")]);
+    let Some(Step::Call(call)) = recognise(&Said::new(&dialogue, demo(), &no_offer)) else {
+        panic!("no call")
+    };
+    let keyword = call.arguments["keyword"].as_str().unwrap_or_default().to_owned();
+    assert_eq!(call.tool, "search_products");
+    assert!(keyword.contains("摇粒绒夹克") && !keyword.contains('加'), "{keyword}");
+}
+
+#[test]
+fn how_to_pay_is_a_question_not_an_order() {
+    for text in [
+        "how do I pay for an order?",
+        "下单以后怎么付钱",
+        "怎么付款",
+        "可以用什么方式支付",
+        "可以用微信支付吗",
+    ] {
+        let answer = answer(text);
+        assert!(answer.contains("pickup store") || answer.contains("取货门店"), "{text}: {answer}");
+    }
+    assert_eq!(
+        first("停车怎么付款").map(|s| matches!(s, Step::Answer(r) if r.text.contains("取货"))),
+        Some(false)
+    );
+}
+
+#[test]
+fn alerts_on_a_product_named_search_for_it_first() {
+    let (tool, args, then_follows) = call("Nike Downshifter 13 黑白 40码到货了告诉我");
+    assert_eq!((tool, then_follows), ("search_products", true));
+    assert_eq!(args["brand"], "Nike");
+    assert_eq!(args["keyword"], "Nike Downshifter 13 黑白");
+    let found = json!({"total": 2, "products": [
+        shoe("p-buds", "WF-1000XM5 Noise Cancelling Earbuds", 1799.0),
+        shoe("p-phones", "WH-1000XM5 Noise Cancelling Headphones", 2499.0),
+    ]});
+    let text = "let me know if the Sony noise cancelling headphones drop below 2000";
+    assert_eq!(call(text).0, "search_products");
+    assert_eq!(
+        then(text, found),
+        ("get_product_detail", json!({"product_id": "p-phones"})),
+        "the best match"
+    );
+}
+
+#[test]
+fn alerts_without_a_name_are_on_the_product_shown() {
+    let stock = |size: &str| json!({"product_id": "p-pegasus", "watch": "stock", "size": size});
+    assert_eq!(call("42码到货了告诉我"), ("watch_product", stock("42"), false));
+    assert_eq!(call("let me know when size 40 is back in stock"), ("watch_product", stock("40"), false));
+    assert_eq!(call("let me know when it's back in 42"), ("watch_product", stock("42"), false));
+    let named = call("let me know when the Pegasus 41 is back in 42");
+    assert_eq!(
+        (named.0, named.1["keyword"].as_str()),
+        ("search_products", Some("Pegasus 41")),
+        "42 is the size"
+    );
+    let price = json!({"product_id": "p-pegasus", "watch": "price", "max_price": 400.0});
+    assert_eq!(call("降到 400 以下告诉我"), ("watch_product", price, false));
+    // After a list, the first product listed is opened, then watched.
+    let found = json!({"total": 1, "products": [shoe("p-revolution", "Nike Revolution 7", 399.0)]});
+    let dialogue = Dialogue::new(vec![
+        user("有什么 Nike 跑鞋"),
+        made("search_products", json!({"keyword": "Nike 跑鞋"}), found),
+        Event::Answer("…".to_owned()),
+        user("40号到货了通知我"),
+    ]);
+    let no_offer = || None::<Offer>;
+    let Some(Step::Call(call)) = recognise(&Said::new(&dialogue, demo(), &no_offer)) else {
+        panic!("no call")
+    };
+    assert_eq!((call.tool, call.arguments), ("get_product_detail", json!({"product_id": "p-revolution"})));
+}
+
+#[test]
 fn order_requests() {
-    for text in ["下单", "结账", "place the order", "checkout", "去付款"] {
+    for text in ["下单", "结账", "结帐", "埋单", "place the order", "checkout", "去付款"] {
         assert_eq!(call(text), ("view_cart", json!({}), true), "{text}: the cart is read first");
         assert_eq!(then(text, cart()), ("create_order", json!({"cart_id": "cart-7"})), "{text}");
     }

@@ -7,7 +7,7 @@ pub struct AlertTexts {
     /// The status line while an alert is set.
     pub progress: &'static str,
     /// What an alert waits for, back in stock: (product, size or ""); a
-    /// phrase without a verb ("Nike Pegasus back in size 42"), as lists and
+    /// phrase without a verb ("Nike Pegasus back in stock in size 42"), as lists and
     /// the lines around it read it.
     pub restock: fn(&str, &str) -> String,
     /// What an alert waits for, a price at or under: (product, price).
@@ -42,6 +42,8 @@ pub struct AlertTexts {
     pub removed: fn(&str) -> String,
     /// A remove press for an alert already gone (fired, expired, removed).
     pub gone: &'static str,
+    /// An alert asked for with no product named or shown.
+    pub which_product: &'static str,
     /// The "add to cart" button under a told alert.
     pub cart_button: &'static str,
     /// Alerts are for private chats.
@@ -82,6 +84,7 @@ pub const ZH_HANS: AlertTexts = AlertTexts {
     remove_button: |n| format!("❌ 取消 {n}"),
     removed: |what| format!("已取消提醒：{what}"),
     gone: "这个提醒已经不在了（已提醒、已到期或已取消）。",
+    which_product: "您想等哪件商品到货或降价？告诉我商品名，比如「Nike Pegasus 41 42码到货告诉我」。",
     cart_button: "🛒 加入购物车",
     private_only: "提醒只能在私聊里设置哦。",
 };
@@ -120,6 +123,7 @@ pub const ZH_HANT: AlertTexts = AlertTexts {
     remove_button: |n| format!("❌ 取消 {n}"),
     removed: |what| format!("已取消提醒：{what}"),
     gone: "這個提醒已經不在了（已提醒、已到期或已取消）。",
+    which_product: "您想等哪件商品到貨或降價？告訴我商品名，比如「Nike Pegasus 41 42號到貨通知我」。",
     cart_button: "🛒 加入購物車",
     private_only: "提醒只能在私訊裡設定喔。",
 };
@@ -131,7 +135,7 @@ pub const EN: AlertTexts = AlertTexts {
         if size.is_empty() {
             format!("{product} back in stock")
         } else {
-            format!("{product} back in size {size}")
+            format!("{product} back in stock in size {size}")
         }
     },
     price_at_most: |product, price| format!("{product} at {price} or less"),
@@ -173,6 +177,7 @@ pub const EN: AlertTexts = AlertTexts {
     remove_button: |n| format!("❌ Cancel {n}"),
     removed: |what| format!("Alert cancelled: {what}"),
     gone: "That alert is no longer there (told, run out or cancelled).",
+    which_product: "Which product should I watch? Name it, e.g. \"tell me when the Nike Pegasus 41 is back in 42\".",
     cart_button: "🛒 Add to cart",
     private_only: "Alerts are set in a private chat with me.",
 };

@@ -254,6 +254,7 @@ pub(crate) static TEXTS: Texts = Texts {
         no_orders: "You have no orders yet.",
         no_pending_orders: "You have no order that can be cancelled (only unpaid orders, and paid ones not yet ready, can be).",
         no_unpaid_orders: "You have no order waiting for payment: every order is paid or closed.",
+        how_to_pay: "Put what you want in your cart and say \"checkout\": I place the order for pickup at the store. If an invoice comes with the order, pay it right here in the chat (💳 Pay under /orders too); otherwise you pay at the pickup store when you collect it.",
         declined: "OK, cancelled — nothing was changed.",
         private_only: "The cart and orders are only available in a private chat — please message me directly.",
         cannot_here: "Sorry, I can't do that here.",

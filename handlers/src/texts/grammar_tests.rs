@@ -48,11 +48,11 @@ fn an_alert_reads_as_a_sentence() {
     let what = (alerts.restock)("Downshifter 13", "40");
     assert_eq!(
         (alerts.preview)(&what, 30),
-        "🔔 Set an alert: Downshifter 13 back in size 40. I'll message you when it happens (lasts 30 days, tells you once)."
+        "🔔 Set an alert: Downshifter 13 back in stock in size 40. I'll message you when it happens (lasts 30 days, tells you once)."
     );
     assert!(
         (alerts.set)(&what, 30)
-            .starts_with("🔔 Alert set: Downshifter 13 back in size 40. I'll tell you when")
+            .starts_with("🔔 Alert set: Downshifter 13 back in stock in size 40. I'll tell you when")
     );
 }
 

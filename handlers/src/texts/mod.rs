@@ -442,6 +442,8 @@ pub struct Answers {
     pub no_pending_orders: &'static str,
     /// No order waits for payment.
     pub no_unpaid_orders: &'static str,
+    /// How an order is paid ("how do I pay?").
+    pub how_to_pay: &'static str,
     /// The shopper pressed Cancel.
     pub declined: &'static str,
     /// A tool only for private chats, asked in a group.
