@@ -35,6 +35,15 @@ impl CaseLang {
         }
     }
 
+    /// The bot's language of the same name.
+    pub fn lang(self) -> handlers::Lang {
+        match self {
+            CaseLang::Zh => handlers::Lang::Zh,
+            CaseLang::ZhHant => handlers::Lang::ZhHant,
+            CaseLang::En => handlers::Lang::En,
+        }
+    }
+
     /// The script answers in this language are written in.
     pub fn script(self) -> Script {
         match self {
@@ -249,6 +258,12 @@ pub struct Case {
     pub cart: Option<CartExpect>,
     pub orders: Option<OrdersExpect>,
     pub alerts: Option<AlertsExpect>,
+    /// The language of the shopper's app, as Telegram tells the bot
+    /// (`language_code`): what a message that says no language of its own
+    /// ("屈臣氏在哪", written the same in both scripts; "42") is answered in.
+    /// The case's language unless it says (`"app": "en"`, or `"default"`
+    /// for the configured `bot.language`).
+    pub app: Option<CaseLang>,
     /// Where it was read (`file:line`).
     pub origin: String,
 }
@@ -282,6 +297,8 @@ struct RawCase {
     orders: Option<OrdersExpect>,
     #[serde(default)]
     alerts: Option<AlertsExpect>,
+    #[serde(default)]
+    app: Option<String>,
     /// Free text for whoever reads the corpus.
     #[serde(default)]
     #[allow(dead_code)]
@@ -416,7 +433,21 @@ fn checked(raw: RawCase, origin: String) -> Result<Case, String> {
     {
         return Err(format!("{}: alerts.kind is \"restock\" or \"price\", not {kind:?}", raw.id));
     }
+    let app = match raw.app.as_deref() {
+        None => Some(raw.lang),
+        Some("default") => None,
+        Some("zh") => Some(CaseLang::Zh),
+        Some("zh-hant") => Some(CaseLang::ZhHant),
+        Some("en") => Some(CaseLang::En),
+        Some(other) => {
+            return Err(format!(
+                "{}: app is \"zh\", \"zh-hant\", \"en\" or \"default\", not {other:?}",
+                raw.id
+            ));
+        }
+    };
     Ok(Case {
+        app,
         id: raw.id,
         script: raw.script.unwrap_or(raw.lang.script()),
         lang: raw.lang,
@@ -453,6 +484,18 @@ mod tests {
         assert_eq!(case.turns[1].facts.all, vec![Fact::One("2".into())]);
         assert_eq!(case.answer.all[0].alternatives(), vec!["優衣庫", "Uniqlo"]);
         assert_eq!(case.origin, "t.jsonl:3");
+        assert_eq!(case.app, Some(CaseLang::ZhHant), "the shopper's app speaks the case's language");
+    }
+
+    #[test]
+    fn the_shoppers_app_may_speak_another_language_or_the_configured_one() {
+        let line = |app: &str| {
+            format!(r#"{{"id":"a","lang":"en","app":{app},"class":"x","turns":["wifi?"],"all":["Wi-Fi"]}}"#)
+        };
+        assert_eq!(parse("a.jsonl", &line("\"zh\"")).unwrap()[0].app, Some(CaseLang::Zh));
+        assert_eq!(parse("a.jsonl", &line("\"default\"")).unwrap()[0].app, None);
+        let mistakes = parse("a.jsonl", &line("\"fr\"")).unwrap_err();
+        assert!(mistakes[0].contains("app is \"zh\", \"zh-hant\", \"en\" or \"default\""), "{mistakes:?}");
     }
 
     #[test]

@@ -96,8 +96,10 @@ impl Bench {
         }
     }
 
-    /// Types `lines` into a fresh bot's terminal chat; what it showed and left.
-    pub async fn run(&self, lines: &[String]) -> Transcript {
+    /// Types `lines` into a fresh bot's terminal chat, for a shopper whose
+    /// app speaks `app` (the configured `bot.language` when `None`); what it
+    /// showed and left.
+    pub async fn run(&self, lines: &[String], app: Option<handlers::Lang>) -> Transcript {
         let mut transcript = Transcript::default();
         let mall = match fresh_mall(&self.config) {
             Ok(mall) => mall,
@@ -113,7 +115,11 @@ impl Bench {
         let recorder = Arc::new(Recorder { inner, log: Mutex::default() });
         let state: Arc<dyn crate::infra::state::StateStore> =
             Arc::new(crate::infra::state::MemoryStore::new());
-        let app = App::with_model((*self.config).clone(), mall.clone(), state, recorder.clone());
+        let mut config = (*self.config).clone();
+        if let Some(lang) = app {
+            config.bot.language = lang;
+        }
+        let app = App::with_model(config, mall.clone(), state, recorder.clone());
 
         let output = SharedOutput::default();
         let input = ScriptedInput::new(lines, output.clone());

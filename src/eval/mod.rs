@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 use futures::StreamExt as _;
 
 use crate::infra::config::Config;
+use corpus::CaseLang;
 use report::{CaseResult, Report};
 
 /// The corpus used when none is given: the demo mall's.
@@ -54,7 +55,7 @@ pub async fn run(config: Config, options: &Options) -> anyhow::Result<Report> {
                 let bench = bench.clone();
                 async move {
                     let lines: Vec<String> = case.turns.iter().map(|t| t.say.clone()).collect();
-                    let transcript = bench.run(&lines).await;
+                    let transcript = bench.run(&lines, case.app.map(CaseLang::lang)).await;
                     let why = check::reasons(case, &transcript);
                     (i, why, transcript.answers)
                 }
