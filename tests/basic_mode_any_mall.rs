@@ -99,6 +99,7 @@ fn loose_mall() -> MockMallApi {
     mall.expect_store_promotions().returning(|_| Ok(Page { items: vec![], total: 0 }));
     mall.expect_route().never();
     mall.expect_mall_info().returning(|| Err(ServiceError::not_found("no information sections")));
+    mall.expect_mall_events().returning(|_| Err(ServiceError::not_found("no events")));
     mall
 }
 

@@ -459,7 +459,8 @@ async fn over_the_daily_budget_a_voice_note_is_not_fetched() {
     api.put_file("after-budget", vec![7; 20_000]);
     api.push_update(voice_message(ALICE.id, ALICE, "after-budget", 3, 20_000));
     let texts = api.wait_for_texts(ALICE.id, before + 1).await;
-    assert_eq!(texts[before], handlers::Lang::Zh.texts().media.voice_over_budget, "{texts:#?}");
+    // The typed question was English, so the conversation is.
+    assert_eq!(texts[before], handlers::Lang::En.texts().media.voice_over_budget, "{texts:#?}");
     assert!(api.calls("getFile").is_empty(), "fetched although over budget");
     assert!(model.stt_requests().is_empty(), "transcribed although over budget");
 }

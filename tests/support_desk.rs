@@ -451,7 +451,7 @@ async fn two_misses_offer_a_person_one_does_not_and_the_report_and_metrics_list_
     wait_for_listener(ops, &bot).await;
 
     // One miss (not understood), then a found search: no button either time.
-    assert!(!has_person_button(&ask(&api, "有卖拖拉机吗").await), "one miss offers no person");
+    assert!(!has_person_button(&ask(&api, "拖拉机能开进来吗").await), "one miss offers no person");
     let found = ask(&api, "Nike 跑鞋").await;
     assert!(!has_person_button(&found), "a helped turn offers no person");
     // A miss after it is the first of a new row; the next one offers a person.
@@ -494,7 +494,7 @@ async fn two_misses_offer_a_person_one_does_not_and_the_report_and_metrics_list_
             .map(|r| (r["text"].as_str().unwrap().to_owned(), r["count"].as_i64().unwrap()))
             .collect()
     };
-    assert_eq!(rows("unanswered"), vec![("有卖拖拉机吗".to_owned(), 1)], "{report}");
+    assert_eq!(rows("unanswered"), vec![("拖拉机能开进来吗".to_owned(), 1)], "{report}");
     assert_eq!(rows("empty_searches"), vec![("割草机".to_owned(), 1), ("拖拉机".to_owned(), 1)], "{report}");
     // The bot's own reason, one row whatever the shopper's language.
     assert_eq!(rows("handoffs"), vec![("the shopper asked for a person".to_owned(), 1)], "{report}");
@@ -514,7 +514,7 @@ async fn two_misses_offer_a_person_one_does_not_and_the_report_and_metrics_list_
     // `/report` for an admin, in private only.
     api.push_update(private_text(BOSS, "/report"));
     let said = api.wait_for_texts(BOSS.id, 1).await;
-    assert!(said[0].contains("Unanswered questions") && said[0].contains("有卖拖拉机吗"), "{}", said[0]);
+    assert!(said[0].contains("Unanswered questions") && said[0].contains("拖拉机能开进来吗"), "{}", said[0]);
     assert!(said[0].contains("resolved without a person: 0%"), "{}", said[0]);
     api.push_update(text_message(
         GROUP,

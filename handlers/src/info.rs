@@ -14,14 +14,25 @@ use crate::format::{
     sku_label, store_name,
 };
 use crate::general::{find_store, store_for_display};
-use crate::records::{StoreCard, StoreRef, Yuan, rating};
-use crate::search::SearchProductsResult;
-use crate::{Lang, OfflineHook, ToolContext, ToolOutput, ToolResult, tool_function};
+use crate::records::{SearchProductsResult, StoreCard, StoreRef, Yuan, rating};
+use crate::{HelpLine, Lang, OfflineHook, ToolContext, ToolOutput, ToolResult, tool_function};
 
 /// Reviews shown to the model.
 const SHOWN_REVIEWS: usize = 5;
 /// Reviews the average rating is taken over.
 const RATED_REVIEWS: u32 = PageRequest::MAX_LIMIT;
+
+/// The `/help` line of the product tools.
+pub static HELP_PRODUCTS: HelpLine = HelpLine {
+    zh: "🔍 找商品：「500 元以内的跑鞋」，再看看详情和尺码",
+    en: "🔍 Products: \"running shoes under 500 yuan\", then details and sizes",
+};
+
+/// The `/help` line of the store tools.
+pub static HELP_STORES: HelpLine = HelpLine {
+    zh: "🏬 查店铺：「有哪些咖啡店？」「哪些店有优惠？」",
+    en: "🏬 Stores: \"Which coffee shops are there?\" \"Which stores have deals?\"",
+};
 
 /// Arguments of `get_product_detail`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -114,7 +125,7 @@ fn get_product_detail_progress(lang: Lang, _args: &GetProductDetailArgs) -> Stri
 }
 
 /// A product's description, sizes with stock, store and floor.
-#[tool_function(level = "safe", scope = "both", progress = get_product_detail_progress, help = crate::search::HELP_PRODUCTS, offline = PRODUCT_DETAIL_OFFLINE)]
+#[tool_function(level = "safe", scope = "both", progress = get_product_detail_progress, help = HELP_PRODUCTS, offline = PRODUCT_DETAIL_OFFLINE)]
 pub async fn get_product_detail(ctx: &ToolContext, args: GetProductDetailArgs) -> ToolResult<ProductDetail> {
     let product = ctx.mall.get_product(args.product_id.trim()).await?;
     let store = match store_for_display(ctx, &product.brief.store_id).await {
@@ -225,7 +236,7 @@ fn get_store_info_progress(lang: Lang, args: &GetStoreInfoArgs) -> String {
 }
 
 /// A store's basics (floor, hours, phone), promotions or reviews.
-#[tool_function(level = "safe", scope = "both", progress = get_store_info_progress, help = crate::search::HELP_STORES, offline = STORE_INFO_OFFLINE)]
+#[tool_function(level = "safe", scope = "both", progress = get_store_info_progress, help = HELP_STORES, offline = STORE_INFO_OFFLINE)]
 pub async fn get_store_info(ctx: &ToolContext, args: GetStoreInfoArgs) -> ToolResult<StoreInfoResult> {
     let store = find_store(ctx, "store_id", &args.store_id).await?;
     let short =

@@ -9,6 +9,7 @@
 //! needs (id, name, price, rating, sizes in stock, store, floor), five at
 //! most. `tests/token_budget.rs` counts what they cost.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use services::{Cart, CartItem, Order, OrderStatus, RefundStatus, Store};
 
@@ -260,4 +261,37 @@ mod tests {
         assert_eq!((read("699"), read("19.99"), read("499.0")), (Yuan(69900), Yuan(1999), Yuan(49900)));
         assert_eq!(rating(4.7).to_string(), "4.7");
     }
+}
+
+/// What `search_products` returns: the number of matches and the best ones.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct SearchProductsResult {
+    pub total: u64,
+    pub products: Vec<ProductHit>,
+}
+
+/// One product found: what a recommendation needs and nothing else. Names
+/// are in the shopper's language; what is unknown or empty is left out.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct ProductHit {
+    pub product_id: String,
+    pub name: String,
+    /// In yuan.
+    pub price: Yuan,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rating: Option<f64>,
+    /// The sizes (SKU labels) in stock.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sizes: Vec<String>,
+    /// Set only when nothing is in stock.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub sold_out: bool,
+    /// The store's name.
+    pub store: String,
+    /// The store's floor as shoppers write it (`3楼`, `3F`, `B1`); absent
+    /// when the store could not be looked up.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub floor: String,
 }

@@ -15,24 +15,14 @@ use crate::general::{
     search_products_in_either_script, search_stores_in_either_script, store_for_display, yuan_to_cents,
 };
 use crate::records::{StoreCard, Yuan, rating};
-use crate::{HelpLine, Lang, OfflineHook, ToolContext, ToolError, ToolOutput, ToolResult, tool_function};
+use crate::{Lang, OfflineHook, ToolContext, ToolError, ToolOutput, ToolResult, tool_function};
 
 /// At most this many products go back to the model.
 const MAX_PRODUCTS: u32 = 5;
 /// At most this many stores go back to the model.
 const MAX_STORES: u32 = 10;
 
-/// The `/help` line of the product tools.
-pub static HELP_PRODUCTS: HelpLine = HelpLine {
-    zh: "🔍 找商品：「500 元以内的跑鞋」，再看看详情和尺码",
-    en: "🔍 Products: \"running shoes under 500 yuan\", then details and sizes",
-};
-
-/// The `/help` line of the store tools.
-pub static HELP_STORES: HelpLine = HelpLine {
-    zh: "🏬 查店铺：「有哪些咖啡店？」「哪些店有优惠？」",
-    en: "🏬 Stores: \"Which coffee shops are there?\" \"Which stores have deals?\"",
-};
+pub use crate::info::{HELP_PRODUCTS, HELP_STORES};
 
 /// Arguments of `search_products`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -44,38 +34,7 @@ pub struct SearchProductsArgs {
     pub category: Option<String>,
 }
 
-/// What `search_products` returns: the number of matches and the best ones.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(default)]
-pub struct SearchProductsResult {
-    pub total: u64,
-    pub products: Vec<ProductHit>,
-}
-
-/// One product found: what a recommendation needs and nothing else. Names
-/// are in the shopper's language; what is unknown or empty is left out.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(default)]
-pub struct ProductHit {
-    pub product_id: String,
-    pub name: String,
-    /// In yuan.
-    pub price: Yuan,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rating: Option<f64>,
-    /// The sizes (SKU labels) in stock.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub sizes: Vec<String>,
-    /// Set only when nothing is in stock.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub sold_out: bool,
-    /// The store's name.
-    pub store: String,
-    /// The store's floor as shoppers write it (`3楼`, `3F`, `B1`); absent
-    /// when the store could not be looked up.
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub floor: String,
-}
+pub use crate::records::{ProductHit, SearchProductsResult};
 
 impl ProductHit {
     fn new(product: &ProductBrief, store: Option<&Store>, lang: Lang) -> Self {
@@ -193,10 +152,10 @@ pub async fn search_stores(ctx: &ToolContext, args: SearchStoresArgs) -> ToolRes
         page: PageRequest::first(MAX_STORES),
     };
     let mut page = search_stores_in_either_script(ctx, query).await?;
-    if page.items.is_empty() {
-        if let Some(store) = crate::general::store_past_a_typo(ctx, &args.keyword).await? {
-            page = services::Page { items: vec![store], total: 1 };
-        }
+    if page.items.is_empty()
+        && let Some(store) = crate::general::store_past_a_typo(ctx, &args.keyword).await?
+    {
+        page = services::Page { items: vec![store], total: 1 };
     }
     let suggestion =
         page.items.first().map(|first| navigate_suggestion(ctx.lang, &store_name(ctx.lang, first)));
@@ -262,7 +221,8 @@ const EN_FILLER: &[&str] = &[
     "does", "have", "has", "get", "need", "something", "help", "recommend", "what", "what's", "whats", "are",
     "there", "is", "which", "with", "good", "nice", "best", "got", "purchase", "it", "them", "your", "my",
     "mall", "sell", "sells", "yuan", "rmb", "price", "priced", "please", "options", "in", "here", "new",
-    "one", "ones", "where", "see", "let", "let's", "stock", "available", "sold", "out", "from",
+    "one", "ones", "where", "see", "let", "let's", "stock", "available", "sold", "out", "from", "large",
+    "medium", "small", "regular", "big",
 ];
 
 /// Chinese numerals and classifiers such as `一双`, `两件`: struck out of keywords.

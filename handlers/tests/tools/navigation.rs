@@ -96,6 +96,8 @@ fn loose_mall() -> MockMallApi {
     let mut mall = MockMallApi::new();
     mall.expect_get_store().returning(|id| Err(ServiceError::not_found(format!("store {id}"))));
     mall.expect_search_stores().returning(move |_| Ok(page(vec![apple.clone(), uniqlo()])));
+    // No brand of that name either.
+    mall.expect_search_products().returning(|_| Ok(page(vec![])));
     mall
 }
 
@@ -127,6 +129,7 @@ async fn an_unknown_store_is_not_found_with_a_hint() {
     let mut mall = MockMallApi::new();
     mall.expect_get_store().returning(|_| Err(ServiceError::not_found("no such store")));
     mall.expect_search_stores().returning(|_| Ok(page(vec![])));
+    mall.expect_search_products().returning(|_| Ok(page(vec![])));
     let err = call::<NavigateToStoreResult>(
         ctx(mall, Lang::Zh),
         "navigate_to_store",
