@@ -8,6 +8,8 @@
 //! what went unanswered.
 
 pub mod alerts;
+pub mod bot;
+pub mod health;
 pub mod commands;
 pub mod context;
 pub mod fallback;
@@ -23,3 +25,5 @@ pub mod stats;
 pub mod stt;
 pub mod support;
 pub mod tools;
+
+pub use bot::App;

@@ -15,7 +15,7 @@
 
 use handlers::Lang;
 
-use crate::app::App;
+use crate::engine::App;
 use crate::engine::context::MessageContext;
 use crate::engine::progress::Progress;
 use crate::engine::reply::Reply;

@@ -13,6 +13,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 mod env;
+pub mod hours;
 mod sections;
 mod validate;
 

@@ -3,7 +3,7 @@
 //! never a user or chat), the process-wide Prometheus recorder, the counting
 //! helpers and [`Lifecycle`]; it imports nothing of the crate, so the router,
 //! the model client, the state store and the transport may all use it.
-//! [`http`] serves them: Prometheus metrics (`/metrics`, behind `ops.token`
+//! `transports/ops.rs` serves them: Prometheus metrics (`/metrics`, behind `ops.token`
 //! when set), liveness (`/healthz`) and readiness (`/readyz`, cached, never
 //! calling the model) on `ops.listen` — never on the webhook listener.
 //!
@@ -31,10 +31,6 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
-
-pub mod http;
-
-pub use http::{routes, serve_on, spawn};
 
 /// Updates by `kind` and `outcome`.
 pub const UPDATES: &str = "mallbot_updates_total";

@@ -20,6 +20,7 @@
 mod backend;
 pub(crate) mod keys;
 pub mod memory;
+pub mod message;
 pub mod redis;
 mod roles;
 pub mod sqlite;

@@ -21,7 +21,7 @@ use teloxide::types::{BotCommand, Me};
 use teloxide::update_listeners::Polling;
 use teloxide::{ApiError, RequestError};
 
-use crate::app::App;
+use crate::engine::App;
 use crate::infra::config::{TelegramConfig, TelegramMode};
 use crate::infra::state::StateStore;
 
@@ -79,7 +79,7 @@ pub async fn connect(config: &TelegramConfig) -> Result<(Bot, Me), TelegramError
 }
 
 /// The Telegram line of `mallbot check`: the token checked with `getMe`.
-pub async fn check(config: &TelegramConfig) -> crate::infra::health::Check {
+pub async fn check(config: &TelegramConfig) -> crate::engine::health::Check {
     let started = std::time::Instant::now();
     let (ok, detail) = match connect(config).await {
         Ok((_, me)) => {
@@ -88,13 +88,13 @@ pub async fn check(config: &TelegramConfig) -> crate::infra::health::Check {
         Err(e) => (false, e.to_string()),
     };
     let latency_ms = Some(started.elapsed().as_millis() as u64);
-    crate::infra::health::Check { name: "telegram", ok, detail, latency_ms }
+    crate::engine::health::Check { name: "telegram", ok, detail, latency_ms }
 }
 
 /// The service desk's line of `mallbot check` (`[support] chat_id` set):
 /// the bot must be an administrator of the desk's group allowed to manage
 /// topics, or the owner.
-pub async fn check_desk(config: &TelegramConfig, chat_id: i64) -> crate::infra::health::Check {
+pub async fn check_desk(config: &TelegramConfig, chat_id: i64) -> crate::engine::health::Check {
     let started = std::time::Instant::now();
     let (ok, detail) = match connect(config).await {
         Ok((bot, me)) => {
@@ -124,7 +124,7 @@ pub async fn check_desk(config: &TelegramConfig, chat_id: i64) -> crate::infra::
         Err(e) => (false, e.to_string()),
     };
     let latency_ms = Some(started.elapsed().as_millis() as u64);
-    crate::infra::health::Check { name: "support desk", ok, detail, latency_ms }
+    crate::engine::health::Check { name: "support desk", ok, detail, latency_ms }
 }
 
 /// Fills Telegram's command menu, in Chinese, English and the default
@@ -189,7 +189,7 @@ pub async fn run(app: App) -> anyhow::Result<()> {
     trust::set(app.config.link_hosts(), app.config.image_hosts());
     // The ops endpoints on their own listener, never the webhook's.
     let (ops_stop, ops_stopped) = tokio::sync::oneshot::channel::<()>();
-    let ops = crate::infra::ops::spawn(&app, async move {
+    let ops = crate::transports::ops::spawn(&app, async move {
         let _ = ops_stopped.await;
     })
     .await?;

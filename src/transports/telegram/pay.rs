@@ -39,7 +39,7 @@ use super::inbound::Handle;
 use super::outbox::Outbox;
 use super::send::{self, Target};
 use super::{TelegramError, Transport};
-use crate::app::App;
+use crate::engine::App;
 use crate::engine::payments::{
     self, EventFeed, EventTeller, Ledger, PayloadKey, PaymentRecord, PaymentState, Settled, amount_text,
 };

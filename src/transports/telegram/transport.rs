@@ -9,7 +9,7 @@ use teloxide::types::{Me, User};
 
 use super::drafts::DraftSupport;
 use super::{lanes, links, outbox, send, texts};
-use crate::app::App;
+use crate::engine::App;
 use crate::engine::payments::Ledger;
 use crate::infra::config::{TelegramConfig, TelegramMode};
 
@@ -101,7 +101,7 @@ impl Transport {
     /// The `/health` text: the engine's report and the Telegram part
     /// (privacy mode as `getMe` reports it now, and what to do about it).
     pub(super) async fn health_report(&self, bot: &Bot, me: &Me, lang: Lang) -> String {
-        let report = crate::infra::health::collect(&self.app).await;
+        let report = crate::engine::health::collect(&self.app).await;
         let fresh = send::call(bot, &teloxide::payloads::GetMe::new()).await.ok();
         let me = fresh.as_ref().unwrap_or(me);
         let mode = match self.app.config.telegram.mode {

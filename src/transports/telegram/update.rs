@@ -19,7 +19,7 @@
 //! own task (`pay.rs`), never behind a chat's lane.
 
 use super::pay;
-use crate::app::App;
+use crate::engine::App;
 use std::fmt::Debug;
 use std::future::Future;
 use std::sync::Arc;
@@ -47,7 +47,7 @@ use crate::engine::router::{Admitted, Presser, Way};
 
 /// The answer when a shopper's file could not be fetched: logged, counted,
 /// and no model call.
-fn fetch_failed(app: &crate::app::App, error: files::DownloadError, file: &FileTurn) -> Reply {
+fn fetch_failed(app: &crate::engine::App, error: files::DownloadError, file: &FileTurn) -> Reply {
     let voice = file.voice;
     tracing::warn!(error = %error, "could not fetch the shopper's file");
     if voice {
@@ -446,7 +446,7 @@ impl Handle {
     /// a failed fetch is answered without a model call.
     async fn run_file_turn<T, F>(&self, file: FileTurn, turn: T) -> Result<Outcome, RequestError>
     where
-        T: FnOnce(crate::app::App, Vec<u8>, Progress) -> F + Send + 'static,
+        T: FnOnce(crate::engine::App, Vec<u8>, Progress) -> F + Send + 'static,
         F: Future<Output = Reply> + Send + 'static,
     {
         let app = self.tg.app.clone();
