@@ -13,6 +13,7 @@ pub mod health;
 pub mod commands;
 pub mod context;
 pub mod fallback;
+pub mod handoff;
 pub mod llm;
 pub mod media;
 pub mod payments;

@@ -17,7 +17,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::infra::state::CounterStore;
+use crate::infra::state::keys;
+use crate::infra::state::{CounterStore, StateError, ValueStore};
 
 /// What one turn (or one reaction) adds to the report.
 #[derive(Debug, Clone, PartialEq)]
@@ -130,6 +131,59 @@ pub async fn record(
 pub struct Rating {
     pub up: bool,
     pub day: i64,
+}
+
+/// Keeps what the answer sent as message `message_id` of `chat` was about,
+/// for `keep`, so that a 👍/👎 on that message is counted for it.
+pub(crate) async fn keep_rated(
+    state: &dyn ValueStore,
+    chat: i64,
+    message_id: i32,
+    rated: &crate::engine::reply::Rated,
+    keep: Duration,
+) -> Result<(), StateError> {
+    let value = serde_json::to_string(rated).unwrap_or_default();
+    state.put_value(&keys::rated(chat, message_id), &value, keep).await
+}
+
+/// What the answer sent as message `message_id` of `chat` was about, if it
+/// was kept and has not expired.
+pub(crate) async fn rated_answer(
+    state: &dyn ValueStore,
+    chat: i64,
+    message_id: i32,
+) -> Result<Option<crate::engine::reply::Rated>, StateError> {
+    let value = state.get_value(&keys::rated(chat, message_id)).await?;
+    Ok(value.and_then(|v| serde_json::from_str(&v).ok()))
+}
+
+/// The standing rating of `user` on the answer sent as message `message_id`
+/// of `chat` (`None`: none, or taken back).
+pub(crate) async fn standing_rating(
+    state: &dyn ValueStore,
+    chat: i64,
+    message_id: i32,
+    user: i64,
+) -> Result<Option<Rating>, StateError> {
+    let value = state.get_value(&keys::rating(chat, message_id, user)).await?;
+    Ok(value.and_then(|v| serde_json::from_str(&v).ok()))
+}
+
+/// Keeps `rating` (`None`: taken back) as the standing rating of `user` on
+/// the answer sent as message `message_id` of `chat`, for `keep`.
+pub(crate) async fn keep_standing_rating(
+    state: &dyn ValueStore,
+    chat: i64,
+    message_id: i32,
+    user: i64,
+    rating: Option<&Rating>,
+    keep: Duration,
+) -> Result<(), StateError> {
+    let value = match rating {
+        Some(rating) => serde_json::to_string(rating).unwrap_or_default(),
+        None => "null".to_owned(),
+    };
+    state.put_value(&keys::rating(chat, message_id, user), &value, keep).await
 }
 
 /// A shopper's rating of an answer changed from `before` to `after` (`None`: none): the

@@ -436,10 +436,9 @@ impl Handle {
                 && let Some(last) = ids.last()
             {
                 // What a 👍/👎 on this answer will be about.
-                let key = crate::infra::state::keys::rated(self.target.chat.0, last.0);
-                let value = serde_json::to_string(rated).unwrap_or_default();
+                let (state, keep) = (self.tg.app.state.as_ref(), self.tg.app.router.report_keep());
                 if let Err(e) =
-                    self.tg.app.state.put_value(&key, &value, self.tg.app.router.report_keep()).await
+                    crate::engine::report::keep_rated(state, self.target.chat.0, last.0, rated, keep).await
                 {
                     tracing::warn!(error = %e, "could not keep what the answer was about");
                 }

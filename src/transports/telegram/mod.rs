@@ -34,7 +34,6 @@ pub mod files;
 pub mod format;
 pub mod inbound;
 pub mod lanes;
-pub mod links;
 pub mod live;
 pub mod markdown;
 pub mod outbox;

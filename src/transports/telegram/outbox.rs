@@ -28,7 +28,6 @@ use teloxide::types::MessageId;
 
 use super::send::{self, ButtonContext, Outgoing, Target};
 use crate::engine::reply::Reply;
-use crate::infra::state::keys::OUTBOX_PACE as PACE_KEY;
 use crate::infra::state::{OutboxEntry, StateStore, unix_now_ms};
 
 /// How long an entry belongs to whoever is sending it (the turn, or a
@@ -351,7 +350,7 @@ impl Pace {
         // Under the limit over every instance.
         let half = (self.per_sec / 2).max(1);
         for _ in 0..100 {
-            match state.rate_hit(PACE_KEY, PACE_WINDOW).await {
+            match crate::infra::state::outbox_pace_hit(state, PACE_WINDOW).await {
                 Ok(n) if n > half => tokio::time::sleep(Duration::from_millis(50)).await,
                 Ok(_) => break,
                 Err(e) => {

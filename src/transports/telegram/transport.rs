@@ -8,7 +8,7 @@ use teloxide::prelude::*;
 use teloxide::types::{Me, User};
 
 use super::drafts::DraftSupport;
-use super::{lanes, links, outbox, send, texts};
+use super::{lanes, outbox, send, texts};
 use crate::engine::App;
 use crate::engine::payments::Ledger;
 use crate::infra::config::{TelegramConfig, TelegramMode};
@@ -57,7 +57,7 @@ pub struct Transport {
     pub app: App,
     /// Group requests waiting to continue in a private chat (in the state
     /// store, shared by every instance that shares it).
-    pub handoffs: links::HandoffLinks,
+    pub handoffs: crate::engine::handoff::HandoffLinks,
     /// The "typing…" loops, one per chat being answered.
     pub typing: send::ChatTyping,
     /// Whether the Bot API server takes `sendMessageDraft`.
@@ -73,7 +73,7 @@ pub struct Transport {
 impl Transport {
     /// The transport around `app`.
     pub fn new(app: App) -> Self {
-        let handoffs = links::HandoffLinks::new(app.state.clone());
+        let handoffs = crate::engine::handoff::HandoffLinks::new(app.state.clone());
         let outbox = outbox::Outbox::new(app.state.clone(), outbox_max_age(&app.config.telegram));
         let ledger = ledger(&app);
         Transport {

@@ -185,9 +185,9 @@ pub(crate) async fn on_reaction(
         return Ok(());
     };
     let chat = reaction.chat.id.0;
-    let key = crate::infra::state::keys::rated(chat, reaction.message_id.0);
-    let rated = match tg.app.state.get_value(&key).await {
-        Ok(value) => value.and_then(|v| serde_json::from_str::<crate::engine::reply::Rated>(&v).ok()),
+    let message_id = reaction.message_id.0;
+    let rated = match crate::engine::report::rated_answer(tg.app.state.as_ref(), chat, message_id).await {
+        Ok(rated) => rated,
         Err(e) => {
             tracing::warn!(error = %e, "could not read what a reaction is about");
             None
@@ -198,9 +198,10 @@ pub(crate) async fn on_reaction(
         return Ok(());
     };
     let keep = tg.app.router.report_keep();
-    let standing = crate::infra::state::keys::rating(chat, reaction.message_id.0, user.id.0 as i64);
-    let before = match tg.app.state.get_value(&standing).await {
-        Ok(value) => value.and_then(|v| serde_json::from_str::<crate::engine::report::Rating>(&v).ok()),
+    let user_id = user.id.0 as i64;
+    let standing = crate::engine::report::standing_rating(tg.app.state.as_ref(), chat, message_id, user_id);
+    let before = match standing.await {
+        Ok(rating) => rating,
         Err(e) => {
             tracing::warn!(error = %e, "could not read the shopper's rating of the answer");
             return Ok(());
@@ -211,13 +212,15 @@ pub(crate) async fn on_reaction(
         return Ok(());
     }
     let after = now.map(|up| crate::engine::report::Rating { up, day: crate::engine::report::today() });
-    let kept = match &after {
-        Some(rating) => {
-            let value = serde_json::to_string(rating).unwrap_or_default();
-            tg.app.state.put_value(&standing, &value, keep).await
-        }
-        None => tg.app.state.put_value(&standing, "null", keep).await,
-    };
+    let kept = crate::engine::report::keep_standing_rating(
+        tg.app.state.as_ref(),
+        chat,
+        message_id,
+        user_id,
+        after.as_ref(),
+        keep,
+    )
+    .await;
     if let Err(e) = kept {
         tracing::warn!(error = %e, "could not keep the shopper's rating of the answer");
         return Ok(());

@@ -1,6 +1,7 @@
 //! Group hand-off links kept in the state store: a request made in a group
 //! that must continue in the private chat travels in a
-//! `t.me/<bot>?start=<payload>` link whose payload is a short random token;
+//! `t.me/<bot>?start=<payload>` link (made by the Telegram transport) whose
+//! payload is a short random token;
 //! the request text waits in the state store, so any instance sharing it can
 //! continue the request and a restart does not lose it.
 
