@@ -95,7 +95,7 @@ impl App {
     }
 
     /// Builds the bot around a given mall, state store, model and indoor map.
-    pub fn with_map(
+    pub(crate) fn with_map(
         config: Config,
         mall: Arc<dyn MallApi>,
         state: Arc<dyn StateStore>,

@@ -831,8 +831,14 @@ fn the_layer_check_names_an_import_running_up() {
     let graph = CrateGraph::load(&src, &krate);
     let found = upward_imports(&graph, &krate);
     assert_eq!(found.len(), 2, "{found:#?}");
-    assert!(found[0].contains("infra/store.rs (infra) imports crate::engine::Bot (engine: engine/bot.rs)"), "{found:#?}");
-    assert!(found[1].contains("transports/chat.rs (transports) imports crate::app::Bot (app: app.rs)"), "{found:#?}");
+    assert!(
+        found[0].contains("infra/store.rs (infra) imports crate::engine::Bot (engine: engine/bot.rs)"),
+        "{found:#?}"
+    );
+    assert!(
+        found[1].contains("transports/chat.rs (transports) imports crate::app::Bot (app: app.rs)"),
+        "{found:#?}"
+    );
     let keys = transports_building_keys(&graph, &krate);
     assert_eq!(keys, vec!["    transports/chat.rs imports crate::infra::state::keys::rated".to_owned()]);
     std::fs::remove_dir_all(&dir).unwrap();

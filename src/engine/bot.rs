@@ -28,7 +28,7 @@ pub struct App {
     /// Whether the instance is stopping (for `/readyz`).
     pub lifecycle: Arc<crate::infra::ops::Lifecycle>,
     /// Speech to text for voice messages (`[stt]`), when configured.
-    pub stt: Option<Arc<crate::engine::stt::SpeechToText>>,
+    pub(crate) stt: Option<Arc<crate::engine::stt::SpeechToText>>,
     /// Tools lent by the MCP servers of `[mcp.servers]`, while they are up.
     pub remote: Arc<RemoteTools>,
     /// Shoppers' stock and price alerts (`[alerts]`).

@@ -30,7 +30,7 @@ pub struct Progress {
 
 impl Progress {
     /// Progress nobody watches.
-    pub fn none() -> Self {
+    pub(crate) fn none() -> Self {
         Progress { tx: None }
     }
 
@@ -46,7 +46,7 @@ impl Progress {
     }
 
     /// Reports tools about to run.
-    pub fn working(&self, lines: Vec<String>) {
+    pub(crate) fn working(&self, lines: Vec<String>) {
         self.send(TurnEvent::Working(lines));
     }
 

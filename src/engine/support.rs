@@ -11,9 +11,9 @@ use serde::{Deserialize, Serialize};
 use services::{MallApi, PageRequest};
 
 use crate::engine::llm::{ChatMessage, Role};
-use crate::infra::state::ValueStore;
-pub use crate::infra::config::hours::Hours;
+pub(crate) use crate::infra::config::hours::Hours;
 pub(crate) use crate::infra::config::hours::parse_offset;
+use crate::infra::state::ValueStore;
 
 /// How long a link between a shopper and their topic is kept after its last change.
 pub(crate) const LINK_TTL: Duration = Duration::from_secs(90 * 24 * 3600);
@@ -24,7 +24,7 @@ pub struct Desk {
     /// The desk's forum supergroup.
     pub chat_id: i64,
     /// When staff answer; `None` = always.
-    pub hours: Option<Hours>,
+    pub(crate) hours: Option<Hours>,
     /// The desk's time zone, minutes east of UTC.
     pub offset_mins: i32,
     /// How long a shopper waits before being offered to go on with the bot (`None` = never).
@@ -33,7 +33,7 @@ pub struct Desk {
 
 impl Desk {
     /// The desk of `[support]`; `None` when `chat_id` is 0 (no desk in Telegram).
-    pub fn new(chat_id: i64, hours: &str, utc_offset: &str, answer_within_mins: f64) -> Option<Desk> {
+    pub(crate) fn new(chat_id: i64, hours: &str, utc_offset: &str, answer_within_mins: f64) -> Option<Desk> {
         if chat_id == 0 {
             return None;
         }
@@ -143,7 +143,7 @@ pub(crate) fn topic_name(name: &str, user_id: i64) -> String {
 /// The card that opens (or reopens) a topic, in the desk's language `desk`:
 /// the shopper's name and language, the reason, the last few messages, the
 /// cart and orders.
-pub fn card(
+pub(crate) fn card(
     desk: Lang,
     name: &str,
     shopper: Lang,
@@ -167,7 +167,7 @@ pub fn card(
 /// The card as the desk's Markdown (what Telegram shows): the shopper's name, reason and
 /// lines and the mall's names are shown as written — never a link, bold or a line of the
 /// card's own (newlines are flattened).
-pub fn markdown_card(
+pub(crate) fn markdown_card(
     desk: Lang,
     name: &str,
     shopper: Lang,
@@ -196,7 +196,7 @@ pub(crate) fn one_line(text: &str) -> String {
 
 /// `text` as Markdown that shows it as written: every ASCII punctuation mark escaped (no
 /// link, emphasis, heading, list or HTML can come of it).
-pub fn literal(text: &str) -> String {
+pub(crate) fn literal(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
         if c.is_ascii_punctuation() {

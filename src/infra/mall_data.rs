@@ -93,7 +93,7 @@ fn refusal(dir: &Path, errors: &[DataError]) -> anyhow::Error {
 }
 
 /// `the mall's data (mall.data = DIR) has 3 mistakes:` and one line per mistake.
-pub fn mistakes(dir: &Path, errors: &[DataError]) -> String {
+pub(crate) fn mistakes(dir: &Path, errors: &[DataError]) -> String {
     let count = match errors.len() {
         1 => "1 mistake".to_owned(),
         n => format!("{n} mistakes"),
@@ -249,4 +249,3 @@ pub(crate) fn open_map(config: &Config) -> anyhow::Result<Option<Arc<maps::Route
     }
     Ok((config.mall.backend == MallBackend::Embedded).then(maps::demo::router))
 }
-

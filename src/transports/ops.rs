@@ -29,7 +29,7 @@ struct Ops {
 }
 
 /// `/metrics`, `/healthz` and `/readyz` for `app`.
-pub fn routes(app: App) -> axum::Router {
+pub(crate) fn routes(app: App) -> axum::Router {
     recorder();
     let token = Arc::from(app.config.ops.token.expose().trim());
     let ops = Ops { app, token, ready: Arc::default() };
@@ -69,7 +69,7 @@ pub(crate) const DEFAULT_LISTEN: &str = "127.0.0.1:9464";
 /// Binds the ops address ([`listen_address`]) and serves there in the
 /// background until `stop` resolves; `None` when there is none (or the
 /// default address is taken, which is logged).
-pub async fn spawn(
+pub(crate) async fn spawn(
     app: &App,
     stop: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<Option<tokio::task::JoinHandle<()>>> {

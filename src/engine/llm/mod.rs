@@ -5,10 +5,10 @@
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
-pub use crate::infra::state::message::{ChatMessage, Role, ToolCall};
 use crate::engine::tools::Tool;
+pub use crate::infra::state::message::{ChatMessage, Role, ToolCall};
 
-pub mod limit;
+pub(crate) mod limit;
 pub mod offline;
 pub mod openai;
 

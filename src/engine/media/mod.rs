@@ -100,7 +100,7 @@ pub(crate) fn recording_kind(name_or_mime: &str) -> (&'static str, &'static str)
 }
 
 /// A recording of `bytes` named after `name_or_mime` (see [`recording_kind`]).
-pub fn recording(bytes: Vec<u8>, name_or_mime: &str) -> Recording {
+pub(crate) fn recording(bytes: Vec<u8>, name_or_mime: &str) -> Recording {
     let (file_name, mime) = recording_kind(name_or_mime);
     Recording { bytes, file_name: file_name.to_owned(), mime: mime.to_owned() }
 }

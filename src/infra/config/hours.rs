@@ -6,14 +6,14 @@
 /// Opening hours within a day, in minutes after midnight; `open > close`
 /// runs past midnight.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Hours {
+pub(crate) struct Hours {
     pub open: u32,
     pub close: u32,
 }
 
 impl Hours {
     /// Reads `HH:MM-HH:MM`; `None` for an empty text (always open).
-    pub fn parse(text: &str) -> Result<Option<Hours>, String> {
+    pub(crate) fn parse(text: &str) -> Result<Option<Hours>, String> {
         let text = text.trim();
         if text.is_empty() {
             return Ok(None);

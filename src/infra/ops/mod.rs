@@ -33,11 +33,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 
 /// Updates by `kind` and `outcome`.
-pub const UPDATES: &str = "mallbot_updates_total";
+pub(crate) const UPDATES: &str = "mallbot_updates_total";
 /// Seconds from a message to the first visible sign of its answer.
 pub(crate) const FIRST_SIGN: &str = "mallbot_answer_first_sign_seconds";
 /// Seconds from a message to its whole answer.
-pub const ANSWER: &str = "mallbot_answer_seconds";
+pub(crate) const ANSWER: &str = "mallbot_answer_seconds";
 /// Model calls by `outcome` (`ok`, `retried`, `failed`).
 pub(crate) const MODEL_CALLS: &str = "mallbot_model_calls_total";
 /// Seconds a model call took (with its retries).

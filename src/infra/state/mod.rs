@@ -19,12 +19,12 @@
 
 mod backend;
 pub(crate) mod keys;
-pub mod memory;
-pub mod message;
+pub(crate) mod memory;
+pub(crate) mod message;
 pub mod redis;
 mod roles;
 pub mod sqlite;
-pub mod timed;
+pub(crate) mod timed;
 mod types;
 
 pub use backend::open;

@@ -34,7 +34,7 @@ use crate::infra::state::{OutboxEntry, StateStore, unix_now_ms};
 /// flush); after that, another flush may take it.
 pub(crate) const CLAIM_LEASE: Duration = Duration::from_secs(120);
 /// How soon an answer Telegram did not take is tried again.
-pub const RETRY_AFTER: Duration = Duration::from_secs(5);
+pub(crate) const RETRY_AFTER: Duration = Duration::from_secs(5);
 /// How often the background task looks for answers to send.
 pub(crate) const FLUSH_EVERY: Duration = Duration::from_secs(5);
 /// How many entries one flush takes at most.

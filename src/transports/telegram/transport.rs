@@ -57,22 +57,22 @@ pub struct Transport {
     pub app: App,
     /// Group requests waiting to continue in a private chat (in the state
     /// store, shared by every instance that shares it).
-    pub handoffs: crate::engine::handoff::HandoffLinks,
+    pub(crate) handoffs: crate::engine::handoff::HandoffLinks,
     /// The "typing…" loops, one per chat being answered.
     pub typing: send::ChatTyping,
     /// Whether the Bot API server takes `sendMessageDraft`.
-    pub drafts: DraftSupport,
+    pub(crate) drafts: DraftSupport,
     /// Answers kept until Telegram took them.
     pub outbox: outbox::Outbox,
     /// The chats whose updates are being handled, one lane each.
-    pub lanes: lanes::Lanes,
+    pub(crate) lanes: lanes::Lanes,
     /// Payments kept until the mall recorded them.
     pub ledger: crate::engine::payments::Ledger,
 }
 
 impl Transport {
     /// The transport around `app`.
-    pub fn new(app: App) -> Self {
+    pub(crate) fn new(app: App) -> Self {
         let handoffs = crate::engine::handoff::HandoffLinks::new(app.state.clone());
         let outbox = outbox::Outbox::new(app.state.clone(), outbox_max_age(&app.config.telegram));
         let ledger = ledger(&app);

@@ -43,7 +43,7 @@ struct Inbox {
 
 /// Registers the webhook with Telegram and serves it on
 /// `telegram.webhook_listen` until `stop` resolves.
-pub async fn serve(
+pub(crate) async fn serve(
     bot: Bot,
     app: App,
     stop: impl Future<Output = &'static str>,
