@@ -50,7 +50,7 @@ pub(crate) use transport::outbox_max_age;
 pub use transport::{TelegramError, Transport};
 pub(crate) use update::ALLOWED_UPDATES;
 pub(crate) use update::dispatch_until;
-pub use update::{dispatcher, schema, stop_signal};
+pub use update::{Handled, dispatcher, dispatcher_with_end, schema, stop_signal};
 
 /// How often expired state (pending actions, update ids, counters, history,
 /// hand-off links) is purged while the bot runs.

@@ -603,6 +603,29 @@ pub fn dispatcher(bot: Bot, app: App) -> DispatcherBuilder<Bot, TelegramError, D
     dispatcher_for(bot, Arc::new(Transport::new(app)))
 }
 
+/// [`dispatcher`], with the end of its work: once the dispatcher has
+/// stopped, [`Handled::wait`] returns when every update it handed out has
+/// been handled (a test waits for that, not for a pause).
+pub fn dispatcher_with_end(
+    bot: Bot,
+    app: App,
+) -> (DispatcherBuilder<Bot, TelegramError, DefaultKey>, Handled) {
+    let transport = Arc::new(Transport::new(app));
+    let handled = Handled(transport.lanes.clone());
+    (dispatcher_for(bot, transport), handled)
+}
+
+/// The end of a dispatcher's work ([`dispatcher_with_end`]).
+pub struct Handled(super::lanes::Lanes);
+
+impl Handled {
+    /// Takes no new updates and returns when every update handed out has
+    /// been handled, its answers sent.
+    pub async fn wait(&self) {
+        self.0.wait().await;
+    }
+}
+
 fn dispatcher_for(bot: Bot, transport: Arc<Transport>) -> DispatcherBuilder<Bot, TelegramError, DefaultKey> {
     Dispatcher::builder(bot, schema())
         .dependencies(dptree::deps![transport])
