@@ -1,5 +1,7 @@
-//! [`App`]: the bot assembled from its config — the mall, the model, the state
-//! store and the router — shared by every transport and command.
+//! [`App`] assembled from its config — the mall, the model, the state store
+//! and the router — shared by every transport and command. The struct itself
+//! is the engine's (`engine/bot.rs`), so transports take it without reaching
+//! up here; its builders are here, where everything may be named.
 //!
 //! `open_map` opens `mall.imdf`, else the demo mall's own map for the
 //! embedded mall; `open_mall` wraps the mall in `WithInfoFolder` when
@@ -25,25 +27,8 @@ use crate::engine::tools::RemoteTools;
 use crate::infra::config::{Config, MallBackend, Provider};
 use crate::infra::state::StateStore;
 
-/// The assembled bot.
-#[derive(Clone)]
-pub struct App {
-    pub config: Arc<Config>,
-    pub router: Arc<FunctionCallRouter>,
-    pub mall: Arc<dyn MallApi>,
-    pub model: Arc<dyn ChatModel>,
-    pub state: Arc<dyn StateStore>,
-    pub stats: Arc<Stats>,
-    pub started: Instant,
-    /// Whether the instance is stopping (for `/readyz`).
-    pub lifecycle: Arc<crate::infra::ops::Lifecycle>,
-    /// Speech to text for voice messages (`[stt]`), when configured.
-    pub stt: Option<Arc<crate::engine::stt::SpeechToText>>,
-    /// Tools lent by the MCP servers of `[mcp.servers]`, while they are up.
-    pub remote: Arc<RemoteTools>,
-    /// Shoppers' stock and price alerts (`[alerts]`).
-    pub alerts: Arc<crate::engine::alerts::Alerts>,
-}
+pub use crate::engine::bot::App;
+pub(crate) use crate::infra::mall_data::open_map;
 
 impl App {
     /// Builds the bot from its config: opens the mall and the state store.
@@ -110,7 +95,7 @@ impl App {
     }
 
     /// Builds the bot around a given mall, state store, model and indoor map.
-    pub fn with_map(
+    pub(crate) fn with_map(
         config: Config,
         mall: Arc<dyn MallApi>,
         state: Arc<dyn StateStore>,
@@ -153,14 +138,6 @@ impl App {
             remote,
             alerts,
         }
-    }
-}
-
-impl App {
-    /// Whether the model reads photos: `llm.vision` with a real model (the
-    /// offline planner reads captions only).
-    pub(crate) fn reads_photos(&self) -> bool {
-        self.config.llm.vision && self.config.llm.provider == Provider::Openai
     }
 }
 
@@ -236,26 +213,6 @@ fn open_backend(config: &Config) -> anyhow::Result<Arc<dyn MallApi>> {
             .context("mall.staff_key")?,
         ),
     })
-}
-
-/// The indoor map the config names (`mall.imdf`), else the one in the mall's data folder
-/// (`mall.data`: its `imdf/` or `imdf.zip`; none there: no map), else the demo mall's own
-/// when the mall is the embedded one, else none.
-pub(crate) fn open_map(config: &Config) -> anyhow::Result<Option<Arc<maps::Router>>> {
-    let configured = config.mall.imdf.trim();
-    let in_data = crate::infra::mall_data::data_dir(config).map(crate::infra::mall_data::map_in);
-    if configured.is_empty() && matches!(in_data, Some(None)) {
-        return Ok(None);
-    }
-    let from_data = in_data.flatten().map(|p| p.display().to_string()).unwrap_or_default();
-    let path = if configured.is_empty() { from_data.as_str() } else { configured };
-    if !path.is_empty() {
-        let map = maps::IndoorMap::open(path)
-            .with_context(|| format!("cannot use the indoor map (mall.imdf = {path})"))?;
-        tracing::info!(path, levels = map.levels.len(), places = map.places.len(), "indoor map read");
-        return Ok(Some(Arc::new(maps::Router::new(map))));
-    }
-    Ok((config.mall.backend == MallBackend::Embedded).then(maps::demo::router))
 }
 
 /// The model the config names; the offline planner learns the names of `mall`.

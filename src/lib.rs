@@ -13,6 +13,8 @@
 //! - [`app`] assembles them from a config; [`mall_server`] serves the
 //!   embedded mall over HTTP; [`eval`] measures a model on a mall.
 
+#![warn(unreachable_pub)]
+
 pub mod app;
 pub mod engine;
 pub mod eval;

@@ -238,8 +238,8 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let app = App::build(config).await?;
             // Each MCP server gets its first try before it is reported.
             app.connect_mcp_servers(std::time::Duration::from_secs(10)).await;
-            let mut report = mallbot::infra::health::collect(&app).await;
-            report.checks.extend(mallbot::infra::health::setup_checks(&app).await);
+            let mut report = mallbot::engine::health::collect(&app).await;
+            report.checks.extend(mallbot::engine::health::setup_checks(&app).await);
             if !app.config.telegram.token.is_empty() {
                 report.checks.push(mallbot::transports::telegram::check(&app.config.telegram).await);
                 if app.config.support.chat_id != 0 {

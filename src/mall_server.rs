@@ -20,7 +20,7 @@ use crate::infra::config::Config;
 const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
 
 /// Why `listen` may not be used with `config`, if it may not.
-pub fn refusal(config: &Config, listen: SocketAddr) -> Option<String> {
+pub(crate) fn refusal(config: &Config, listen: SocketAddr) -> Option<String> {
     (config.mall.api_key.is_empty() && !listen.ip().is_loopback()).then(|| {
         format!(
             "mall-server will not listen on {listen} without mall.api_key: anyone who reaches it could read \

@@ -693,3 +693,153 @@ fn the_reader_finds_imports_and_circles() {
     assert!(describe(&graph, &edges, &found[0]).contains("crate::b::Other"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+// ------------------------------------------------------------------ layers
+
+/// The groups of `src/`, from the top: a file's group is its first module
+/// (`engine`, `transports`, `infra`, `eval`); `lib.rs`, `app.rs` and
+/// `mall_server.rs` are the assembly, `app`.
+fn group_of(module: &ModPath) -> &'static str {
+    match module.first().map(String::as_str) {
+        Some("engine") => "engine",
+        Some("transports") => "transports",
+        Some("infra") => "infra",
+        Some("eval") => "eval",
+        _ => "app",
+    }
+}
+
+/// Which groups each group may import: the layers only go down.
+/// `app` assembles everything; `eval` types its conversations into the
+/// assembled bot's terminal chat (a transport), and nothing depends on it; a
+/// transport hands messages to the engine; the engine stands on `infra`;
+/// `infra` on nothing of the bot.
+const MAY_IMPORT: &[(&str, &[&str])] = &[
+    ("app", &["app", "eval", "transports", "engine", "infra"]),
+    ("eval", &["eval", "app", "transports", "engine", "infra"]),
+    ("transports", &["transports", "engine", "infra"]),
+    ("engine", &["engine", "infra"]),
+    ("infra", &["infra"]),
+];
+
+/// Every import of `graph` that runs up the layers: one line each, naming
+/// the file, the path it writes and the file that path leads to.
+fn upward_imports(graph: &CrateGraph, krate: &Crate) -> Vec<String> {
+    let mut found = Vec::new();
+    for (from, info) in graph.files.iter().enumerate() {
+        let here = group_of(&info.module);
+        let allowed = MAY_IMPORT.iter().find(|(g, _)| *g == here).map(|(_, a)| *a).unwrap();
+        let mut seen = BTreeSet::new();
+        for path in &info.refs {
+            let Some(to) = graph.resolve(from, path, krate.self_names) else { continue };
+            let there = group_of(&graph.files[to].module);
+            if allowed.contains(&there) || !seen.insert(path.join("::")) {
+                continue;
+            }
+            let name = |f: &Path| f.strip_prefix(&graph.root).unwrap_or(f).display().to_string();
+            found.push(format!(
+                "    {} ({here}) imports {} ({there}: {})",
+                name(&info.file),
+                path.join("::"),
+                name(&graph.files[to].file)
+            ));
+        }
+    }
+    found
+}
+
+/// The state store's key builders (`src/infra/state/keys.rs`): only the
+/// engine and `infra/` build keys; a transport asks the engine.
+const STATE_KEYS: &[&str] = &["infra", "state", "keys"];
+
+/// Every import of a file under `transports/` that leads to the state
+/// store's key module, one line each with the file and the path.
+fn transports_building_keys(graph: &CrateGraph, krate: &Crate) -> Vec<String> {
+    let mut found = Vec::new();
+    for (from, info) in graph.files.iter().enumerate() {
+        if group_of(&info.module) != "transports" {
+            continue;
+        }
+        let mut seen = BTreeSet::new();
+        for path in &info.refs {
+            let Some(to) = graph.resolve(from, path, krate.self_names) else { continue };
+            if graph.files[to].module != STATE_KEYS || !seen.insert(path.join("::")) {
+                continue;
+            }
+            let file = info.file.strip_prefix(&graph.root).unwrap_or(&info.file);
+            found.push(format!("    {} imports {}", file.display(), path.join("::")));
+        }
+    }
+    found
+}
+
+#[test]
+fn no_transport_builds_a_state_key() {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let krate = &CRATES[0];
+    let graph = CrateGraph::load(&workspace.join(krate.dir), krate);
+    let found = transports_building_keys(&graph, krate);
+    assert!(
+        found.is_empty(),
+        "transports building state keys (crate::infra::state::keys); call the engine instead:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_layers_of_src_only_go_down() {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let krate = &CRATES[0];
+    let graph = CrateGraph::load(&workspace.join(krate.dir), krate);
+    let found = upward_imports(&graph, krate);
+    assert!(
+        found.is_empty(),
+        "{} imports run up the layers of src/ (allowed: {MAY_IMPORT:?}):\n{}",
+        found.len(),
+        found.join("\n")
+    );
+}
+
+/// The layer check on a made-up tree: an import running up is named with
+/// its file and path, one running down is not, nor a table of contents, a
+/// comment or a test module.
+#[test]
+fn the_layer_check_names_an_import_running_up() {
+    let dir = std::env::temp_dir().join(format!("mallbot-layers-{}", std::process::id()));
+    let src = dir.join("src");
+    for sub in ["engine", "infra/state", "transports"] {
+        std::fs::create_dir_all(src.join(sub)).unwrap();
+    }
+    let write = |name: &str, text: &str| std::fs::write(src.join(name), text).unwrap();
+    write("lib.rs", "pub mod app;\npub mod engine;\npub mod infra;\npub mod transports;\n");
+    write("app.rs", "use crate::transports::chat::Chat;\npub use crate::engine::Bot;\n");
+    write("engine/mod.rs", "pub mod bot;\npub use bot::Bot;\n");
+    write("engine/bot.rs", "use crate::infra::store::Store;\npub struct Bot;\n");
+    write("infra/mod.rs", "pub mod state;\npub mod store;\n");
+    write("infra/state/mod.rs", "pub(crate) mod keys;\n");
+    write("infra/state/keys.rs", "pub(crate) fn rated() -> String { String::new() }\n");
+    write(
+        "infra/store.rs",
+        "pub struct Store;\n// use crate::engine::Bot;\nfn f() -> crate::engine::Bot { todo!() }\n#[cfg(test)]\nmod tests { use crate::app::Bot; }\n",
+    );
+    write("transports/mod.rs", "pub mod chat;\n");
+    write(
+        "transports/chat.rs",
+        "use crate::engine::Bot;\nuse crate::app::Bot as B;\npub struct Chat;\nfn k() { crate::infra::state::keys::rated(); }\n",
+    );
+    let krate = Crate { dir: "", self_names: &["crate"] };
+    let graph = CrateGraph::load(&src, &krate);
+    let found = upward_imports(&graph, &krate);
+    assert_eq!(found.len(), 2, "{found:#?}");
+    assert!(
+        found[0].contains("infra/store.rs (infra) imports crate::engine::Bot (engine: engine/bot.rs)"),
+        "{found:#?}"
+    );
+    assert!(
+        found[1].contains("transports/chat.rs (transports) imports crate::app::Bot (app: app.rs)"),
+        "{found:#?}"
+    );
+    let keys = transports_building_keys(&graph, &krate);
+    assert_eq!(keys, vec!["    transports/chat.rs imports crate::infra::state::keys::rated".to_owned()]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -152,7 +152,7 @@ async fn until(what: &str, check: impl Fn() -> bool) {
 }
 
 async fn mcp_health(app: &App) -> String {
-    let report = mallbot::infra::health::collect(app).await;
+    let report = mallbot::engine::health::collect(app).await;
     report
         .checks
         .iter()

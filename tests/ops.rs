@@ -58,7 +58,7 @@ fn app_with(mall: Arc<dyn services::MallApi>) -> App {
 async fn serve_ops(app: App) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(mallbot::infra::ops::serve_on(app, listener, std::future::pending()));
+    tokio::spawn(mallbot::transports::ops::serve_on(app, listener, std::future::pending()));
     format!("http://{addr}")
 }
 
@@ -283,7 +283,7 @@ async fn health_lists_the_last_errors_with_their_turn_ids() {
     };
     let reply = app.router.dispatch(&ctx).await;
     assert!(!reply.text.is_empty());
-    let report = mallbot::infra::health::collect(&app).await.render(handlers::Lang::En);
+    let report = mallbot::engine::health::collect(&app).await.render(handlers::Lang::En);
     let line = report.lines().find(|l| l.starts_with("last errors: ")).unwrap_or_else(|| panic!("{report}"));
     let turn = line.strip_prefix("last errors: [turn ").unwrap();
     let (id, what) = turn.split_once("] ").unwrap();

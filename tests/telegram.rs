@@ -36,10 +36,24 @@ struct Running {
     app: App,
     shutdown: ShutdownToken,
     task: tokio::task::JoinHandle<()>,
+    handled: mallbot::transports::telegram::Handled,
 }
 
 impl Running {
     /// Stops the dispatcher and checks it stopped cleanly (no worker died).
+    /// Stops the dispatcher and waits until every update it took has been
+    /// handled: after this, nothing more is sent.
+    async fn stop_when_handled(self) -> FakeBotApi {
+        if let Ok(done) = self.shutdown.shutdown() {
+            done.await;
+        }
+        self.task.await.expect("the dispatcher ended cleanly");
+        tokio::time::timeout(Duration::from_secs(10), self.handled.wait())
+            .await
+            .expect("every update handled");
+        self.api
+    }
+
     async fn stop(self) {
         if let Ok(done) = self.shutdown.shutdown() {
             done.await;
@@ -86,10 +100,11 @@ async fn start_with_model(answer: &str) -> Running {
 
 async fn start_app(app: App) -> Running {
     let api = FakeBotApi::start().await;
-    let mut dispatcher = mallbot::transports::telegram::dispatcher(api.bot(), app.clone()).build();
+    let (dispatcher, handled) = mallbot::transports::telegram::dispatcher_with_end(api.bot(), app.clone());
+    let mut dispatcher = dispatcher.build();
     let shutdown = dispatcher.shutdown_token();
     let task = tokio::spawn(async move { dispatcher.dispatch().await });
-    Running { api, app, shutdown, task }
+    Running { api, app, shutdown, task, handled }
 }
 
 /// A model that always answers the same text.
@@ -252,10 +267,9 @@ async fn an_order_result_that_meets_a_502_still_reaches_the_shopper() {
     let orders = bot.orders_of(ALICE).await;
     assert_eq!(orders.len(), 1);
     assert!(texts[4].contains(&orders[0].order_id), "the order's result, not an apology: {}", texts[4]);
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    assert_eq!(bot.api.texts_to(ALICE.id).len(), 5, "nothing else sent");
-    assert_eq!(bot.api.failed_calls("sendMessage"), 1);
-    bot.stop().await;
+    let api = bot.stop_when_handled().await;
+    assert_eq!(api.texts_to(ALICE.id).len(), 5, "nothing else sent");
+    assert_eq!(api.failed_calls("sendMessage"), 1);
 }
 
 #[tokio::test]
@@ -296,9 +310,8 @@ async fn a_double_press_makes_one_order() {
     assert_eq!(bot.orders_of(ALICE).await.len(), 1, "one order");
     let second = &answered_presses(&bot.api)[2];
     assert!(!second["text"].as_str().unwrap_or_default().is_empty(), "the second press is told: {second}");
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    assert_eq!(bot.api.texts_to(ALICE.id).len(), texts.len(), "the second press sent nothing");
-    bot.stop().await;
+    let api = bot.stop_when_handled().await;
+    assert_eq!(api.texts_to(ALICE.id).len(), texts.len(), "the second press sent nothing");
 }
 
 #[tokio::test]

@@ -407,7 +407,7 @@ async fn without_vision_the_caption_alone_goes_on_and_a_bare_photo_is_told_what_
 #[tokio::test]
 async fn the_health_check_includes_the_transcription_api_when_set() {
     let bot = start(|_, _| {}).await;
-    let report = mallbot::infra::health::collect(&bot.app).await;
+    let report = mallbot::engine::health::collect(&bot.app).await;
     let check = report.checks.iter().find(|c| c.name == "transcription").expect("a transcription check");
     assert!(check.ok, "{check:?}");
     assert!(check.detail.contains("whisper-large-v3"), "{check:?}");
@@ -420,7 +420,7 @@ async fn the_health_check_includes_the_transcription_api_when_set() {
         Arc::new(MemoryStore::new()),
     )
     .unwrap();
-    let report = mallbot::infra::health::collect(&down).await;
+    let report = mallbot::engine::health::collect(&down).await;
     let check = report.checks.iter().find(|c| c.name == "transcription").unwrap();
     assert!(!check.ok && check.detail.contains("unreachable"), "{check:?}");
     assert!(!report.all_ok(), "`mallbot check` fails with it");
@@ -429,7 +429,7 @@ async fn the_health_check_includes_the_transcription_api_when_set() {
     let off =
         App::with_parts(config, Arc::new(services::EmbeddedMall::in_memory()), Arc::new(MemoryStore::new()))
             .unwrap();
-    let report = mallbot::infra::health::collect(&off).await;
+    let report = mallbot::engine::health::collect(&off).await;
     assert!(report.checks.iter().all(|c| c.name != "transcription"), "no check without [stt]");
 }
 

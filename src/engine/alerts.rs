@@ -77,11 +77,6 @@ impl Alerts {
         Alerts { state, settings, next_due_ms: Mutex::new(0), last_created: Default::default(), owner }
     }
 
-    /// The settings (`[alerts]`).
-    pub fn settings(&self) -> &AlertsConfig {
-        &self.settings
-    }
-
     fn keep(&self) -> Duration {
         Duration::from_secs(u64::from(self.settings.ttl_days) * 86_400) + GRACE
     }
@@ -100,7 +95,7 @@ impl Alerts {
     }
 
     /// Removes the shopper's alert `id`; the alert when it was there.
-    pub async fn remove(&self, user: &str, id: &str) -> Result<Option<Alert>, String> {
+    pub(crate) async fn remove(&self, user: &str, id: &str) -> Result<Option<Alert>, String> {
         match self.get(id).await? {
             Some(alert) if alert.user == user => self.take(id).await,
             _ => Ok(None),
@@ -323,7 +318,7 @@ impl Alerts {
     /// Re-reads the watched products every `alerts.poll_mins` (and tells the
     /// alerts that ran out), until the task is aborted; with `poll_mins = 0`
     /// only the ones that ran out, every 10 minutes.
-    pub fn spawn(
+    pub(crate) fn spawn(
         self: std::sync::Arc<Self>,
         mall: std::sync::Arc<dyn MallApi>,
         teller: std::sync::Arc<dyn AlertTeller>,

@@ -55,14 +55,14 @@ impl Command {
     pub(crate) const MENU: [&'static str; 6] = ["start", "help", "cart", "orders", "reset", "lang"];
 
     /// The command menu in `lang`: (command, description).
-    pub fn menu(lang: Lang) -> impl Iterator<Item = (&'static str, &'static str)> {
+    pub(crate) fn menu(lang: Lang) -> impl Iterator<Item = (&'static str, &'static str)> {
         Command::MENU.into_iter().zip(lang.texts().commands.menu)
     }
 
     /// Reads `/name[@bot] [argument]`. `is_me` tells whether a `@bot` suffix
     /// names this bot; a command for another bot is [`Command::Unknown`].
     /// `None` when the text is not a command.
-    pub fn parse(text: &str, is_me: impl Fn(&str) -> bool) -> Option<Command> {
+    pub(crate) fn parse(text: &str, is_me: impl Fn(&str) -> bool) -> Option<Command> {
         let rest = text.trim_start().strip_prefix('/')?;
         let (head, arg) = match rest.split_once(char::is_whitespace) {
             Some((head, arg)) => (head, Some(arg.trim()).filter(|a| !a.is_empty()).map(str::to_owned)),
@@ -107,7 +107,7 @@ impl Command {
 
 /// `/report [period]` (default 7 days): the report as text, or what is wrong. A period
 /// longer than `report.keep_days` is cut to it, and the admin told.
-pub async fn report(router: &FunctionCallRouter, period: Option<&str>) -> String {
+pub(crate) async fn report(router: &FunctionCallRouter, period: Option<&str>) -> String {
     let days = match crate::engine::report::parse_since(period.unwrap_or("7d")) {
         Ok(days) => days,
         Err(e) => return e,
@@ -128,7 +128,7 @@ pub async fn report(router: &FunctionCallRouter, period: Option<&str>) -> String
 
 /// The greeting of `/start`, with example requests (made of the mall's own names:
 /// [`FunctionCallRouter::examples`]) as suggestions.
-pub fn greeting(lang: Lang, examples: Vec<String>) -> Reply {
+pub(crate) fn greeting(lang: Lang, examples: Vec<String>) -> Reply {
     Reply { suggestions: examples, ..Reply::text(lang.texts().commands.greeting) }
 }
 

@@ -1,7 +1,6 @@
 //! [`MessageContext`]: one shopper message, as every transport hands it to the router.
 
 use handlers::Lang;
-use services::Shopper;
 
 /// What a transport knows of the shopper's `/lang` choice when it knocks
 /// at the router's door.
@@ -66,11 +65,6 @@ impl MessageContext {
         }
     }
 
-    /// The shopper at the mall: `<platform>:<user id>`.
-    pub fn shopper(&self) -> Shopper {
-        Shopper::new(self.platform, self.user_id)
-    }
-
     /// The key of this conversation's memory: one per chat and user.
     pub fn conversation_key(&self) -> String {
         conversation_key(self.platform, self.chat_id, self.user_id)
@@ -78,6 +72,6 @@ impl MessageContext {
 }
 
 /// The key of a conversation's memory: `<platform>:<chat>:<user>`.
-pub fn conversation_key(platform: &str, chat_id: i64, user_id: i64) -> String {
+pub(crate) fn conversation_key(platform: &str, chat_id: i64, user_id: i64) -> String {
     format!("{platform}:{chat_id}:{user_id}")
 }

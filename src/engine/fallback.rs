@@ -26,7 +26,7 @@ impl ChatFallback {
 
     /// A reply to `text`; `online` is false when the model is known to be down. A canned
     /// reply offers `examples` (requests made of the mall's own names) as buttons.
-    pub async fn reply(
+    pub(crate) async fn reply(
         &self,
         history: &[ChatMessage],
         text: &str,
@@ -64,7 +64,7 @@ fn chat_prompt(lang: Lang) -> String {
 
 /// Canned small talk: greetings, thanks, goodbyes, who-are-you, and a gentle
 /// pointer back to shopping for everything else.
-pub fn canned(text: &str, lang: Lang, examples: Vec<String>) -> Reply {
+pub(crate) fn canned(text: &str, lang: Lang, examples: Vec<String>) -> Reply {
     // One script to compare (哈囉 is read as 哈啰), English words whole ("hi" is not in "which").
     let t = handlers::texts::zh_hant::to_simplified(text.trim()).to_lowercase();
     let words: Vec<&str> = t.split(|c: char| !c.is_ascii_alphabetic()).filter(|w| !w.is_empty()).collect();

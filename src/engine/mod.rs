@@ -8,18 +8,23 @@
 //! what went unanswered.
 
 pub mod alerts;
+pub(crate) mod bot;
 pub mod commands;
 pub mod context;
 pub mod fallback;
+pub(crate) mod handoff;
+pub mod health;
 pub mod llm;
 pub mod media;
 pub mod payments;
-pub mod pending;
+pub(crate) mod pending;
 pub mod progress;
 pub mod reply;
 pub mod report;
 pub mod router;
 pub mod stats;
-pub mod stt;
-pub mod support;
+pub(crate) mod stt;
+pub(crate) mod support;
 pub mod tools;
+
+pub use bot::App;

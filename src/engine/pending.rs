@@ -14,7 +14,7 @@ use crate::infra::state::StoredPending;
 
 /// The saved state of a tool loop stopped at a confirm/critical call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PendingAction {
+pub(crate) struct PendingAction {
     /// `telegram` or `console`.
     pub platform: String,
     pub user_id: i64,
@@ -62,7 +62,7 @@ pub(crate) const MAX_PENDING: usize = 256 * 1024;
 
 impl PendingAction {
     /// The conversation this action belongs to.
-    pub fn conversation_key(&self) -> String {
+    pub(crate) fn conversation_key(&self) -> String {
         crate::engine::context::conversation_key(&self.platform, self.chat_id, self.user_id)
     }
 
@@ -79,7 +79,7 @@ pub struct Claim {
     /// The stored record (token, owner, expiry).
     pub stored: StoredPending,
     /// The decoded loop state.
-    pub action: PendingAction,
+    pub(crate) action: PendingAction,
     /// Confirm (`true`) or Cancel (`false`).
     pub approve: bool,
 }

@@ -34,7 +34,7 @@ pub struct Progress {
 
 impl Progress {
     /// Progress nobody watches.
-    pub fn none() -> Self {
+    pub(crate) fn none() -> Self {
         Progress { tx: None, lang: None }
     }
 
@@ -55,7 +55,7 @@ impl Progress {
     }
 
     /// Reports tools about to run.
-    pub fn working(&self, lines: Vec<String>) {
+    pub(crate) fn working(&self, lines: Vec<String>) {
         self.send(TurnEvent::Working(lines));
     }
 

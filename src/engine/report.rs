@@ -17,11 +17,12 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::infra::state::CounterStore;
+use crate::infra::state::keys;
+use crate::infra::state::{CounterStore, StateError, ValueStore};
 
 /// What one turn (or one reaction) adds to the report.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Event {
+pub(crate) enum Event {
     /// The bot did not understand the question.
     DontKnow(String),
     /// A search with nothing found: the words searched for.
@@ -38,7 +39,7 @@ pub enum Event {
 
 impl Event {
     /// The kind, as the report and the metric name it.
-    pub fn kind(&self) -> &'static str {
+    pub(crate) fn kind(&self) -> &'static str {
         match self {
             Event::DontKnow(_) => "dont_know",
             Event::EmptySearch(_) => "empty_search",
@@ -60,7 +61,7 @@ impl Event {
 }
 
 /// Today, in days since the Unix epoch (UTC).
-pub fn today() -> i64 {
+pub(crate) fn today() -> i64 {
     crate::infra::state::unix_now().div_euclid(86_400)
 }
 
@@ -79,7 +80,7 @@ fn mark(conversation: &str) -> String {
 
 /// Counts one turn of `conversation` (`turn`: a shopper's message was
 /// answered, not a reaction) and its `events` under today, kept `keep`.
-pub async fn record(
+pub(crate) async fn record(
     state: &dyn CounterStore,
     keep: Duration,
     conversation: &str,
@@ -127,15 +128,68 @@ pub async fn record(
 
 /// A shopper's standing 👍 (`up`) or 👎 on an answer, and the day it was counted under.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
-pub struct Rating {
+pub(crate) struct Rating {
     pub up: bool,
     pub day: i64,
+}
+
+/// Keeps what the answer sent as message `message_id` of `chat` was about,
+/// for `keep`, so that a 👍/👎 on that message is counted for it.
+pub(crate) async fn keep_rated(
+    state: &dyn ValueStore,
+    chat: i64,
+    message_id: i32,
+    rated: &crate::engine::reply::Rated,
+    keep: Duration,
+) -> Result<(), StateError> {
+    let value = serde_json::to_string(rated).unwrap_or_default();
+    state.put_value(&keys::rated(chat, message_id), &value, keep).await
+}
+
+/// What the answer sent as message `message_id` of `chat` was about, if it
+/// was kept and has not expired.
+pub(crate) async fn rated_answer(
+    state: &dyn ValueStore,
+    chat: i64,
+    message_id: i32,
+) -> Result<Option<crate::engine::reply::Rated>, StateError> {
+    let value = state.get_value(&keys::rated(chat, message_id)).await?;
+    Ok(value.and_then(|v| serde_json::from_str(&v).ok()))
+}
+
+/// The standing rating of `user` on the answer sent as message `message_id`
+/// of `chat` (`None`: none, or taken back).
+pub(crate) async fn standing_rating(
+    state: &dyn ValueStore,
+    chat: i64,
+    message_id: i32,
+    user: i64,
+) -> Result<Option<Rating>, StateError> {
+    let value = state.get_value(&keys::rating(chat, message_id, user)).await?;
+    Ok(value.and_then(|v| serde_json::from_str(&v).ok()))
+}
+
+/// Keeps `rating` (`None`: taken back) as the standing rating of `user` on
+/// the answer sent as message `message_id` of `chat`, for `keep`.
+pub(crate) async fn keep_standing_rating(
+    state: &dyn ValueStore,
+    chat: i64,
+    message_id: i32,
+    user: i64,
+    rating: Option<&Rating>,
+    keep: Duration,
+) -> Result<(), StateError> {
+    let value = match rating {
+        Some(rating) => serde_json::to_string(rating).unwrap_or_default(),
+        None => "null".to_owned(),
+    };
+    state.put_value(&keys::rating(chat, message_id, user), &value, keep).await
 }
 
 /// A shopper's rating of an answer changed from `before` to `after` (`None`: none): the
 /// one before is taken back from its day, the new one counted under its own — each shopper
 /// counts once per answer, with their last rating.
-pub async fn rerate(
+pub(crate) async fn rerate(
     state: &dyn CounterStore,
     keep: Duration,
     before: Option<Rating>,
@@ -173,7 +227,7 @@ pub async fn rerate(
 
 /// One line of a top list: what, how often, and the texts grouped in it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Row {
+pub(crate) struct Row {
     pub text: String,
     pub count: i64,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -182,7 +236,7 @@ pub struct Row {
 
 /// 👍 and 👎 on answers that ran one tool.
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
-pub struct Thumbs {
+pub(crate) struct Thumbs {
     pub up: i64,
     pub down: i64,
 }
@@ -199,17 +253,17 @@ pub struct Report {
     /// Conversations that went to a person.
     pub with_person: i64,
     /// Questions not understood, or cut at the round limit, grouped by likeness.
-    pub unanswered: Vec<Row>,
+    pub(crate) unanswered: Vec<Row>,
     /// Searches with nothing found.
-    pub empty_searches: Vec<Row>,
+    pub(crate) empty_searches: Vec<Row>,
     /// Hand-offs by reason.
-    pub handoffs: Vec<Row>,
+    pub(crate) handoffs: Vec<Row>,
     /// Tool errors by tool.
-    pub tool_errors: Vec<Row>,
+    pub(crate) tool_errors: Vec<Row>,
     /// 👍/👎 by tool (`-`: an answer with no tool).
-    pub thumbs: BTreeMap<String, Thumbs>,
+    pub(crate) thumbs: BTreeMap<String, Thumbs>,
     /// Questions answered with a 👎.
-    pub thumbs_down: Vec<Row>,
+    pub(crate) thumbs_down: Vec<Row>,
 }
 
 impl Report {

@@ -14,7 +14,7 @@ use crate::infra::config::SttConfig;
 
 /// A recording to transcribe.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Recording {
+pub(crate) struct Recording {
     /// The file's bytes, unchanged.
     pub bytes: Vec<u8>,
     /// A file name whose extension tells the format (`voice.oga`, `note.mp4`).
@@ -25,7 +25,7 @@ pub struct Recording {
 
 /// Why a recording could not be transcribed.
 #[derive(Debug, thiserror::Error)]
-pub enum SttError {
+pub(crate) enum SttError {
     /// No answer within `stt.timeout_secs`.
     #[error("no transcription within {0} s (stt.timeout_secs)")]
     Timeout(u64),
@@ -43,7 +43,7 @@ pub enum SttError {
 
 impl SttError {
     /// A bounded label for metrics.
-    pub fn kind(&self) -> &'static str {
+    pub(crate) fn kind(&self) -> &'static str {
         match self {
             SttError::Timeout(_) => "timeout",
             SttError::Unavailable(_) => "unavailable",
@@ -55,7 +55,7 @@ impl SttError {
 
 /// The client of the configured transcription API.
 #[derive(Debug, Clone)]
-pub struct SpeechToText {
+pub(crate) struct SpeechToText {
     client: reqwest::Client,
     base_url: String,
     api_key: crate::infra::secret::Secret,
@@ -76,7 +76,7 @@ const RAW_KEPT: usize = 500;
 
 impl SpeechToText {
     /// The client for `[stt]`, or `None` when no provider is set.
-    pub fn from_config(config: &SttConfig) -> Option<SpeechToText> {
+    pub(crate) fn from_config(config: &SttConfig) -> Option<SpeechToText> {
         if !config.enabled() {
             return None;
         }
@@ -98,13 +98,17 @@ impl SpeechToText {
     }
 
     /// The model and where it is, for logs and `/health`.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         format!("{} at {}", self.model, crate::infra::redact::shown_url(&self.base_url))
     }
 
     /// The transcript of `recording`, trimmed (possibly empty: nothing was heard).
     /// `language` is sent when the shopper's language is known.
-    pub async fn transcribe(&self, recording: Recording, language: Option<Lang>) -> Result<String, SttError> {
+    pub(crate) async fn transcribe(
+        &self,
+        recording: Recording,
+        language: Option<Lang>,
+    ) -> Result<String, SttError> {
         let started = Instant::now();
         let size = recording.bytes.len();
         // The trace's client span (the transcript itself is never recorded).
@@ -177,7 +181,7 @@ impl SpeechToText {
 
     /// Whether the service answers and takes the key: `GET {base_url}/models`
     /// (a 404 from a server without that endpoint still shows it is up).
-    pub async fn check(&self) -> (bool, String, u64) {
+    pub(crate) async fn check(&self) -> (bool, String, u64) {
         let started = Instant::now();
         let mut request =
             self.client.get(format!("{}/models", self.base_url)).timeout(Duration::from_secs(5));

@@ -11,6 +11,8 @@ use serde::{Deserialize, Serialize};
 use services::{MallApi, PageRequest};
 
 use crate::engine::llm::{ChatMessage, Role};
+pub(crate) use crate::infra::config::hours::Hours;
+pub(crate) use crate::infra::config::hours::parse_offset;
 use crate::infra::state::ValueStore;
 
 /// How long a link between a shopper and their topic is kept after its last change.
@@ -22,7 +24,7 @@ pub struct Desk {
     /// The desk's forum supergroup.
     pub chat_id: i64,
     /// When staff answer; `None` = always.
-    pub hours: Option<Hours>,
+    pub(crate) hours: Option<Hours>,
     /// The desk's time zone, minutes east of UTC.
     pub offset_mins: i32,
     /// How long a shopper waits before being offered to go on with the bot (`None` = never).
@@ -31,7 +33,7 @@ pub struct Desk {
 
 impl Desk {
     /// The desk of `[support]`; `None` when `chat_id` is 0 (no desk in Telegram).
-    pub fn new(chat_id: i64, hours: &str, utc_offset: &str, answer_within_mins: f64) -> Option<Desk> {
+    pub(crate) fn new(chat_id: i64, hours: &str, utc_offset: &str, answer_within_mins: f64) -> Option<Desk> {
         if chat_id == 0 {
             return None;
         }
@@ -53,67 +55,8 @@ impl Desk {
     }
 }
 
-/// Opening hours within a day, in minutes after midnight; `open > close`
-/// runs past midnight.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Hours {
-    pub open: u32,
-    pub close: u32,
-}
-
-impl Hours {
-    /// Reads `HH:MM-HH:MM`; `None` for an empty text (always open).
-    pub fn parse(text: &str) -> Result<Option<Hours>, String> {
-        let text = text.trim();
-        if text.is_empty() {
-            return Ok(None);
-        }
-        let bad = || format!("`{text}` is not opening hours like 09:00-22:00");
-        let (open, close) = text.split_once(['-', '–']).ok_or_else(bad)?;
-        let minute = |t: &str| -> Option<u32> {
-            let (h, m) = t.trim().split_once(':')?;
-            let (h, m): (u32, u32) = (h.parse().ok()?, m.parse().ok()?);
-            (h <= 24 && m < 60 && h * 60 + m <= 1440).then_some(h * 60 + m)
-        };
-        let (open, close) = (minute(open).ok_or_else(bad)?, minute(close).ok_or_else(bad)?);
-        if open == close {
-            return Err(format!("`{text}`: opening and closing at the same time"));
-        }
-        Ok(Some(Hours { open, close }))
-    }
-
-    /// Whether the desk is open at `minute` after midnight.
-    pub(crate) fn is_open(&self, minute: u32) -> bool {
-        if self.open < self.close {
-            (self.open..self.close).contains(&minute)
-        } else {
-            minute >= self.open || minute < self.close
-        }
-    }
-}
-
 fn hm(minute: u32) -> String {
     format!("{:02}:{:02}", (minute / 60) % 24, minute % 60)
-}
-
-/// Reads a UTC offset `+08:00` (or `-05:30`, `+8`, `Z`) into minutes east of UTC.
-pub(crate) fn parse_offset(text: &str) -> Result<i32, String> {
-    let text = text.trim();
-    if text.is_empty() || text.eq_ignore_ascii_case("z") || text.eq_ignore_ascii_case("utc") {
-        return Ok(0);
-    }
-    let bad = || format!("`{text}` is not an offset from UTC like +08:00");
-    let (sign, rest) = match text.as_bytes()[0] {
-        b'+' => (1, &text[1..]),
-        b'-' => (-1, &text[1..]),
-        _ => return Err(bad()),
-    };
-    let (h, m) = rest.split_once(':').unwrap_or((rest, "0"));
-    let (h, m): (i32, i32) = (h.parse().map_err(|_| bad())?, m.parse().map_err(|_| bad())?);
-    if h > 14 || !(0..60).contains(&m) {
-        return Err(bad());
-    }
-    Ok(sign * (h * 60 + m))
 }
 
 /// A shopper's conversation with the desk.
@@ -200,7 +143,7 @@ pub(crate) fn topic_name(name: &str, user_id: i64) -> String {
 /// The card that opens (or reopens) a topic, in the desk's language `desk`:
 /// the shopper's name and language, the reason, the last few messages, the
 /// cart and orders.
-pub fn card(
+pub(crate) fn card(
     desk: Lang,
     name: &str,
     shopper: Lang,
@@ -224,7 +167,7 @@ pub fn card(
 /// The card as the desk's Markdown (what Telegram shows): the shopper's name, reason and
 /// lines and the mall's names are shown as written — never a link, bold or a line of the
 /// card's own (newlines are flattened).
-pub fn markdown_card(
+pub(crate) fn markdown_card(
     desk: Lang,
     name: &str,
     shopper: Lang,
@@ -253,7 +196,7 @@ pub(crate) fn one_line(text: &str) -> String {
 
 /// `text` as Markdown that shows it as written: every ASCII punctuation mark escaped (no
 /// link, emphasis, heading, list or HTML can come of it).
-pub fn literal(text: &str) -> String {
+pub(crate) fn literal(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
         if c.is_ascii_punctuation() {

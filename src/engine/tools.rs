@@ -44,7 +44,7 @@ impl Tool {
     }
 
     /// What the model reads about it.
-    pub fn description(&self) -> &str {
+    pub(crate) fn description(&self) -> &str {
         match self {
             Tool::Builtin(spec) => spec.description,
             Tool::Remote(tool) => &tool.description,
@@ -52,7 +52,7 @@ impl Tool {
     }
 
     /// The JSON Schema of its arguments.
-    pub fn parameters(&self) -> &Value {
+    pub(crate) fn parameters(&self) -> &Value {
         match self {
             Tool::Builtin(spec) => spec.parameters(),
             Tool::Remote(tool) => &tool.parameters,
@@ -60,7 +60,7 @@ impl Tool {
     }
 
     /// Its level before the operator's `[tools.NAME]` override.
-    pub fn default_level(&self) -> Level {
+    pub(crate) fn default_level(&self) -> Level {
         match self {
             Tool::Builtin(spec) => spec.level,
             Tool::Remote(tool) => tool.level,
@@ -68,7 +68,7 @@ impl Tool {
     }
 
     /// Where it may be used.
-    pub fn scope(&self) -> Scope {
+    pub(crate) fn scope(&self) -> Scope {
         match self {
             Tool::Builtin(spec) => spec.scope,
             Tool::Remote(tool) => tool.scope,
@@ -76,7 +76,7 @@ impl Tool {
     }
 
     /// In groups, offered only when the bot was addressed.
-    pub fn require_at(&self) -> bool {
+    pub(crate) fn require_at(&self) -> bool {
         match self {
             Tool::Builtin(spec) => spec.require_at,
             Tool::Remote(_) => false,
@@ -84,7 +84,7 @@ impl Tool {
     }
 
     /// The registry entry, for a builtin tool.
-    pub fn spec(&self) -> Option<&'static ToolSpec> {
+    pub(crate) fn spec(&self) -> Option<&'static ToolSpec> {
         match self {
             Tool::Builtin(spec) => Some(spec),
             Tool::Remote(_) => None,
@@ -92,7 +92,7 @@ impl Tool {
     }
 
     /// The status line while a call runs.
-    pub fn progress_line(&self, lang: Lang, args: &Value) -> String {
+    pub(crate) fn progress_line(&self, lang: Lang, args: &Value) -> String {
         match self {
             Tool::Builtin(spec) => spec.progress_line(lang, args),
             Tool::Remote(tool) => (lang.texts().mcp.remote_progress)(&tool.server),
@@ -100,7 +100,7 @@ impl Tool {
     }
 
     /// Runs the tool with raw JSON arguments.
-    pub async fn invoke(&self, ctx: ToolContext, args: Value) -> ToolResult {
+    pub(crate) async fn invoke(&self, ctx: ToolContext, args: Value) -> ToolResult {
         match self {
             Tool::Builtin(spec) => spec.invoke(ctx, args).await,
             Tool::Remote(tool) => tool.caller.call(&tool.remote_name, args).await,
@@ -110,7 +110,7 @@ impl Tool {
 
 /// Calls tools on one MCP server.
 #[async_trait]
-pub trait RemoteCaller: Send + Sync {
+pub(crate) trait RemoteCaller: Send + Sync {
     /// Calls `tool` (the server's own name) with `args`; failures and the
     /// server's error results come back as [`handlers::ToolError::Service`].
     async fn call(&self, tool: &str, args: Value) -> ToolResult;
@@ -132,7 +132,7 @@ pub struct RemoteTool {
     /// The server's scope (`[mcp.servers.NAME] scope`, default `private`).
     pub scope: Scope,
     /// The connection that runs it.
-    pub caller: Arc<dyn RemoteCaller>,
+    pub(crate) caller: Arc<dyn RemoteCaller>,
 }
 
 /// `SERVER__tool`.
@@ -191,13 +191,13 @@ pub struct RemoteTools {
 
 impl RemoteTools {
     /// Registers a configured server before its first connection.
-    pub fn expect(&self, server: &str) {
+    pub(crate) fn expect(&self, server: &str) {
         self.write().entry(server.to_owned()).or_default().state = Some(ServerState::Starting);
         self.changed.notify_waiters();
     }
 
     /// The server is up with these tools.
-    pub fn offer(&self, server: &str, tools: Vec<Tool>) {
+    pub(crate) fn offer(&self, server: &str, tools: Vec<Tool>) {
         let mut servers = self.write();
         let lent = servers.entry(server.to_owned()).or_default();
         lent.tools = tools;
@@ -217,7 +217,7 @@ impl RemoteTools {
     }
 
     /// Every lent tool, sorted by name.
-    pub fn tools(&self) -> Vec<Tool> {
+    pub(crate) fn tools(&self) -> Vec<Tool> {
         let servers = self.servers.read().unwrap_or_else(|poisoned| poisoned.into_inner());
         let mut tools: Vec<Tool> = servers.values().flat_map(|lent| lent.tools.iter().cloned()).collect();
         tools.sort_by_key(|t| t.name());
@@ -225,7 +225,7 @@ impl RemoteTools {
     }
 
     /// The lent tool of that name, if its server is up.
-    pub fn find(&self, name: &str) -> Option<Tool> {
+    pub(crate) fn find(&self, name: &str) -> Option<Tool> {
         let servers = self.servers.read().unwrap_or_else(|poisoned| poisoned.into_inner());
         servers.values().flat_map(|lent| lent.tools.iter()).find(|t| t.name() == name).cloned()
     }
@@ -245,7 +245,7 @@ impl RemoteTools {
 
     /// Waits until no server is still `Starting` (each has been tried once),
     /// or the time is up.
-    pub async fn settled(&self, limit: std::time::Duration) {
+    pub(crate) async fn settled(&self, limit: std::time::Duration) {
         let wait = async {
             loop {
                 let notified = self.changed.notified();

@@ -10,7 +10,7 @@ use super::drive::Transcript;
 use super::script;
 
 /// Why the run does not hold (empty: it passed).
-pub fn reasons(case: &Case, run: &Transcript) -> Vec<String> {
+pub(crate) fn reasons(case: &Case, run: &Transcript) -> Vec<String> {
     let mut why = Vec::new();
     if let Some(broken) = &run.broken {
         why.push(broken.clone());
@@ -67,7 +67,7 @@ fn script_name(case: &Case) -> &'static str {
 
 /// The answer without its suggestion buttons (`[1] Where is Uniqlo?`): the
 /// facts are the answer's own (the buttons are still held to its script).
-pub fn without_buttons(answer: &str) -> String {
+pub(crate) fn without_buttons(answer: &str) -> String {
     answer.lines().filter(|line| !is_button(line)).collect::<Vec<_>>().join("\n")
 }
 
@@ -78,7 +78,7 @@ fn is_button(line: &str) -> bool {
 }
 
 /// Case-insensitive containment.
-pub fn contains(text: &str, part: &str) -> bool {
+pub(crate) fn contains(text: &str, part: &str) -> bool {
     text.to_lowercase().contains(&part.to_lowercase())
 }
 

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 /// A conversation's language, which is also the script its answers must be in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
-pub enum CaseLang {
+pub(crate) enum CaseLang {
     /// Simplified Chinese.
     #[serde(rename = "zh")]
     Zh,
@@ -27,7 +27,7 @@ pub enum CaseLang {
 
 impl CaseLang {
     /// The code written in the corpus (`zh`, `zh-hant`, `en`).
-    pub fn code(self) -> &'static str {
+    pub(crate) fn code(self) -> &'static str {
         match self {
             CaseLang::Zh => "zh",
             CaseLang::ZhHant => "zh-hant",
@@ -36,7 +36,7 @@ impl CaseLang {
     }
 
     /// The bot's language of the same name.
-    pub fn lang(self) -> handlers::Lang {
+    pub(crate) fn lang(self) -> handlers::Lang {
         match self {
             CaseLang::Zh => handlers::Lang::Zh,
             CaseLang::ZhHant => handlers::Lang::ZhHant,
@@ -45,7 +45,7 @@ impl CaseLang {
     }
 
     /// The script answers in this language are written in.
-    pub fn script(self) -> Script {
+    pub(crate) fn script(self) -> Script {
         match self {
             CaseLang::Zh => Script::Simplified,
             CaseLang::ZhHant => Script::Traditional,
@@ -56,7 +56,7 @@ impl CaseLang {
 
 /// The script an answer must be written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-pub enum Script {
+pub(crate) enum Script {
     /// Chinese in Simplified characters.
     #[serde(rename = "zh")]
     Simplified,
@@ -71,29 +71,19 @@ pub enum Script {
     Any,
 }
 
-impl Script {
-    /// The code written in the corpus.
-    pub fn code(self) -> &'static str {
-        match self {
-            Script::Simplified => "zh",
-            Script::Traditional => "zh-hant",
-            Script::English => "en",
-            Script::Any => "any",
-        }
-    }
-}
+impl Script {}
 
 /// One fact: a string, or alternatives of which one is enough.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(untagged)]
-pub enum Fact {
+pub(crate) enum Fact {
     One(String),
     AnyOf(Vec<String>),
 }
 
 impl Fact {
     /// The alternatives (one for a plain string).
-    pub fn alternatives(&self) -> Vec<&str> {
+    pub(crate) fn alternatives(&self) -> Vec<&str> {
         match self {
             Fact::One(s) => vec![s.as_str()],
             Fact::AnyOf(v) => v.iter().map(String::as_str).collect(),
@@ -101,7 +91,7 @@ impl Fact {
     }
 
     /// How the fact is shown in a failure (`"a" | "b"`).
-    pub fn shown(&self) -> String {
+    pub(crate) fn shown(&self) -> String {
         self.alternatives().iter().map(|s| format!("{s:?}")).collect::<Vec<_>>().join(" | ")
     }
 }
@@ -109,7 +99,7 @@ impl Fact {
 /// What an answer must (not) say.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct AnswerFacts {
+pub(crate) struct AnswerFacts {
     /// Every one of these must be named (an inner list: one of its strings is enough).
     #[serde(default)]
     pub all: Vec<Fact>,
@@ -129,7 +119,7 @@ impl AnswerFacts {
 
 /// One line the shopper types, with what the answer to it must say.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Turn {
+pub(crate) struct Turn {
     /// What is typed: a message, a command, or the answer to a yes/no question ("y", "n").
     pub say: String,
     /// What the answer to this line must say (nothing: not checked).
@@ -158,13 +148,13 @@ struct CheckedTurn {
 /// A tool that must have been called; `args` must be contained in the call's arguments.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(untagged)]
-pub enum ToolExpect {
+pub(crate) enum ToolExpect {
     Name(String),
     WithArgs { name: String, args: Value },
 }
 
 impl ToolExpect {
-    pub fn name(&self) -> &str {
+    pub(crate) fn name(&self) -> &str {
         match self {
             ToolExpect::Name(name) | ToolExpect::WithArgs { name, .. } => name,
         }
@@ -175,7 +165,7 @@ impl ToolExpect {
 /// a size by SKU id or label.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ItemExpect {
+pub(crate) struct ItemExpect {
     /// The product id (`p-0291`), or a list of ids of which one will do.
     #[serde(default)]
     pub product: Option<Fact>,
@@ -199,7 +189,7 @@ pub struct ItemExpect {
 /// The cart at the end.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct CartExpect {
+pub(crate) struct CartExpect {
     /// How many lines it holds.
     #[serde(default)]
     pub lines: Option<usize>,
@@ -211,7 +201,7 @@ pub struct CartExpect {
 /// The shopper's orders at the end.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct OrdersExpect {
+pub(crate) struct OrdersExpect {
     /// How many orders.
     #[serde(default)]
     pub count: Option<usize>,
@@ -226,7 +216,7 @@ pub struct OrdersExpect {
 /// The shopper's alerts at the end.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct AlertsExpect {
+pub(crate) struct AlertsExpect {
     /// How many alerts.
     #[serde(default)]
     pub count: Option<usize>,
@@ -240,7 +230,7 @@ pub struct AlertsExpect {
 
 /// One conversation and what must hold.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Case {
+pub(crate) struct Case {
     pub id: String,
     pub lang: CaseLang,
     pub class: String,
@@ -306,7 +296,7 @@ struct RawCase {
 }
 
 /// The `.jsonl` files of `path`: itself, or those in it (not in subfolders), by name.
-pub fn files(path: &Path) -> Result<Vec<PathBuf>, String> {
+pub(crate) fn files(path: &Path) -> Result<Vec<PathBuf>, String> {
     let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
     if meta.is_file() {
         return Ok(vec![path.to_owned()]);
@@ -325,7 +315,7 @@ pub fn files(path: &Path) -> Result<Vec<PathBuf>, String> {
 }
 
 /// Reads the corpus at `path` (a file or a folder); every mistake, located, when it has any.
-pub fn read(path: &Path) -> Result<Vec<Case>, Vec<String>> {
+pub(crate) fn read(path: &Path) -> Result<Vec<Case>, Vec<String>> {
     let files = files(path).map_err(|e| vec![e])?;
     let mut cases = Vec::new();
     let mut mistakes = Vec::new();
@@ -348,7 +338,8 @@ pub fn read(path: &Path) -> Result<Vec<Case>, Vec<String>> {
 }
 
 /// Parses one file's text (named `name` in mistakes).
-pub fn parse(name: &str, text: &str) -> Result<Vec<Case>, Vec<String>> {
+#[cfg(test)]
+pub(crate) fn parse(name: &str, text: &str) -> Result<Vec<Case>, Vec<String>> {
     let (mut cases, mut mistakes) = (Vec::new(), Vec::new());
     parse_into(name, text, &mut cases, &mut mistakes);
     if mistakes.is_empty() { Ok(cases) } else { Err(mistakes) }

@@ -29,11 +29,11 @@ use crate::infra::config::{Config, MallBackend, Provider};
 use crate::transports::console::Console;
 
 /// The shopper every conversation is typed as.
-pub const SHOPPER: i64 = 1;
+pub(crate) const SHOPPER: i64 = 1;
 
 /// A tool call the model asked for.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Called {
+pub(crate) struct Called {
     pub name: String,
     /// The arguments (an object; `{}` when they could not be read).
     pub args: Value,
@@ -41,7 +41,7 @@ pub struct Called {
 
 /// What one run of a conversation showed and left.
 #[derive(Debug, Clone, Default)]
-pub struct Transcript {
+pub(crate) struct Transcript {
     /// What the shopper read after each line (the confirmation outcome and the
     /// resumed answer included), in order.
     pub answers: Vec<String>,
@@ -59,7 +59,7 @@ pub struct Transcript {
 /// What a run is built from: the config, and the model shared by every run
 /// (a model client keeps its concurrency limit; the offline planner is made per run).
 #[derive(Clone)]
-pub struct Bench {
+pub(crate) struct Bench {
     config: Arc<Config>,
     shared_model: Option<Arc<dyn ChatModel>>,
 }
@@ -67,7 +67,7 @@ pub struct Bench {
 impl Bench {
     /// Checks that the config can be measured: an embedded mall (an HTTP mall
     /// cannot be given a fresh state for each run).
-    pub fn new(mut config: Config) -> anyhow::Result<Bench> {
+    pub(crate) fn new(mut config: Config) -> anyhow::Result<Bench> {
         if config.mall.backend != MallBackend::Embedded {
             anyhow::bail!(
                 "eval runs each conversation on a fresh copy of the mall: set mall.backend = \"embedded\" \
@@ -89,7 +89,7 @@ impl Bench {
     }
 
     /// What is measured: `offline`, or the model's provider and name.
-    pub fn model_name(&self) -> String {
+    pub(crate) fn model_name(&self) -> String {
         match &self.shared_model {
             Some(model) => model.describe(),
             None => "offline".to_owned(),
@@ -99,7 +99,7 @@ impl Bench {
     /// Types `lines` into a fresh bot's terminal chat, for a shopper whose
     /// app speaks `app` (the configured `bot.language` when `None`); what it
     /// showed and left.
-    pub async fn run(&self, lines: &[String], app: Option<handlers::Lang>) -> Transcript {
+    pub(crate) async fn run(&self, lines: &[String], app: Option<handlers::Lang>) -> Transcript {
         let mut transcript = Transcript::default();
         let mall = match fresh_mall(&self.config) {
             Ok(mall) => mall,

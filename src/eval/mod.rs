@@ -9,11 +9,11 @@
 //! passes when all its k runs pass: pass^k, per language, per class and
 //! overall (`report.rs`).
 
-pub mod check;
-pub mod corpus;
-pub mod drive;
-pub mod report;
-pub mod script;
+pub(crate) mod check;
+pub(crate) mod corpus;
+pub(crate) mod drive;
+pub(crate) mod report;
+pub(crate) mod script;
 
 use std::path::{Path, PathBuf};
 

@@ -9,7 +9,7 @@ use super::corpus::Case;
 
 /// The outcome of one case over its k runs.
 #[derive(Debug, Clone)]
-pub struct CaseResult {
+pub(crate) struct CaseResult {
     pub case: Case,
     /// Per run: why it failed (empty: it passed).
     pub runs: Vec<Vec<String>>,
@@ -19,7 +19,7 @@ pub struct CaseResult {
 
 impl CaseResult {
     /// Passed all k runs.
-    pub fn passed(&self) -> bool {
+    pub(crate) fn passed(&self) -> bool {
         self.runs.iter().all(Vec::is_empty)
     }
 }
@@ -46,7 +46,7 @@ impl Tally {
 
 /// A case that failed at least one run.
 #[derive(Debug, Clone, Serialize)]
-pub struct Failure {
+pub(crate) struct Failure {
     pub id: String,
     pub lang: &'static str,
     pub class: String,
@@ -72,12 +72,12 @@ pub struct Report {
     pub overall: Tally,
     pub by_lang: BTreeMap<&'static str, Tally>,
     pub by_class: BTreeMap<String, Tally>,
-    pub failures: Vec<Failure>,
+    pub(crate) failures: Vec<Failure>,
 }
 
 impl Report {
     /// Tallies `results` (in corpus order).
-    pub fn new(model: String, corpus: String, k: usize, results: &[CaseResult]) -> Report {
+    pub(crate) fn new(model: String, corpus: String, k: usize, results: &[CaseResult]) -> Report {
         let mut overall = Tally::default();
         let mut by_lang: BTreeMap<&'static str, Tally> = BTreeMap::new();
         let mut by_class: BTreeMap<String, Tally> = BTreeMap::new();

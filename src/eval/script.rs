@@ -43,7 +43,7 @@ const ENGLISH_WORDS: &[&str] = &[
 ];
 
 /// Whether `c` is a Han character.
-pub fn is_han(c: char) -> bool {
+pub(crate) fn is_han(c: char) -> bool {
     matches!(c as u32, 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x2FA1F)
 }
 
@@ -54,7 +54,7 @@ fn is_cjk_punctuation(c: char) -> bool {
 
 /// Why `text` is not in `script`, or `None` when it is. `allow` (names the answer
 /// may show as they are) is taken out first.
-pub fn mismatch(text: &str, script: Script, allow: &[String]) -> Option<String> {
+pub(crate) fn mismatch(text: &str, script: Script, allow: &[String]) -> Option<String> {
     let mut text = text.to_owned();
     for allowed in allow {
         text = text.replace(allowed.as_str(), " ");

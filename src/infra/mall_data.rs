@@ -6,13 +6,14 @@
 //! lacks logged again after each reload).
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context as _;
 use services::EmbeddedMall;
 use services::embedded::{DataError, FolderError, read_folder};
 
-use crate::infra::config::Config;
+use crate::infra::config::{Config, MallBackend};
 
 /// How often the folder's files are looked at for a change.
 const WATCH_EVERY: Duration = Duration::from_secs(1);
@@ -92,7 +93,7 @@ fn refusal(dir: &Path, errors: &[DataError]) -> anyhow::Error {
 }
 
 /// `the mall's data (mall.data = DIR) has 3 mistakes:` and one line per mistake.
-pub fn mistakes(dir: &Path, errors: &[DataError]) -> String {
+pub(crate) fn mistakes(dir: &Path, errors: &[DataError]) -> String {
     let count = match errors.len() {
         1 => "1 mistake".to_owned(),
         n => format!("{n} mistakes"),
@@ -227,4 +228,24 @@ fn reload_on_hangup(mall: &EmbeddedMall) {
             }
         });
     }
+}
+
+/// The indoor map the config names (`mall.imdf`), else the one in the mall's data folder
+/// (`mall.data`: its `imdf/` or `imdf.zip`; none there: no map), else the demo mall's own
+/// when the mall is the embedded one, else none.
+pub(crate) fn open_map(config: &Config) -> anyhow::Result<Option<Arc<maps::Router>>> {
+    let configured = config.mall.imdf.trim();
+    let in_data = data_dir(config).map(map_in);
+    if configured.is_empty() && matches!(in_data, Some(None)) {
+        return Ok(None);
+    }
+    let from_data = in_data.flatten().map(|p| p.display().to_string()).unwrap_or_default();
+    let path = if configured.is_empty() { from_data.as_str() } else { configured };
+    if !path.is_empty() {
+        let map = maps::IndoorMap::open(path)
+            .with_context(|| format!("cannot use the indoor map (mall.imdf = {path})"))?;
+        tracing::info!(path, levels = map.levels.len(), places = map.places.len(), "indoor map read");
+        return Ok(Some(Arc::new(maps::Router::new(map))));
+    }
+    Ok((config.mall.backend == MallBackend::Embedded).then(maps::demo::router))
 }

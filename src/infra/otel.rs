@@ -83,7 +83,7 @@ pub(crate) fn failed_exports() -> u64 {
 }
 
 /// Whether prompts, messages and tool arguments go into spans (`otel.capture_content`).
-pub fn capture_content() -> bool {
+pub(crate) fn capture_content() -> bool {
     CAPTURE.load(Ordering::Relaxed)
 }
 
@@ -410,7 +410,7 @@ pub(crate) fn mcp_span(tool: &str, server: bool) -> tracing::Span {
 /// A count or size as the OTLP exporter types it: `tracing-opentelemetry`
 /// exports `i64` (and `f64`, `bool`, `&str`) with their type, but any
 /// unsigned integer as its `Debug` string — so numbers go through this.
-pub fn int(value: impl TryInto<i64>) -> i64 {
+pub(crate) fn int(value: impl TryInto<i64>) -> i64 {
     value.try_into().unwrap_or(i64::MAX)
 }
 

@@ -19,11 +19,6 @@ pub(crate) const REDACTED: &str = "[redacted]";
 pub struct Secret(String);
 
 impl Secret {
-    /// Wraps `value`.
-    pub fn new(value: impl Into<String>) -> Self {
-        Secret(value.into())
-    }
-
     /// The value, for the one place that sends it.
     pub(crate) fn expose(&self) -> &str {
         &self.0

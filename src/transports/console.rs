@@ -17,7 +17,7 @@ use std::io::Write;
 use handlers::Lang;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt};
 
-use crate::app::App;
+use crate::engine::App;
 use crate::engine::commands::Command;
 use crate::engine::context::{ChosenLang, MessageContext};
 use crate::engine::progress::{Progress, TurnEvent};
@@ -161,7 +161,7 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
         let ctx = self.context(text);
         let reply = match Command::parse(text, |_| true) {
             // The terminal's shopper runs the bot: they are its operator.
-            Some(Command::Health) => Reply::text(crate::infra::health::collect(app).await.render(ctx.lang)),
+            Some(Command::Health) => Reply::text(crate::engine::health::collect(app).await.render(ctx.lang)),
             Some(Command::Stats) => Reply::text(router.day_stats(ctx.lang).await),
             Some(Command::Report(period)) => {
                 Reply::text(crate::engine::commands::report(router, period.as_deref()).await)

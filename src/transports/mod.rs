@@ -9,5 +9,6 @@
 
 pub mod console;
 pub mod mcp;
+pub mod ops;
 pub mod telegram;
 pub mod webapp;

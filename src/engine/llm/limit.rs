@@ -102,7 +102,7 @@ pub(crate) struct Permit {
 
 impl AdaptiveLimit {
     /// A limit with a hard ceiling (`max_concurrent`), or adaptive only when 0.
-    pub fn new(max_concurrent: usize) -> Self {
+    pub(crate) fn new(max_concurrent: usize) -> Self {
         let configured_ceiling = (max_concurrent > 0).then_some(max_concurrent);
         let ceiling = configured_ceiling.unwrap_or(UNBOUNDED_CEILING);
         AdaptiveLimit {
@@ -126,7 +126,7 @@ impl AdaptiveLimit {
     }
 
     /// Waits for a slot, first come first served.
-    pub async fn acquire(&self) -> Permit {
+    pub(crate) async fn acquire(&self) -> Permit {
         let rx = {
             let mut state = self.lock();
             if state.queue.is_empty() && self.may_start(&mut state) {
@@ -216,7 +216,7 @@ impl AdaptiveLimit {
     /// round trip: calls that started before the last cut do not cut again),
     /// remember the refused limit as the knee, and pause new calls for
     /// `retry_after` when given.
-    pub fn overloaded(&self, call: &Permit, retry_after: Option<Duration>) {
+    pub(crate) fn overloaded(&self, call: &Permit, retry_after: Option<Duration>) {
         let mut state = self.lock();
         state.slow_start = false;
         if state.last_cut.is_none_or(|cut| call.started >= cut) {
@@ -265,7 +265,7 @@ impl AdaptiveLimit {
     }
 
     /// The current figures.
-    pub fn report(&self) -> LimitReport {
+    pub(crate) fn report(&self) -> LimitReport {
         let state = self.lock();
         LimitReport {
             limit: state.limit.floor().max(1.0) as usize,

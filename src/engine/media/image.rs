@@ -7,7 +7,7 @@ pub(crate) const MAX_SIDE: u32 = 1280;
 
 /// A picture's format and size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ImageInfo {
+pub(crate) struct ImageInfo {
     /// `image/png` or `image/jpeg`.
     pub mime: &'static str,
     pub width: u32,
@@ -29,7 +29,7 @@ pub(crate) enum ImageError {
 }
 
 /// The format and size of `bytes`, from the header alone.
-pub fn info(bytes: &[u8]) -> Option<ImageInfo> {
+pub(crate) fn info(bytes: &[u8]) -> Option<ImageInfo> {
     if bytes.starts_with(b"\x89PNG\r\n\x1a\n") && bytes.len() >= 24 {
         let width = u32::from_be_bytes([bytes[16], bytes[17], bytes[18], bytes[19]]);
         let height = u32::from_be_bytes([bytes[20], bytes[21], bytes[22], bytes[23]]);

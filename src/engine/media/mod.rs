@@ -15,7 +15,7 @@
 
 use handlers::Lang;
 
-use crate::app::App;
+use crate::engine::App;
 use crate::engine::context::MessageContext;
 use crate::engine::progress::Progress;
 use crate::engine::reply::Reply;
@@ -100,7 +100,7 @@ pub(crate) fn recording_kind(name_or_mime: &str) -> (&'static str, &'static str)
 }
 
 /// A recording of `bytes` named after `name_or_mime` (see [`recording_kind`]).
-pub fn recording(bytes: Vec<u8>, name_or_mime: &str) -> Recording {
+pub(crate) fn recording(bytes: Vec<u8>, name_or_mime: &str) -> Recording {
     let (file_name, mime) = recording_kind(name_or_mime);
     Recording { bytes, file_name: file_name.to_owned(), mime: mime.to_owned() }
 }

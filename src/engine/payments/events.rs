@@ -91,7 +91,12 @@ pub struct EventFeed {
 
 impl EventFeed {
     /// A reader polling every `every`.
-    pub fn new(mall: Arc<dyn MallApi>, state: Arc<dyn StateStore>, ledger: Ledger, every: Duration) -> Self {
+    pub(crate) fn new(
+        mall: Arc<dyn MallApi>,
+        state: Arc<dyn StateStore>,
+        ledger: Ledger,
+        every: Duration,
+    ) -> Self {
         let owner = format!("feed-{:016x}", rand::random::<u64>());
         let lease = (every * 3).max(Duration::from_secs(15));
         EventFeed { mall, state, ledger, owner, lease, alerts: None }
@@ -206,7 +211,7 @@ impl EventFeed {
     }
 
     /// Reads the feed every `every` until the task is aborted.
-    pub fn spawn(
+    pub(crate) fn spawn(
         self: Arc<Self>,
         teller: Arc<dyn EventTeller>,
         every: Duration,

@@ -95,14 +95,14 @@ pub struct Ledger {
 }
 
 impl Ledger {
-    pub fn new(state: Arc<dyn StateStore>, mall: Arc<dyn MallApi>, timeout: Duration) -> Self {
+    pub(crate) fn new(state: Arc<dyn StateStore>, mall: Arc<dyn MallApi>, timeout: Duration) -> Self {
         Ledger { state, mall, timeout }
     }
 
     /// Keeps a payment that arrived (unless it is known already), then
     /// records it in the mall. An error only when the state store could not
     /// keep it (the caller then records it in the mall directly).
-    pub async fn receive(&self, record: PaymentRecord) -> Settled {
+    pub(crate) async fn receive(&self, record: PaymentRecord) -> Settled {
         match self.keep(&record).await {
             Ok(Some(known)) => Settled::Done(known),
             Ok(None) => self.settle(&record.charge_id).await,
@@ -254,7 +254,7 @@ impl Ledger {
     }
 
     /// The payment with that charge id.
-    pub async fn get(&self, charge_id: &str) -> Result<Option<PaymentRecord>, StateError> {
+    pub(crate) async fn get(&self, charge_id: &str) -> Result<Option<PaymentRecord>, StateError> {
         match self.state.get_value(&crate::infra::state::keys::pay_record(charge_id)).await? {
             Some(text) => serde_json::from_str(&text)
                 .map(Some)
@@ -269,12 +269,12 @@ impl Ledger {
     }
 
     /// Payments the mall refused (to refund), oldest first.
-    pub async fn refused(&self) -> Vec<PaymentRecord> {
+    pub(crate) async fn refused(&self) -> Vec<PaymentRecord> {
         self.records(REFUSED).await
     }
 
     /// Payments still waiting to be recorded in the mall, oldest first.
-    pub async fn waiting(&self) -> Vec<PaymentRecord> {
+    pub(crate) async fn waiting(&self) -> Vec<PaymentRecord> {
         self.records(DUE).await
     }
 

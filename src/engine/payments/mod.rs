@@ -11,9 +11,9 @@ use handlers::Lang;
 use handlers::format::{item_label, item_name, money, store_name};
 use services::{MallApi, Order, OrderStatus, ServiceError, Shopper, Store};
 
-pub mod events;
-pub mod ledger;
-pub mod payload;
+pub(crate) mod events;
+pub(crate) mod ledger;
+pub(crate) mod payload;
 
 pub use events::EventFeed;
 
@@ -33,7 +33,7 @@ pub(crate) const CHECKOUT_MALL_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// One priced line of an invoice.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InvoiceLine {
+pub(crate) struct InvoiceLine {
     /// What and how many, in the shopper's language.
     pub label: String,
     /// The line's total in the currency's minor units.
@@ -42,7 +42,7 @@ pub struct InvoiceLine {
 
 /// What an invoice shows and carries, before a transport sends it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InvoiceDraft {
+pub(crate) struct InvoiceDraft {
     pub order_id: String,
     pub title: String,
     pub description: String,
@@ -113,7 +113,7 @@ pub(crate) enum CheckoutRefusal {
 
 impl CheckoutRefusal {
     /// What the shopper reads in Telegram's payment box.
-    pub fn message(self, lang: Lang) -> &'static str {
+    pub(crate) fn message(self, lang: Lang) -> &'static str {
         let texts = &lang.texts().pay;
         match self {
             CheckoutRefusal::Forged => texts.refuse_forged,
@@ -127,7 +127,7 @@ impl CheckoutRefusal {
     }
 
     /// A short name for logs and metrics.
-    pub fn kind(self) -> &'static str {
+    pub(crate) fn kind(self) -> &'static str {
         match self {
             CheckoutRefusal::Forged => "forged",
             CheckoutRefusal::NotYours => "not_yours",

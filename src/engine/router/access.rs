@@ -82,7 +82,7 @@ pub struct Knock {
 
 impl Knock {
     /// The knock of a chat message.
-    pub fn message(ctx: &MessageContext, chosen: ChosenLang) -> Knock {
+    pub(crate) fn message(ctx: &MessageContext, chosen: ChosenLang) -> Knock {
         Knock {
             platform: ctx.platform,
             user_id: ctx.user_id,
@@ -96,7 +96,7 @@ impl Knock {
 
     /// A request of one person outside a chat (the Mini App, MCP): the
     /// person is the chat.
-    pub fn private(platform: &'static str, user_id: i64, lang: Lang, way: Way) -> Knock {
+    pub(crate) fn private(platform: &'static str, user_id: i64, lang: Lang, way: Way) -> Knock {
         Knock {
             platform,
             user_id,
@@ -124,26 +124,26 @@ pub struct Admitted {
 }
 
 impl Admitted {
-    pub fn platform(&self) -> &'static str {
+    pub(crate) fn platform(&self) -> &'static str {
         self.platform
     }
 
-    pub fn user_id(&self) -> i64 {
+    pub(crate) fn user_id(&self) -> i64 {
         self.user_id
     }
 
-    pub fn chat_id(&self) -> i64 {
+    pub(crate) fn chat_id(&self) -> i64 {
         self.chat_id
     }
 
     /// The language to answer in: the `/lang` choice, else the
     /// conversation's after the message, else the transport's.
-    pub fn lang(&self) -> Lang {
+    pub(crate) fn lang(&self) -> Lang {
         self.lang
     }
 
     /// The shopper's `/lang` choice, when made.
-    pub fn chosen(&self) -> Option<Lang> {
+    pub(crate) fn chosen(&self) -> Option<Lang> {
         self.chosen
     }
 
@@ -217,7 +217,7 @@ pub struct Turned {
 
 impl Turned {
     /// Why, in the shopper's words.
-    pub fn message(&self) -> &'static str {
+    pub(crate) fn message(&self) -> &'static str {
         match self.why {
             Why::NotAllowed => self.lang.texts().turn.refused,
             Why::SlowDown => self.lang.texts().turn.rate_limited,

@@ -58,7 +58,12 @@ impl FunctionCallRouter {
     /// What a risky call would do, in the shopper's language: the text of
     /// the confirmation (the Telegram button's message, an MCP client's
     /// elicitation) and the figures a critical call is re-checked against.
-    pub async fn preview(&self, tool: &Tool, scope: &TurnScope, args: &Value) -> Result<Preview, ToolError> {
+    pub(crate) async fn preview(
+        &self,
+        tool: &Tool,
+        scope: &TurnScope,
+        args: &Value,
+    ) -> Result<Preview, ToolError> {
         let ctx = self.tool_context(scope, None);
         match tool.spec().and_then(|spec| spec.preview) {
             Some(preview) => {
@@ -168,7 +173,12 @@ impl FunctionCallRouter {
     /// fields the tool declares are kept, at most [`MAX_ARGUMENTS`] bytes of
     /// them; an order needing the one-time code is refused here (these ways
     /// in cannot ask for it), to be placed in the chat.
-    pub async fn hold(&self, admitted: &Admitted, tool: &Tool, args: Value) -> Result<Hold, HoldError> {
+    pub(crate) async fn hold(
+        &self,
+        admitted: &Admitted,
+        tool: &Tool,
+        args: Value,
+    ) -> Result<Hold, HoldError> {
         let level = self.level_of(tool);
         let args = match args {
             Value::Null => Value::Object(serde_json::Map::new()),
@@ -700,7 +710,7 @@ pub enum Presser {
 
 /// A risky call held for its owner's confirmation.
 #[derive(Debug, Clone)]
-pub struct Hold {
+pub(crate) struct Hold {
     /// The one-time token the owner confirms with.
     pub token: String,
     pub level: Level,
@@ -724,7 +734,7 @@ pub enum HoldError {
 }
 
 /// What came of a claimed action.
-pub enum Carried {
+pub(crate) enum Carried {
     /// Carried out (`result`) or declined (`None`); `text` is the tool
     /// message, the action holds its outcome line.
     Done {

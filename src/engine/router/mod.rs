@@ -41,12 +41,12 @@ use crate::infra::state::StateStore;
 
 mod access;
 mod cache;
-pub mod calls;
+pub(crate) mod calls;
 mod confirm;
 mod figures;
-pub mod history;
+pub(crate) mod history;
 mod lock;
-pub mod prompt;
+pub(crate) mod prompt;
 mod round;
 mod shortcuts;
 mod turn;
@@ -161,8 +161,8 @@ pub struct FunctionCallRouter {
     alerts: Option<Arc<dyn handlers::alert_book::AlertBook>>,
 }
 
-pub use self::confirm::{Carried, HoldError, Presser};
-pub(crate) use self::confirm::{held_reply, hold_refused};
+pub(crate) use self::confirm::{Carried, held_reply, hold_refused};
+pub use self::confirm::{HoldError, Presser};
 pub use self::turn::TurnScope;
 
 impl FunctionCallRouter {
@@ -186,7 +186,7 @@ impl FunctionCallRouter {
 
     /// Example requests made of the mall's own names (a product, a store, an offer), for
     /// the greeting's buttons and the terminal chat's banner; learned with basic mode's names.
-    pub async fn examples(&self) -> handlers::mall_examples::MallExamples {
+    pub(crate) async fn examples(&self) -> handlers::mall_examples::MallExamples {
         self.planner.lexicon().await.examples.clone()
     }
 
@@ -279,7 +279,7 @@ impl FunctionCallRouter {
     }
 
     /// Forgets the conversation (`/reset`).
-    pub async fn reset(&self, ctx: &MessageContext) {
+    pub(crate) async fn reset(&self, ctx: &MessageContext) {
         if let Err(e) = self.state.clear_history(&ctx.conversation_key()).await {
             tracing::error!(error = %e, "could not clear the conversation");
         }
@@ -303,7 +303,12 @@ impl FunctionCallRouter {
     }
 
     /// Answers a message the door admitted, reporting progress to `progress`.
-    pub async fn answer(&self, admitted: &Admitted, ctx: &MessageContext, progress: &Progress) -> Reply {
+    pub(crate) async fn answer(
+        &self,
+        admitted: &Admitted,
+        ctx: &MessageContext,
+        progress: &Progress,
+    ) -> Reply {
         let turn = crate::engine::stats::new_turn_id();
         let span = tracing::info_span!(
             "message",
@@ -414,12 +419,12 @@ impl FunctionCallRouter {
     }
 
     /// The state store (the report reads it).
-    pub fn state(&self) -> &Arc<dyn StateStore> {
+    pub(crate) fn state(&self) -> &Arc<dyn StateStore> {
         &self.state
     }
 
     /// The service desk, when there is one.
-    pub fn desk(&self) -> Option<&crate::engine::support::Desk> {
+    pub(crate) fn desk(&self) -> Option<&crate::engine::support::Desk> {
         self.settings.desk.as_ref()
     }
 
@@ -451,7 +456,7 @@ impl FunctionCallRouter {
     }
 
     /// The mall's indoor map, when it has one.
-    pub fn map(&self) -> Option<&Arc<maps::Router>> {
+    pub(crate) fn map(&self) -> Option<&Arc<maps::Router>> {
         self.map.as_ref()
     }
 }

@@ -13,6 +13,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 mod env;
+pub(crate) mod hours;
 mod sections;
 mod validate;
 
@@ -68,7 +69,8 @@ pub enum ConfigError {
 
 impl ConfigError {
     /// The mistakes in the values, each with its key (none for a file that cannot be read or parsed).
-    pub fn mistakes(&self) -> &[Mistake] {
+    #[cfg(test)]
+    pub(crate) fn mistakes(&self) -> &[Mistake] {
         match self {
             ConfigError::Invalid(mistakes) => mistakes,
             _ => &[],
@@ -176,7 +178,7 @@ impl Config {
     }
 
     /// `llm.request_timeout_secs` as a duration.
-    pub fn request_timeout(&self) -> Duration {
+    pub(crate) fn request_timeout(&self) -> Duration {
         Duration::from_secs(self.llm.request_timeout_secs)
     }
 

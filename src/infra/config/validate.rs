@@ -271,10 +271,10 @@ impl Config {
         if !wait.is_finite() || !(0.0..=1440.0).contains(&wait) {
             found.add("support.answer_within_mins", "must be between 0 (never ask) and 1440 minutes");
         }
-        if let Err(why) = crate::engine::support::parse_offset(&support.utc_offset) {
+        if let Err(why) = super::hours::parse_offset(&support.utc_offset) {
             found.add("support.utc_offset", why);
         }
-        if let Err(why) = crate::engine::support::Hours::parse(&support.hours) {
+        if let Err(why) = super::hours::Hours::parse(&support.hours) {
             found.add("support.hours", why);
         }
     }

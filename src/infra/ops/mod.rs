@@ -3,7 +3,7 @@
 //! never a user or chat), the process-wide Prometheus recorder, the counting
 //! helpers and [`Lifecycle`]; it imports nothing of the crate, so the router,
 //! the model client, the state store and the transport may all use it.
-//! [`http`] serves them: Prometheus metrics (`/metrics`, behind `ops.token`
+//! `transports/ops.rs` serves them: Prometheus metrics (`/metrics`, behind `ops.token`
 //! when set), liveness (`/healthz`) and readiness (`/readyz`, cached, never
 //! calling the model) on `ops.listen` — never on the webhook listener.
 //!
@@ -32,16 +32,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 
-pub mod http;
-
-pub use http::{routes, serve_on, spawn};
-
 /// Updates by `kind` and `outcome`.
-pub const UPDATES: &str = "mallbot_updates_total";
+pub(crate) const UPDATES: &str = "mallbot_updates_total";
 /// Seconds from a message to the first visible sign of its answer.
 pub(crate) const FIRST_SIGN: &str = "mallbot_answer_first_sign_seconds";
 /// Seconds from a message to its whole answer.
-pub const ANSWER: &str = "mallbot_answer_seconds";
+pub(crate) const ANSWER: &str = "mallbot_answer_seconds";
 /// Model calls by `outcome` (`ok`, `retried`, `failed`).
 pub(crate) const MODEL_CALLS: &str = "mallbot_model_calls_total";
 /// Seconds a model call took (with its retries).

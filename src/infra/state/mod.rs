@@ -19,11 +19,12 @@
 
 mod backend;
 pub(crate) mod keys;
-pub mod memory;
+pub(crate) mod memory;
+pub(crate) mod message;
 pub mod redis;
 mod roles;
 pub mod sqlite;
-pub mod timed;
+pub(crate) mod timed;
 mod types;
 
 pub use backend::open;
@@ -38,3 +39,13 @@ pub use types::{
     unix_now, unix_now_ms,
 };
 pub(crate) use types::{lease_secs, ttl_millis};
+
+/// Counts one more send of the outbox over every instance sharing the store
+/// and returns how many were counted in the current `window`: the outbox's
+/// shared pace, under its key of `keys.rs`.
+pub(crate) async fn outbox_pace_hit(
+    state: &dyn StateStore,
+    window: std::time::Duration,
+) -> Result<u32, StateError> {
+    state.rate_hit(keys::OUTBOX_PACE, window).await
+}

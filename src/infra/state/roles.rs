@@ -8,7 +8,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 
 use super::{AuditEntry, ClaimOutcome, OutboxEntry, PendingStatus, StateError, StoredPending};
-use crate::engine::llm::ChatMessage;
+use crate::infra::state::message::ChatMessage;
 
 /// What the store is, whether it answers, and its clean-up.
 #[async_trait]

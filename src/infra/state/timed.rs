@@ -11,7 +11,7 @@ use super::{
     AuditEntry, AuditLog, ClaimOutcome, CounterStore, HistoryStore, Housekeeping, LockStore, OutboxEntry,
     OutboxStore, PendingStatus, PendingStore, StateError, StateStore, StoredPending, UpdateLog, ValueStore,
 };
-use crate::engine::llm::ChatMessage;
+use crate::infra::state::message::ChatMessage;
 
 /// Times each call of the wrapped store.
 pub(crate) struct TimedStore(pub Arc<dyn StateStore>);

@@ -139,7 +139,7 @@ pub(crate) fn ttl_millis(ttl: Duration) -> i64 {
 
 impl PendingStatus {
     /// The name the backends store (`waiting`, `awaiting_code`, `claimed`, `done`).
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             PendingStatus::Waiting => "waiting",
             PendingStatus::AwaitingCode => "awaiting_code",
@@ -149,7 +149,7 @@ impl PendingStatus {
     }
 
     /// The status with that stored name.
-    pub fn from_name(name: &str) -> Option<PendingStatus> {
+    pub(crate) fn from_name(name: &str) -> Option<PendingStatus> {
         match name {
             "waiting" => Some(PendingStatus::Waiting),
             "awaiting_code" => Some(PendingStatus::AwaitingCode),

@@ -40,7 +40,10 @@ const MAX_BACKOFF: Duration = Duration::from_secs(30);
 
 /// Starts one connection task per configured server; their tools appear in
 /// `remote` as they connect.
-pub fn start(servers: &std::collections::BTreeMap<String, McpServerConfig>, remote: &Arc<RemoteTools>) {
+pub(crate) fn start(
+    servers: &std::collections::BTreeMap<String, McpServerConfig>,
+    remote: &Arc<RemoteTools>,
+) {
     if servers.is_empty() {
         return;
     }

@@ -53,7 +53,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 
-use crate::app::App;
+use crate::engine::App;
 use crate::engine::llm::ToolCall;
 use crate::engine::pending::new_token;
 use crate::engine::reply::PressCheck;

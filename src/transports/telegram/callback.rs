@@ -39,7 +39,7 @@ pub(crate) const CALLBACK_DATA_LIMIT: usize = 64;
 
 impl ButtonData {
     /// The `callback_data` string.
-    pub fn encode(&self) -> String {
+    pub(crate) fn encode(&self) -> String {
         match self {
             ButtonData::Confirmation { token, approve } => {
                 format!("c:{token}:{}", if *approve { "y" } else { "n" })
@@ -58,7 +58,7 @@ impl ButtonData {
     }
 
     /// Reads a `callback_data` string; `None` for anything else.
-    pub fn decode(data: &str) -> Option<ButtonData> {
+    pub(crate) fn decode(data: &str) -> Option<ButtonData> {
         if let Some(rest) = data.strip_prefix("c:") {
             let (token, answer) = rest.rsplit_once(':')?;
             let approve = match answer {

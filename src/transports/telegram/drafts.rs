@@ -16,7 +16,7 @@ const DRAFT_REFUSALS: u32 = 3;
 /// again; other refusals of a turn's first draft make that turn edit instead,
 /// and [`DRAFT_REFUSALS`] of them in a row stop drafts too.
 #[derive(Debug, Default)]
-pub struct DraftSupport {
+pub(crate) struct DraftSupport {
     refused: AtomicBool,
     refusals_in_a_row: AtomicU32,
 }

@@ -17,7 +17,7 @@ pub(crate) const DOWNLOAD_LIMIT: u64 = 20 * 1024 * 1024;
 
 /// Why a file could not be fetched.
 #[derive(Debug, thiserror::Error)]
-pub enum DownloadError {
+pub(crate) enum DownloadError {
     /// Over [`DOWNLOAD_LIMIT`], or the Bot API server said "file is too big".
     #[error("the file is over the download limit of {} MB", DOWNLOAD_LIMIT / 1024 / 1024)]
     TooBig,
@@ -31,7 +31,7 @@ pub enum DownloadError {
 
 impl DownloadError {
     /// A bounded label for metrics.
-    pub fn kind(&self) -> &'static str {
+    pub(crate) fn kind(&self) -> &'static str {
         match self {
             DownloadError::TooBig => "too_big",
             DownloadError::GetFile(_) | DownloadError::Fetch(_) => "download",
@@ -46,7 +46,7 @@ pub(crate) fn too_big(size: u32) -> bool {
 }
 
 /// Whether a size Telegram reported is over `limit` (`u32::MAX`: none reported).
-pub fn over(size: u32, limit: u64) -> bool {
+pub(crate) fn over(size: u32, limit: u64) -> bool {
     size != u32::MAX && u64::from(size) > limit
 }
 
@@ -62,11 +62,6 @@ pub(crate) fn speech_bytes_per_second(mime: &str) -> u64 {
 /// not trusted, its bytes are counted.
 pub(crate) fn speech_ceiling(max_seconds: u32, mime: &str) -> u64 {
     (u64::from(max_seconds) * speech_bytes_per_second(mime) + 64 * 1024).min(DOWNLOAD_LIMIT)
-}
-
-/// The bytes of file `file_id`, at most [`DOWNLOAD_LIMIT`].
-pub async fn download(bot: &Bot, file_id: &FileId) -> Result<Vec<u8>, DownloadError> {
-    download_within(bot, file_id, DOWNLOAD_LIMIT).await
 }
 
 /// The bytes of file `file_id`, at most `limit` (checked on the size the

@@ -7,7 +7,7 @@ pub(crate) const MESSAGE_LIMIT: usize = 4096;
 /// One message of an answer: its HTML, and the same text plain for when
 /// Telegram cannot parse the HTML.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Part {
+pub(crate) struct Part {
     pub html: String,
     pub plain: String,
 }

@@ -15,7 +15,7 @@
 use super::outbox::Delivery;
 use super::send::{self, ButtonContext, Target};
 use super::{Transport, texts};
-pub use crate::engine::commands::Command;
+pub(crate) use crate::engine::commands::Command;
 use crate::engine::context::{ChosenLang, MessageContext};
 use crate::engine::reply::Reply;
 use crate::engine::router::{Admitted, Knock, Way, Why};
@@ -32,7 +32,7 @@ use tokio::sync::OnceCell;
 
 /// What a message carries, as far as the bot is concerned.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Content<'a> {
+pub(crate) enum Content<'a> {
     /// Text or a media caption, with its entities.
     Text { text: &'a str, entities: Vec<MessageEntityRef<'a>> },
     /// Speech to transcribe: a voice message, an audio file or a video note.
@@ -48,7 +48,7 @@ pub enum Content<'a> {
 
 /// A recording that carries speech.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Speech<'a> {
+pub(crate) struct Speech<'a> {
     /// The file to fetch.
     pub file: &'a FileMeta,
     /// Its length in seconds, as Telegram reports it.
@@ -58,7 +58,7 @@ pub struct Speech<'a> {
 }
 
 /// The content of `msg`.
-pub fn content(msg: &Message) -> Content<'_> {
+pub(crate) fn content(msg: &Message) -> Content<'_> {
     let MessageKind::Common(common) = &msg.kind else {
         return if msg.dice().is_some() { Content::Unreadable } else { Content::Service };
     };
@@ -248,7 +248,14 @@ pub(crate) struct Handle {
 
 impl Handle {
     /// The handle of an update from `from` answered at `target`.
-    pub fn new(bot: Bot, me: Me, tg: Arc<Transport>, from: User, target: Target, is_group: bool) -> Self {
+    pub(crate) fn new(
+        bot: Bot,
+        me: Me,
+        tg: Arc<Transport>,
+        from: User,
+        target: Target,
+        is_group: bool,
+    ) -> Self {
         let (chosen, talking) = (Arc::new(OnceCell::new()), Arc::new(OnceCell::new()));
         Handle { bot, me, tg, target, from, is_group, chosen, talking }
     }
@@ -272,7 +279,7 @@ impl Handle {
 
     /// The language of the update's answers: the `/lang` choice, else the
     /// conversation's, else the sender's Telegram language, else `bot.language`.
-    pub async fn lang(&self) -> Lang {
+    pub(crate) async fn lang(&self) -> Lang {
         match self.chosen().await {
             Some(chosen) => chosen,
             None => match self.talking().await {
@@ -296,13 +303,13 @@ impl Handle {
     }
 
     /// The sender's id.
-    pub fn user_id(&self) -> i64 {
+    pub(crate) fn user_id(&self) -> i64 {
         self.from.id.0 as i64
     }
 
     /// The shopper's message `text` as the router takes it, in the
     /// language of [`Handle::lang_of_text`].
-    pub async fn context(&self, text: String, reply_to: Option<String>) -> MessageContext {
+    pub(crate) async fn context(&self, text: String, reply_to: Option<String>) -> MessageContext {
         let lang = self.lang_of_text(&text).await;
         MessageContext {
             platform: "telegram",
@@ -321,7 +328,7 @@ impl Handle {
     /// The door for this update's message `ctx`: `Ok` with what it admitted,
     /// else the outcome — the refusal or the "slow down" notice sent the
     /// first time, then silence.
-    pub async fn admit(
+    pub(crate) async fn admit(
         &self,
         ctx: &MessageContext,
         way: Way,
@@ -343,7 +350,7 @@ impl Handle {
 
     /// A button press at the door (`Way::Press`: the allow-lists only); a press
     /// turned away is answered on the button with the door's words.
-    pub async fn admit_press(&self, query: &CallbackQuery) -> Option<Admitted> {
+    pub(crate) async fn admit_press(&self, query: &CallbackQuery) -> Option<Admitted> {
         let knock = Knock {
             platform: "telegram",
             user_id: self.user_id(),
@@ -365,7 +372,7 @@ impl Handle {
     /// Asks the router about an admitted message, showing its progress
     /// meanwhile (typing, a status message, the answer as it streams), and
     /// delivers its answer in place of the progress.
-    pub async fn route(&self, admitted: Admitted, ctx: MessageContext) -> Result<(), RequestError> {
+    pub(crate) async fn route(&self, admitted: Admitted, ctx: MessageContext) -> Result<(), RequestError> {
         let lang = ctx.lang;
         let router = self.tg.app.router.clone();
         self.run_live(lang, move |progress| async move { router.answer(&admitted, &ctx, &progress).await })
@@ -412,7 +419,7 @@ impl Handle {
     /// Sends a router reply (its buttons in `lang`) through the outbox, its
     /// first part replacing the message `replace` when given (a status
     /// message); then the invoice it asks for, when orders are paid in Telegram.
-    pub async fn deliver(
+    pub(crate) async fn deliver(
         &self,
         lang: Lang,
         reply: &Reply,
@@ -436,10 +443,9 @@ impl Handle {
                 && let Some(last) = ids.last()
             {
                 // What a 👍/👎 on this answer will be about.
-                let key = crate::infra::state::keys::rated(self.target.chat.0, last.0);
-                let value = serde_json::to_string(rated).unwrap_or_default();
+                let (state, keep) = (self.tg.app.state.as_ref(), self.tg.app.router.report_keep());
                 if let Err(e) =
-                    self.tg.app.state.put_value(&key, &value, self.tg.app.router.report_keep()).await
+                    crate::engine::report::keep_rated(state, self.target.chat.0, last.0, rated, keep).await
                 {
                     tracing::warn!(error = %e, "could not keep what the answer was about");
                 }
@@ -459,7 +465,7 @@ impl Handle {
     }
 
     /// Sends the transport's own text (no buttons).
-    pub async fn say(&self, text: &str) -> Result<(), RequestError> {
+    pub(crate) async fn say(&self, text: &str) -> Result<(), RequestError> {
         self.deliver_text(text).await.map(drop)
     }
 

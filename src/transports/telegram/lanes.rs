@@ -29,7 +29,7 @@ pub(crate) const MAX_LANES: usize = 4096;
 
 /// What became of an update given to [`Lanes::run`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Queued {
+pub(crate) enum Queued {
     /// It will be handled in its turn.
     Yes,
     /// Its chat already has [`LANE_DEPTH`] updates waiting: dropped. `first`
@@ -47,7 +47,7 @@ struct Lane {
 
 /// The chats with updates in hand; cheap to clone.
 #[derive(Clone)]
-pub struct Lanes {
+pub(crate) struct Lanes {
     open: Arc<Mutex<HashMap<ChatId, Lane>>>,
     running: TaskTracker,
     depth: usize,
@@ -73,7 +73,7 @@ impl Lanes {
 
     /// Handles `job` after the jobs of `chat` queued before it, or drops it
     /// when the chat's lane is full or too many chats are busy.
-    pub fn run(&self, chat: ChatId, job: impl Future<Output = ()> + Send + 'static) -> Queued {
+    pub(crate) fn run(&self, chat: ChatId, job: impl Future<Output = ()> + Send + 'static) -> Queued {
         let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
         let job: Job = Box::pin(job);
         let busy = open.len();
@@ -127,7 +127,7 @@ impl Lanes {
     }
 
     /// Takes no new lanes and waits until every queued update was handled.
-    pub async fn wait(&self) {
+    pub(crate) async fn wait(&self) {
         self.running.close();
         self.running.wait().await;
     }

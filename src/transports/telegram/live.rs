@@ -115,7 +115,7 @@ pub(crate) struct LiveMessage<'a> {
 impl<'a> LiveMessage<'a> {
     /// The live message of a turn answering the update of `handle`;
     /// `typing` is released as soon as something is visible.
-    pub fn new(handle: &'a Handle, typing: Typing) -> Self {
+    pub(crate) fn new(handle: &'a Handle, typing: Typing) -> Self {
         let now = Instant::now();
         let target = handle.target;
         LiveMessage {
@@ -143,7 +143,7 @@ impl<'a> LiveMessage<'a> {
 
     /// Shows the events of a turn until `work` ends, then returns its result
     /// (`Err` when it panicked).
-    pub async fn follow<T>(
+    pub(crate) async fn follow<T>(
         &mut self,
         mut events: UnboundedReceiver<TurnEvent>,
         work: &mut JoinHandle<T>,
@@ -333,7 +333,7 @@ impl<'a> LiveMessage<'a> {
     /// into the answer's first part by the sending path. After a draft
     /// (which only a new message keeps) there is none: the status message is
     /// removed and the answer is sent anew.
-    pub async fn finish(mut self) -> Option<MessageId> {
+    pub(crate) async fn finish(mut self) -> Option<MessageId> {
         self.visible();
         if let Some(until) = self.backoff_until {
             tokio::time::sleep_until(until).await;

@@ -318,7 +318,7 @@ fn escape_attribute(url: &str) -> String {
 /// text (as Telegram counts them, UTF-16) each: every part's HTML is balanced
 /// — tags open at a cut are closed there and opened again in the next part —
 /// and comes with its visible text for a plain resend.
-pub fn render(markdown: &str, limit: usize) -> Vec<Part> {
+pub(crate) fn render(markdown: &str, limit: usize) -> Vec<Part> {
     let tokens = tokens(markdown);
     let visible: String = tokens
         .iter()

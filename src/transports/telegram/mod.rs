@@ -21,29 +21,28 @@ use teloxide::types::{BotCommand, Me};
 use teloxide::update_listeners::Polling;
 use teloxide::{ApiError, RequestError};
 
-use crate::app::App;
+use crate::engine::App;
 use crate::infra::config::{TelegramConfig, TelegramMode};
 use crate::infra::state::StateStore;
 
-pub mod alerts;
-pub mod callback;
+pub(crate) mod alerts;
+pub(crate) mod callback;
 mod commands;
 mod desk;
-pub mod drafts;
-pub mod files;
-pub mod format;
-pub mod inbound;
-pub mod lanes;
-pub mod links;
-pub mod live;
-pub mod markdown;
+pub(crate) mod drafts;
+pub(crate) mod files;
+pub(crate) mod format;
+pub(crate) mod inbound;
+pub(crate) mod lanes;
+pub(crate) mod live;
+pub(crate) mod markdown;
 pub mod outbox;
 pub mod pay;
-pub mod photos;
+pub(crate) mod photos;
 pub mod send;
 pub mod texts;
-pub mod transport;
-pub mod trust;
+pub(crate) mod transport;
+pub(crate) mod trust;
 mod update;
 pub mod webhook;
 
@@ -51,7 +50,7 @@ pub(crate) use transport::outbox_max_age;
 pub use transport::{TelegramError, Transport};
 pub(crate) use update::ALLOWED_UPDATES;
 pub(crate) use update::dispatch_until;
-pub use update::{dispatcher, schema, stop_signal};
+pub use update::{Handled, dispatcher, dispatcher_with_end, schema, stop_signal};
 
 /// How often expired state (pending actions, update ids, counters, history,
 /// hand-off links) is purged while the bot runs.
@@ -79,7 +78,7 @@ pub async fn connect(config: &TelegramConfig) -> Result<(Bot, Me), TelegramError
 }
 
 /// The Telegram line of `mallbot check`: the token checked with `getMe`.
-pub async fn check(config: &TelegramConfig) -> crate::infra::health::Check {
+pub async fn check(config: &TelegramConfig) -> crate::engine::health::Check {
     let started = std::time::Instant::now();
     let (ok, detail) = match connect(config).await {
         Ok((_, me)) => {
@@ -88,13 +87,13 @@ pub async fn check(config: &TelegramConfig) -> crate::infra::health::Check {
         Err(e) => (false, e.to_string()),
     };
     let latency_ms = Some(started.elapsed().as_millis() as u64);
-    crate::infra::health::Check { name: "telegram", ok, detail, latency_ms }
+    crate::engine::health::Check { name: "telegram", ok, detail, latency_ms }
 }
 
 /// The service desk's line of `mallbot check` (`[support] chat_id` set):
 /// the bot must be an administrator of the desk's group allowed to manage
 /// topics, or the owner.
-pub async fn check_desk(config: &TelegramConfig, chat_id: i64) -> crate::infra::health::Check {
+pub async fn check_desk(config: &TelegramConfig, chat_id: i64) -> crate::engine::health::Check {
     let started = std::time::Instant::now();
     let (ok, detail) = match connect(config).await {
         Ok((bot, me)) => {
@@ -124,7 +123,7 @@ pub async fn check_desk(config: &TelegramConfig, chat_id: i64) -> crate::infra::
         Err(e) => (false, e.to_string()),
     };
     let latency_ms = Some(started.elapsed().as_millis() as u64);
-    crate::infra::health::Check { name: "support desk", ok, detail, latency_ms }
+    crate::engine::health::Check { name: "support desk", ok, detail, latency_ms }
 }
 
 /// Fills Telegram's command menu, in Chinese, English and the default
@@ -189,7 +188,7 @@ pub async fn run(app: App) -> anyhow::Result<()> {
     trust::set(app.config.link_hosts(), app.config.image_hosts());
     // The ops endpoints on their own listener, never the webhook's.
     let (ops_stop, ops_stopped) = tokio::sync::oneshot::channel::<()>();
-    let ops = crate::infra::ops::spawn(&app, async move {
+    let ops = crate::transports::ops::spawn(&app, async move {
         let _ = ops_stopped.await;
     })
     .await?;

@@ -28,14 +28,13 @@ use teloxide::types::MessageId;
 
 use super::send::{self, ButtonContext, Outgoing, Target};
 use crate::engine::reply::Reply;
-use crate::infra::state::keys::OUTBOX_PACE as PACE_KEY;
 use crate::infra::state::{OutboxEntry, StateStore, unix_now_ms};
 
 /// How long an entry belongs to whoever is sending it (the turn, or a
 /// flush); after that, another flush may take it.
 pub(crate) const CLAIM_LEASE: Duration = Duration::from_secs(120);
 /// How soon an answer Telegram did not take is tried again.
-pub const RETRY_AFTER: Duration = Duration::from_secs(5);
+pub(crate) const RETRY_AFTER: Duration = Duration::from_secs(5);
 /// How often the background task looks for answers to send.
 pub(crate) const FLUSH_EVERY: Duration = Duration::from_secs(5);
 /// How many entries one flush takes at most.
@@ -351,7 +350,7 @@ impl Pace {
         // Under the limit over every instance.
         let half = (self.per_sec / 2).max(1);
         for _ in 0..100 {
-            match state.rate_hit(PACE_KEY, PACE_WINDOW).await {
+            match crate::infra::state::outbox_pace_hit(state, PACE_WINDOW).await {
                 Ok(n) if n > half => tokio::time::sleep(Duration::from_millis(50)).await,
                 Ok(_) => break,
                 Err(e) => {

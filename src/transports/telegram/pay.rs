@@ -39,7 +39,7 @@ use super::inbound::Handle;
 use super::outbox::Outbox;
 use super::send::{self, Target};
 use super::{TelegramError, Transport};
-use crate::app::App;
+use crate::engine::App;
 use crate::engine::payments::{
     self, EventFeed, EventTeller, Ledger, PayloadKey, PaymentRecord, PaymentState, Settled, amount_text,
 };
@@ -406,7 +406,7 @@ pub(crate) fn spawn_alerts(bot: Bot, app: App, outbox: Arc<Outbox>) -> tokio::ta
 /// The invoice of the shopper `user_id`'s `order` (its pickup store looked
 /// up), and its lines as Telegram's prices, for `sendInvoice` and for the
 /// Mini App's `createInvoiceLink`.
-pub async fn invoice(
+pub(crate) async fn invoice(
     app: &App,
     bot: &Bot,
     order: &services::Order,

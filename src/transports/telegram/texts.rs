@@ -5,11 +5,6 @@
 
 use handlers::Lang;
 
-/// The `/start` greeting.
-pub fn greeting(lang: Lang) -> &'static str {
-    lang.texts().commands.greeting
-}
-
 pub use crate::engine::commands::help;
 
 /// The answer to a command the bot does not know (and to `/health` from
@@ -24,7 +19,7 @@ pub(crate) fn please_write(lang: Lang) -> &'static str {
 }
 
 /// The short apology when something broke inside.
-pub fn apology(lang: Lang) -> &'static str {
+pub(crate) fn apology(lang: Lang) -> &'static str {
     lang.texts().commands.apology
 }
 

@@ -8,8 +8,8 @@ use teloxide::prelude::*;
 use teloxide::types::{Me, User};
 
 use super::drafts::DraftSupport;
-use super::{lanes, links, outbox, send, texts};
-use crate::app::App;
+use super::{lanes, outbox, send, texts};
+use crate::engine::App;
 use crate::engine::payments::Ledger;
 use crate::infra::config::{TelegramConfig, TelegramMode};
 
@@ -57,23 +57,23 @@ pub struct Transport {
     pub app: App,
     /// Group requests waiting to continue in a private chat (in the state
     /// store, shared by every instance that shares it).
-    pub handoffs: links::HandoffLinks,
+    pub(crate) handoffs: crate::engine::handoff::HandoffLinks,
     /// The "typing…" loops, one per chat being answered.
     pub typing: send::ChatTyping,
     /// Whether the Bot API server takes `sendMessageDraft`.
-    pub drafts: DraftSupport,
+    pub(crate) drafts: DraftSupport,
     /// Answers kept until Telegram took them.
     pub outbox: outbox::Outbox,
     /// The chats whose updates are being handled, one lane each.
-    pub lanes: lanes::Lanes,
+    pub(crate) lanes: lanes::Lanes,
     /// Payments kept until the mall recorded them.
     pub ledger: crate::engine::payments::Ledger,
 }
 
 impl Transport {
     /// The transport around `app`.
-    pub fn new(app: App) -> Self {
-        let handoffs = links::HandoffLinks::new(app.state.clone());
+    pub(crate) fn new(app: App) -> Self {
+        let handoffs = crate::engine::handoff::HandoffLinks::new(app.state.clone());
         let outbox = outbox::Outbox::new(app.state.clone(), outbox_max_age(&app.config.telegram));
         let ledger = ledger(&app);
         Transport {
@@ -101,7 +101,7 @@ impl Transport {
     /// The `/health` text: the engine's report and the Telegram part
     /// (privacy mode as `getMe` reports it now, and what to do about it).
     pub(super) async fn health_report(&self, bot: &Bot, me: &Me, lang: Lang) -> String {
-        let report = crate::infra::health::collect(&self.app).await;
+        let report = crate::engine::health::collect(&self.app).await;
         let fresh = send::call(bot, &teloxide::payloads::GetMe::new()).await.ok();
         let me = fresh.as_ref().unwrap_or(me);
         let mode = match self.app.config.telegram.mode {

@@ -18,7 +18,7 @@ struct Hosts {
 }
 
 /// Sets the hosts whose links may be previewed and the hosts pictures may come from.
-pub fn set(links: Vec<String>, images: Vec<String>) {
+pub(crate) fn set(links: Vec<String>, images: Vec<String>) {
     let _ = HOSTS.set(Hosts { links, images });
 }
 

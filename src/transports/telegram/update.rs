@@ -19,7 +19,7 @@
 //! own task (`pay.rs`), never behind a chat's lane.
 
 use super::pay;
-use crate::app::App;
+use crate::engine::App;
 use std::fmt::Debug;
 use std::future::Future;
 use std::sync::Arc;
@@ -47,7 +47,7 @@ use crate::engine::router::{Admitted, Presser, Way};
 
 /// The answer when a shopper's file could not be fetched: logged, counted,
 /// and no model call.
-fn fetch_failed(app: &crate::app::App, error: files::DownloadError, file: &FileTurn) -> Reply {
+fn fetch_failed(app: &crate::engine::App, error: files::DownloadError, file: &FileTurn) -> Reply {
     let voice = file.voice;
     tracing::warn!(error = %error, "could not fetch the shopper's file");
     if voice {
@@ -185,9 +185,9 @@ pub(crate) async fn on_reaction(
         return Ok(());
     };
     let chat = reaction.chat.id.0;
-    let key = crate::infra::state::keys::rated(chat, reaction.message_id.0);
-    let rated = match tg.app.state.get_value(&key).await {
-        Ok(value) => value.and_then(|v| serde_json::from_str::<crate::engine::reply::Rated>(&v).ok()),
+    let message_id = reaction.message_id.0;
+    let rated = match crate::engine::report::rated_answer(tg.app.state.as_ref(), chat, message_id).await {
+        Ok(rated) => rated,
         Err(e) => {
             tracing::warn!(error = %e, "could not read what a reaction is about");
             None
@@ -198,9 +198,10 @@ pub(crate) async fn on_reaction(
         return Ok(());
     };
     let keep = tg.app.router.report_keep();
-    let standing = crate::infra::state::keys::rating(chat, reaction.message_id.0, user.id.0 as i64);
-    let before = match tg.app.state.get_value(&standing).await {
-        Ok(value) => value.and_then(|v| serde_json::from_str::<crate::engine::report::Rating>(&v).ok()),
+    let user_id = user.id.0 as i64;
+    let standing = crate::engine::report::standing_rating(tg.app.state.as_ref(), chat, message_id, user_id);
+    let before = match standing.await {
+        Ok(rating) => rating,
         Err(e) => {
             tracing::warn!(error = %e, "could not read the shopper's rating of the answer");
             return Ok(());
@@ -211,13 +212,15 @@ pub(crate) async fn on_reaction(
         return Ok(());
     }
     let after = now.map(|up| crate::engine::report::Rating { up, day: crate::engine::report::today() });
-    let kept = match &after {
-        Some(rating) => {
-            let value = serde_json::to_string(rating).unwrap_or_default();
-            tg.app.state.put_value(&standing, &value, keep).await
-        }
-        None => tg.app.state.put_value(&standing, "null", keep).await,
-    };
+    let kept = crate::engine::report::keep_standing_rating(
+        tg.app.state.as_ref(),
+        chat,
+        message_id,
+        user_id,
+        after.as_ref(),
+        keep,
+    )
+    .await;
     if let Err(e) = kept {
         tracing::warn!(error = %e, "could not keep the shopper's rating of the answer");
         return Ok(());
@@ -446,7 +449,7 @@ impl Handle {
     /// a failed fetch is answered without a model call.
     async fn run_file_turn<T, F>(&self, file: FileTurn, turn: T) -> Result<Outcome, RequestError>
     where
-        T: FnOnce(crate::app::App, Vec<u8>, Progress) -> F + Send + 'static,
+        T: FnOnce(crate::engine::App, Vec<u8>, Progress) -> F + Send + 'static,
         F: Future<Output = Reply> + Send + 'static,
     {
         let app = self.tg.app.clone();
@@ -598,6 +601,29 @@ pub(crate) const ALLOWED_UPDATES: [teloxide::types::AllowedUpdate; 4] = [
 /// transport's [`lanes::Lanes`]).
 pub fn dispatcher(bot: Bot, app: App) -> DispatcherBuilder<Bot, TelegramError, DefaultKey> {
     dispatcher_for(bot, Arc::new(Transport::new(app)))
+}
+
+/// [`dispatcher`], with the end of its work: once the dispatcher has
+/// stopped, [`Handled::wait`] returns when every update it handed out has
+/// been handled (a test waits for that, not for a pause).
+pub fn dispatcher_with_end(
+    bot: Bot,
+    app: App,
+) -> (DispatcherBuilder<Bot, TelegramError, DefaultKey>, Handled) {
+    let transport = Arc::new(Transport::new(app));
+    let handled = Handled(transport.lanes.clone());
+    (dispatcher_for(bot, transport), handled)
+}
+
+/// The end of a dispatcher's work ([`dispatcher_with_end`]).
+pub struct Handled(super::lanes::Lanes);
+
+impl Handled {
+    /// Takes no new updates and returns when every update handed out has
+    /// been handled, its answers sent.
+    pub async fn wait(&self) {
+        self.0.wait().await;
+    }
 }
 
 fn dispatcher_for(bot: Bot, transport: Arc<Transport>) -> DispatcherBuilder<Bot, TelegramError, DefaultKey> {

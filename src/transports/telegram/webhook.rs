@@ -23,7 +23,7 @@ use teloxide::update_listeners::{AsUpdateStream, UpdateListener};
 use tokio::sync::mpsc;
 
 use super::{TelegramError, dispatch_until, send, stop_signal};
-use crate::app::App;
+use crate::engine::App;
 use crate::infra::state::StateStore;
 
 /// How long an update id is remembered to drop re-deliveries.
@@ -43,7 +43,7 @@ struct Inbox {
 
 /// Registers the webhook with Telegram and serves it on
 /// `telegram.webhook_listen` until `stop` resolves.
-pub async fn serve(
+pub(crate) async fn serve(
     bot: Bot,
     app: App,
     stop: impl Future<Output = &'static str>,

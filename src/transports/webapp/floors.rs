@@ -21,7 +21,7 @@ pub(crate) struct FloorSet {
 
 /// One floor: its drawing and the stores on it.
 #[derive(Debug)]
-pub struct Floor {
+pub(crate) struct Floor {
     /// The mall's floor number (1 = ground, -1 = B1).
     pub floor: i32,
     /// How it is signed and named (`3F 运动`).
@@ -39,7 +39,7 @@ pub struct Floor {
 
 /// A facility on a floor's drawing, where the drawing's own badge is.
 #[derive(Debug, Clone, Serialize)]
-pub struct FacilityPin {
+pub(crate) struct FacilityPin {
     /// Its kind's IMDF key (`restroom`).
     pub kind: &'static str,
     /// The kind's name in the page's language.
@@ -60,7 +60,7 @@ pub(crate) struct FacilityKindName {
 
 /// A place on a floor's drawing, in the drawing's pixels.
 #[derive(Debug, Clone, Serialize)]
-pub struct Pin {
+pub(crate) struct Pin {
     pub id: String,
     pub name: String,
     pub x: f64,
@@ -75,12 +75,12 @@ pub(crate) struct MapViews {
 }
 
 impl MapViews {
-    pub fn new(router: Arc<Router>) -> MapViews {
+    pub(crate) fn new(router: Arc<Router>) -> MapViews {
         MapViews { router, drawn: Default::default() }
     }
 
     /// Every floor in `lang`, lowest first.
-    pub fn floors(&self, lang: Lang) -> &FloorSet {
+    pub(crate) fn floors(&self, lang: Lang) -> &FloorSet {
         let slot = match lang {
             Lang::Zh => &self.drawn[0],
             Lang::ZhHant => &self.drawn[1],
@@ -90,7 +90,7 @@ impl MapViews {
     }
 
     /// The entrances a route may start from: (id, name in `lang`).
-    pub fn entrances(&self, lang: Lang) -> Vec<Pin> {
+    pub(crate) fn entrances(&self, lang: Lang) -> Vec<Pin> {
         let map = self.router.map();
         let words = &lang.texts().map;
         map.entrances()
@@ -104,7 +104,7 @@ impl MapViews {
     }
 
     /// The kinds of facility the map has, named in `lang`, in the order they are listed.
-    pub fn facility_kinds(&self, lang: Lang) -> Vec<FacilityKindName> {
+    pub(crate) fn facility_kinds(&self, lang: Lang) -> Vec<FacilityKindName> {
         let names = &lang.texts().facilities;
         facility::kinds_on(self.router.map())
             .into_iter()

@@ -20,8 +20,8 @@
 
 mod api;
 mod assets;
-pub mod auth;
-pub mod floors;
+pub(crate) mod auth;
+pub(crate) mod floors;
 mod texts;
 mod web;
 
@@ -38,7 +38,7 @@ pub use web::WebApp;
 const MAX_BODY: usize = 16 * 1024;
 
 /// The routes: the page under `/webapp/`, the API under `/webapp/api/`.
-pub fn router(web: WebApp) -> axum::Router {
+pub(crate) fn router(web: WebApp) -> axum::Router {
     axum::Router::new()
         .route("/", get(|| async { axum::response::Redirect::temporary("/webapp/") }))
         .route("/webapp", get(|| async { axum::response::Redirect::permanent("/webapp/") }))

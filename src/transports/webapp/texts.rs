@@ -62,7 +62,7 @@ pub(crate) struct WebTexts {
 }
 
 /// The table of `lang`.
-pub fn of(lang: Lang) -> &'static WebTexts {
+pub(crate) fn of(lang: Lang) -> &'static WebTexts {
     match lang {
         Lang::Zh => &ZH_HANS,
         Lang::ZhHant => &ZH_HANT,

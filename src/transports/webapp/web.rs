@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use super::auth::{InitDataCheck, InitDataError, WebUser};
 use super::floors::MapViews;
 use super::texts;
-use crate::app::App;
+use crate::engine::App;
 use crate::engine::router::{Admitted, HoldError, Knock, Way, Why};
 
 #[derive(Clone)]

@@ -55,7 +55,7 @@ const LEXICON_RETRY: Duration = Duration::from_secs(30);
 
 /// What the planner does next.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Step {
+pub(crate) enum Step {
     /// Call one tool with these arguments.
     Call { tool: &'static str, arguments: Value },
     /// Answer the shopper; empty text means "no idea, use the chat fallback".
@@ -64,7 +64,7 @@ pub enum Step {
 
 /// The next step for a conversation, given the names of the tools offered
 /// and of the mall.
-pub fn plan(messages: &[ChatMessage], tools: &[&str], lexicon: &Lexicon) -> Step {
+pub(crate) fn plan(messages: &[ChatMessage], tools: &[&str], lexicon: &Lexicon) -> Step {
     let dialogue = conversation::read(messages);
     tracing::debug!(calls_this_turn = dialogue.turn_calls().count(), "offline planner");
     match flow::next_step(&dialogue, tools, lexicon) {

@@ -15,7 +15,7 @@ pub(super) struct SseDecoder {
 
 impl SseDecoder {
     /// The payloads completed by these bytes.
-    pub fn feed(&mut self, bytes: &[u8]) -> Vec<String> {
+    pub(crate) fn feed(&mut self, bytes: &[u8]) -> Vec<String> {
         self.pending_bytes.extend_from_slice(bytes);
         let mut events = Vec::new();
         while let Some(end) = self.pending_bytes.iter().position(|&b| b == b'\n') {
@@ -26,7 +26,7 @@ impl SseDecoder {
     }
 
     /// The payloads left when the stream ends.
-    pub fn finish(&mut self) -> Vec<String> {
+    pub(crate) fn finish(&mut self) -> Vec<String> {
         let mut events = Vec::new();
         let rest = std::mem::take(&mut self.pending_bytes);
         if !rest.is_empty() {

@@ -55,7 +55,7 @@ struct PartialCall {
 
 impl StreamAccumulator {
     /// An empty accumulator.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
@@ -90,7 +90,7 @@ impl StreamAccumulator {
     }
 
     /// The answer's text so far.
-    pub fn content(&self) -> &str {
+    pub(crate) fn content(&self) -> &str {
         &self.content
     }
 
@@ -220,17 +220,17 @@ const TEXT_CALL_OPEN: &str = "<tool_call>";
 
 impl<'a> TextForwarder<'a> {
     /// A forwarder to `progress`; `tools_offered` holds back text that may be a tool call.
-    pub fn new(progress: &'a Progress, tools_offered: bool) -> Self {
+    pub(crate) fn new(progress: &'a Progress, tools_offered: bool) -> Self {
         TextForwarder { progress, tools_offered, shown: String::new(), stopped: false }
     }
 
     /// A new attempt of the same call begins.
-    pub fn restart(&mut self) {
+    pub(crate) fn restart(&mut self) {
         self.stopped = false;
     }
 
     /// Forwards what `accumulator` holds beyond the text shown so far.
-    pub fn forward(&mut self, accumulator: &StreamAccumulator) {
+    pub(crate) fn forward(&mut self, accumulator: &StreamAccumulator) {
         if self.stopped {
             return;
         }

@@ -5,7 +5,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 
 use super::{Expiring, MemoryStore};
-use crate::engine::llm::ChatMessage;
+use crate::infra::state::message::ChatMessage;
 use crate::infra::state::{HistoryStore, StateError, unix_now_ms};
 
 #[async_trait]

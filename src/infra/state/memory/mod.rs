@@ -6,7 +6,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use super::{AuditEntry, OutboxEntry, StoredPending, ttl_millis, unix_now_ms};
-use crate::engine::llm::ChatMessage;
+use crate::infra::state::message::ChatMessage;
 
 mod audit;
 mod counters;

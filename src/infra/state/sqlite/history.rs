@@ -7,7 +7,7 @@ use rusqlite::OptionalExtension;
 use rusqlite::params;
 
 use super::{Cached, SqliteStore};
-use crate::engine::llm::ChatMessage;
+use crate::infra::state::message::ChatMessage;
 use crate::infra::state::{HistoryStore, StateError, ttl_millis, unix_now_ms};
 
 #[async_trait]

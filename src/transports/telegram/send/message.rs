@@ -45,7 +45,7 @@ pub struct Outgoing {
 
 impl Outgoing {
     /// The answer `reply` at `target` with its buttons, replacing `replace` if given.
-    pub fn new(
+    pub(crate) fn new(
         target: &Target,
         reply: &Reply,
         buttons: &ButtonContext<'_>,

@@ -8,9 +8,9 @@ use serde::{Deserialize, Serialize};
 use teloxide::types::{ChatId, Message, MessageId, ThreadId};
 
 pub mod call;
-pub mod keyboard;
-pub mod message;
-pub mod typing;
+pub(crate) mod keyboard;
+pub(crate) mod message;
+pub(crate) mod typing;
 
 pub use call::{TELEGRAM_RETRY, call};
 
@@ -37,7 +37,7 @@ pub struct Target {
 impl Target {
     /// The target answering `msg`: same chat, same forum topic, and in
     /// groups a reply to it.
-    pub fn answering(msg: &Message) -> Self {
+    pub(crate) fn answering(msg: &Message) -> Self {
         let is_group = msg.chat.is_group() || msg.chat.is_supergroup();
         Target {
             chat: msg.chat.id,

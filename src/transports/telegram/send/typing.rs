@@ -89,7 +89,7 @@ pub struct Typing {
 
 impl Typing {
     /// Releases the hold now (the answer or a status became visible).
-    pub fn stop(&mut self) {
+    pub(crate) fn stop(&mut self) {
         if let Some(loops) = self.loops.take() {
             loops.release(self.key);
         }

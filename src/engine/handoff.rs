@@ -1,6 +1,7 @@
 //! Group hand-off links kept in the state store: a request made in a group
 //! that must continue in the private chat travels in a
-//! `t.me/<bot>?start=<payload>` link whose payload is a short random token;
+//! `t.me/<bot>?start=<payload>` link (made by the Telegram transport) whose
+//! payload is a short random token;
 //! the request text waits in the state store, so any instance sharing it can
 //! continue the request and a restart does not lose it.
 
@@ -17,14 +18,14 @@ const PREFIX: &str = "h";
 
 /// Requests waiting to be carried over to a private chat.
 #[derive(Clone)]
-pub struct HandoffLinks {
+pub(crate) struct HandoffLinks {
     state: Arc<dyn StateStore>,
     ttl: Duration,
 }
 
 impl HandoffLinks {
     /// Links kept in `state` for [`HANDOFF_TTL`].
-    pub fn new(state: Arc<dyn StateStore>) -> Self {
+    pub(crate) fn new(state: Arc<dyn StateStore>) -> Self {
         Self::with_ttl(state, HANDOFF_TTL)
     }
 
@@ -36,7 +37,7 @@ impl HandoffLinks {
     /// Keeps `request` of `user_id` and returns the deep-link payload for it
     /// (at most 64 characters of `[A-Za-z0-9_-]`, as Telegram requires);
     /// `None` when the store cannot keep it (logged).
-    pub async fn put(&self, user_id: i64, request: &str) -> Option<String> {
+    pub(crate) async fn put(&self, user_id: i64, request: &str) -> Option<String> {
         let payload = format!("{PREFIX}{}", random_token(15));
         match self
             .state
@@ -53,7 +54,7 @@ impl HandoffLinks {
 
     /// The request behind `payload` if it belongs to `user_id` and has not
     /// expired; it is used up. Anyone else gets `None` and the link stays.
-    pub async fn take(&self, payload: &str, user_id: i64) -> Option<String> {
+    pub(crate) async fn take(&self, payload: &str, user_id: i64) -> Option<String> {
         match self.state.take_value(&crate::infra::state::keys::handoff(user_id, payload)).await {
             Ok(request) => request,
             Err(e) => {

@@ -17,8 +17,8 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::IntoResponse;
 use axum::routing::get;
 
-use super::{MODEL_IN_FLIGHT, MODEL_LIMIT, MODEL_QUEUED, recorder};
-use crate::app::App;
+use crate::engine::App;
+use crate::infra::ops::{MODEL_IN_FLIGHT, MODEL_LIMIT, MODEL_QUEUED, recorder};
 
 /// What the ops routes share: the app, the metrics token and the last readiness answer.
 #[derive(Clone)]
@@ -29,7 +29,7 @@ struct Ops {
 }
 
 /// `/metrics`, `/healthz` and `/readyz` for `app`.
-pub fn routes(app: App) -> axum::Router {
+pub(crate) fn routes(app: App) -> axum::Router {
     recorder();
     let token = Arc::from(app.config.ops.token.expose().trim());
     let ops = Ops { app, token, ready: Arc::default() };
@@ -69,7 +69,7 @@ pub(crate) const DEFAULT_LISTEN: &str = "127.0.0.1:9464";
 /// Binds the ops address ([`listen_address`]) and serves there in the
 /// background until `stop` resolves; `None` when there is none (or the
 /// default address is taken, which is logged).
-pub async fn spawn(
+pub(crate) async fn spawn(
     app: &App,
     stop: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<Option<tokio::task::JoinHandle<()>>> {
@@ -128,9 +128,9 @@ async fn ready(State(ops): State<Ops>) -> impl IntoResponse {
             let timed =
                 |check| async move { tokio::time::timeout(READY_TIMEOUT, check).await.is_ok_and(|ok| ok) };
             let (state, mall) = tokio::join!(
-                timed(Box::pin(async { crate::infra::health::state_check(app).await.ok })
+                timed(Box::pin(async { crate::engine::health::state_check(app).await.ok })
                     as std::pin::Pin<Box<dyn Future<Output = bool> + Send>>),
-                timed(Box::pin(async { crate::infra::health::mall_check(app).await.ok })),
+                timed(Box::pin(async { crate::engine::health::mall_check(app).await.ok })),
             );
             let word = |ok: bool| if ok { "ok" } else { "failed" };
             let body = serde_json::json!({ "state": word(state), "mall": word(mall) });

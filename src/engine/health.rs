@@ -6,7 +6,7 @@
 //! `getMe`) when a token is set, and with `[support] chat_id` a `support
 //! desk` line (`getChatMember`: the bot the owner, or an admin that manages
 //! topics). `/readyz` reuses the state store's and the mall's checks
-//! (`infra::ops::http`).
+//! (`transports/ops.rs`).
 
 use std::fmt::Write as _;
 use std::sync::atomic::Ordering;
@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use handlers::Lang;
 
-use crate::app::App;
+use crate::engine::App;
 use crate::infra::config::Provider;
 
 /// One checked component.
@@ -128,7 +128,7 @@ pub async fn setup_checks(app: &App) -> Vec<Check> {
 /// The indoor map the bot routes on, and the stores of the mall it does not place.
 async fn map_check(app: &App) -> Check {
     let check = |ok, detail| Check { name: "map", ok, detail, latency_ms: None };
-    let router = match crate::app::open_map(&app.config) {
+    let router = match crate::infra::mall_data::open_map(&app.config) {
         Ok(Some(router)) => router,
         Ok(None) => return check(true, "none: directions give the floor and unit, no distance".into()),
         Err(e) => return check(false, format!("{e:#}")),
