@@ -16,12 +16,17 @@ fn scratch_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// The shopper's lines typed into `mallbot chat`, one answer each: the
-/// answers, split at each `bot>`.
-fn chat(name: &str, lines: &[&str]) -> Vec<String> {
+/// `script` typed into `mallbot chat` as shopper `user` (on the mall of the
+/// folder `mall` when given, else the demo mall), with a fresh state; what
+/// the chat printed.
+fn run_chat(name: &str, user: &str, mall: Option<&str>, script: &str) -> String {
     let dir = scratch_dir(name);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mallbot"))
-        .args(["chat", "--user", "11"])
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mallbot"));
+    if let Some(mall) = mall {
+        command.env("MALLBOT_MALL__DATA", std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(mall));
+    }
+    let mut child = command
+        .args(["chat", "--user", user])
         .env("MALLBOT_STATE__URL", format!("sqlite://{}", dir.join("state.db").display()))
         .env("MALLBOT_MALL__EMBEDDED_DB", dir.join("mall.db"))
         .env("MALLBOT_BOT__RATE_LIMIT_PER_MINUTE", "0")
@@ -33,13 +38,20 @@ fn chat(name: &str, lines: &[&str]) -> Vec<String> {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // `/reset` between questions: each is read on its own, as a new shopper would ask it.
-    let script: String = lines.iter().map(|l| format!("{l}\n/reset\n")).collect();
     child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
     let out = child.wait_with_output().unwrap();
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert!(out.status.success(), "chat failed: {}\n{stdout}", String::from_utf8_lossy(&out.stderr));
     std::fs::remove_dir_all(&dir).ok();
+    stdout
+}
+
+/// The shopper's lines typed into `mallbot chat`, one answer each: the
+/// answers, split at each `bot>`.
+fn chat(name: &str, lines: &[&str]) -> Vec<String> {
+    // `/reset` between questions: each is read on its own, as a new shopper would ask it.
+    let script: String = lines.iter().map(|l| format!("{l}\n/reset\n")).collect();
+    let stdout = run_chat(name, "11", None, &script);
     let answers: Vec<String> = stdout.split("bot> ").skip(1).map(str::to_owned).collect();
     // Each question is answered, then the reset is.
     assert_eq!(answers.len(), lines.len() * 2, "one answer per line:\n{stdout}");
@@ -253,30 +265,8 @@ fn conversation(name: &str, lines: &[&str]) -> Vec<String> {
 
 /// [`conversation`] on the mall whose files are in `mall` (the demo's when none).
 fn conversation_in(name: &str, mall: Option<&str>, lines: &[&str]) -> Vec<String> {
-    let dir = scratch_dir(name);
-    let mut command = Command::new(env!("CARGO_BIN_EXE_mallbot"));
-    if let Some(mall) = mall {
-        command.env("MALLBOT_MALL__DATA", std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(mall));
-    }
-    let mut child = command
-        .args(["chat", "--user", "12"])
-        .env("MALLBOT_STATE__URL", format!("sqlite://{}", dir.join("state.db").display()))
-        .env("MALLBOT_MALL__EMBEDDED_DB", dir.join("mall.db"))
-        .env("MALLBOT_BOT__RATE_LIMIT_PER_MINUTE", "0")
-        .env_remove("MALLBOT_LLM__PROVIDER")
-        .env_remove("MALLBOT_CONFIG")
-        .current_dir(&dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
     let script: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(out.status.success(), "chat failed: {}\n{stdout}", String::from_utf8_lossy(&out.stderr));
-    std::fs::remove_dir_all(&dir).ok();
+    let stdout = run_chat(name, "12", mall, &script);
     // The console echoes a confirmed line as "you> y"; the first answer follows the banner.
     let mut turns: Vec<String> = stdout.split("you> ").map(str::to_owned).collect();
     if turns.len() < lines.len() {
