@@ -222,7 +222,7 @@ const EN_FILLER: &[&str] = &[
     "there", "is", "which", "with", "good", "nice", "best", "got", "purchase", "it", "them", "your", "my",
     "mall", "sell", "sells", "yuan", "rmb", "price", "priced", "please", "options", "in", "here", "new",
     "one", "ones", "where", "see", "let", "let's", "stock", "available", "sold", "out", "from", "large",
-    "medium", "small", "regular", "big",
+    "medium", "small", "regular", "big", "how", "much", "cost", "costs",
 ];
 
 /// Chinese numerals and classifiers such as `一双`, `两件`: struck out of keywords.
