@@ -2,33 +2,19 @@
 //! mall): the seed purchase flow ends with an order that a later run still sees.
 #![allow(clippy::unwrap_used)]
 
-use std::io::Write;
+#[path = "support/terminal.rs"]
+mod terminal;
+
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 fn chat(dir: &Path, script: &str) -> String {
     chat_with(dir, script, &[])
 }
 
 fn chat_with(dir: &Path, script: &str, env: &[(&str, &str)]) -> String {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mallbot"))
-        .args(["chat", "--user", "5"])
-        .envs(env.iter().copied())
-        .env("MALLBOT_STATE__URL", format!("sqlite://{}", dir.join("state.db").display()))
-        .env("MALLBOT_MALL__EMBEDDED_DB", dir.join("mall.db"))
-        .env_remove("MALLBOT_LLM__PROVIDER")
-        .env_remove("MALLBOT_CONFIG")
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(out.status.success(), "chat failed: {}\n{stdout}", String::from_utf8_lossy(&out.stderr));
-    stdout
+    let mut command = terminal::chat_command(dir, &[], "5");
+    command.envs(env.iter().copied());
+    terminal::run(command, script)
 }
 
 #[test]

@@ -9,13 +9,10 @@
 //! the answers checked carry none.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+#[path = "support/terminal.rs"]
+mod terminal;
 
-fn repo(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
-}
+use std::path::{Path, PathBuf};
 
 fn scratch(tag: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("mallbot-english-{tag}-{}", std::process::id()));
@@ -27,30 +24,14 @@ fn scratch(tag: &str) -> PathBuf {
 /// `mallbot chat` on the defaults (the demo mall), or on the folder mall `data`; its databases
 /// in `dir`. Each line of `script` is one message; answers are returned one per message.
 fn chat(dir: &Path, data: Option<&Path>, script: &[&str]) -> Vec<String> {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_mallbot"));
-    command
-        .args(["chat", "--user", "44"])
-        .env("MALLBOT_STATE__URL", format!("sqlite://{}", dir.join("state.db").display()))
-        .env("MALLBOT_MALL__EMBEDDED_DB", dir.join("mall.db"))
-        .env_remove("MALLBOT_LLM__PROVIDER")
-        .env_remove("MALLBOT_CONFIG")
-        .env_remove("MALLBOT_MALL__IMDF")
-        .env_remove("MALLBOT_MALL__INFO_DIR")
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    let mut command = terminal::chat_command(dir, &[], "44");
+    command.env_remove("MALLBOT_MALL__IMDF").env_remove("MALLBOT_MALL__INFO_DIR");
     match data {
         Some(data) => command.env("MALLBOT_MALL__DATA", data),
         None => command.env_remove("MALLBOT_MALL__DATA"),
     };
-    let mut child = command.spawn().unwrap();
     let input: String = script.iter().map(|line| format!("{line}\n")).collect();
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(out.status.success(), "chat failed: {}\n{stdout}", String::from_utf8_lossy(&out.stderr));
-    answers(&stdout, script.len())
+    answers(&terminal::run(command, &input), script.len())
 }
 
 /// The bot's answers, one per message: what follows each `bot>` prompt up to the next one.
@@ -80,21 +61,8 @@ fn english(asked: &str, answer: &str) {
 /// The folder mall of the example, copied, so that a test can change it.
 fn riverside_copy(dir: &Path) -> PathBuf {
     let data = dir.join("riverside");
-    copy_dir(&repo("examples/malls/riverside"), &data);
+    terminal::copy_example_mall(&data);
     data
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 /// Removes the named columns from a CSV file of the folder (a mall that never wrote them).

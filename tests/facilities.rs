@@ -12,9 +12,8 @@ mod fake_bot_api;
 mod fake_model;
 #[path = "support/process.rs"]
 mod process;
-
-use std::io::Write;
-use std::process::{Command, Stdio};
+#[path = "support/terminal.rs"]
+mod terminal;
 
 use fake_bot_api::*;
 use fake_model::{FakeModel, ModelBehaviour};
@@ -25,23 +24,7 @@ const ALICE: Shopper = Shopper { id: 3401, name: "Alice" };
 
 /// `mallbot chat` in basic mode on the embedded mall, fed `script`.
 fn chat(dir: &TempDir, script: &str) -> String {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mallbot"))
-        .args(["chat", "--user", "34"])
-        .env("MALLBOT_STATE__URL", format!("sqlite://{}", dir.file("state.db")))
-        .env("MALLBOT_MALL__EMBEDDED_DB", dir.file("mall.db"))
-        .env_remove("MALLBOT_LLM__PROVIDER")
-        .env_remove("MALLBOT_CONFIG")
-        .current_dir(dir.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(out.status.success(), "chat failed: {}\n{stdout}", String::from_utf8_lossy(&out.stderr));
-    stdout
+    terminal::run(terminal::chat_command(dir.path(), &[], "34"), script)
 }
 
 /// The floor plans a chat printed, checked to be PNG files.
@@ -96,27 +79,9 @@ fn the_terminal_chat_names_the_kinds_when_asked_for_one_the_map_lacks_and_asks_f
         };
         std::fs::write(imdf.join(name), text).unwrap();
     }
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mallbot"))
-        .args(["chat", "--user", "35"])
-        .env("MALLBOT_STATE__URL", format!("sqlite://{}", dir.file("state.db")))
-        .env("MALLBOT_MALL__EMBEDDED_DB", dir.file("mall.db"))
-        .env("MALLBOT_MALL__IMDF", imdf.display().to_string())
-        .env_remove("MALLBOT_LLM__PROVIDER")
-        .env_remove("MALLBOT_CONFIG")
-        .current_dir(dir.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all("吸烟区在哪\nwhere can I find a smoking area\n我在西门，洗手间在哪\n".as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let out = String::from_utf8(out.stdout).unwrap();
+    let mut command = terminal::chat_command(dir.path(), &[], "35");
+    command.env("MALLBOT_MALL__IMDF", imdf.display().to_string());
+    let out = terminal::run(command, "吸烟区在哪\nwhere can I find a smoking area\n我在西门，洗手间在哪\n");
     assert!(out.contains("抱歉，商场地图上没有吸烟区。这里有：洗手间、无障碍洗手间"), "{out}");
     assert!(
         out.contains("Sorry, the mall's map has no smoking area. It has: restroom, accessible restroom"),

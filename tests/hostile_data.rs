@@ -16,13 +16,16 @@
 mod fake_bot_api;
 #[path = "support/process.rs"]
 mod process;
+#[path = "support/terminal.rs"]
+mod terminal;
 
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
 use process::*;
+use terminal::copy_example_mall as copy_mall;
 
 /// The most memory (peak resident set) a `mallbot` reading any of these files may take.
 const PEAK_BOUND_KIB: u64 = 512 * 1024;
@@ -30,27 +33,6 @@ const PEAK_BOUND_KIB: u64 = 512 * 1024;
 const STAFF_KEY: &str = "staff-key-7Hq2Zp9";
 /// A secret in the process's environment (as a cloud's credentials are).
 const CLOUD_SECRET: &str = "cloud-secret-Wk31xV";
-
-fn repo(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
-}
-
-/// A copy of the example mall's folder in `to`.
-fn copy_mall(to: &Path) {
-    fn copy(from: &Path, to: &Path) {
-        std::fs::create_dir_all(to).unwrap();
-        for entry in std::fs::read_dir(from).unwrap() {
-            let entry = entry.unwrap();
-            let target = to.join(entry.file_name());
-            if entry.file_type().unwrap().is_dir() {
-                copy(&entry.path(), &target);
-            } else {
-                std::fs::copy(entry.path(), target).unwrap();
-            }
-        }
-    }
-    copy(&repo("examples/malls/riverside"), to);
-}
 
 // ---- A workbook written by hand: the parts of an .xlsx in a zip. ----
 

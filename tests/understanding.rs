@@ -5,9 +5,10 @@
 //! names with a typo, and the mall's information asked in shoppers' words.
 #![allow(clippy::unwrap_used)]
 
-use std::io::Write;
+#[path = "support/terminal.rs"]
+mod terminal;
+
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 
 /// A fresh folder for one chat's state.
 fn scratch_dir(name: &str) -> PathBuf {
@@ -21,27 +22,12 @@ fn scratch_dir(name: &str) -> PathBuf {
 /// the chat printed.
 fn run_chat(name: &str, user: &str, mall: Option<&str>, script: &str) -> String {
     let dir = scratch_dir(name);
-    let mut command = Command::new(env!("CARGO_BIN_EXE_mallbot"));
+    let mut command = terminal::chat_command(&dir, &[], user);
+    command.env("MALLBOT_BOT__RATE_LIMIT_PER_MINUTE", "0");
     if let Some(mall) = mall {
-        command.env("MALLBOT_MALL__DATA", std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(mall));
+        command.env("MALLBOT_MALL__DATA", terminal::repo(mall));
     }
-    let mut child = command
-        .args(["chat", "--user", user])
-        .env("MALLBOT_STATE__URL", format!("sqlite://{}", dir.join("state.db").display()))
-        .env("MALLBOT_MALL__EMBEDDED_DB", dir.join("mall.db"))
-        .env("MALLBOT_BOT__RATE_LIMIT_PER_MINUTE", "0")
-        .env_remove("MALLBOT_LLM__PROVIDER")
-        .env_remove("MALLBOT_CONFIG")
-        .current_dir(&dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(out.status.success(), "chat failed: {}\n{stdout}", String::from_utf8_lossy(&out.stderr));
+    let stdout = terminal::run(command, script);
     std::fs::remove_dir_all(&dir).ok();
     stdout
 }

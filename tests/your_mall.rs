@@ -9,15 +9,16 @@
 //! check` and at start.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "support/terminal.rs"]
+mod terminal;
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-fn repo(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
-}
+use terminal::{copy_example_mall as copy_mall, repo};
 
 fn scratch(tag: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("mallbot-your-mall-{tag}-{}", std::process::id()));
@@ -44,24 +45,9 @@ fn mallbot(dir: &Path, data: &Path) -> Command {
 /// The terminal chat as the README runs it, `mallbot --config examples/malls/riverside.toml
 /// chat`, from the repository's root; its databases in `dir`.
 fn chat(dir: &Path, script: &str) -> String {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mallbot"))
-        .args(["--config", "examples/malls/riverside.toml", "chat", "--user", "8"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("MALLBOT_STATE__URL", format!("sqlite://{}", dir.join("state.db").display()))
-        .env("MALLBOT_MALL__EMBEDDED_DB", dir.join("mall.db"))
-        .env_remove("MALLBOT_LLM__PROVIDER")
-        .env_remove("MALLBOT_CONFIG")
-        .env_remove("MALLBOT_MALL__DATA")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(script.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(out.status.success(), "chat failed: {}\n{stdout}", String::from_utf8_lossy(&out.stderr));
-    stdout
+    let mut command = terminal::chat_command(dir, &["--config", "examples/malls/riverside.toml"], "8");
+    command.current_dir(env!("CARGO_MANIFEST_DIR")).env_remove("MALLBOT_MALL__DATA");
+    terminal::run(command, script)
 }
 
 #[test]
@@ -100,23 +86,6 @@ fn the_example_mall_in_the_terminal_chat_search_directions_on_its_map_and_a_purc
     // The folder's info/ Markdown answers the mall's own questions.
     assert!(out.contains("购物满 200 元免费停车 2 小时"), "the folder's information:\n{out}");
     let _ = std::fs::remove_dir_all(&dir);
-}
-
-/// Copies the example mall (its files and map) into `to`.
-fn copy_mall(to: &Path) {
-    fn copy(from: &Path, to: &Path) {
-        std::fs::create_dir_all(to).unwrap();
-        for entry in std::fs::read_dir(from).unwrap() {
-            let entry = entry.unwrap();
-            let target = to.join(entry.file_name());
-            if entry.file_type().unwrap().is_dir() {
-                copy(&entry.path(), &target);
-            } else {
-                std::fs::copy(entry.path(), target).unwrap();
-            }
-        }
-    }
-    copy(&repo("examples/malls/riverside"), to);
 }
 
 /// What the chat printed until `needle`, waiting for it (the chat answers as it reads).

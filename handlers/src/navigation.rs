@@ -281,7 +281,7 @@ pub async fn navigate_to_area(
 /// contained in it.
 fn find_area(wanted: &str, areas: Vec<Area>) -> Option<Area> {
     // Letters and digits only: "Kids Toys" is "Kids & Toys".
-    let key = |s: &str| s.to_lowercase().chars().filter(|c| c.is_alphanumeric()).collect::<String>();
+    let key = letters;
     let wanted = key(&to_simplified(wanted.trim()));
     if wanted.is_empty() {
         return None;
@@ -295,6 +295,11 @@ fn find_area(wanted: &str, areas: Vec<Area>) -> Option<Area> {
     };
     let index = exact.or_else(partial)?;
     areas.into_iter().nth(index)
+}
+
+/// A name as names are compared whole: lowercase letters and digits only.
+fn letters(name: &str) -> String {
+    name.to_lowercase().chars().filter(|c| c.is_alphanumeric()).collect()
 }
 
 #[cfg(test)]
@@ -523,7 +528,7 @@ fn named_store_alone(said: &Said) -> Option<String> {
         return (one_word && plain).then(|| lexicon.near_store(&name).map(str::to_owned)).flatten();
     }
     // Letters and digits only, nothing struck out: "优衣库怎么走" is a question, not a name.
-    let key = |s: &str| s.to_lowercase().chars().filter(|c| c.is_alphanumeric()).collect::<String>();
+    let key = letters;
     let whole = key(&name);
     let brand_is_all = lexicon.find_brand(&rest).is_some_and(|(brand, _)| key(&brand) == whole);
     let is_store = lexicon.store_names().any(|s| key(s) == whole);
@@ -564,7 +569,7 @@ fn store_asked_about(said: &Said) -> Option<String> {
     }
     rest.remove_all(&["?", "？", "呢", "吧", "啊", "!", "！"]);
     let name = rest.residual();
-    let key = |s: &str| s.to_lowercase().chars().filter(|c| c.is_alphanumeric()).collect::<String>();
+    let key = letters;
     let whole = key(&name);
     let is_store = said.lexicon.store_names().any(|s| key(s) == whole);
     // "Xiaomi stores": the brand's own store, which the store lookup finds by the brand.

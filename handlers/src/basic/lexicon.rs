@@ -333,8 +333,7 @@ impl Lexicon {
         let mut rest = s.clone();
         let titles: Vec<&str> = self.info.titles.iter().map(String::as_str).collect();
         rest.remove_all(&titles);
-        let rest = rest.residual().to_lowercase();
-        rest.chars().count() >= 2 && self.stores.iter().any(|name| name.starts_with(&rest))
+        self.begins_store_name(&rest.residual())
     }
 
     /// Whether a section of the mall's information answers the text (read in Simplified characters).
