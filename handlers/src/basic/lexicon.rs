@@ -308,16 +308,22 @@ impl Lexicon {
     /// show"): at least two Chinese characters of a title of four or more
     /// (three of a shorter one), or two English words.
     pub fn names_event(&self, s: &Scratch) -> bool {
+        // An end of a title longer than the message cannot be in it: a mall's long title costs nothing.
+        let (message_chars, message_words) =
+            (s.lower().chars().count(), s.lower().split_whitespace().count());
         self.events.iter().any(|title| {
             if super::text::has_cjk(title) {
                 let chars: Vec<char> = title.chars().filter(|c| !c.is_whitespace()).collect();
                 // Two characters of a longer title are enough ("夜跑" of 周六滨江夜跑).
                 let shortest = if chars.len() >= 4 { 2 } else { 3 };
-                (0..=chars.len().saturating_sub(shortest))
+                let first = chars.len().saturating_sub(message_chars);
+                (first..=chars.len().saturating_sub(shortest))
                     .any(|start| s.find(&chars[start..].iter().collect::<String>()).is_some())
             } else {
                 let words: Vec<&str> = title.split_whitespace().collect();
-                (0..words.len().saturating_sub(1)).any(|start| s.find(&words[start..].join(" ")).is_some())
+                let first = words.len().saturating_sub(message_words);
+                (first..words.len().saturating_sub(1))
+                    .any(|start| s.find(&words[start..].join(" ")).is_some())
             }
         })
     }
