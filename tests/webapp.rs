@@ -392,8 +392,18 @@ impl Browser {
             .unwrap_or_else(|e| panic!("waited for {css}: {e}"));
     }
 
+    /// The text of the element `css` finds; found again when the page re-drew it between
+    /// the finding and the reading (a stale element).
     async fn text(&self, css: &str) -> String {
-        self.client.find(Locator::Css(css)).await.unwrap().text().await.unwrap()
+        let mut tries = 0;
+        loop {
+            let element = self.client.find(Locator::Css(css)).await.unwrap();
+            match element.text().await {
+                Ok(text) => return text,
+                Err(e) if e.is_stale_element_reference() && tries < 5 => tries += 1,
+                Err(e) => panic!("the text of {css}: {e}"),
+            }
+        }
     }
 
     async fn screenshot(&self, name: &str) {

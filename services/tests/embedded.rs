@@ -1203,3 +1203,25 @@ async fn the_last_pair_coming_back_with_a_cancel_is_a_restock_of_its_size() {
     assert_eq!(restocks[0].product_id.as_deref(), Some(product.brief.id.as_str()));
     assert_eq!(restocks[0].sizes, vec![sku.label]);
 }
+
+#[test]
+fn instances_starting_at_once_on_one_database_file_all_open_it() {
+    // Two bot instances on one machine start together on the same embedded mall: the second
+    // waits for the first's lock instead of failing with "database is locked".
+    for round in 0..5 {
+        let db = TempDb::new(&format!("together-{round}"));
+        let path = db.0.clone();
+        let openers: Vec<_> = (0..4)
+            .map(|_| {
+                std::thread::spawn({
+                    let path = path.clone();
+                    move || EmbeddedMall::open(&path).map(|_| ())
+                })
+            })
+            .collect();
+        for opener in openers {
+            let opened = opener.join().unwrap();
+            assert!(opened.is_ok(), "round {round}: {opened:?}");
+        }
+    }
+}

@@ -195,25 +195,50 @@ impl From<OpError> for ServiceError {
     }
 }
 
+/// How long a statement waits for another connection's lock before it fails.
+const BUSY_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Opens (or creates) the database at `path`, or an in-memory one, with the schema in place.
 pub(crate) fn open(path: Option<&Path>) -> Result<Connection, rusqlite::Error> {
     let conn = match path {
-        Some(path) => {
-            let conn = Connection::open(path)?;
-            let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
-            if !mode.eq_ignore_ascii_case("wal") {
-                tracing::warn!(path = %path.display(), mode, "SQLite did not switch to WAL");
-            }
-            conn.pragma_update(None, "synchronous", "NORMAL")?;
-            conn
-        }
+        Some(path) => Connection::open(path)?,
         None => Connection::open_in_memory()?,
     };
-    conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    // Before the first statement: another process's lock on the same file is waited for.
+    conn.busy_timeout(BUSY_WAIT)?;
+    // Switching to WAL and the schema's first write can meet another process doing the
+    // same (a second instance starting at the same moment) with SQLITE_BUSY at once, the
+    // busy wait skipped: tried again until BUSY_WAIT has passed.
+    let deadline = std::time::Instant::now() + BUSY_WAIT;
+    loop {
+        match set_up(&conn, path) {
+            Err(e) if is_busy(&e) && std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            done => return done.map(|()| conn),
+        }
+    }
+}
+
+fn set_up(conn: &Connection, path: Option<&Path>) -> Result<(), rusqlite::Error> {
+    if let Some(path) = path {
+        let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            tracing::warn!(path = %path.display(), mode, "SQLite did not switch to WAL");
+        }
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+    }
     conn.pragma_update(None, "foreign_keys", "ON")?;
     conn.execute_batch(SCHEMA)?;
-    migrate(&conn)?;
-    Ok(conn)
+    migrate(conn)
+}
+
+/// Whether SQLite refused because another connection holds the lock.
+fn is_busy(error: &rusqlite::Error) -> bool {
+    matches!(
+        error.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    )
 }
 
 /// Forgets the idempotency records older than their time to live.
