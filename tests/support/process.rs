@@ -15,10 +15,8 @@ use tokio::process::{Child, Command};
 
 use crate::fake_bot_api::FakeBotApi;
 
-/// The longest any single wait in these tests lasts: long enough for a bot
-/// to start on a 2-core machine busy with other tests' bots (a passing run
-/// never waits this long; only a failing one does).
-pub const BOUND: Duration = Duration::from_secs(40);
+/// The longest any single wait in these tests lasts.
+pub const BOUND: Duration = Duration::from_secs(20);
 
 /// A `mallbot` child process; its standard error (the log) is collected and
 /// printed if the test fails.
