@@ -7,9 +7,15 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+/// The mall's clock in the terminal chat's tests, unless a test sets its
+/// own: a Wednesday morning, so what is open, on or "this weekend" is the
+/// same whatever day the tests run.
+pub const A_WEDNESDAY_MORNING: &str = "2026-11-25T10:00:00+08:00";
+
 /// `mallbot [global…] chat --user USER` on the defaults (the offline
-/// planner, the demo mall), whatever the environment configures, with its
-/// state and mall databases in `dir` and started there. A test adds what it
+/// planner, the demo mall, the clock at [`A_WEDNESDAY_MORNING`]), whatever
+/// the environment configures, with its state and mall databases in `dir`
+/// and started there. A test adds what it
 /// needs (a mall folder, another start folder) before [`run`].
 pub fn chat_command(dir: &Path, global: &[&str], user: &str) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_mallbot"));
@@ -20,6 +26,7 @@ pub fn chat_command(dir: &Path, global: &[&str], user: &str) -> Command {
         .env("MALLBOT_MALL__EMBEDDED_DB", dir.join("mall.db"))
         .env_remove("MALLBOT_LLM__PROVIDER")
         .env_remove("MALLBOT_CONFIG")
+        .env("MALLBOT_CLOCK", A_WEDNESDAY_MORNING)
         .current_dir(dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -106,20 +106,16 @@ pub struct OutboxEntry {
 /// a bound so that an abandoned entry does not stay forever.
 pub(crate) const OUTBOX_KEEP: Duration = Duration::from_secs(24 * 3600);
 
-/// Seconds since the Unix epoch.
+/// Seconds since the Unix epoch on the mall's clock (`services::clock`:
+/// the system clock unless `MALLBOT_CLOCK` set it, moved on by a test).
 pub fn unix_now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0)
+    services::clock::now_unix()
 }
 
-/// Milliseconds since the Unix epoch (expiry of history, update ids, locks and counters).
+/// Milliseconds since the Unix epoch on the mall's clock (expiry of history,
+/// update ids, locks and counters).
 pub fn unix_now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
+    services::clock::now_unix_ms()
 }
 
 /// How long a pending action is kept past its expiry, so that a late press is
