@@ -144,11 +144,10 @@ async fn an_mcp_server_child_gets_a_clean_environment() {
 
 const ALICE: Shopper = Shopper { id: 1001, name: "Alice" };
 
-/// Waits until `chat` has received `count` messages, then 1.5 s more; returns
-/// every text it has then (so that one too many would show).
-async fn settled_texts(api: &FakeBotApi, chat: i64, count: usize) -> Vec<String> {
-    api.wait_for_texts(chat, count).await;
-    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+/// Every text `chat` has received once the bot has ended all `updates`
+/// pushed to it (see [`wait_for_updates_ended`]), so one too many would show.
+async fn settled_texts(api: &FakeBotApi, ops: std::net::SocketAddr, chat: i64, updates: u64) -> Vec<String> {
+    wait_for_updates_ended(ops, updates).await;
     api.texts_to(chat)
 }
 
@@ -159,12 +158,14 @@ async fn over_the_rate_limit_commands_count_and_slow_down_is_said_once() {
     let dir = TempDir::new("rate-commands");
     let mut env = bot_on(&api, &model, &dir);
     env.push(("MALLBOT_BOT__RATE_LIMIT_PER_MINUTE", "3".to_owned()));
+    let (listen, ops) = ops_env();
+    env.push(listen);
     let bot = Process::spawn("bot", &["run"], &env, dir.path());
     bot.wait_for_log("connected to telegram").await;
     for _ in 0..8 {
         api.push_update(private_text(ALICE, "/help"));
     }
-    let texts = settled_texts(&api, ALICE.id, 4).await;
+    let texts = settled_texts(&api, ops, ALICE.id, 8).await;
     let slow_down = handlers::Lang::Zh.texts().turn.rate_limited;
     assert_eq!(texts.len(), 4, "3 answers and one notice, then silence: {texts:#?}");
     assert_eq!(texts.iter().filter(|t| *t == slow_down).count(), 1, "{texts:#?}");
@@ -182,6 +183,8 @@ async fn a_flood_in_one_chat_is_cut_at_the_lane_with_one_notice() {
     let dir = TempDir::new("lane-flood");
     let mut env = bot_on(&api, &model, &dir);
     env.push(("MALLBOT_BOT__RATE_LIMIT_PER_MINUTE", "0".to_owned()));
+    let (listen, ops) = ops_env();
+    env.push(listen);
     let bot = Process::spawn("bot", &["run"], &env, dir.path());
     bot.wait_for_log("connected to telegram").await;
     for n in 0..40 {
@@ -190,18 +193,10 @@ async fn a_flood_in_one_chat_is_cut_at_the_lane_with_one_notice() {
     let notice = handlers::Lang::Zh.texts().turn.too_many_waiting;
     api.wait_until("the queue-full notice", |api| api.texts_to(ALICE.id).iter().any(|t| t == notice)).await;
     // The one being answered and the ten waiting get answers (each kept
-    // message replaces its status), then nothing more reaches the model.
-    let deadline = tokio::time::Instant::now() + BOUND;
-    let mut calls = model.calls();
-    loop {
-        tokio::time::sleep(std::time::Duration::from_millis(1000)).await;
-        let now = model.calls();
-        if now == calls {
-            break;
-        }
-        calls = now;
-        assert!(tokio::time::Instant::now() < deadline, "the model is still being called: {now}");
-    }
+    // message replaces its status); once all 40 have ended, nothing more
+    // reaches the model.
+    wait_for_updates_ended(ops, 40).await;
+    let calls = model.calls();
     assert!(calls <= 2 * 11, "40 messages reached the model as {calls} calls; at most 11 turns expected");
     let texts = api.texts_to(ALICE.id);
     assert_eq!(texts.iter().filter(|t| *t == notice).count(), 1, "{texts:#?}");
@@ -376,13 +371,15 @@ async fn stats_are_answered_in_private_only() {
     let dir = TempDir::new("stats-private");
     let mut env = bot_on(&api, &model, &dir);
     env.push(("MALLBOT_TELEGRAM__ADMINS", ALICE.id.to_string()));
+    let (listen, ops) = ops_env();
+    env.push(listen);
     let bot = Process::spawn("bot", &["run"], &env, dir.path());
     bot.wait_for_log("connected to telegram").await;
     let group = -100_777;
     let texts = handlers::Lang::Zh.texts();
     let title = texts.turn.stats_labels[0];
     api.push_update(text_message(group, ALICE, "/stats@MallGuideBot", command_entity("/stats@MallGuideBot")));
-    let in_group = settled_texts(&api, group, 1).await;
+    let in_group = settled_texts(&api, ops, group, 1).await;
     assert_eq!(in_group, vec![texts.commands.stats_private_only.to_owned()], "{in_group:#?}");
     api.push_update(private_text(ALICE, "/stats"));
     let in_private = api.wait_for_texts(ALICE.id, 1).await;

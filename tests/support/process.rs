@@ -170,3 +170,38 @@ pub fn bot_env(api: &FakeBotApi) -> Vec<(&'static str, String)> {
         ("MALLBOT_TELEGRAM__API_URL", api.url.to_string()),
     ]
 }
+
+/// The bot's ops endpoints on a free loopback address: its variable, and
+/// the address to scrape with [`wait_for_updates_ended`].
+pub fn ops_env() -> ((&'static str, String), SocketAddr) {
+    let addr = free_addr();
+    (("MALLBOT_OPS__LISTEN", addr.to_string()), addr)
+}
+
+/// Waits (bounded) until the bot whose ops endpoints listen at `ops` has
+/// ended `count` updates: each update is counted once in
+/// `mallbot_updates_total` when it is done with — answered, refused,
+/// ignored, dropped or failed. After it, whatever the bot was going to send
+/// for those updates has been sent, so "nothing more" can be asserted
+/// without waiting on a guess.
+pub async fn wait_for_updates_ended(ops: SocketAddr, count: u64) {
+    let deadline = tokio::time::Instant::now() + BOUND;
+    let url = format!("http://{ops}/metrics");
+    let mut ended = 0;
+    while tokio::time::Instant::now() < deadline {
+        if let Ok(response) = reqwest::get(&url).await {
+            let scrape = response.text().await.unwrap_or_default();
+            ended = scrape
+                .lines()
+                .filter(|l| l.starts_with("mallbot_updates_total{"))
+                .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+                .sum::<f64>() as u64;
+            if ended >= count {
+                assert_eq!(ended, count, "more updates ended than were sent:\n{scrape}");
+                return;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("{ended} of {count} updates ended after {BOUND:?}");
+}
