@@ -30,7 +30,7 @@ use super::assets::send_bytes;
 use super::floors::MapViews;
 use super::texts;
 use crate::engine::reply::PressCheck;
-use crate::engine::router::{Carried, Presser, Way};
+use crate::engine::router::{Carried, Presser};
 
 use super::web::*;
 
@@ -264,26 +264,21 @@ pub(super) async fn store_card(
 // ---------------------------------------------------------------------------------------------
 // The shopper's own: cart, orders, changes
 
-pub(super) async fn me(State(web): State<WebApp>, headers: HeaderMap) -> ApiResult {
-    let (user, _) = web.admit(&headers, None, Way::Press).await?;
+pub(super) async fn me(Shopper { user, .. }: Shopper<Own>) -> ApiResult {
     Ok(Json(json!({"id": user.id, "first_name": user.first_name})))
 }
 
 pub(super) async fn cart(
     State(web): State<WebApp>,
-    headers: HeaderMap,
-    Query(q): Query<LangQuery>,
+    Shopper { user, admitted, .. }: Shopper<Own>,
 ) -> ApiResult {
-    let (user, admitted) = web.admit(&headers, q.lang.as_deref(), Way::Press).await?;
     Ok(Json(web.run(web.context(Some(&user), admitted.lang()), "view_cart", json!({})).await?))
 }
 
 pub(super) async fn orders(
     State(web): State<WebApp>,
-    headers: HeaderMap,
-    Query(q): Query<LangQuery>,
+    Shopper { user, admitted, .. }: Shopper<Own>,
 ) -> ApiResult {
-    let (user, admitted) = web.admit(&headers, q.lang.as_deref(), Way::Press).await?;
     Ok(Json(web.run(web.context(Some(&user), admitted.lang()), "list_orders", json!({})).await?))
 }
 
@@ -293,7 +288,6 @@ pub(super) struct ActionRequest {
     tool: String,
     #[serde(default)]
     args: Value,
-    lang: Option<String>,
 }
 
 /// Starts a cart or order change: a safe tool runs; a confirm or critical
@@ -301,18 +295,11 @@ pub(super) struct ActionRequest {
 /// `{"confirm": {token, summary, level}}`.
 pub(super) async fn start_action(
     State(web): State<WebApp>,
-    headers: HeaderMap,
+    Shopper { user, admitted, .. }: Shopper<Change>,
     body: Result<Json<ActionRequest>, JsonRejection>,
 ) -> ApiResult {
-    let req = match body {
-        Ok(Json(req)) => req,
-        Err(rejection) => {
-            let lang = web.lang(&LangQuery::default(), web.maybe_shopper(&headers).as_ref());
-            return Err(ApiError::body(&rejection, lang));
-        }
-    };
-    let (user, admitted) = web.admit(&headers, req.lang.as_deref(), Way::Call).await?;
     let lang = admitted.lang();
+    let req = body.map_err(|rejection| ApiError::body(&rejection, lang))?.0;
     let tool = match web.app.router.find_tool(&req.tool) {
         Some(tool) if ACTIONS.contains(&req.tool.as_str()) => tool,
         _ => return Err(ApiError::new(StatusCode::BAD_REQUEST, texts::of(lang).invalid)),
@@ -331,10 +318,9 @@ pub(super) async fn start_action(
 /// change runs once, with its idempotency key, and leaves its audit row.
 pub(super) async fn confirm_action(
     State(web): State<WebApp>,
-    headers: HeaderMap,
+    Shopper { admitted, .. }: Shopper<Own>,
     Path(token): Path<String>,
 ) -> ApiResult<Response> {
-    let (_, admitted) = web.admit(&headers, None, Way::Press).await?;
     let router = &web.app.router;
     let texts = texts::of(admitted.lang());
     let claim = match router.press_as(&admitted, &token, true, Presser::Page).await {
@@ -378,10 +364,9 @@ pub(super) async fn confirm_action(
 /// An invoice link for the shopper's unpaid order (`openInvoice`).
 pub(super) async fn invoice_link(
     State(web): State<WebApp>,
-    headers: HeaderMap,
+    Shopper { user, admitted, .. }: Shopper<Own>,
     Path(order_id): Path<String>,
 ) -> ApiResult {
-    let (user, admitted) = web.admit(&headers, None, Way::Press).await?;
     let lang = admitted.lang();
     let config = &web.app.config.payments;
     let Some(bot) = web.bot.as_ref().filter(|_| !config.provider_token.is_empty()) else {

@@ -5,8 +5,12 @@
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use std::marker::PhantomData;
+
 use axum::Json;
 use axum::extract::rejection::JsonRejection;
+use axum::extract::{FromRequestParts, Query};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use handlers::{Lang, ToolContext, ToolError};
@@ -42,6 +46,50 @@ impl WebApp {
 }
 
 // Who is asking, in which language
+
+/// A request of a shopper the door let in: the shopper of its `initData` and
+/// what the door made of it, for the way `W`. Every handler that serves a
+/// shopper's own takes one as a parameter, so axum knocks before the handler
+/// runs and a handler cannot be written that skips the door: without this
+/// extractor it has no [`Admitted`] to hand to the router. Turned away, the
+/// request is answered `401` (no valid `initData`), `403` (off the
+/// allow-lists) or `429` (over the rate limit) and the handler never runs.
+pub(super) struct Shopper<W> {
+    pub(super) user: WebUser,
+    pub(super) admitted: Admitted,
+    way: PhantomData<W>,
+}
+
+/// How a Mini App request knocks.
+pub(super) trait WebWay {
+    const WAY: Way;
+}
+
+/// A read of the shopper's own (cart, orders, an invoice link): the
+/// allow-lists only.
+pub(super) struct Own;
+
+impl WebWay for Own {
+    const WAY: Way = Way::Press;
+}
+
+/// A change (a cart or order change started): the allow-lists and the rate
+/// limit.
+pub(super) struct Change;
+
+impl WebWay for Change {
+    const WAY: Way = Way::Call;
+}
+
+impl<W: WebWay + Send + Sync> FromRequestParts<WebApp> for Shopper<W> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, web: &WebApp) -> Result<Self, ApiError> {
+        let lang = Query::<LangQuery>::try_from_uri(&parts.uri).ok().and_then(|q| q.0.lang);
+        let (user, admitted) = web.admit(&parts.headers, lang.as_deref(), W::WAY).await?;
+        Ok(Shopper { user, admitted, way: PhantomData })
+    }
+}
 
 /// `?lang=` of a request.
 #[derive(Debug, Default, Deserialize)]
@@ -166,8 +214,8 @@ impl WebApp {
 
     /// The shopper of the request's `initData`, through the router's door:
     /// `401` without valid `initData`, `403` off the allow-lists, `429` over
-    /// the rate limit (a change only: `way`).
-    pub(super) async fn admit(
+    /// the rate limit (a change only: `way`). Handlers take a [`Shopper`].
+    async fn admit(
         &self,
         headers: &HeaderMap,
         lang: Option<&str>,
