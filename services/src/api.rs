@@ -11,7 +11,16 @@
 use async_trait::async_trait;
 
 use crate::error::ServiceError;
+use crate::loyalty::{
+    CarStay, Coupon, CouponOrder, MyCoupon, ParkingFee, ParkingPayment, PayParking, Plate, PointsBalance,
+    Redeem, Redemption,
+};
 use crate::models::*;
+
+/// The error of a parking, points or coupon method a mall does not offer.
+fn unsupported<T>(what: &str) -> MallResult<T> {
+    Err(ServiceError::NotSupported { message: format!("this mall has no {what}") })
+}
 
 /// The shopper on whose behalf a request is made: `<platform>:<id>`,
 /// sent as `X-Mall-User` (e.g. `telegram:123456789`).
@@ -167,5 +176,113 @@ pub trait MallApi: Send + Sync {
     /// without the endpoint answers `NotFound`.
     async fn mall_promotions(&self) -> MallResult<Page<MallPromotion>> {
         Err(ServiceError::not_found("this mall lists no mall-wide promotions"))
+    }
+
+    // ----------------------------------------------------------------- parking, points, coupons
+    // A mall without them answers `NOT_SUPPORTED` (these defaults).
+
+    /// `GET /api/parking/fee?plate=`: what the car with `plate` owes now; with the shopper,
+    /// the free time their spending today and their points bought counts. A plate with no
+    /// car inside is `NotFound`.
+    async fn parking_fee<'a>(&self, plate: &str, shopper: Option<&'a Shopper>) -> MallResult<ParkingFee> {
+        let _ = (plate, shopper);
+        unsupported("car park")
+    }
+    /// `POST /api/parking/payments`: pays the fee due now, once per `charge_id` (the same
+    /// charge answers the same); another amount than the fee due is `FEE_CHANGED`, a car
+    /// already paid and still within its time to leave `ALREADY_PAID`.
+    async fn pay_parking(
+        &self,
+        shopper: &Shopper,
+        payment: &PayParking,
+        key: Option<IdempotencyKey>,
+    ) -> MallResult<ParkingPayment> {
+        let _ = (shopper, payment, key);
+        unsupported("car park")
+    }
+    /// `POST /api/staff/parking/entries` (staff key): a car entered at `at` (RFC 3339; now
+    /// when absent).
+    async fn car_entered(&self, plate: &str, at: Option<String>) -> MallResult<CarStay> {
+        let _ = (plate, at);
+        unsupported("car park")
+    }
+    /// `POST /api/staff/parking/exits` (staff key): the car left.
+    async fn car_left(&self, plate: &str) -> MallResult<CarStay> {
+        let _ = plate;
+        unsupported("car park")
+    }
+    /// `GET /api/me/plates`: the shopper's plates (at most 3).
+    async fn my_plates(&self, shopper: &Shopper) -> MallResult<Page<Plate>> {
+        let _ = shopper;
+        unsupported("car park")
+    }
+    /// `POST /api/me/plates`: adds a plate (normalised); a fourth is `TOO_MANY_PLATES`.
+    async fn add_plate(
+        &self,
+        shopper: &Shopper,
+        plate: &str,
+        key: Option<IdempotencyKey>,
+    ) -> MallResult<Page<Plate>> {
+        let _ = (shopper, plate, key);
+        unsupported("car park")
+    }
+    /// `DELETE /api/me/plates/{plate}`.
+    async fn remove_plate(
+        &self,
+        shopper: &Shopper,
+        plate: &str,
+        key: Option<IdempotencyKey>,
+    ) -> MallResult<Page<Plate>> {
+        let _ = (shopper, plate, key);
+        unsupported("car park")
+    }
+    /// `GET /api/points`: the balance and the last changes, newest first.
+    async fn points(&self, shopper: &Shopper) -> MallResult<PointsBalance> {
+        let _ = shopper;
+        unsupported("points")
+    }
+    /// `POST /api/points/redemptions`: points for parking time or a coupon, once per key;
+    /// too few points is `NOT_ENOUGH_POINTS`.
+    async fn redeem_points(
+        &self,
+        shopper: &Shopper,
+        redeem: &Redeem,
+        key: Option<IdempotencyKey>,
+    ) -> MallResult<Redemption> {
+        let _ = (shopper, redeem, key);
+        unsupported("points")
+    }
+    /// `GET /api/coupons`: the mall's coupons, with how many are left.
+    async fn list_coupons(&self) -> MallResult<Page<Coupon>> {
+        unsupported("coupons")
+    }
+    /// `POST /api/coupons/{id}/claim`: one per shopper, while any are left and within its dates
+    /// (else `COUPON_UNAVAILABLE`).
+    async fn claim_coupon(
+        &self,
+        shopper: &Shopper,
+        coupon_id: &str,
+        key: Option<IdempotencyKey>,
+    ) -> MallResult<MyCoupon> {
+        let _ = (shopper, coupon_id, key);
+        unsupported("coupons")
+    }
+    /// `GET /api/me/coupons`: the coupons the shopper holds.
+    async fn my_coupons(&self, shopper: &Shopper) -> MallResult<Page<MyCoupon>> {
+        let _ = shopper;
+        unsupported("coupons")
+    }
+    /// `POST /api/orders` with `coupon_id`: the order with the coupon's discount, when it
+    /// qualifies (else `COUPON_NOT_APPLICABLE`, no order); `expected_total_cents` is the
+    /// cart's total before the discount.
+    async fn create_order_with_coupon(
+        &self,
+        shopper: &Shopper,
+        order: &CreateOrder,
+        coupon_id: &str,
+        key: Option<IdempotencyKey>,
+    ) -> MallResult<CouponOrder> {
+        let _ = (shopper, order, coupon_id, key);
+        unsupported("coupons")
     }
 }

@@ -43,6 +43,27 @@ pub enum ServiceError {
     /// An idempotency key was reused with a different request.
     #[error("conflict: {message}")]
     Conflict { message: String },
+    /// A parking payment's amount is not the fee due at that moment; `due_cents` is.
+    #[error("the parking fee changed: {message}")]
+    FeeChanged { due_cents: i64, message: String },
+    /// The car's parking is already paid (or nothing is due) and it is still within its time to leave.
+    #[error("already paid: {message}")]
+    AlreadyPaid { message: String },
+    /// The shopper has fewer points than a redemption costs; `balance` is what they have.
+    #[error("not enough points: {message}")]
+    NotEnoughPoints { balance: i64, message: String },
+    /// A coupon cannot be claimed: none left, claimed already, or outside its dates.
+    #[error("coupon unavailable: {message}")]
+    CouponUnavailable { message: String },
+    /// A coupon does not apply to the order: not held, used, expired, minimum spend or stores.
+    #[error("coupon does not apply: {message}")]
+    CouponNotApplicable { message: String },
+    /// The shopper already has as many plates as allowed.
+    #[error("too many plates: {message}")]
+    TooManyPlates { message: String },
+    /// This mall does not offer the endpoint (no car park, no points, no coupons).
+    #[error("not supported by this mall: {message}")]
+    NotSupported { message: String },
     /// The mall could not be reached: network error, timeout or a 5xx.
     #[error("mall unavailable: {message}")]
     Unavailable { message: String },
@@ -91,6 +112,13 @@ impl ServiceError {
             ServiceError::TooManyOpenOrders { .. } => "TOO_MANY_OPEN_ORDERS",
             ServiceError::Unauthorized { .. } => "UNAUTHORIZED",
             ServiceError::Conflict { .. } => "CONFLICT",
+            ServiceError::FeeChanged { .. } => "FEE_CHANGED",
+            ServiceError::AlreadyPaid { .. } => "ALREADY_PAID",
+            ServiceError::NotEnoughPoints { .. } => "NOT_ENOUGH_POINTS",
+            ServiceError::CouponUnavailable { .. } => "COUPON_UNAVAILABLE",
+            ServiceError::CouponNotApplicable { .. } => "COUPON_NOT_APPLICABLE",
+            ServiceError::TooManyPlates { .. } => "TOO_MANY_PLATES",
+            ServiceError::NotSupported { .. } => "NOT_SUPPORTED",
             ServiceError::Unavailable { .. } | ServiceError::InvalidResponse { .. } => "INTERNAL",
         }
     }
@@ -108,7 +136,14 @@ impl ServiceError {
             | ServiceError::NotPayable { .. }
             | ServiceError::PaymentMismatch { .. }
             | ServiceError::TooManyOpenOrders { .. }
-            | ServiceError::Conflict { .. } => 409,
+            | ServiceError::Conflict { .. }
+            | ServiceError::FeeChanged { .. }
+            | ServiceError::AlreadyPaid { .. }
+            | ServiceError::NotEnoughPoints { .. }
+            | ServiceError::CouponUnavailable { .. }
+            | ServiceError::CouponNotApplicable { .. }
+            | ServiceError::TooManyPlates { .. } => 409,
+            ServiceError::NotSupported { .. } => 501,
             ServiceError::Unavailable { .. } | ServiceError::InvalidResponse { .. } => 500,
         }
     }
@@ -122,7 +157,18 @@ impl ServiceError {
             ServiceError::InvalidArgument { field, message } => {
                 (message.clone(), field.as_ref().map(|f| serde_json::json!({ "field": f })))
             }
+            ServiceError::FeeChanged { due_cents, message } => {
+                (message.clone(), Some(serde_json::json!({ "due_cents": due_cents })))
+            }
+            ServiceError::NotEnoughPoints { balance, message } => {
+                (message.clone(), Some(serde_json::json!({ "balance": balance })))
+            }
             ServiceError::NotFound { message }
+            | ServiceError::AlreadyPaid { message }
+            | ServiceError::CouponUnavailable { message }
+            | ServiceError::CouponNotApplicable { message }
+            | ServiceError::TooManyPlates { message }
+            | ServiceError::NotSupported { message }
             | ServiceError::OutOfStock { message }
             | ServiceError::NotCancellable { message }
             | ServiceError::NotPayable { message }
@@ -164,6 +210,19 @@ impl ServiceError {
             "TOO_MANY_OPEN_ORDERS" => ServiceError::TooManyOpenOrders { message },
             "UNAUTHORIZED" => ServiceError::Unauthorized { message },
             "CONFLICT" => ServiceError::Conflict { message },
+            "FEE_CHANGED" => ServiceError::FeeChanged {
+                due_cents: detail("due_cents").and_then(|v| v.as_i64()).unwrap_or_default(),
+                message,
+            },
+            "ALREADY_PAID" => ServiceError::AlreadyPaid { message },
+            "NOT_ENOUGH_POINTS" => ServiceError::NotEnoughPoints {
+                balance: detail("balance").and_then(|v| v.as_i64()).unwrap_or_default(),
+                message,
+            },
+            "COUPON_UNAVAILABLE" => ServiceError::CouponUnavailable { message },
+            "COUPON_NOT_APPLICABLE" => ServiceError::CouponNotApplicable { message },
+            "TOO_MANY_PLATES" => ServiceError::TooManyPlates { message },
+            "NOT_SUPPORTED" => ServiceError::NotSupported { message },
             _ => match status {
                 400 => ServiceError::InvalidArgument { field: None, message },
                 401 | 403 => ServiceError::Unauthorized { message },
@@ -193,6 +252,13 @@ mod tests {
             ServiceError::TooManyOpenOrders { message: "3 unpaid orders".into() },
             ServiceError::Unauthorized { message: "bad key".into() },
             ServiceError::Conflict { message: "key reused".into() },
+            ServiceError::FeeChanged { due_cents: 2000, message: "the fee is now ¥20".into() },
+            ServiceError::AlreadyPaid { message: "paid at 14:00".into() },
+            ServiceError::NotEnoughPoints { balance: 40, message: "40 points, 100 needed".into() },
+            ServiceError::CouponUnavailable { message: "none left".into() },
+            ServiceError::CouponNotApplicable { message: "spend ¥300".into() },
+            ServiceError::TooManyPlates { message: "3 plates".into() },
+            ServiceError::NotSupported { message: "no car park".into() },
         ];
         for e in errors {
             let body = e.to_body();

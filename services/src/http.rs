@@ -636,7 +636,9 @@ fn judge<T: DeserializeOwned>(status: StatusCode, retry_after: Option<Duration>,
         }));
     }
     let error = error_from_answer(status, body);
-    if status.is_server_error() || status == StatusCode::TOO_MANY_REQUESTS {
+    // 501: the mall does not offer the endpoint; asking again will not change that.
+    let transient = status.is_server_error() && status != StatusCode::NOT_IMPLEMENTED;
+    if transient || status == StatusCode::TOO_MANY_REQUESTS {
         Outcome::Transient { error, retry_after }
     } else {
         Outcome::Done(Err(error))

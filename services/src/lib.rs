@@ -12,6 +12,7 @@ pub mod error;
 pub mod http;
 pub mod info;
 pub mod info_dir;
+pub mod loyalty;
 pub mod models;
 pub mod retry;
 pub mod server;
@@ -24,5 +25,10 @@ pub use error::ServiceError;
 pub use http::{HttpMall, HttpMallConfig};
 pub use info::{InfoHit, InfoIndex};
 pub use info_dir::{InfoDirError, InfoFolder, WithInfoFolder};
+pub use loyalty::{
+    CarStay, Coupon, CouponOrder, CouponSpec, FreeTime, LoyaltyRules, MyCoupon, ParkingFee, ParkingPayment,
+    PayParking, Plate, PointsBalance, PointsChange, PointsRule, Redeem, Redemption, SpendingTier, Tariff,
+    normalize_plate,
+};
 pub use models::*;
 pub use retry::RetryPolicy;

@@ -88,6 +88,65 @@ CREATE TABLE IF NOT EXISTS idempotency (
     PRIMARY KEY (shopper, key)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS idempotency_by_age ON idempotency (created_at);
+
+-- The car park: one row per stay; a car is inside while left_at is NULL.
+CREATE TABLE IF NOT EXISTS parking_stays (
+    stay_id        INTEGER PRIMARY KEY AUTOINCREMENT,
+    plate          TEXT NOT NULL,     -- normalised (沪A12345)
+    entered_at     INTEGER NOT NULL,  -- Unix seconds
+    left_at        INTEGER,
+    points_minutes INTEGER NOT NULL DEFAULT 0,  -- free time bought with points
+    paid_cents     INTEGER NOT NULL DEFAULT 0,
+    paid_at        INTEGER            -- the last payment
+);
+CREATE UNIQUE INDEX IF NOT EXISTS parking_inside ON parking_stays (plate) WHERE left_at IS NULL;
+
+-- One parking payment per provider charge: the answer its first recording gave.
+CREATE TABLE IF NOT EXISTS parking_payments (
+    charge_id    TEXT PRIMARY KEY,
+    stay_id      INTEGER NOT NULL,
+    plate        TEXT NOT NULL,
+    shopper      TEXT NOT NULL,
+    amount_cents INTEGER NOT NULL,
+    response     TEXT NOT NULL
+) WITHOUT ROWID;
+
+-- A shopper's own plates (at most 3).
+CREATE TABLE IF NOT EXISTS plates (
+    shopper  TEXT NOT NULL,
+    plate    TEXT NOT NULL,
+    kind     TEXT NOT NULL,
+    added_at INTEGER NOT NULL,
+    PRIMARY KEY (shopper, plate)
+) WITHOUT ROWID;
+
+-- Every change of a shopper's points; the balance is their sum.
+CREATE TABLE IF NOT EXISTS points_ledger (
+    seq      INTEGER PRIMARY KEY AUTOINCREMENT,
+    shopper  TEXT NOT NULL,
+    amount   INTEGER NOT NULL,
+    reason   TEXT NOT NULL,   -- ORDER_PAID, ORDER_REFUNDED, PARKING, COUPON
+    order_id TEXT,
+    at       INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS points_by_shopper ON points_ledger (shopper, seq);
+
+-- How many of each coupon there are and how many were claimed (the rest is the mall's rules).
+CREATE TABLE IF NOT EXISTS coupons (
+    coupon_id TEXT PRIMARY KEY,
+    total     INTEGER NOT NULL,
+    claimed   INTEGER NOT NULL DEFAULT 0 CHECK (claimed <= total)
+) WITHOUT ROWID;
+
+-- One claim per shopper and coupon; order_id once it is used on an order.
+CREATE TABLE IF NOT EXISTS coupon_claims (
+    coupon_id  TEXT NOT NULL,
+    shopper    TEXT NOT NULL,
+    claimed_at INTEGER NOT NULL,
+    order_id   TEXT,
+    PRIMARY KEY (coupon_id, shopper)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS coupon_claims_by_order ON coupon_claims (order_id);
 ";
 
 /// Indexes over columns that [`migrate`] may have just added.
@@ -103,6 +162,9 @@ const ORDER_COLUMNS_ADDED: &[(&str, &str)] = &[
     ("payment", "TEXT"),
     ("refund_status", "TEXT"),
     ("refund_cents", "INTEGER"),
+    ("coupon_id", "TEXT"),
+    ("subtotal_cents", "INTEGER"),
+    ("discount_cents", "INTEGER"),
 ];
 
 /// Columns added to `inventory` after its first version.

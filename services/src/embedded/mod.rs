@@ -55,6 +55,10 @@ use async_trait::async_trait;
 
 use crate::api::{IdempotencyKey, MallApi, MallResult, Shopper};
 use crate::error::ServiceError;
+use crate::loyalty::{
+    CarStay, Coupon, CouponOrder, LoyaltyRules, MyCoupon, ParkingFee, ParkingPayment, PayParking, Plate,
+    PointsBalance, Redeem, Redemption,
+};
 use crate::models::*;
 
 pub use catalog::{Catalog, CatalogError};
@@ -96,12 +100,26 @@ impl std::fmt::Debug for EmbeddedMall {
 impl EmbeddedMall {
     /// The demo mall with its database at `path` (WAL mode; created on first open).
     pub fn open(path: impl AsRef<Path>) -> Result<EmbeddedMall, ServiceError> {
-        EmbeddedMall::with_catalog(Catalog::demo(), Some(path.as_ref()))
+        let mall = EmbeddedMall::with_catalog(Catalog::demo(), Some(path.as_ref()))?;
+        mall.set_loyalty(Some(LoyaltyRules::demo()))?;
+        Ok(mall)
     }
 
     /// The demo mall with an in-memory database, for tests and demos.
     pub fn in_memory() -> EmbeddedMall {
-        EmbeddedMall::with_catalog(Catalog::demo(), None).expect("an in-memory SQLite database opens")
+        let mall =
+            EmbeddedMall::with_catalog(Catalog::demo(), None).expect("an in-memory SQLite database opens");
+        mall.set_loyalty(Some(LoyaltyRules::demo())).expect("the demo coupons are written");
+        mall
+    }
+
+    /// Sets the mall's car park tariff, points rule and coupons (`None`: it has none, and
+    /// their endpoints answer `NOT_SUPPORTED`). The demo mall has [`LoyaltyRules::demo`].
+    pub fn set_loyalty(&self, rules: Option<LoyaltyRules>) -> Result<(), ServiceError> {
+        if let Some(mistakes) = rules.as_ref().map(LoyaltyRules::mistakes).filter(|m| !m.is_empty()) {
+            return Err(ServiceError::invalid("loyalty", mistakes.join("; ")));
+        }
+        self.state.set_loyalty(rules)
     }
 
     /// A mall of `catalog`, with its database at `path` or in memory.
@@ -488,6 +506,102 @@ impl MallApi for EmbeddedMall {
         let key = self.sku_of(product_id, sku_id, true)?;
         self.blocking(move |state| state.set_stock(&key, stock)).await?;
         self.get_product(product_id).await
+    }
+
+    async fn parking_fee<'a>(&self, plate: &str, shopper: Option<&'a Shopper>) -> MallResult<ParkingFee> {
+        let (plate, shopper) = (plate.to_owned(), shopper.cloned());
+        self.blocking(move |state| state.parking_fee(&plate, shopper.as_ref())).await
+    }
+
+    async fn pay_parking(
+        &self,
+        shopper: &Shopper,
+        payment: &PayParking,
+        key: Option<IdempotencyKey>,
+    ) -> MallResult<ParkingPayment> {
+        let (shopper, payment) = (shopper.clone(), payment.clone());
+        self.blocking(move |state| state.pay_parking(&shopper, &payment, key.as_ref())).await
+    }
+
+    async fn car_entered(&self, plate: &str, at: Option<String>) -> MallResult<CarStay> {
+        let plate = plate.to_owned();
+        self.blocking(move |state| state.car_entered(&plate, at.as_deref())).await
+    }
+
+    async fn car_left(&self, plate: &str) -> MallResult<CarStay> {
+        let plate = plate.to_owned();
+        self.blocking(move |state| state.car_left(&plate)).await
+    }
+
+    async fn my_plates(&self, shopper: &Shopper) -> MallResult<Page<Plate>> {
+        let shopper = shopper.clone();
+        self.blocking(move |state| state.my_plates(&shopper)).await
+    }
+
+    async fn add_plate(
+        &self,
+        shopper: &Shopper,
+        plate: &str,
+        key: Option<IdempotencyKey>,
+    ) -> MallResult<Page<Plate>> {
+        let (shopper, plate) = (shopper.clone(), plate.to_owned());
+        self.blocking(move |state| state.add_plate(&shopper, &plate, key.as_ref())).await
+    }
+
+    async fn remove_plate(
+        &self,
+        shopper: &Shopper,
+        plate: &str,
+        key: Option<IdempotencyKey>,
+    ) -> MallResult<Page<Plate>> {
+        let (shopper, plate) = (shopper.clone(), plate.to_owned());
+        self.blocking(move |state| state.remove_plate(&shopper, &plate, key.as_ref())).await
+    }
+
+    async fn points(&self, shopper: &Shopper) -> MallResult<PointsBalance> {
+        let shopper = shopper.clone();
+        self.blocking(move |state| state.points(&shopper)).await
+    }
+
+    async fn redeem_points(
+        &self,
+        shopper: &Shopper,
+        redeem: &Redeem,
+        key: Option<IdempotencyKey>,
+    ) -> MallResult<Redemption> {
+        let (shopper, redeem) = (shopper.clone(), redeem.clone());
+        self.blocking(move |state| state.redeem_points(&shopper, &redeem, key.as_ref())).await
+    }
+
+    async fn list_coupons(&self) -> MallResult<Page<Coupon>> {
+        self.blocking(|state| state.list_coupons()).await
+    }
+
+    async fn claim_coupon(
+        &self,
+        shopper: &Shopper,
+        coupon_id: &str,
+        key: Option<IdempotencyKey>,
+    ) -> MallResult<MyCoupon> {
+        let (shopper, coupon_id) = (shopper.clone(), coupon_id.to_owned());
+        self.blocking(move |state| state.claim_coupon(&shopper, &coupon_id, key.as_ref())).await
+    }
+
+    async fn my_coupons(&self, shopper: &Shopper) -> MallResult<Page<MyCoupon>> {
+        let shopper = shopper.clone();
+        self.blocking(move |state| state.my_coupons(&shopper)).await
+    }
+
+    async fn create_order_with_coupon(
+        &self,
+        shopper: &Shopper,
+        order: &CreateOrder,
+        coupon_id: &str,
+        key: Option<IdempotencyKey>,
+    ) -> MallResult<CouponOrder> {
+        let (shopper, order, coupon_id) = (shopper.clone(), order.clone(), coupon_id.to_owned());
+        self.blocking(move |state| state.create_order_with_coupon(&shopper, &order, &coupon_id, key.as_ref()))
+            .await
     }
 
     async fn set_price(

@@ -86,6 +86,7 @@ impl MallState {
                 params![OrderStatus::Expired.as_str(), order_id],
             )?;
             self.release(tx, changes, &items)?;
+            self.give_back_coupon(tx, order_id)?;
             append_event(tx, order_id, shopper, OrderStatus::Expired, None, &rfc3339(*expires_at))?;
             tracing::info!(order_id, shopper, "unpaid order expired; stock returned");
         }

@@ -12,6 +12,7 @@
 
 mod cart;
 mod events;
+mod loyalty;
 mod orders;
 mod stock;
 
@@ -95,6 +96,8 @@ pub(crate) struct MallState {
     /// The earliest `expires_at` of an unpaid order (`i64::MAX`: none), so that stock reads
     /// can tell cheaply whether an expiry is due. Never later than the truth.
     next_due: AtomicI64,
+    /// The car park's tariff, the points rule and the coupons; `None`: the mall has none.
+    loyalty: RwLock<Option<Arc<crate::loyalty::LoyaltyRules>>>,
 }
 
 fn not_found(message: String) -> OpError {
@@ -118,6 +121,7 @@ impl MallState {
             policy: RwLock::new(OrderPolicy::default()),
             clock_offset: AtomicI64::new(0),
             next_due: AtomicI64::new(i64::MIN),
+            loyalty: RwLock::new(None),
         })
     }
 

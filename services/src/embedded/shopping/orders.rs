@@ -26,6 +26,18 @@ impl MallState {
         shopper: &Shopper,
         request: &CreateOrder,
     ) -> Result<Order, OpError> {
+        Ok(self.place(tx, changes, shopper, request, None)?.0)
+    }
+
+    /// Places an order, with the discount of `coupon` when given (or why it does not apply).
+    pub(crate) fn place(
+        &self,
+        tx: &Transaction,
+        changes: &mut Changes,
+        shopper: &Shopper,
+        request: &CreateOrder,
+        coupon: Option<&str>,
+    ) -> Result<(Order, Option<loyalty::Discount>), OpError> {
         let live = self.live();
         let own: Option<String> = tx
             .query_row("SELECT cart_id FROM carts WHERE shopper = ?1", [shopper.as_str()], |row| row.get(0))
@@ -75,6 +87,7 @@ impl MallState {
             }
             .into());
         }
+        let discount = coupon.map(|c| self.discount(tx, shopper, c, &cart.items)).transpose()?;
         for item in &cart.items {
             self.reserve(tx, changes, item)?;
         }
@@ -88,7 +101,7 @@ impl MallState {
             order_id: new_id("o"),
             status: OrderStatus::PendingPayment,
             items: cart.items,
-            total_cents: cart.total_cents,
+            total_cents: cart.total_cents - discount.as_ref().map_or(0, |d| d.discount_cents),
             currency: DEFAULT_CURRENCY.to_owned(),
             created_at: rfc3339(now),
             expires_at: Some(rfc3339(expires_at)),
@@ -98,8 +111,8 @@ impl MallState {
         };
         tx.execute(
             "INSERT INTO orders (order_id, shopper, status, items, total_cents, created_at, pickup_store_id,
-                                 currency, expires_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                                 currency, expires_at, coupon_id, subtotal_cents, discount_cents)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             params![
                 order.order_id,
                 shopper.as_str(),
@@ -109,13 +122,22 @@ impl MallState {
                 order.created_at,
                 order.pickup_store_id,
                 order.currency,
-                expires_at
+                expires_at,
+                discount.as_ref().map(|d| &d.coupon_id),
+                discount.as_ref().map(|d| d.subtotal_cents),
+                discount.as_ref().map(|d| d.discount_cents)
             ],
         )?;
+        if let Some(discount) = &discount {
+            tx.execute(
+                "UPDATE coupon_claims SET order_id = ?1 WHERE coupon_id = ?2 AND shopper = ?3 AND order_id IS NULL",
+                params![order.order_id, discount.coupon_id, shopper.as_str()],
+            )?;
+        }
         tx.execute("DELETE FROM cart_items WHERE cart_id = ?1", [&request.cart_id])?;
         self.next_due.fetch_min(expires_at, Ordering::Relaxed);
         tracing::info!(order_id = order.order_id, shopper = %shopper, total_cents = order.total_cents, "order placed");
-        Ok(order)
+        Ok((order, discount))
     }
 
     /// Takes a cart line's quantity out of stock, or fails with what is left.
@@ -191,7 +213,10 @@ impl MallState {
         self.idempotent(shopper, key, "cancel_order", &order_id, |tx, changes| {
             let mut order = find_order(tx, shopper, order_id)?.order;
             let refund = match order.status {
-                OrderStatus::PendingPayment => None,
+                OrderStatus::PendingPayment => {
+                    self.give_back_coupon(tx, order_id)?;
+                    None
+                }
                 OrderStatus::Paid => Some(Refund {
                     status: RefundStatus::Pending,
                     amount_cents: order.payment.as_ref().map_or(order.total_cents, |p| p.amount_cents),
@@ -217,6 +242,9 @@ impl MallState {
                     order_id
                 ],
             )?;
+            if refund.is_some() {
+                self.take_back_points(tx, shopper, order_id)?;
+            }
             order.refund = refund;
             self.release(tx, changes, &order.items)?;
             append_event(tx, order_id, shopper.as_str(), order.status, None, &rfc3339(self.now()))?;
@@ -339,6 +367,7 @@ impl MallState {
             params![payment.charge_id, order_id, serde_json::to_string(&order)?],
         )?;
         append_event(tx, order_id, shopper.as_str(), order.status, None, &rfc3339(now))?;
+        self.earn_points(tx, shopper, order_id, payment.amount_cents)?;
         tracing::info!(order_id, shopper = %shopper, charge_id = payment.charge_id, "order paid");
         Ok(order)
     }
