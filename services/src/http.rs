@@ -23,6 +23,10 @@ use serde::de::DeserializeOwned;
 
 use crate::api::{IdempotencyKey, MallApi, MallResult, Shopper};
 use crate::error::{ErrorBody, ServiceError};
+use crate::loyalty::{
+    CarStay, Coupon, CouponOrder, MyCoupon, ParkingFee, ParkingPayment, PayParking, Plate, PointsBalance,
+    Redeem, Redemption,
+};
 use crate::models::{
     AddCartItem, Area, Cart, CreateOrder, EventPage, EventQuery, Health, InfoSection, MallEvent,
     MallPromotion, Order, Page, PageRequest, Product, ProductBrief, ProductQuery, Promotion, RecordPayment,
@@ -489,6 +493,121 @@ impl MallApi for HttpMall {
     ) -> MallResult<Product> {
         let body = serde_json::json!({ "sku_id": sku_id, "price_cents": price_cents });
         self.send(self.staff_call(&["api", "staff", "products", product_id, "price"])?.json(&body)?).await
+    }
+
+    async fn parking_fee<'a>(&self, plate: &str, shopper: Option<&'a Shopper>) -> MallResult<ParkingFee> {
+        let call = self.request(Method::GET, &["api", "parking", "fee"])?.query("plate", Some(plate));
+        let call = match shopper {
+            Some(shopper) => call.shopper(shopper)?,
+            None => call,
+        };
+        self.send(call).await
+    }
+
+    async fn pay_parking(
+        &self,
+        shopper: &Shopper,
+        payment: &PayParking,
+        key: Option<IdempotencyKey>,
+    ) -> MallResult<ParkingPayment> {
+        let call = self
+            .request(Method::POST, &["api", "parking", "payments"])?
+            .shopper(shopper)?
+            .key(key)?
+            .json(payment)?;
+        self.send(call).await
+    }
+
+    async fn car_entered(&self, plate: &str, at: Option<String>) -> MallResult<CarStay> {
+        let body = serde_json::json!({ "plate": plate, "entered_at": at });
+        self.send(self.staff_call(&["api", "staff", "parking", "entries"])?.json(&body)?).await
+    }
+
+    async fn car_left(&self, plate: &str) -> MallResult<CarStay> {
+        let body = serde_json::json!({ "plate": plate });
+        self.send(self.staff_call(&["api", "staff", "parking", "exits"])?.json(&body)?).await
+    }
+
+    async fn my_plates(&self, shopper: &Shopper) -> MallResult<Page<Plate>> {
+        self.send(self.request(Method::GET, &["api", "me", "plates"])?.shopper(shopper)?).await
+    }
+
+    async fn add_plate(
+        &self,
+        shopper: &Shopper,
+        plate: &str,
+        key: Option<IdempotencyKey>,
+    ) -> MallResult<Page<Plate>> {
+        let body = serde_json::json!({ "plate": plate });
+        let call =
+            self.request(Method::POST, &["api", "me", "plates"])?.shopper(shopper)?.key(key)?.json(&body)?;
+        self.send(call).await
+    }
+
+    async fn remove_plate(
+        &self,
+        shopper: &Shopper,
+        plate: &str,
+        key: Option<IdempotencyKey>,
+    ) -> MallResult<Page<Plate>> {
+        let call =
+            self.request(Method::DELETE, &["api", "me", "plates", plate])?.shopper(shopper)?.key(key)?;
+        self.send(call).await
+    }
+
+    async fn points(&self, shopper: &Shopper) -> MallResult<PointsBalance> {
+        self.send(self.request(Method::GET, &["api", "points"])?.shopper(shopper)?).await
+    }
+
+    async fn redeem_points(
+        &self,
+        shopper: &Shopper,
+        redeem: &Redeem,
+        key: Option<IdempotencyKey>,
+    ) -> MallResult<Redemption> {
+        let call = self
+            .request(Method::POST, &["api", "points", "redemptions"])?
+            .shopper(shopper)?
+            .key(key)?
+            .json(redeem)?;
+        self.send(call).await
+    }
+
+    async fn list_coupons(&self) -> MallResult<Page<Coupon>> {
+        self.send(self.request(Method::GET, &["api", "coupons"])?).await
+    }
+
+    async fn claim_coupon(
+        &self,
+        shopper: &Shopper,
+        coupon_id: &str,
+        key: Option<IdempotencyKey>,
+    ) -> MallResult<MyCoupon> {
+        let call = self
+            .request(Method::POST, &["api", "coupons", coupon_id, "claim"])?
+            .shopper(shopper)?
+            .key(key)?;
+        self.send(call).await
+    }
+
+    async fn my_coupons(&self, shopper: &Shopper) -> MallResult<Page<MyCoupon>> {
+        self.send(self.request(Method::GET, &["api", "me", "coupons"])?.shopper(shopper)?).await
+    }
+
+    async fn create_order_with_coupon(
+        &self,
+        shopper: &Shopper,
+        order: &CreateOrder,
+        coupon_id: &str,
+        key: Option<IdempotencyKey>,
+    ) -> MallResult<CouponOrder> {
+        let body = serde_json::json!({
+            "cart_id": order.cart_id,
+            "expected_total_cents": order.expected_total_cents,
+            "coupon_id": coupon_id,
+        });
+        let call = self.request(Method::POST, &["api", "orders"])?.shopper(shopper)?.key(key)?.json(&body)?;
+        self.send(call).await
     }
 }
 

@@ -29,6 +29,10 @@ use tracing::Instrument;
 use crate::api::{IdempotencyKey, MallApi, Shopper};
 use crate::error::ServiceError;
 use crate::http::{IDEMPOTENCY_HEADER, SHOPPER_HEADER};
+use crate::loyalty::{
+    CarStay, Coupon, MyCoupon, ParkingFee, ParkingPayment, PayParking, Plate, PointsBalance, Redeem,
+    Redemption,
+};
 use crate::models::{
     AddCartItem, Area, Cart, CreateOrder, EventPage, EventQuery, Health, InfoSection, MallEvent,
     MallPromotion, Order, Page, PageRequest, Product, ProductBrief, ProductQuery, Promotion, RecordPayment,
@@ -179,10 +183,22 @@ fn endpoints() -> Vec<Endpoint> {
         endpoint(Get, "/api/mall/info", mall_info),
         endpoint(Get, "/api/mall/events", mall_events),
         endpoint(Get, "/api/mall/promotions", mall_promotions),
+        endpoint(Get, "/api/parking/fee", parking_fee),
+        endpoint(Post, "/api/parking/payments", pay_parking),
+        endpoint(Get, "/api/me/plates", my_plates),
+        endpoint(Post, "/api/me/plates", add_plate),
+        endpoint(Delete, "/api/me/plates/{plate}", remove_plate),
+        endpoint(Get, "/api/points", points),
+        endpoint(Post, "/api/points/redemptions", redeem_points),
+        endpoint(Get, "/api/coupons", list_coupons),
+        endpoint(Post, "/api/coupons/{id}/claim", claim_coupon),
+        endpoint(Get, "/api/me/coupons", my_coupons),
         staff_endpoint(Post, "/api/staff/orders/{id}/ready", mark_ready),
         staff_endpoint(Post, "/api/staff/orders/{id}/picked-up", mark_picked_up),
         staff_endpoint(Post, "/api/staff/products/{id}/stock", set_stock),
         staff_endpoint(Post, "/api/staff/products/{id}/price", set_price),
+        staff_endpoint(Post, "/api/staff/parking/entries", car_entered),
+        staff_endpoint(Post, "/api/staff/parking/exits", car_left),
     ]
 }
 
@@ -304,9 +320,16 @@ async fn create_order(
     Caller(shopper): Caller,
     IdemKey(key): IdemKey,
     JsonBody(body): JsonBody<CreateOrderBody>,
-) -> Result<(StatusCode, Json<Order>), ApiError> {
+) -> Result<Response, ApiError> {
+    let coupon = body.coupon_id.clone().filter(|c| !c.trim().is_empty());
     let order = body.into_request()?;
-    Ok((StatusCode::CREATED, Json(mall.create_order(&shopper, &order, key).await?)))
+    Ok(match coupon {
+        Some(coupon) => {
+            let placed = mall.create_order_with_coupon(&shopper, &order, &coupon, key).await?;
+            (StatusCode::CREATED, Json(placed)).into_response()
+        }
+        None => (StatusCode::CREATED, Json(mall.create_order(&shopper, &order, key).await?)).into_response(),
+    })
 }
 
 async fn list_orders(
@@ -379,6 +402,94 @@ async fn set_price(
     Ok(Json(mall.set_price(&id, body.sku_id.filter(|s| !s.trim().is_empty()), cents).await?))
 }
 
+async fn parking_fee(
+    State(mall): State<Mall>,
+    MaybeCaller(shopper): MaybeCaller,
+    params: Params,
+) -> ApiResult<ParkingFee> {
+    let plate = params.required_text("plate")?;
+    Ok(Json(mall.parking_fee(&plate, shopper.as_ref()).await?))
+}
+
+async fn pay_parking(
+    State(mall): State<Mall>,
+    Caller(shopper): Caller,
+    IdemKey(key): IdemKey,
+    JsonBody(body): JsonBody<PayParkingBody>,
+) -> ApiResult<ParkingPayment> {
+    let payment = PayParking {
+        plate: required(body.plate, "plate")?,
+        amount_cents: body
+            .amount_cents
+            .ok_or_else(|| invalid("amount_cents", "amount_cents is required (fen)"))?,
+        charge_id: required(body.charge_id, "charge_id")?,
+    };
+    Ok(Json(mall.pay_parking(&shopper, &payment, key).await?))
+}
+
+async fn my_plates(State(mall): State<Mall>, Caller(shopper): Caller) -> ApiResult<Page<Plate>> {
+    Ok(Json(mall.my_plates(&shopper).await?))
+}
+
+async fn add_plate(
+    State(mall): State<Mall>,
+    Caller(shopper): Caller,
+    IdemKey(key): IdemKey,
+    JsonBody(body): JsonBody<PlateBody>,
+) -> ApiResult<Page<Plate>> {
+    let plate = required(body.plate, "plate")?;
+    Ok(Json(mall.add_plate(&shopper, &plate, key).await?))
+}
+
+async fn remove_plate(
+    State(mall): State<Mall>,
+    Caller(shopper): Caller,
+    PathId(plate): PathId,
+    IdemKey(key): IdemKey,
+) -> ApiResult<Page<Plate>> {
+    Ok(Json(mall.remove_plate(&shopper, &plate, key).await?))
+}
+
+async fn points(State(mall): State<Mall>, Caller(shopper): Caller) -> ApiResult<PointsBalance> {
+    Ok(Json(mall.points(&shopper).await?))
+}
+
+async fn redeem_points(
+    State(mall): State<Mall>,
+    Caller(shopper): Caller,
+    IdemKey(key): IdemKey,
+    JsonBody(redeem): JsonBody<Redeem>,
+) -> ApiResult<Redemption> {
+    Ok(Json(mall.redeem_points(&shopper, &redeem, key).await?))
+}
+
+async fn list_coupons(State(mall): State<Mall>) -> ApiResult<Page<Coupon>> {
+    Ok(Json(mall.list_coupons().await?))
+}
+
+async fn claim_coupon(
+    State(mall): State<Mall>,
+    Caller(shopper): Caller,
+    PathId(id): PathId,
+    IdemKey(key): IdemKey,
+) -> ApiResult<MyCoupon> {
+    Ok(Json(mall.claim_coupon(&shopper, &id, key).await?))
+}
+
+async fn my_coupons(State(mall): State<Mall>, Caller(shopper): Caller) -> ApiResult<Page<MyCoupon>> {
+    Ok(Json(mall.my_coupons(&shopper).await?))
+}
+
+async fn car_entered(State(mall): State<Mall>, JsonBody(body): JsonBody<CarEntryBody>) -> ApiResult<CarStay> {
+    let plate = required(body.plate, "plate")?;
+    Ok(Json(mall.car_entered(&plate, body.entered_at.filter(|a| !a.trim().is_empty())).await?))
+}
+
+async fn car_left(State(mall): State<Mall>, JsonBody(body): JsonBody<PlateBody>) -> ApiResult<CarStay> {
+    let plate = required(body.plate, "plate")?;
+    Ok(Json(mall.car_left(&plate).await?))
+}
+
 async fn route_not_found(method: Method, uri: Uri) -> ApiError {
     ServiceError::not_found(format!("no such endpoint: {method} {}", uri.path())).into()
 }
@@ -431,6 +542,30 @@ struct SetPriceBody {
 struct CreateOrderBody {
     cart_id: Option<String>,
     expected_total_cents: Option<i64>,
+    /// A coupon the shopper holds, to take its discount.
+    coupon_id: Option<String>,
+}
+
+/// Body of `POST /api/parking/payments` as sent.
+#[derive(Debug, Deserialize)]
+struct PayParkingBody {
+    plate: Option<String>,
+    amount_cents: Option<i64>,
+    charge_id: Option<String>,
+}
+
+/// Body of `POST /api/me/plates` and `POST /api/staff/parking/exits` as sent.
+#[derive(Debug, Deserialize)]
+struct PlateBody {
+    plate: Option<String>,
+}
+
+/// Body of `POST /api/staff/parking/entries` as sent.
+#[derive(Debug, Deserialize)]
+struct CarEntryBody {
+    plate: Option<String>,
+    /// RFC 3339; now when absent.
+    entered_at: Option<String>,
 }
 
 impl CreateOrderBody {
@@ -525,6 +660,21 @@ impl<S: Send + Sync> FromRequestParts<S> for Caller {
             .filter(|shopper| !shopper.is_empty())
             .ok_or_else(|| unauthorized("the X-Mall-User header must be <platform>:<id> in ASCII"))?;
         Ok(Caller(Shopper(shopper.to_owned())))
+    }
+}
+
+/// The shopper named by `X-Mall-User`, when one is (the parking fee is asked for either way).
+struct MaybeCaller(Option<Shopper>);
+
+impl<S: Send + Sync> FromRequestParts<S> for MaybeCaller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        if parts.headers.contains_key(SHOPPER_HEADER) {
+            Ok(MaybeCaller(Some(Caller::from_request_parts(parts, state).await?.0)))
+        } else {
+            Ok(MaybeCaller(None))
+        }
     }
 }
 
@@ -915,6 +1065,67 @@ mod tests {
         async fn mall_promotions(&self) -> MallResult<Page<MallPromotion>> {
             named("mall_promotions")
         }
+        async fn parking_fee<'a>(&self, _: &str, _: Option<&'a Shopper>) -> MallResult<ParkingFee> {
+            named("parking_fee")
+        }
+        async fn pay_parking(
+            &self,
+            _: &Shopper,
+            _: &PayParking,
+            _: Option<IdempotencyKey>,
+        ) -> MallResult<ParkingPayment> {
+            named("pay_parking")
+        }
+        async fn car_entered(&self, _: &str, _: Option<String>) -> MallResult<CarStay> {
+            named("car_entered")
+        }
+        async fn car_left(&self, _: &str) -> MallResult<CarStay> {
+            named("car_left")
+        }
+        async fn my_plates(&self, _: &Shopper) -> MallResult<Page<Plate>> {
+            named("my_plates")
+        }
+        async fn add_plate(
+            &self,
+            _: &Shopper,
+            _: &str,
+            _: Option<IdempotencyKey>,
+        ) -> MallResult<Page<Plate>> {
+            named("add_plate")
+        }
+        async fn remove_plate(
+            &self,
+            _: &Shopper,
+            _: &str,
+            _: Option<IdempotencyKey>,
+        ) -> MallResult<Page<Plate>> {
+            named("remove_plate")
+        }
+        async fn points(&self, _: &Shopper) -> MallResult<PointsBalance> {
+            named("points")
+        }
+        async fn redeem_points(
+            &self,
+            _: &Shopper,
+            _: &Redeem,
+            _: Option<IdempotencyKey>,
+        ) -> MallResult<Redemption> {
+            named("redeem_points")
+        }
+        async fn list_coupons(&self) -> MallResult<Page<Coupon>> {
+            named("list_coupons")
+        }
+        async fn claim_coupon(
+            &self,
+            _: &Shopper,
+            _: &str,
+            _: Option<IdempotencyKey>,
+        ) -> MallResult<MyCoupon> {
+            named("claim_coupon")
+        }
+        async fn my_coupons(&self, _: &Shopper) -> MallResult<Page<MyCoupon>> {
+            named("my_coupons")
+        }
     }
 
     /// Every route of the contract, a request that reaches it, and the mall method it calls.
@@ -947,10 +1158,27 @@ mod tests {
         ("GET", "/api/mall/info", "", "mall_info"),
         ("GET", "/api/mall/events", "?from=2026-11-28T00:00:00%2B08:00", "mall_events"),
         ("GET", "/api/mall/promotions", "", "mall_promotions"),
+        ("GET", "/api/parking/fee", "?plate=AB1234", "parking_fee"),
+        (
+            "POST",
+            "/api/parking/payments",
+            r#"{"plate":"沪A12345","amount_cents":1000,"charge_id":"ch-1"}"#,
+            "pay_parking",
+        ),
+        ("GET", "/api/me/plates", "", "my_plates"),
+        ("POST", "/api/me/plates", r#"{"plate":"沪A12345"}"#, "add_plate"),
+        ("DELETE", "/api/me/plates/{plate}", "", "remove_plate"),
+        ("GET", "/api/points", "", "points"),
+        ("POST", "/api/points/redemptions", r#"{"for":"coupon","coupon_id":"cp-1"}"#, "redeem_points"),
+        ("GET", "/api/coupons", "", "list_coupons"),
+        ("POST", "/api/coupons/{id}/claim", "", "claim_coupon"),
+        ("GET", "/api/me/coupons", "", "my_coupons"),
         ("POST", "/api/staff/orders/{id}/ready", "", "mark_ready"),
         ("POST", "/api/staff/orders/{id}/picked-up", "", "mark_picked_up"),
         ("POST", "/api/staff/products/{id}/stock", r#"{"sku_id":"k1","stock":3}"#, "set_stock"),
         ("POST", "/api/staff/products/{id}/price", r#"{"price_cents":39900}"#, "set_price"),
+        ("POST", "/api/staff/parking/entries", r#"{"plate":"沪A12345"}"#, "car_entered"),
+        ("POST", "/api/staff/parking/exits", r#"{"plate":"沪A12345"}"#, "car_left"),
     ];
 
     #[test]
@@ -966,7 +1194,7 @@ mod tests {
     async fn every_route_reaches_its_mall_method() {
         let server = TestServer::start(NamingMall, None).await;
         for (method, path, extra, expected) in ROUTE_CASES {
-            let path = path.replace("{id}", "x1").replace("{item_id}", "i1");
+            let path = path.replace("{id}", "x1").replace("{item_id}", "i1").replace("{plate}", "AB1234");
             let method = Method::from_bytes(method.as_bytes()).unwrap();
             let request = match extra.strip_prefix('?') {
                 Some(query) => server.request(method.clone(), &format!("{path}?{query}")),
