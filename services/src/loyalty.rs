@@ -529,6 +529,7 @@ pub struct CouponOrder {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     fn accepted() -> Vec<String> {

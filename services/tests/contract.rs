@@ -804,6 +804,17 @@ lifecycle_suite!(
     the_fourth_open_order_is_refused,
     events_come_oldest_first_and_resume_after_the_cursor,
     staff_mark_a_paid_order_ready_then_picked_up,
+    the_parking_fee_counts_free_time_earned_by_spending_today,
+    plates_in_any_spelling_are_one_and_foreign_plates_are_taken_as_configured,
+    a_plate_with_no_car_inside_is_not_found,
+    a_parking_fee_is_paid_once_and_a_changed_fee_is_refused,
+    points_are_earned_on_payment_and_taken_back_on_cancel,
+    redeeming_more_points_than_held_is_refused_and_points_buy_parking_once,
+    a_coupon_is_claimed_once_per_shopper_while_any_are_left,
+    an_expired_coupon_is_refused,
+    a_coupon_below_its_minimum_spend_is_refused_and_nothing_is_ordered,
+    an_order_with_a_coupon_shows_the_discount_and_a_cancel_gives_the_coupon_back,
+    a_mall_without_a_car_park_points_or_coupons_says_so,
 );
 
 mod suite {
@@ -813,9 +824,10 @@ mod suite {
     use std::time::Duration;
 
     use services::{
-        AddCartItem, Cart, CreateOrder, EmbeddedMall, EventQuery, IdempotencyKey, InfoSection, MallApi,
-        Order, OrderPolicy, OrderStatus, PageRequest, Product, ProductBrief, ProductQuery, RecordPayment,
-        Refund, RefundStatus, ServiceError, Shopper, Sku, StoreQuery,
+        AddCartItem, Cart, Coupon, CreateOrder, EmbeddedMall, EventQuery, IdempotencyKey, InfoSection,
+        LoyaltyRules, MallApi, Order, OrderPolicy, OrderStatus, Page, PageRequest, PayParking, PointsBalance,
+        Product, ProductBrief, ProductQuery, RecordPayment, Redeem, Refund, RefundStatus, ServiceError,
+        Shopper, Sku, StoreQuery,
     };
 
     use crate::common::{Running, STAFF_KEY, client_for, mall_server};
@@ -1550,4 +1562,393 @@ mod suite {
         assert_eq!(mall.get_order(&who, &order.order_id).await.unwrap().status, OrderStatus::Completed);
         assert!(matches!(mall.mark_ready("o-none").await, Err(ServiceError::NotFound { .. })));
     }
+
+    // ------------------------------------------------------------------ parking, points, coupons
+
+    /// An instant `seconds` ago on the mall's clock, in RFC 3339.
+    fn ago(seconds: i64) -> String {
+        services::rfc3339(services::clock::now_unix() - seconds)
+    }
+
+    /// `who`'s cart holds one item of at least `min_cents` (of `store` when given); its price.
+    async fn cart_of_at_least(mall: &Mall, who: &Shopper, min_cents: i64, store: Option<&str>) -> i64 {
+        for brief in all_products(mall).await {
+            if store.is_some_and(|s| s != brief.store_id) || !brief.in_stock {
+                continue;
+            }
+            let product = mall.get_product(&brief.id).await.unwrap();
+            let choice = if product.skus.is_empty() {
+                (brief.price_cents >= min_cents).then_some((None, brief.price_cents))
+            } else {
+                product
+                    .skus
+                    .iter()
+                    .find(|s| s.stock >= 1 && s.price_cents >= min_cents)
+                    .map(|s| (Some(s.sku_id.clone()), s.price_cents))
+            };
+            if let Some((sku_id, price)) = choice {
+                let item = AddCartItem { product_id: brief.id.clone(), sku_id, quantity: 1 };
+                mall.add_cart_item(who, &item, None).await.unwrap();
+                return price;
+            }
+        }
+        panic!("the demo mall needs a product of at least {min_cents} fen in stock");
+    }
+
+    /// `who` orders and pays one item of at least `min_cents`; the paid order.
+    async fn paid_order_of_at_least(mall: &Mall, who: &Shopper, min_cents: i64, charge: &str) -> Order {
+        cart_of_at_least(mall, who, min_cents, None).await;
+        let order = order_cart(mall, who, None).await;
+        mall.pay_order(who, &order.order_id, &paying(&order, charge), None).await.unwrap()
+    }
+
+    pub async fn the_parking_fee_counts_free_time_earned_by_spending_today(mall: Mall, _: EmbeddedMall) {
+        let who = shopper(70);
+        let entered = ago(3 * 3600 + 10 * 60);
+        mall.car_entered("沪A12345", Some(entered.clone())).await.unwrap();
+
+        let fee = mall.parking_fee("沪A12345", None).await.unwrap();
+        assert_eq!(fee.entered_at, entered);
+        assert!((190..=191).contains(&fee.minutes_parked), "{fee:?}");
+        // 30 minutes free, then 2 h 40 min: three started hours at ¥10.
+        assert_eq!((fee.gross_cents, fee.paid_cents, fee.due_cents, fee.grace_minutes), (3000, 0, 3000, 15));
+        assert_eq!(
+            fee.free.iter().map(|f| (f.reason.as_str(), f.minutes)).collect::<Vec<_>>(),
+            [("FIRST_MINUTES", 30)]
+        );
+        assert_eq!(
+            mall.parking_fee("沪A12345", Some(&who)).await.unwrap().due_cents,
+            3000,
+            "nothing spent yet"
+        );
+
+        let order = paid_order_of_at_least(&mall, &who, 20_000, "ch-70").await;
+        let fee = mall.parking_fee("沪A12345", Some(&who)).await.unwrap();
+        let spending = fee.free.iter().find(|f| f.reason == "SPENDING").expect("spending earns free time");
+        assert_eq!(spending.minutes, if order.total_cents >= 50_000 { 240 } else { 120 });
+        assert!(spending.detail.contains("spent today"), "{spending:?}");
+        assert_eq!(fee.gross_cents, 3000);
+        assert_eq!(fee.due_cents, if order.total_cents >= 50_000 { 0 } else { 1000 }, "{fee:?}");
+        assert_eq!(
+            mall.parking_fee("沪A12345", Some(&shopper(71))).await.unwrap().due_cents,
+            3000,
+            "another shopper's spending"
+        );
+    }
+
+    pub async fn plates_in_any_spelling_are_one_and_foreign_plates_are_taken_as_configured(
+        mall: Mall,
+        _: EmbeddedMall,
+    ) {
+        let stay = mall.car_entered("沪a 12345", Some(ago(3600))).await.unwrap();
+        assert_eq!(stay.plate, "沪A12345");
+        for spelling in ["沪A·12345", "沪a 12345", "沪A12345", "沪A-12345"] {
+            let fee = mall.parking_fee(spelling, None).await.unwrap();
+            assert_eq!((fee.plate.as_str(), fee.entered_at.as_str()), ("沪A12345", stay.entered_at.as_str()));
+        }
+        let green = mall.car_entered("沪AD12345", None).await.unwrap();
+        assert_eq!(green.plate, "沪AD12345");
+        let hong_kong = mall.car_entered("ab 1234", None).await.unwrap();
+        assert_eq!(hong_kong.plate, "AB1234");
+        assert_eq!(
+            mall.parking_fee("AB-1234", None).await.unwrap().due_cents,
+            0,
+            "inside for under 30 minutes"
+        );
+        let error = mall.car_entered("粤Z·1234澳", None).await.unwrap_err();
+        assert_eq!(field_of(&error), Some("plate"), "{error:?}");
+        assert!(error.to_string().contains("mainland, new_energy, hong_kong"), "{error}");
+
+        let who = shopper(72);
+        for spelling in ["沪A·12345", "沪a 12345"] {
+            mall.add_plate(&who, spelling, None).await.unwrap();
+        }
+        let plates = mall.add_plate(&who, "沪AD12345", None).await.unwrap();
+        let kinds: Vec<_> = plates.items.iter().map(|p| (p.plate.as_str(), p.kind.as_str())).collect();
+        assert_eq!(kinds, [("沪A12345", "mainland"), ("沪AD12345", "new_energy")]);
+        mall.add_plate(&who, "AB1234", None).await.unwrap();
+        let error = mall.add_plate(&who, "CD5678", None).await.unwrap_err();
+        assert!(matches!(error, ServiceError::TooManyPlates { .. }), "{error:?}");
+        let left = mall.remove_plate(&who, "沪a·12345", None).await.unwrap();
+        assert_eq!(left.total, 2);
+        assert_eq!(mall.my_plates(&who).await.unwrap(), left);
+        assert!(mall.my_plates(&shopper(73)).await.unwrap().items.is_empty());
+    }
+
+    pub async fn a_plate_with_no_car_inside_is_not_found(mall: Mall, _: EmbeddedMall) {
+        let error = mall.parking_fee("沪B 99999", None).await.unwrap_err();
+        let ServiceError::NotFound { message } = &error else { panic!("expected NotFound: {error:?}") };
+        assert_eq!(message, "no car with plate 沪B99999 is in the car park");
+        mall.car_entered("沪B99999", None).await.unwrap();
+        mall.car_left("沪B99999").await.unwrap();
+        assert!(matches!(mall.parking_fee("沪B99999", None).await, Err(ServiceError::NotFound { .. })));
+        assert!(matches!(mall.car_left("沪B99999").await, Err(ServiceError::NotFound { .. })));
+    }
+
+    pub async fn a_parking_fee_is_paid_once_and_a_changed_fee_is_refused(mall: Mall, embedded: EmbeddedMall) {
+        let who = shopper(74);
+        mall.car_entered("京N·88888", Some(ago(2 * 3600))).await.unwrap();
+        let due = mall.parking_fee("京N88888", Some(&who)).await.unwrap().due_cents;
+        assert_eq!(due, 2000);
+
+        let pay = |amount_cents, charge: &str| PayParking {
+            plate: "京N88888".into(),
+            amount_cents,
+            charge_id: charge.into(),
+        };
+        let error = mall.pay_parking(&who, &pay(1500, "ch-p1"), None).await.unwrap_err();
+        assert_eq!(
+            error,
+            ServiceError::FeeChanged {
+                due_cents: 2000,
+                message: "the fee due for 京N88888 is ¥20 now, not ¥15".into()
+            }
+        );
+        let paid = mall.pay_parking(&who, &pay(2000, "ch-p1"), key("pp-1")).await.unwrap();
+        assert_eq!((paid.plate.as_str(), paid.amount_cents), ("京N88888", 2000));
+        let again = mall.pay_parking(&who, &pay(2000, "ch-p1"), None).await.unwrap();
+        assert_eq!(again, paid, "the same charge is one payment");
+        let error = mall.pay_parking(&who, &pay(2000, "ch-p2"), None).await.unwrap_err();
+        assert!(
+            matches!(&error, ServiceError::AlreadyPaid { message } if message.contains(&paid.leave_by)),
+            "{error:?}"
+        );
+
+        let fee = mall.parking_fee("京N88888", Some(&who)).await.unwrap();
+        assert_eq!(
+            (fee.paid_cents, fee.due_cents, fee.leave_by.as_deref()),
+            (2000, 0, Some(paid.leave_by.as_str()))
+        );
+        // Still there 20 minutes after paying: the time since is charged.
+        embedded.advance_clock(20 * MINUTE);
+        let late = mall.parking_fee("京N88888", Some(&who)).await.unwrap();
+        assert_eq!((late.due_cents, late.leave_by), (1000, None));
+    }
+
+    pub async fn points_are_earned_on_payment_and_taken_back_on_cancel(mall: Mall, _: EmbeddedMall) {
+        let who = shopper(75);
+        assert_eq!(mall.points(&who).await.unwrap(), PointsBalance { balance: 0, changes: vec![] });
+        let (order, ..) = one_order(&mall, &who).await;
+        let earned = order.total_cents / 100;
+        assert!(earned > 0, "{order:?}");
+        assert_eq!(mall.points(&who).await.unwrap().balance, 0, "an unpaid order earns nothing");
+        mall.pay_order(&who, &order.order_id, &paying(&order, "ch-75"), None).await.unwrap();
+        mall.pay_order(&who, &order.order_id, &paying(&order, "ch-75"), None).await.unwrap();
+        let points = mall.points(&who).await.unwrap();
+        assert_eq!(points.balance, earned, "one payment, once: {points:?}");
+        assert_eq!(
+            (
+                points.changes[0].reason.as_str(),
+                points.changes[0].order_id.as_deref(),
+                points.changes[0].amount
+            ),
+            ("ORDER_PAID", Some(order.order_id.as_str()), earned)
+        );
+
+        mall.cancel_order(&who, &order.order_id, None).await.unwrap();
+        let points = mall.points(&who).await.unwrap();
+        assert_eq!(points.balance, 0);
+        let changes: Vec<_> = points.changes.iter().map(|c| (c.reason.as_str(), c.amount)).collect();
+        assert_eq!(changes, [("ORDER_REFUNDED", -earned), ("ORDER_PAID", earned)]);
+    }
+
+    pub async fn redeeming_more_points_than_held_is_refused_and_points_buy_parking_once(
+        mall: Mall,
+        _: EmbeddedMall,
+    ) {
+        let who = shopper(76);
+        mall.car_entered("沪C12345", Some(ago(3 * 3600))).await.unwrap();
+        let hour = Redeem::Parking { plate: "沪C 12345".into(), hours: 1 };
+        let error = mall.redeem_points(&who, &hour, None).await.unwrap_err();
+        assert!(matches!(error, ServiceError::NotEnoughPoints { balance: 0, .. }), "{error:?}");
+        let coupon = Redeem::Coupon { coupon_id: "cp-points-30".into() };
+        assert!(matches!(
+            mall.redeem_points(&who, &coupon, None).await,
+            Err(ServiceError::NotEnoughPoints { .. })
+        ));
+
+        let order = paid_order_of_at_least(&mall, &who, 10_000, "ch-76").await;
+        let before = mall.parking_fee("沪C12345", Some(&who)).await.unwrap().due_cents;
+        let balance = order.total_cents / 100;
+        let given = mall.redeem_points(&who, &hour, key("redeem-76")).await.unwrap();
+        assert_eq!(
+            (given.points_spent, given.balance, given.parking_minutes),
+            (100, balance - 100, Some(60))
+        );
+        let replay = mall.redeem_points(&who, &hour, key("redeem-76")).await.unwrap();
+        assert_eq!(replay, given, "the same key redeems once");
+        assert_eq!(mall.points(&who).await.unwrap().balance, balance - 100);
+        let fee = mall.parking_fee("沪C12345", Some(&who)).await.unwrap();
+        assert!(fee.free.iter().any(|f| f.reason == "POINTS" && f.minutes == 60), "{fee:?}");
+        assert_eq!(fee.due_cents, (before - 1000).max(0));
+    }
+
+    pub async fn a_coupon_is_claimed_once_per_shopper_while_any_are_left(mall: Mall, _: EmbeddedMall) {
+        let lucky = |coupons: &Page<Coupon>| {
+            coupons.items.iter().find(|c| c.coupon_id == "cp-lucky-5").cloned().unwrap()
+        };
+        let listed = lucky(&mall.list_coupons().await.unwrap());
+        assert_eq!((listed.total, listed.left, listed.per_shopper), (5, 5, 1));
+        assert!(!listed.title.is_empty() && !listed.title_en.is_empty());
+
+        let first = mall.claim_coupon(&shopper(80), "cp-lucky-5", key("claim-80")).await.unwrap();
+        assert_eq!((first.status.as_str(), first.coupon.left), ("AVAILABLE", 4));
+        assert_eq!(mall.claim_coupon(&shopper(80), "cp-lucky-5", key("claim-80")).await.unwrap(), first);
+        let error = mall.claim_coupon(&shopper(80), "cp-lucky-5", None).await.unwrap_err();
+        assert!(
+            matches!(&error, ServiceError::CouponUnavailable { message } if message.contains("one per shopper")),
+            "{error:?}"
+        );
+        for id in 81..85 {
+            mall.claim_coupon(&shopper(id), "cp-lucky-5", None).await.unwrap();
+        }
+        let error = mall.claim_coupon(&shopper(85), "cp-lucky-5", None).await.unwrap_err();
+        assert!(
+            matches!(&error, ServiceError::CouponUnavailable { message } if message.contains("all 5")),
+            "{error:?}"
+        );
+        assert_eq!(lucky(&mall.list_coupons().await.unwrap()).left, 0);
+        let mine = mall.my_coupons(&shopper(80)).await.unwrap();
+        assert_eq!(
+            mine.items.iter().map(|c| c.coupon.coupon_id.as_str()).collect::<Vec<_>>(),
+            ["cp-lucky-5"]
+        );
+        assert!(mall.my_coupons(&shopper(85)).await.unwrap().items.is_empty());
+        assert!(matches!(
+            mall.claim_coupon(&shopper(80), "cp-none", None).await,
+            Err(ServiceError::NotFound { .. })
+        ));
+    }
+
+    pub async fn an_expired_coupon_is_refused(mall: Mall, embedded: EmbeddedMall) {
+        let mut rules = LoyaltyRules::demo();
+        let mut old = rules.coupons[0].clone();
+        old.coupon_id = "cp-yesterday".into();
+        old.valid_from = ago(10 * 86_400);
+        old.valid_to = ago(86_400);
+        rules.coupons.push(old.clone());
+        embedded.set_loyalty(Some(rules)).unwrap();
+        let error = mall.claim_coupon(&shopper(86), "cp-yesterday", None).await.unwrap_err();
+        assert_eq!(
+            error,
+            ServiceError::CouponUnavailable {
+                message: format!("coupon cp-yesterday expired at {}", old.valid_to)
+            }
+        );
+    }
+
+    pub async fn a_coupon_below_its_minimum_spend_is_refused_and_nothing_is_ordered(
+        mall: Mall,
+        _: EmbeddedMall,
+    ) {
+        let who = shopper(87);
+        mall.claim_coupon(&who, "cp-mall-50", None).await.unwrap();
+        let (product, sku) = one_stocked(&mall).await;
+        let cart = add(&mall, &who, &product, &sku, 1).await;
+        assert!(cart.total_cents < 30_000, "{cart:?}");
+        let request =
+            CreateOrder { cart_id: cart.cart_id.clone(), expected_total_cents: Some(cart.total_cents) };
+        let error = mall.create_order_with_coupon(&who, &request, "cp-mall-50", None).await.unwrap_err();
+        let ServiceError::CouponNotApplicable { message } = &error else { panic!("{error:?}") };
+        assert!(message.starts_with("coupon cp-mall-50 needs ¥300 spent; this order has ¥"), "{message}");
+        assert_eq!(mall.get_cart(&who).await.unwrap(), cart, "the cart is kept");
+        assert_eq!(mall.list_orders(&who, PageRequest::default()).await.unwrap().total, 0);
+        let unclaimed = mall.create_order_with_coupon(&who, &request, "cp-lucky-5", None).await.unwrap_err();
+        assert!(
+            matches!(&unclaimed, ServiceError::CouponNotApplicable { message } if message.contains("not claimed")),
+            "{unclaimed:?}"
+        );
+    }
+
+    pub async fn an_order_with_a_coupon_shows_the_discount_and_a_cancel_gives_the_coupon_back(
+        mall: Mall,
+        _: EmbeddedMall,
+    ) {
+        let who = shopper(88);
+        mall.claim_coupon(&who, "cp-mall-50", None).await.unwrap();
+        let price = cart_of_at_least(&mall, &who, 30_000, None).await;
+        let cart = mall.get_cart(&who).await.unwrap();
+        let request =
+            CreateOrder { cart_id: cart.cart_id.clone(), expected_total_cents: Some(cart.total_cents) };
+        let placed = mall
+            .create_order_with_coupon(&who, &request, "cp-mall-50", key("coupon-order-88"))
+            .await
+            .unwrap();
+        assert_eq!(
+            (
+                placed.coupon_id.as_str(),
+                placed.subtotal_cents,
+                placed.discount_cents,
+                placed.order.total_cents
+            ),
+            ("cp-mall-50", price, 5000, price - 5000)
+        );
+        assert_eq!(mall.get_order(&who, &placed.order.order_id).await.unwrap().total_cents, price - 5000);
+        let mine = mall.my_coupons(&who).await.unwrap().items.remove(0);
+        assert_eq!(
+            (mine.status.as_str(), mine.order_id.as_deref()),
+            ("USED", Some(placed.order.order_id.as_str()))
+        );
+        let replay = mall
+            .create_order_with_coupon(&who, &request, "cp-mall-50", key("coupon-order-88"))
+            .await
+            .unwrap();
+        assert_eq!(replay, placed, "the same key places one order");
+
+        mall.cancel_order(&who, &placed.order.order_id, None).await.unwrap();
+        let mine = mall.my_coupons(&who).await.unwrap().items.remove(0);
+        assert_eq!((mine.status.as_str(), mine.order_id), ("AVAILABLE", None));
+    }
+
+    pub async fn a_mall_without_a_car_park_points_or_coupons_says_so(mall: Mall, embedded: EmbeddedMall) {
+        embedded.set_loyalty(None).unwrap();
+        let error = mall.parking_fee("沪A12345", None).await.unwrap_err();
+        assert_eq!(error, ServiceError::NotSupported { message: "this mall has no car park".into() });
+        assert!(matches!(mall.points(&shopper(89)).await, Err(ServiceError::NotSupported { .. })));
+        assert!(matches!(mall.list_coupons().await, Err(ServiceError::NotSupported { .. })));
+    }
+}
+
+/// 1 000 shoppers claim a coupon of 100 at once through two malls on one database file (two
+/// bot instances): exactly 100 get one, the rest hear that none are left.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_hundred_coupons_go_to_exactly_a_hundred_of_a_thousand_shoppers_across_two_instances() {
+    use services::{EmbeddedMall, MallApi, ServiceError, Shopper};
+
+    let dir = std::env::temp_dir().join(format!("mallbot-coupon-race-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("mall.db");
+    let _ = std::fs::remove_file(&path);
+    let first = EmbeddedMall::open(&path).unwrap();
+    let second = EmbeddedMall::open(&path).unwrap();
+    let claims = (0..1000).map(|i| {
+        let mall = if i % 2 == 0 { first.clone() } else { second.clone() };
+        tokio::spawn(async move {
+            mall.claim_coupon(&Shopper::new("telegram", 10_000 + i), "cp-mall-50", None).await
+        })
+    });
+    let mut won = 0;
+    for claim in claims.collect::<Vec<_>>() {
+        match claim.await.unwrap() {
+            Ok(_) => won += 1,
+            Err(ServiceError::CouponUnavailable { message }) => {
+                assert!(message.contains("all 100"), "{message}")
+            }
+            Err(other) => panic!("a claim failed otherwise: {other:?}"),
+        }
+    }
+    assert_eq!(won, 100);
+    for mall in [&first, &second] {
+        let left = mall
+            .list_coupons()
+            .await
+            .unwrap()
+            .items
+            .into_iter()
+            .find(|c| c.coupon_id == "cp-mall-50")
+            .unwrap();
+        assert_eq!((left.total, left.left), (100, 0));
+    }
+    drop((first, second));
+    let _ = std::fs::remove_dir_all(&dir);
 }

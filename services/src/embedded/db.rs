@@ -53,7 +53,10 @@ CREATE TABLE IF NOT EXISTS orders (
     expires_at      INTEGER,        -- Unix seconds; when an unpaid order expires
     payment         TEXT,           -- JSON of the contract's Payment, once paid
     refund_status   TEXT,           -- PENDING or DONE, for a cancelled paid order
-    refund_cents    INTEGER
+    refund_cents    INTEGER,
+    coupon_id       TEXT,           -- the coupon whose discount the order took
+    subtotal_cents  INTEGER,        -- the items' total before that discount
+    discount_cents  INTEGER
 );
 CREATE INDEX IF NOT EXISTS orders_by_shopper ON orders (shopper, seq);
 
@@ -204,7 +207,7 @@ fn migrate(conn: &Connection) -> Result<(), rusqlite::Error> {
     let mut added_expiry = false;
     for (column, definition) in ORDER_COLUMNS_ADDED {
         if !existing.iter().any(|c| c == column) {
-            conn.execute_batch(&format!("ALTER TABLE orders ADD COLUMN {column} {definition}"))?;
+            add_column(conn, "orders", column, definition)?;
             tracing::info!(column, "embedded mall: added a column to orders");
             added_expiry |= *column == "expires_at";
         }
@@ -231,6 +234,14 @@ fn migrate(conn: &Connection) -> Result<(), rusqlite::Error> {
         }
     }
     conn.execute_batch(INDEXES)
+}
+
+/// Adds a column, unless another process opening the same database added it meanwhile.
+fn add_column(conn: &Connection, table: &str, column: &str, definition: &str) -> Result<(), rusqlite::Error> {
+    match conn.execute_batch(&format!("ALTER TABLE {table} ADD COLUMN {column} {definition}")) {
+        Err(e) if e.to_string().contains("duplicate column name") => Ok(()),
+        done => done,
+    }
 }
 
 /// What can fail inside a mall operation: an answer for the shopper, or the storage.
