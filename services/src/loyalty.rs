@@ -29,9 +29,9 @@ pub struct Tariff {
     pub grace_minutes: u32,
     /// Free time earned by spending today (paid orders of the shopper), best tier applies.
     pub spending_tiers: Vec<SpendingTier>,
-    /// The plates the car park takes: `mainland`, `new_energy`, `hong_kong`, `macau`, or a
-    /// pattern of `L` (letter), `D` (digit), `X` (letter or digit), `C` (a Chinese character)
-    /// and literal characters, e.g. `LLDDDD`.
+    /// The plates the car park takes: `mainland`, `new_energy`, `hong_kong`, `macau`, or
+    /// `pattern:` followed by `L` (letter), `D` (digit), `X` (letter or digit), `C` (a Chinese
+    /// character) and literal characters, e.g. `pattern:CLXXXX港`.
     pub plates: Vec<String>,
     /// The mall's UTC offset in minutes, which tells when "today" starts (480: +08:00).
     pub utc_offset_minutes: i32,
@@ -170,7 +170,7 @@ impl LoyaltyRules {
         for pattern in &t.plates {
             if PlatePattern::parse(pattern).is_none() {
                 out.push(format!(
-                    "tariff.plates: `{pattern}` is neither mainland, new_energy, hong_kong, macau nor a pattern of L, D, X, C"
+                    "tariff.plates: `{pattern}` is neither mainland, new_energy, hong_kong, macau nor pattern: followed by L, D, X, C and literal characters"
                 ));
             }
         }
@@ -226,8 +226,13 @@ impl PlatePattern {
             "new_energy" => PlatePattern::NewEnergy,
             "hong_kong" => PlatePattern::HongKong,
             "macau" => PlatePattern::Macau,
-            "" => return None,
-            other => PlatePattern::Custom(normalize_text(other).chars().collect()),
+            other => {
+                let pattern = normalize_text(other.strip_prefix("pattern:")?);
+                if pattern.is_empty() {
+                    return None;
+                }
+                PlatePattern::Custom(pattern.chars().collect())
+            }
         })
     }
 
@@ -237,7 +242,7 @@ impl PlatePattern {
             PlatePattern::NewEnergy => "new_energy".into(),
             PlatePattern::HongKong => "hong_kong".into(),
             PlatePattern::Macau => "macau".into(),
-            PlatePattern::Custom(chars) => chars.iter().collect(),
+            PlatePattern::Custom(chars) => format!("pattern:{}", chars.iter().collect::<String>()),
         }
     }
 
@@ -292,7 +297,7 @@ fn normalize_text(text: &str) -> String {
 pub struct Plate {
     /// Normalised: `沪A12345`.
     pub plate: String,
-    /// `mainland`, `new_energy`, `hong_kong`, `macau` or the mall's own pattern.
+    /// `mainland`, `new_energy`, `hong_kong`, `macau` or the mall's own `pattern:…`.
     pub kind: String,
 }
 
@@ -550,7 +555,10 @@ mod tests {
         assert!(normalize_plate("ABCDEFGHJ", &accepted()).is_err());
         let macau = normalize_plate("MA-12-34", &["macau".to_owned()]).unwrap();
         assert_eq!((macau.plate.as_str(), macau.kind.as_str()), ("MA1234", "macau"));
-        assert_eq!(normalize_plate("粤Z1234港", &["CLXXXXC".to_owned()]).unwrap().plate, "粤Z1234港");
+        assert_eq!(
+            normalize_plate("粤Z1234港", &["pattern:CLXXXX港".to_owned()]).unwrap().plate,
+            "粤Z1234港"
+        );
     }
 
     #[test]

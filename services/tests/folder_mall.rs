@@ -367,3 +367,39 @@ async fn the_demos_json_shape_is_a_folder_too() {
     assert!(line.contains("at `products[0].price_cents`"), "{line}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test]
+async fn the_example_mall_reads_its_tariff_points_rule_and_coupons_from_loyalty_json() {
+    let mall = EmbeddedMall::open_folder(riverside(), None).expect("the example mall has no mistakes");
+    let coupons = mall.list_coupons().await.unwrap();
+    let ids: Vec<_> = coupons.items.iter().map(|c| (c.coupon_id.as_str(), c.left)).collect();
+    assert_eq!(ids, [("rv-welcome-20", 500), ("rv-asics-150", 50), ("rv-tea-5", 300)]);
+    assert_eq!(coupons.items[1].store_ids, ["s-asics"]);
+
+    // Its own tariff: 15 minutes free, then ¥8 an hour; Macau plates taken too.
+    let entered = services::rfc3339(services::clock::now_unix() - 75 * 60);
+    mall.car_entered("川A·12345", Some(entered)).await.unwrap();
+    let fee = mall.parking_fee("川a12345", None).await.unwrap();
+    assert_eq!((fee.gross_cents, fee.due_cents, fee.grace_minutes), (800, 800, 20));
+    assert_eq!(mall.car_entered("MA-12-34", None).await.unwrap().plate, "MA1234");
+}
+
+#[test]
+fn mistakes_in_loyalty_json_are_located() {
+    let dir = copy_of_riverside("loyalty");
+    edit(&dir, "loyalty.json", "\"unit_minutes\": 60", "\"unit_minutes\": \"an hour\"");
+    let errors = read_folder(&dir).expect_err("refused");
+    let line = errors[0].to_string();
+    assert!(line.starts_with("loyalty.json:"), "{line}");
+    assert!(line.contains("at `tariff.unit_minutes`"), "{line}");
+
+    edit(&dir, "loyalty.json", "\"unit_minutes\": \"an hour\"", "\"unit_minutes\": 60");
+    edit(&dir, "loyalty.json", "[\"s-asics\"]", "[\"s-nowhere\"]");
+    edit(&dir, "loyalty.json", "\"macau\"", "\"atlantis\"");
+    let lines: Vec<String> =
+        read_folder(&dir).expect_err("refused").iter().map(ToString::to_string).collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(lines.iter().any(|l| l.contains("`atlantis`")), "{lines:?}");
+    assert!(lines.iter().any(|l| l.contains("coupon rv-asics-150 names store `s-nowhere`")), "{lines:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

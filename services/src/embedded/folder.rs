@@ -51,6 +51,9 @@ pub struct FolderMall {
     pub(crate) catalog: CatalogData,
     /// The mall's information and events (`info.json`), when the folder has them.
     pub(crate) info: Option<InfoData>,
+    /// The car park's tariff, the points rule and the coupons (`loyalty.json`), when the
+    /// folder has them.
+    pub(crate) loyalty: Option<crate::loyalty::LoyaltyRules>,
     /// Where each store was defined (file, row), for checks against the map.
     pub store_rows: HashMap<String, (String, usize)>,
 }
@@ -75,6 +78,7 @@ pub fn read_folder(dir: &Path) -> Result<FolderMall, Vec<DataError>> {
     }
     let mut errors = Vec::new();
     let info = read_info(dir, &mut errors);
+    let loyalty = read_loyalty(dir, &mut errors);
     check_own_workbook(dir, &mut errors);
     let json = match super::limits::inside(dir, "mall.json") {
         Ok(json) => json.filter(|p| p.is_file()),
@@ -109,7 +113,20 @@ pub fn read_folder(dir: &Path) -> Result<FolderMall, Vec<DataError>> {
         (Some(builder.data), rows)
     };
     let Some(catalog) = catalog else { return Err(errors) };
-    if errors.is_empty() { Ok(FolderMall { catalog, info, store_rows }) } else { Err(errors) }
+    for coupon in loyalty.iter().flat_map(|l| &l.coupons) {
+        for store in &coupon.store_ids {
+            if !catalog.stores.iter().any(|s| &s.store.id == store) {
+                errors.push(DataError::file(
+                    LOYALTY_FILE,
+                    format!(
+                        "coupon {} names store `{store}`, which the mall does not have",
+                        coupon.coupon_id
+                    ),
+                ));
+            }
+        }
+    }
+    if errors.is_empty() { Ok(FolderMall { catalog, info, loyalty, store_rows }) } else { Err(errors) }
 }
 
 impl FolderMall {
@@ -118,6 +135,11 @@ impl FolderMall {
     pub fn build(&self) -> Result<Catalog, Vec<DataError>> {
         Catalog::from_data(self.catalog.clone())
             .map_err(|e| vec![DataError::file("the catalog", e.to_string())])
+    }
+
+    /// The car park's tariff, points rule and coupons, taken out (`loyalty.json`).
+    pub(crate) fn take_loyalty(&mut self) -> Option<crate::loyalty::LoyaltyRules> {
+        self.loyalty.take()
     }
 
     /// Indexes the mall, taking its data (no copy).
@@ -184,6 +206,46 @@ fn read_json(path: &Path) -> Result<CatalogData, DataError> {
             message: format!("at `{}`: {inner}", e.path()),
         }
     })
+}
+
+/// The file of a folder mall's car park tariff, points rule and coupons.
+pub const LOYALTY_FILE: &str = "loyalty.json";
+
+/// The car park's tariff, the points rule and the coupons (`loyalty.json`), checked.
+fn read_loyalty(dir: &Path, errors: &mut Vec<DataError>) -> Option<crate::loyalty::LoyaltyRules> {
+    let path = match super::limits::inside(dir, LOYALTY_FILE) {
+        Ok(Some(path)) if path.is_file() => path,
+        Ok(_) => return None,
+        Err(e) => {
+            errors.push(e);
+            return None;
+        }
+    };
+    let text = match read_text(&path, LOYALTY_FILE) {
+        Ok(text) => text,
+        Err(e) => {
+            errors.push(e);
+            return None;
+        }
+    };
+    let mut de = serde_json::Deserializer::from_str(&text);
+    match serde_path_to_error::deserialize::<_, crate::loyalty::LoyaltyRules>(&mut de) {
+        Ok(rules) => {
+            // Kept even with mistakes, so that its coupons' stores are checked too.
+            errors.extend(rules.mistakes().into_iter().map(|m| DataError::file(LOYALTY_FILE, m)));
+            Some(rules)
+        }
+        Err(e) => {
+            let inner = e.inner();
+            errors.push(DataError {
+                file: LOYALTY_FILE.into(),
+                row: Some(inner.line()),
+                column: None,
+                message: format!("at `{}`: {inner}", e.path()),
+            });
+            None
+        }
+    }
 }
 
 fn read_info(dir: &Path, errors: &mut Vec<DataError>) -> Option<InfoData> {

@@ -152,7 +152,9 @@ impl EmbeddedMall {
         let dir = dir.as_ref();
         let started = std::time::Instant::now();
         let stamp = folder::fingerprint(dir);
-        let (data, info) = read_folder(dir).map_err(FolderError::Invalid)?.into_parts();
+        let mut folder = read_folder(dir).map_err(FolderError::Invalid)?;
+        let loyalty = folder.take_loyalty();
+        let (data, info) = folder.into_parts();
         let catalog = Catalog::from_data(data)
             .map_err(|e| FolderError::Invalid(vec![DataError::file("the catalog", e.to_string())]))?;
         let mut mall = EmbeddedMall::with_catalog_and_info(
@@ -160,6 +162,7 @@ impl EmbeddedMall {
             InfoSource::Folder(info.map(Arc::new)),
             path,
         )?;
+        mall.state.set_loyalty(loyalty)?;
         mall.folder = Some(Arc::new(dir.to_owned()));
         mall.read_stamp = Arc::new(stamp);
         let live = mall.state.live();

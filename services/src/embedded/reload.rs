@@ -79,13 +79,15 @@ pub struct ReloadReport {
 /// it has mistakes.
 pub(crate) fn reload(state: &MallState, dir: &std::path::Path) -> Result<ReloadReport, FolderError> {
     let started = std::time::Instant::now();
-    let folder = super::folder::read_folder(dir).map_err(FolderError::Invalid)?;
+    let mut folder = super::folder::read_folder(dir).map_err(FolderError::Invalid)?;
+    let loyalty = folder.take_loyalty();
     let (mut data, info) = folder.into_parts();
     let kept = keep_held_products(state, &mut data)?;
     let catalog = Catalog::from_data(data)
         .map_err(|e| FolderError::Invalid(vec![DataError::file("the catalog", e.to_string())]))?;
     let report_counts = (catalog.stores().len(), catalog.product_count(), catalog.sku_count());
     let changes = state.replace(Arc::new(catalog), info.map(Arc::new))?;
+    state.set_loyalty(loyalty)?;
     GENERATION.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
     for change in &changes {
         tracing::info!(
