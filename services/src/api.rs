@@ -4,7 +4,10 @@
 //! Among the methods: `pay_order`, `events` (the order event feed), the staff
 //! calls `mark_ready` / `mark_picked_up`, and the mall's own `mall_info`,
 //! `mall_events` and `mall_promotions`, which a mall without them answers
-//! `NotFound` by default. [`Shopper`] travels as `X-Mall-User`,
+//! `NotFound` by default. Parking, points and coupons (`parking_fee`,
+//! `pay_parking`, `points`, `redeem_points`, `claim_coupon`,
+//! `create_order_with_coupon`…) answer `NotSupported` by default, so a mall
+//! or a test double without them needs nothing more. [`Shopper`] travels as `X-Mall-User`,
 //! [`IdempotencyKey`] as `Idempotency-Key`. `MockMallApi` is there behind the
 //! `mock` feature.
 

@@ -24,7 +24,10 @@
 //! restock of a size that had none and each price change appends one row to
 //! `events`, whose `AUTOINCREMENT` id is the feed's cursor. `advance_clock`
 //! moves the mall's clock in tests; a database of an earlier version gains
-//! the new columns on open. The demo catalog's source is
+//! the new columns on open. The car park (stays, parking payments, shoppers'
+//! plates), the points ledger and coupon claims live in the same database;
+//! their rules are [`LoyaltyRules`] ([`EmbeddedMall::set_loyalty`]: the demo's,
+//! a folder's `loyalty.json`, or none — then those calls are `NOT_SUPPORTED`). The demo catalog's source is
 //! `services/data/demo-mall.json`, edited by hand and checked when it loads;
 //! `Catalog::generate` scales it up for benchmarks.
 
