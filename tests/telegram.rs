@@ -1106,7 +1106,12 @@ async fn the_webhook_answers_once_per_update_even_when_telegram_delivers_it_twic
     let app =
         App::with_parts(config, Arc::new(services::EmbeddedMall::in_memory()), Arc::new(MemoryStore::new()))
             .unwrap();
-    let server = tokio::spawn(mallbot::transports::telegram::webhook::serve_on(api.bot(), app, listener));
+    let server = tokio::spawn(mallbot::transports::telegram::webhook::serve_on_until(
+        api.bot(),
+        app,
+        listener,
+        std::future::pending(),
+    ));
     api.wait_until("setWebhook", |api| !api.calls("setWebhook").is_empty()).await;
     let hook = &api.calls("setWebhook")[0];
     // setWebhook goes through the one sending path, as JSON (no certificate is sent).
