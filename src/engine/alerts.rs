@@ -92,7 +92,7 @@ impl Unasked {
     /// `lang` (when known): admitted, or `None` when the bot may not write
     /// to them (an unknown platform, or not allowed any more).
     pub(crate) async fn knock(&self, user: &str, lang: Option<Lang>) -> Option<Admitted> {
-        let (platform, user_id) = crate::engine::payments::events::shopper_of(user)?;
+        let (platform, user_id) = shopper_of(user)?;
         let knock = Knock {
             chosen: ChosenLang::Unread,
             ..Knock::private(platform, user_id, lang.unwrap_or(self.lang), Way::Press)
@@ -474,6 +474,17 @@ fn news_from_product(alert: &Alert, product: &Product) -> Option<News> {
         Want::Price { was_cents, .. } => {
             alert.woken_by_price(price).then_some(News::Cheaper { old_cents: *was_cents, new_cents: price })
         }
+    }
+}
+
+/// `telegram:123` → (`telegram`, 123).
+pub(crate) fn shopper_of(user: &str) -> Option<(&'static str, i64)> {
+    let (platform, id) = user.split_once(':')?;
+    let id = id.parse().ok()?;
+    match platform {
+        "telegram" => Some(("telegram", id)),
+        "console" => Some(("console", id)),
+        _ => None,
     }
 }
 

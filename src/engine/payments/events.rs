@@ -33,7 +33,7 @@ use async_trait::async_trait;
 use services::{Event, MallApi, OrderStatus, RefundStatus};
 
 use super::Ledger;
-use crate::engine::alerts::{AlertTeller, Alerts, Unasked};
+use crate::engine::alerts::{AlertTeller, Alerts, Unasked, shopper_of};
 use crate::engine::router::Admitted;
 use crate::infra::state::{StateStore, ValueStore, unix_now};
 
@@ -251,17 +251,6 @@ fn worth_telling(event: &Event) -> bool {
         event.status,
         Some(OrderStatus::Paid | OrderStatus::Ready | OrderStatus::Completed | OrderStatus::Expired)
     ) || event.refund == Some(RefundStatus::Done)
-}
-
-/// `telegram:123` → (`telegram`, 123).
-pub(crate) fn shopper_of(user: &str) -> Option<(&'static str, i64)> {
-    let (platform, id) = user.split_once(':')?;
-    let id = id.parse().ok()?;
-    match platform {
-        "telegram" => Some(("telegram", id)),
-        "console" => Some(("console", id)),
-        _ => None,
-    }
 }
 
 #[cfg(test)]
