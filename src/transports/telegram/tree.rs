@@ -59,7 +59,7 @@ use teloxide::update_listeners::UpdateListener;
 use super::buttons::{self, Press, Reaction};
 use super::callback::{ButtonData, DeskAction};
 use super::handle::{FAILED, Handle, LIMITED, Langs, Outcome, REFUSED};
-use super::incoming::{self, Content, Incoming, Reading};
+use super::incoming::{self, BotIdentity, Content, Incoming, Reading};
 use super::lanes::Queued;
 use super::send::{self, Target};
 use super::{TelegramError, Transport, pay};
@@ -356,11 +356,13 @@ where
     let Arrival { kind, way, said, told, input, .. } = arrival;
     let router = handle.tg.app.router.clone();
     let chosen = router.chosen_lang("telegram", handle.user_id()).await;
+    // A command is answered in the shopper's language, whatever its words.
+    let command = incoming::parse_command(&said, &BotIdentity::from_me(&handle.me)).is_some();
     let knock = Knock {
         platform: "telegram",
         user_id: handle.user_id(),
         chat_id: handle.target.chat.0,
-        lang: handle.tg.detected_lang(&handle.from, Some(&said)),
+        lang: handle.tg.detected_lang(&handle.from, (!command).then_some(said.as_str())),
         chosen: ChosenLang::Read(chosen),
         said: Lang::said(&said),
         way,
