@@ -59,7 +59,7 @@ impl Running {
 
     /// Reads the mall's feed once (waking alerts) and sends what the outbox holds.
     async fn read_feed(&self) -> mallbot::engine::payments::FeedReport {
-        let feed = mallbot::transports::telegram::pay::event_feed(&self.app, Duration::from_secs(5));
+        let feed = mallbot::transports::telegram::teller::event_feed(&self.app, Duration::from_secs(5));
         let report = feed.poll(&self.teller()).await.unwrap();
         feed.release().await;
         self.flush().await;
@@ -72,13 +72,23 @@ impl Running {
         self.outbox.flush(&self.api.bot()).await;
     }
 
-    fn teller(&self) -> mallbot::transports::telegram::pay::TelegramTeller {
-        mallbot::transports::telegram::pay::TelegramTeller {
+    /// The door the bot's own messages pass.
+    fn door(&self) -> mallbot::engine::alerts::Unasked {
+        door(&self.app)
+    }
+
+    fn teller(&self) -> mallbot::transports::telegram::teller::TelegramTeller {
+        mallbot::transports::telegram::teller::TelegramTeller {
             bot: self.api.bot(),
             app: self.app.clone(),
             outbox: self.outbox.clone(),
         }
     }
+}
+
+/// The door `app`'s own messages pass.
+fn door(app: &App) -> mallbot::engine::alerts::Unasked {
+    mallbot::transports::telegram::teller::door(app)
 }
 
 fn alert_config() -> Config {
@@ -177,7 +187,7 @@ async fn a_size_alert_set_in_chat_is_told_once_when_that_size_comes_back_and_a_p
     assert_eq!(
         bot.app
             .alerts
-            .poll(Some(bot.app.mall.as_ref()), &bot.teller(), Duration::from_secs(60))
+            .poll(Some(bot.app.mall.as_ref()), &bot.door(), &bot.teller(), Duration::from_secs(60))
             .await
             .unwrap()
             .told,
@@ -253,7 +263,8 @@ async fn alerts_that_run_out_say_one_last_word_in_the_shoppers_language() {
             .await
             .unwrap();
     }
-    let report = bot.app.alerts.poll(None, &bot.teller(), Duration::from_secs(60)).await.unwrap();
+    let report =
+        bot.app.alerts.poll(None, &bot.door(), &bot.teller(), Duration::from_secs(60)).await.unwrap();
     assert_eq!(report.told, 3, "{report:?}");
     bot.flush().await;
     let (zh, hant, en) = (bot.api.texts_to(ALICE.id), bot.api.texts_to(BOB.id), bot.api.texts_to(CAROL.id));
@@ -261,7 +272,7 @@ async fn alerts_that_run_out_say_one_last_word_in_the_shoppers_language() {
     assert!(hant.len() == 1 && hant[0].contains("您的提醒已到期") && hant[0].contains("44碼"), "{hant:?}");
     assert!(en.len() == 1 && en[0].contains("Your alert ran out") && en[0].contains("size 44"), "{en:?}");
     assert!(bot.app.alerts.list(&format!("telegram:{}", ALICE.id)).await.unwrap().is_empty(), "ended");
-    let again = bot.app.alerts.poll(None, &bot.teller(), Duration::from_secs(60)).await.unwrap();
+    let again = bot.app.alerts.poll(None, &bot.door(), &bot.teller(), Duration::from_secs(60)).await.unwrap();
     assert_eq!(again.told, 0, "the last word is said once");
     bot.stop().await;
 }
@@ -354,18 +365,18 @@ async fn a_restart_between_the_event_and_the_send_still_delivers_the_alert_once(
     add_alert(&bot.app, ALICE.id, "zh", &shoe, Want::Restock { size: Some("44".into()) }).await;
     bot.mall.set_stock(&s44, 1).unwrap();
     // The feed read and the alert queued, but not sent: the process stops here.
-    let feed = mallbot::transports::telegram::pay::event_feed(&bot.app, Duration::from_secs(5));
+    let feed = mallbot::transports::telegram::teller::event_feed(&bot.app, Duration::from_secs(5));
     assert_eq!(feed.poll(&bot.teller()).await.unwrap().told, 1);
     feed.release().await;
     assert!(bot.api.texts_to(ALICE.id).is_empty());
     // Another process on the same state: it reads the feed again and flushes.
     let reopened = mallbot::infra::state::open(&url).await.unwrap();
     let app = App::with_parts(alert_config(), bot.app.mall.clone(), reopened.clone()).unwrap();
-    let feed = mallbot::transports::telegram::pay::event_feed(&app, Duration::from_secs(5));
+    let feed = mallbot::transports::telegram::teller::event_feed(&app, Duration::from_secs(5));
     let outbox = Arc::new(
         mallbot::transports::telegram::outbox::Outbox::new(reopened, Duration::from_secs(600)).paced(20),
     );
-    let teller = mallbot::transports::telegram::pay::TelegramTeller {
+    let teller = mallbot::transports::telegram::teller::TelegramTeller {
         bot: bot.api.bot(),
         app: app.clone(),
         outbox: outbox.clone(),
@@ -394,12 +405,12 @@ async fn two_instances_on_one_redis_tell_an_alert_once() {
         let outbox = Arc::new(
             mallbot::transports::telegram::outbox::Outbox::new(state, Duration::from_secs(600)).paced(20),
         );
-        let teller = mallbot::transports::telegram::pay::TelegramTeller {
+        let teller = mallbot::transports::telegram::teller::TelegramTeller {
             bot: bot.api.bot(),
             app: app.clone(),
             outbox: outbox.clone(),
         };
-        (mallbot::transports::telegram::pay::event_feed(&app, Duration::from_secs(5)), teller, outbox, app)
+        (mallbot::transports::telegram::teller::event_feed(&app, Duration::from_secs(5)), teller, outbox, app)
     };
     let (feed_a, teller_a, outbox_a, app_a) = instance().await;
     let (feed_b, teller_b, outbox_b, app_b) = instance().await;
@@ -416,9 +427,10 @@ async fn two_instances_on_one_redis_tell_an_alert_once() {
         // The cursor lost: whoever reads next reads the restock again.
         app_a.state.put_value("events:cursor", "", Duration::from_millis(1)).await.unwrap();
         tokio::time::sleep(Duration::from_millis(20)).await;
+        let (door_a, door_b) = (door(&app_a), door(&app_b));
         let (a, b) = tokio::join!(
-            app_a.alerts.poll(Some(app_a.mall.as_ref()), &teller_a, Duration::from_secs(60)),
-            app_b.alerts.poll(Some(app_b.mall.as_ref()), &teller_b, Duration::from_secs(60))
+            app_a.alerts.poll(Some(app_a.mall.as_ref()), &door_a, &teller_a, Duration::from_secs(60)),
+            app_b.alerts.poll(Some(app_b.mall.as_ref()), &door_b, &teller_b, Duration::from_secs(60))
         );
         assert_eq!(a.unwrap().told + b.unwrap().told, 0, "the re-read finds them told already");
     }

@@ -112,16 +112,16 @@ async fn order_in_chat(bot: &Running) -> Vec<String> {
 
 /// The event feed of `app`, read by hand in these tests (`events.poll_secs = 0`).
 fn event_feed(app: &App) -> mallbot::engine::payments::EventFeed {
-    mallbot::transports::telegram::pay::event_feed(app, Duration::from_secs(5))
+    mallbot::transports::telegram::teller::event_feed(app, Duration::from_secs(5))
 }
 
 /// What tells the feed's events to shoppers through `api`.
-fn teller(api: &FakeBotApi, app: &App) -> mallbot::transports::telegram::pay::TelegramTeller {
+fn teller(api: &FakeBotApi, app: &App) -> mallbot::transports::telegram::teller::TelegramTeller {
     let outbox = Arc::new(mallbot::transports::telegram::outbox::Outbox::new(
         app.state.clone(),
         Duration::from_secs(600),
     ));
-    mallbot::transports::telegram::pay::TelegramTeller { bot: api.bot(), app: app.clone(), outbox }
+    mallbot::transports::telegram::teller::TelegramTeller { bot: api.bot(), app: app.clone(), outbox }
 }
 
 /// An unpaid order of `shopper` for one pair of Nike running shoes, placed in the mall directly.
@@ -460,7 +460,7 @@ async fn an_order_that_expires_unpaid_is_told_once_even_after_a_restart() {
     let reopened = mallbot::infra::state::open(&url).await.unwrap();
     forget_cursor(reopened.as_ref()).await;
     let app = App::with_parts(pay_config(), bot.app.mall.clone(), reopened).unwrap();
-    let feed = mallbot::transports::telegram::pay::event_feed(&app, Duration::from_secs(5));
+    let feed = mallbot::transports::telegram::teller::event_feed(&app, Duration::from_secs(5));
     let report = feed.poll(&told(&app)).await.unwrap();
     assert!(!report.not_holder, "the restarted reader holds the feed");
     assert_eq!((report.told, report.skipped), (0, 1), "read again, not told again");

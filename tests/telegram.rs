@@ -1106,7 +1106,12 @@ async fn the_webhook_answers_once_per_update_even_when_telegram_delivers_it_twic
     let app =
         App::with_parts(config, Arc::new(services::EmbeddedMall::in_memory()), Arc::new(MemoryStore::new()))
             .unwrap();
-    let server = tokio::spawn(mallbot::transports::telegram::webhook::serve_on(api.bot(), app, listener));
+    let server = tokio::spawn(mallbot::transports::telegram::webhook::serve_on_until(
+        api.bot(),
+        app,
+        listener,
+        std::future::pending(),
+    ));
     api.wait_until("setWebhook", |api| !api.calls("setWebhook").is_empty()).await;
     let hook = &api.calls("setWebhook")[0];
     // setWebhook goes through the one sending path, as JSON (no certificate is sent).
@@ -1721,4 +1726,147 @@ async fn the_shoppers_language_is_looked_up_once_per_message() {
     bot.api.wait_for_texts(GROUP, 1).await;
     assert_eq!(store.lang_reads(), 5, "the ignored message read nothing, the addressed one once");
     bot.stop().await;
+}
+
+// ---------------------------------------------------------------- the door for every kind of update
+
+/// The ratings in the report of `state`, as an operator reads them (`/report`).
+async fn thumbs(state: &MemoryStore) -> Value {
+    let report = mallbot::engine::report::collect(state, 1).await.unwrap();
+    serde_json::to_value(&report).unwrap()["thumbs"].clone()
+}
+
+/// A message of the bot's in `chat` with one suggestion button, `text`.
+fn suggestion_message(chat: i64, text: &str) -> Value {
+    json!({
+        "message_id": 7000, "date": 1_700_000_000,
+        "chat": {"id": chat, "type": "private", "first_name": "Shopper"},
+        "from": {"id": BOT_ID, "is_bot": true, "first_name": "Mall Guide", "username": BOT_USERNAME},
+        "text": "还想看看什么？",
+        "reply_markup": {"inline_keyboard": [[{"text": text, "callback_data": "s:0"}]]},
+    })
+}
+
+#[tokio::test]
+async fn a_stranger_gets_nothing_done_whatever_kind_of_update_or_way_in() {
+    use teloxide::types::AllowedUpdate;
+    let state = Arc::new(MemoryStore::new());
+    let mall = Arc::new(services::EmbeddedMall::in_memory());
+    let app_on = |config: Config| {
+        App::with_parts(config, mall.clone(), state.clone() as Arc<dyn mallbot::infra::state::StateStore>)
+            .expect("app")
+    };
+
+    // While everyone is welcome, Bob gets an answer (which a 👍 would rate) and a confirmation to press.
+    let before = start_app(app_on(test_config())).await;
+    before.api.push_update(private_text(BOB, "Nike 跑鞋"));
+    before.api.wait_for_texts(BOB.id, 1).await;
+    let answer = before.last_sent(BOB.id);
+    before.api.push_update(private_text(BOB, "帮我买一双 Nike 跑鞋，500 以内的"));
+    before.api.wait_for_texts(BOB.id, 2).await;
+    before.api.push_update(private_text(BOB, "42码"));
+    before.api.wait_for_texts(BOB.id, 3).await;
+    let prompt = before.last_sent(BOB.id);
+    let confirm = button_data(&prompt, "✅ 确认").expect("a confirmation");
+    before.stop().await;
+    let who = services::Shopper::new("telegram", BOB.id);
+    let order = {
+        use services::MallApi;
+        let query = services::ProductQuery { keyword: Some("Nike 跑鞋".into()), ..Default::default() };
+        let hit = mall.search_products(&query).await.unwrap().items.into_iter().find(|p| p.in_stock).unwrap();
+        let product = mall.get_product(&hit.id).await.unwrap();
+        let sku = product.skus.iter().find(|s| s.stock > 0).map(|s| s.sku_id.clone());
+        let item = services::AddCartItem { product_id: hit.id.clone(), sku_id: sku, quantity: 1 };
+        let cart = mall.add_cart_item(&who, &item, None).await.unwrap();
+        let request = services::CreateOrder { cart_id: cart.cart_id, expected_total_cents: None };
+        mall.create_order(&who, &request, None).await.unwrap()
+    };
+    let payload = mallbot::engine::payments::PayloadKey::derive("123:TEST").sign(&order.order_id, BOB.id);
+    let ratings = thumbs(&state).await;
+
+    // Then only Alice (and the operator) may use the bot, which takes payments.
+    let mut config = test_config();
+    config.bot.allowed_users = vec![ALICE.id, ADMIN.id];
+    config.payments.provider_token = "284685063:TEST:provider".into();
+    let bot = start_app(app_on(config)).await;
+    let photo = photo_from(BOB.id, BOB, &[("bob-photo", 800, 600)], None);
+    let rows: Vec<(AllowedUpdate, &str, Value)> = vec![
+        (AllowedUpdate::Message, "text", private_text(BOB, "Nike 跑鞋")),
+        (AllowedUpdate::Message, "command", private_text(BOB, "/help")),
+        (AllowedUpdate::Message, "voice", voice_message(BOB.id, BOB, "bob-voice", 3, 9000)),
+        (AllowedUpdate::Message, "photo", photo),
+        (
+            AllowedUpdate::CallbackQuery,
+            "suggestion",
+            press(BOB, &suggestion_message(BOB.id, "Nike 跑鞋"), "s:0"),
+        ),
+        (AllowedUpdate::CallbackQuery, "confirmation", press(BOB, &prompt, &confirm)),
+        (AllowedUpdate::CallbackQuery, "pay", press(BOB, &prompt, &format!("p:{}", order.order_id))),
+        (
+            AllowedUpdate::MessageReaction,
+            "reaction",
+            reaction(BOB, answer["message_id"].as_i64().unwrap(), "👍", ""),
+        ),
+        (
+            AllowedUpdate::Message,
+            "payment",
+            successful_payment(BOB, &payload, order.total_cents, "CNY", "tg-bob"),
+        ),
+        (
+            AllowedUpdate::PreCheckoutQuery,
+            "pre-checkout",
+            pre_checkout(BOB, &payload, order.total_cents, "CNY"),
+        ),
+    ];
+    let kinds: std::collections::BTreeSet<String> =
+        rows.iter().map(|(kind, _, _)| format!("{kind:?}")).collect();
+    let asked: std::collections::BTreeSet<String> =
+        mallbot::transports::telegram::ALLOWED_UPDATES.iter().map(|kind| format!("{kind:?}")).collect();
+    assert_eq!(kinds, asked, "every kind of update the bot asks Telegram for has a row");
+    for (_, _, update) in rows {
+        bot.api.push_update(update);
+    }
+    // Alice is served after Bob's updates: they were all taken by then.
+    bot.api.push_update(sticker(ALICE.id, ALICE));
+    bot.api.wait_for_texts(ALICE.id, 1).await;
+    bot.api.wait_until("the pre-checkout answered", |api| !checkout_answers(api).is_empty()).await;
+    let app = bot.app.clone();
+    let api = bot.stop_when_handled().await;
+
+    // What an operator sees: one refusal (in the chat, unless the pre-checkout's answer came
+    // first and said it), then nothing done for Bob.
+    let refusal = "抱歉，这个导购助手目前只对指定的顾客开放。";
+    let to_bob = api.texts_to(BOB.id);
+    assert!(
+        to_bob.len() <= 1 && to_bob.iter().all(|t| t == refusal),
+        "told once, nothing answered: {to_bob:?}"
+    );
+    let answers: Vec<(bool, String)> = api
+        .calls("answerCallbackQuery")
+        .iter()
+        .map(|a| (a["show_alert"].as_bool().unwrap_or(false), a["text"].as_str().unwrap_or("").to_owned()))
+        .collect();
+    assert_eq!(answers.len(), 3, "every press answered: {answers:?}");
+    assert_eq!(
+        answers.iter().filter(|(alert, text)| *alert && text == refusal).count(),
+        2,
+        "the confirmation and 💳 are refused on the button: {answers:?}"
+    );
+    let checkouts = checkout_answers(&api);
+    assert_eq!(checkouts.len(), 1);
+    assert!(!checkouts[0].1 && checkouts[0].2 == refusal, "the pre-checkout refused: {checkouts:?}");
+    assert!(api.calls("sendInvoice").is_empty(), "no invoice for the 💳");
+    assert!(api.downloads().is_empty(), "no voice or photo fetched: {:?}", api.downloads());
+    assert!(
+        !api.calls("sendChatAction").iter().any(|a| a["chat_id"].as_i64() == Some(BOB.id)),
+        "no turn started for Bob"
+    );
+    assert_eq!(app.stats.messages_handled.load(Ordering::Relaxed), 1, "only Alice's message counted");
+    assert_eq!(thumbs(&state).await, ratings, "no rating counted");
+    assert!(state.recent_audit(10).await.unwrap().is_empty(), "no action carried out");
+    use services::MallApi;
+    let cart = mall.get_cart(&who).await.unwrap();
+    assert!(cart.items.is_empty(), "nothing added to the cart: {cart:?}");
+    let paid = mall.get_order(&who, &order.order_id).await.unwrap();
+    assert_eq!(paid.status, OrderStatus::PendingPayment, "no payment recorded");
 }

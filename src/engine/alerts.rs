@@ -13,6 +13,15 @@
 //! outbox, due at a paced moment ([`Alerts::next_slot`]), so a product that
 //! wakes ten thousand alerts is sent at `alerts.sends_per_sec`, none lost on
 //! a restart.
+//!
+//! What the bot sends by itself passes the door too ([`Unasked`], the
+//! allow-lists as a `Way::Press`), here in the engine and before any
+//! transport is asked to tell it: a shopper taken off `bot.allowed_users`
+//! since setting an alert (or placing an order, `payments/events.rs`) hears
+//! nothing more. A teller is handed the [`Admitted`] and tells in its
+//! language; it never knocks itself. `/alerts` and its remove buttons read
+//! and change the book through [`Alerts::listing`] and [`Alerts::unwatch`],
+//! for an admitted shopper only.
 
 use std::sync::Mutex;
 use std::time::Duration;
@@ -20,8 +29,12 @@ use std::time::Duration;
 use async_trait::async_trait;
 use futures::StreamExt;
 use futures::future::BoxFuture;
+use handlers::Lang;
 use handlers::alert_book::{Alert, AlertBook, AlertError, Want, same_size};
 use services::{Event, EventKind, MallApi, Product};
+
+use crate::engine::context::ChosenLang;
+use crate::engine::router::{Admitted, FunctionCallRouter, Knock, Way};
 
 use crate::infra::config::AlertsConfig;
 use crate::infra::state::{StateStore, unix_now, unix_now_ms};
@@ -46,9 +59,60 @@ pub enum News {
 /// Tells a shopper that their alert woke (already taken: told once).
 #[async_trait]
 pub trait AlertTeller: Send + Sync {
-    /// Queues the message for the alert's shopper, to be sent at `due_ms`
-    /// (Unix milliseconds) at the earliest. `Err` only when it could not be queued.
-    async fn tell_alert(&self, alert: &Alert, news: &News, due_ms: i64) -> Result<(), String>;
+    /// Queues the message for the alert's shopper, whom the door admitted
+    /// (`admitted`: who, and the language to tell it in), to be sent at
+    /// `due_ms` (Unix milliseconds) at the earliest. `Err` only when it
+    /// could not be queued.
+    async fn tell_alert(
+        &self,
+        admitted: &Admitted,
+        alert: &Alert,
+        news: &News,
+        due_ms: i64,
+    ) -> Result<(), String>;
+}
+
+/// The door for what the bot sends by itself — an alert, an order event:
+/// the shopper's private chat knocks as a `Way::Press` (the allow-lists
+/// only; the request that asked for it was counted when it was made).
+#[derive(Clone)]
+pub struct Unasked {
+    router: std::sync::Arc<FunctionCallRouter>,
+    /// The language of a shopper who never chose or wrote one (`bot.language`).
+    lang: Lang,
+}
+
+impl Unasked {
+    /// The door of `router`; `lang` for a shopper with no language yet.
+    pub fn new(router: std::sync::Arc<FunctionCallRouter>, lang: Lang) -> Self {
+        Unasked { router, lang }
+    }
+
+    /// Knocks for the shopper `user` (`telegram:123`), who last wrote in
+    /// `lang` (when known): admitted, or `None` when the bot may not write
+    /// to them (an unknown platform, or not allowed any more).
+    pub(crate) async fn knock(&self, user: &str, lang: Option<Lang>) -> Option<Admitted> {
+        let (platform, user_id) = shopper_of(user)?;
+        let knock = Knock {
+            chosen: ChosenLang::Unread,
+            ..Knock::private(platform, user_id, lang.unwrap_or(self.lang), Way::Press)
+        };
+        match self.router.admit(knock).await {
+            Ok(admitted) => Some(admitted),
+            Err(_) => {
+                tracing::info!(platform, user = user_id, "a shopper no longer allowed; not told");
+                None
+            }
+        }
+    }
+}
+
+/// `/alerts` for an admitted shopper: the text, and the id of each alert
+/// in the order the text numbers them (from 1).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Listing {
+    pub text: String,
+    pub ids: Vec<String>,
 }
 
 /// What one pass did.
@@ -92,6 +156,25 @@ impl Alerts {
         }
         alerts.sort_by(|a, b| (a.created, &a.id).cmp(&(b.created, &b.id)));
         Ok(alerts)
+    }
+
+    /// `/alerts` of the admitted shopper, in `lang`.
+    pub(crate) async fn listing(&self, admitted: &Admitted, lang: Lang) -> Result<Listing, String> {
+        let alerts = self.list(&shopper(admitted)).await?;
+        let ids = alerts.iter().map(|a| a.id.clone()).collect();
+        Ok(Listing { text: list_text(lang, &alerts), ids })
+    }
+
+    /// Removes the admitted shopper's own alert `id`: what it waited for,
+    /// in `lang`, when it was there.
+    pub(crate) async fn unwatch(
+        &self,
+        admitted: &Admitted,
+        id: &str,
+        lang: Lang,
+    ) -> Result<Option<String>, String> {
+        let removed = self.remove(&shopper(admitted), id).await?;
+        Ok(removed.map(|alert| handlers::alerts::describe_named(lang, &alert.product_name, &alert.want)))
     }
 
     /// Removes the shopper's alert `id`; the alert when it was there.
@@ -146,6 +229,7 @@ impl Alerts {
         &self,
         event: &Event,
         mall: &dyn MallApi,
+        door: &Unasked,
         teller: &dyn AlertTeller,
     ) -> Result<AlertReport, String> {
         let Some(product_id) = event.product_id.as_deref().filter(|_| event.kind.is_product()) else {
@@ -182,7 +266,7 @@ impl Alerts {
                 _ => None,
             }
         };
-        self.wake(ids, teller, |alert| news_for(alert)).await
+        self.wake(ids, door, teller, |alert| news_for(alert)).await
     }
 
     /// Re-reads the watched products in `mall` (if this instance holds the
@@ -191,6 +275,7 @@ impl Alerts {
     pub async fn poll(
         &self,
         mall: Option<&dyn MallApi>,
+        door: &Unasked,
         teller: &dyn AlertTeller,
         every: Duration,
     ) -> Result<AlertReport, String> {
@@ -219,7 +304,7 @@ impl Alerts {
                 }
             };
             let one = self
-                .wake(ids, teller, |alert| product.as_ref().and_then(|p| news_from_product(alert, p)))
+                .wake(ids, door, teller, |alert| product.as_ref().and_then(|p| news_from_product(alert, p)))
                 .await?;
             report.told += one.told;
             report.waiting += one.waiting;
@@ -227,10 +312,12 @@ impl Alerts {
         Ok(report)
     }
 
-    /// Tells each alert of `ids` that `news` wakes, or that ran out, once.
+    /// Tells each alert of `ids` that `news` wakes, or that ran out, once,
+    /// to a shopper the door still admits.
     async fn wake(
         &self,
         ids: Vec<String>,
+        door: &Unasked,
         teller: &dyn AlertTeller,
         news: impl Fn(&Alert) -> Option<News>,
     ) -> Result<AlertReport, String> {
@@ -242,8 +329,13 @@ impl Alerts {
                 let said = if alert.expires <= now { Some(News::Expired) } else { news(&alert) };
                 let Some(said) = said else { return Ok(false) };
                 let Some(alert) = self.take(&id).await? else { return Ok(false) };
+                // Told in the language the shopper now talks in, else the alert's.
+                let Some(admitted) = door.knock(&alert.user, Lang::parse(&alert.lang)).await else {
+                    tracing::info!(alert = %alert.id, "an alert of a shopper no longer allowed; not told");
+                    return Ok(false);
+                };
                 let due = self.next_slot();
-                match teller.tell_alert(&alert, &said, due).await {
+                match teller.tell_alert(&admitted, &alert, &said, due).await {
                     Ok(()) => {
                         let event = if said == News::Expired { "expired" } else { "told" };
                         metrics::counter!(crate::infra::ops::ALERTS, "event" => event).increment(1);
@@ -321,6 +413,7 @@ impl Alerts {
     pub(crate) fn spawn(
         self: std::sync::Arc<Self>,
         mall: std::sync::Arc<dyn MallApi>,
+        door: Unasked,
         teller: std::sync::Arc<dyn AlertTeller>,
     ) -> tokio::task::JoinHandle<()> {
         let every =
@@ -332,7 +425,7 @@ impl Alerts {
             loop {
                 ticks.tick().await;
                 let mall = reread.then_some(mall.as_ref());
-                match self.poll(mall, teller.as_ref(), every).await {
+                match self.poll(mall, &door, teller.as_ref(), every).await {
                     Ok(report) if report.told > 0 => tracing::info!(told = report.told, "alerts re-read"),
                     Ok(_) => {}
                     Err(e) => tracing::warn!(error = %e, "could not re-read the alerts; trying again"),
@@ -382,6 +475,22 @@ fn news_from_product(alert: &Alert, product: &Product) -> Option<News> {
             alert.woken_by_price(price).then_some(News::Cheaper { old_cents: *was_cents, new_cents: price })
         }
     }
+}
+
+/// `telegram:123` → (`telegram`, 123).
+pub(crate) fn shopper_of(user: &str) -> Option<(&'static str, i64)> {
+    let (platform, id) = user.split_once(':')?;
+    let id = id.parse().ok()?;
+    match platform {
+        "telegram" => Some(("telegram", id)),
+        "console" => Some(("console", id)),
+        _ => None,
+    }
+}
+
+/// The shopper an admitted request is of, as the book names them (`telegram:123`).
+fn shopper(admitted: &Admitted) -> String {
+    services::Shopper::new(admitted.platform(), admitted.user_id()).to_string()
 }
 
 /// `/alerts` as text: each alert numbered, what it waits for and until when.

@@ -19,7 +19,10 @@
 //! `/lang` or `bot.language`. So an event is told at most once, and at least
 //! once unless the process dies between the claim and the outbox write.
 //! Product events (`product.restocked`, `product.price_changed`) go to the
-//! stock and price alerts (`engine/alerts.rs`) instead. `/health` and
+//! stock and price alerts (`engine/alerts.rs`) instead. An order event, like
+//! an alert, is a message the bot sends by itself: it passes the door here
+//! ([`Unasked`], the allow-lists) before the teller is handed the
+//! [`Admitted`] to tell it with; a shopper no longer allowed is not told. `/health` and
 //! `mallbot check` show when the feed was last read and how old the newest
 //! event was when it was told.
 
@@ -30,7 +33,8 @@ use async_trait::async_trait;
 use services::{Event, MallApi, OrderStatus, RefundStatus};
 
 use super::Ledger;
-use crate::engine::alerts::{AlertTeller, Alerts};
+use crate::engine::alerts::{AlertTeller, Alerts, Unasked, shopper_of};
+use crate::engine::router::Admitted;
 use crate::infra::state::{StateStore, ValueStore, unix_now};
 
 use crate::infra::state::keys::{
@@ -50,9 +54,10 @@ const READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// [`AlertTeller`]) about a product whose alert it woke.
 #[async_trait]
 pub trait EventTeller: AlertTeller + Send + Sync {
-    /// Tells the shopper `user_id` of `platform` about `event` (already
-    /// claimed as told). `Err` only when it could not even be queued.
-    async fn tell(&self, platform: &str, user_id: i64, event: &Event) -> Result<(), String>;
+    /// Tells the shopper the door admitted (`admitted`: who, on which
+    /// platform, their `/lang` choice) about `event` (already claimed as
+    /// told). `Err` only when it could not even be queued.
+    async fn tell(&self, admitted: &Admitted, event: &Event) -> Result<(), String>;
 }
 
 /// What one read of the feed did.
@@ -87,6 +92,8 @@ pub struct EventFeed {
     lease: Duration,
     /// The stock and price alerts the product events wake.
     alerts: Option<Arc<Alerts>>,
+    /// The door what is told passes.
+    door: Unasked,
 }
 
 impl EventFeed {
@@ -95,11 +102,12 @@ impl EventFeed {
         mall: Arc<dyn MallApi>,
         state: Arc<dyn StateStore>,
         ledger: Ledger,
+        door: Unasked,
         every: Duration,
     ) -> Self {
         let owner = format!("feed-{:016x}", rand::random::<u64>());
         let lease = (every * 3).max(Duration::from_secs(15));
-        EventFeed { mall, state, ledger, owner, lease, alerts: None }
+        EventFeed { mall, state, ledger, owner, lease, alerts: None, door }
     }
 
     /// The same reader, waking `alerts` with the product events.
@@ -158,22 +166,22 @@ impl EventFeed {
         if event.kind.is_product() {
             let Some(alerts) = &self.alerts else { return Ok(false) };
             // Each alert is taken before it is told, so reading the event again tells none twice.
-            let report = alerts.on_event(event, self.mall.as_ref(), teller).await?;
+            let report = alerts.on_event(event, self.mall.as_ref(), &self.door, teller).await?;
             return Ok(report.told > 0);
         }
         if event.kind != services::EventKind::OrderStatusChanged {
             return Ok(false);
         }
-        let Some((platform, user_id)) = shopper_of(&event.user) else {
-            return Ok(false);
-        };
-        if !worth_telling(event) {
+        if shopper_of(&event.user).is_none() || !worth_telling(event) {
             return Ok(false);
         }
         // The shopper heard of a payment made here with the receipt.
         if event.status == Some(OrderStatus::Paid) && self.ledger.paid_here(&event.order_id).await {
             return Ok(false);
         }
+        let Some(admitted) = self.door.knock(&event.user, None).await else {
+            return Ok(false);
+        };
         let claim = crate::infra::state::keys::event_told(&event.event_id);
         let owner = format!("{:016x}", rand::random::<u64>());
         let first =
@@ -181,7 +189,7 @@ impl EventFeed {
         if !first {
             return Ok(false);
         }
-        if let Err(e) = teller.tell(platform, user_id, event).await {
+        if let Err(e) = teller.tell(&admitted, event).await {
             tracing::warn!(event = %event.event_id, order = %event.order_id, error = %e, "an order event could not be told");
             return Ok(false);
         }
@@ -245,17 +253,6 @@ fn worth_telling(event: &Event) -> bool {
     ) || event.refund == Some(RefundStatus::Done)
 }
 
-/// `telegram:123` → (`telegram`, 123).
-pub(crate) fn shopper_of(user: &str) -> Option<(&'static str, i64)> {
-    let (platform, id) = user.split_once(':')?;
-    let id = id.parse().ok()?;
-    match platform {
-        "telegram" => Some(("telegram", id)),
-        "console" => Some(("console", id)),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -278,9 +275,9 @@ mod tests {
 
     #[async_trait]
     impl EventTeller for Heard {
-        async fn tell(&self, _platform: &str, user_id: i64, event: &Event) -> Result<(), String> {
+        async fn tell(&self, admitted: &Admitted, event: &Event) -> Result<(), String> {
             let status = event.status.map_or("", OrderStatus::as_str);
-            self.0.lock().unwrap().push((user_id, format!("{} {status}", event.order_id)));
+            self.0.lock().unwrap().push((admitted.user_id(), format!("{} {status}", event.order_id)));
             Ok(())
         }
     }
@@ -289,12 +286,23 @@ mod tests {
     impl AlertTeller for Heard {
         async fn tell_alert(
             &self,
+            _: &Admitted,
             _: &handlers::alert_book::Alert,
             _: &crate::engine::alerts::News,
             _: i64,
         ) -> Result<(), String> {
             Ok(())
         }
+    }
+
+    /// The door of a bot on `state` that lets everyone in.
+    fn door(state: &Arc<dyn StateStore>) -> Unasked {
+        let mut config = crate::infra::config::Config::default();
+        config.state.url = "memory://".into();
+        let app =
+            crate::app::App::with_parts(config, Arc::new(services::EmbeddedMall::in_memory()), state.clone())
+                .unwrap();
+        Unasked::new(app.router.clone(), handlers::Lang::Zh)
     }
 
     /// A mall whose feed always holds `events`, whatever the cursor.
@@ -319,8 +327,10 @@ mod tests {
         let ledger = Ledger::new(state.clone(), Arc::new(never), Duration::from_secs(1));
         // o-5 was paid here: its shopper heard of it with the receipt.
         state.put_value("pay:order:o-5", "tg-5", Duration::from_secs(60)).await.unwrap();
-        let a = EventFeed::new(mall.clone(), state.clone(), ledger.clone(), Duration::from_secs(5));
-        let b = EventFeed::new(mall, state.clone(), ledger, Duration::from_secs(5));
+        let door = door(&state);
+        let a =
+            EventFeed::new(mall.clone(), state.clone(), ledger.clone(), door.clone(), Duration::from_secs(5));
+        let b = EventFeed::new(mall, state.clone(), ledger, door, Duration::from_secs(5));
         let heard = Heard::default();
 
         let first = a.poll(&heard).await.unwrap();

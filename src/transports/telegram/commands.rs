@@ -6,8 +6,8 @@
 use handlers::Lang;
 use teloxide::RequestError;
 
-use super::inbound::Handle;
-use super::inbound::{self, BotIdentity, Command};
+use super::handle::Handle;
+use super::incoming::{self, BotIdentity, Command};
 use crate::engine::context::MessageContext;
 use crate::engine::router::Admitted;
 
@@ -55,7 +55,7 @@ impl Handle {
                 Ok(())
             }
             Command::Report(_) if admin => self.say(lang.texts().support.report_private_only).await,
-            Command::Alerts if !ctx.is_group => self.show_alerts(lang).await,
+            Command::Alerts if !ctx.is_group => self.show_alerts(&admitted, lang).await,
             Command::Health if admin => self.say(lang.texts().commands.health_private_only).await,
             // The day's figures (shoppers, orders, errors) are not for a group to read.
             Command::Stats if admin => self.say(lang.texts().commands.stats_private_only).await,
@@ -89,8 +89,8 @@ impl Handle {
         let Some(request) = self.tg.handoffs.take(payload, self.user_id()).await else {
             return self.greet(lang).await;
         };
-        let mut ctx = self.context(request, None).await;
-        match inbound::parse_command(&ctx.text, &BotIdentity::from_me(&self.me)) {
+        let mut ctx = self.context(request, None);
+        match incoming::parse_command(&ctx.text, &BotIdentity::from_me(&self.me)) {
             Some(command @ (Command::Cart | Command::Orders)) => {
                 ctx.lang = lang;
                 self.shared_command(ctx, command).await

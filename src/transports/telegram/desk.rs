@@ -20,8 +20,8 @@ use teloxide::types::{InlineKeyboardButton, InlineKeyboardMarkup, Message, Messa
 use teloxide::{ApiError, RequestError};
 
 use super::callback::{ButtonData, DeskAction};
-use super::inbound::Handle;
-use super::inbound::{self, Content};
+use super::handle::Handle;
+use super::incoming::{self, Content};
 use super::send::{self, Target};
 use crate::engine::support::{self, Link};
 
@@ -186,12 +186,12 @@ impl Handle {
         });
     }
 
-    /// A shopper's message while their conversation with the desk is open:
-    /// copied to their topic (after the same access and rate checks as any
-    /// message); `None` when there is no open conversation (the bot answers).
+    /// A shopper's message (past the door as any message) while their
+    /// conversation with the desk is open: copied to their topic; `None`
+    /// when there is no open conversation (the bot answers).
     pub(super) async fn to_desk(&self, msg: &Message) -> Result<Option<&'static str>, RequestError> {
         let Some(desk) = self.desk_chat() else { return Ok(None) };
-        if matches!(inbound::content(msg), Content::Service) {
+        if matches!(incoming::content(msg), Content::Service) {
             return Ok(None);
         }
         let state = self.tg.app.state.clone();
@@ -200,10 +200,6 @@ impl Handle {
         };
         if !link.open {
             return Ok(None);
-        }
-        let ctx = self.context(String::new(), None).await;
-        if let Err(outcome) = self.admit(&ctx, crate::engine::router::Way::Message).await? {
-            return Ok(Some(outcome));
         }
         // A text is relayed marked as the shopper's (`🧑 › …`, shown as written): it cannot
         // pass for a note of the bot's. A photo, voice or file is copied as it is.
@@ -261,21 +257,17 @@ impl Handle {
         Ok(true)
     }
 
-    /// A message in the desk's group: in a shopper's open topic it is copied
-    /// to that shopper (`/close` ends the conversation); anywhere else it
-    /// reaches nobody.
+    /// A message in the desk's group, past the door as staff's: in a
+    /// shopper's open topic it is copied to that shopper (`/close` ends the
+    /// conversation); anywhere else it reaches nobody.
     pub(super) async fn staff_message(&self, msg: &Message) -> Result<&'static str, RequestError> {
         let nobody = || {
             metrics::counter!(crate::infra::ops::DESK_MESSAGES, "direction" => "to_shopper", "outcome" => "nobody")
                 .increment(1);
             Ok(NOBODY)
         };
-        if matches!(inbound::content(msg), Content::Service) {
+        if matches!(incoming::content(msg), Content::Service) {
             return Ok(NOBODY);
-        }
-        let ctx = self.context(String::new(), None).await;
-        if let Err(outcome) = self.admit(&ctx, crate::engine::router::Way::Staff).await? {
-            return Ok(outcome);
         }
         let Some(thread) = msg.thread_id.filter(|_| msg.is_topic_message).map(|t| t.0.0) else {
             return nobody();
@@ -387,8 +379,9 @@ impl Handle {
         Ok(())
     }
 
-    /// The desk's buttons: staff's close on the card; the shopper's "keep
-    /// waiting" / "go on with the bot".
+    /// The desk's buttons, past the door (staff's close as staff's, at the
+    /// desk only; the shopper's as any press): staff's close on the card;
+    /// the shopper's "keep waiting" / "go on with the bot".
     pub(super) async fn on_desk_button(
         &self,
         query: &CallbackQuery,
@@ -396,16 +389,6 @@ impl Handle {
         action: DeskAction,
     ) -> Result<&'static str, RequestError> {
         let state = self.tg.app.state.clone();
-        // Staff's close at the desk, the shopper's choices as any press: through the door.
-        let way = match action {
-            DeskAction::Close(_) => crate::engine::router::Way::Staff,
-            DeskAction::Wait | DeskAction::Back => crate::engine::router::Way::Press,
-        };
-        let ctx = self.context(String::new(), None).await;
-        if let Err(outcome) = self.admit(&ctx, way).await? {
-            send::answer_press(&self.bot, query, None, false).await;
-            return Ok(outcome);
-        }
         match action {
             DeskAction::Close(user) => {
                 let desk = self.desk_chat().unwrap_or_default();
@@ -423,7 +406,7 @@ impl Handle {
             }
             DeskAction::Wait => {
                 // The message says so and keeps the way back to the bot.
-                let texts = &self.lang().await.texts().support;
+                let texts = &self.lang().texts().support;
                 send::answer_press(&self.bot, query, None, false).await;
                 let back = ButtonData::Desk(DeskAction::Back).encode();
                 let markup =
@@ -435,7 +418,7 @@ impl Handle {
                 }
             }
             DeskAction::Back => {
-                let lang = self.lang().await;
+                let lang = self.lang();
                 send::answer_press(&self.bot, query, None, false).await;
                 send::close_buttons(&self.bot, message, lang.texts().support.back).await;
                 if let Some(desk) = self.desk_chat()

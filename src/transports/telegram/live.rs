@@ -23,6 +23,13 @@
 //! with its buttons. The time to the first thing shown
 //! (`mallbot_answer_first_sign_seconds`) and to the whole answer
 //! (`mallbot_answer_seconds`, in `Handle::run_live`) are recorded here.
+//!
+//! Also here, the answer's way out of an update: `Handle::route` (an
+//! admitted message to `router.answer`, shown live), `Handle::run_guarded`
+//! (router work with "typing…" on) and `Handle::deliver` (a reply, with its
+//! buttons, through the outbox — replacing the status message —, what a
+//! 👍/👎 on it will be about, the desk's topic it opens and the invoice it
+//! asks for).
 
 use std::time::Duration;
 
@@ -38,13 +45,16 @@ use tokio::time::Instant;
 
 use super::drafts::DraftSupport;
 use super::format::{MESSAGE_LIMIT, escape_html, split_message};
-use super::inbound::Handle;
+use super::handle::Handle;
 use super::markdown::render_parts;
-use super::send::{self, SendFailure, Target, Typing};
+use super::send::{self, ButtonContext, SendFailure, Target, Typing};
+use super::texts;
 use handlers::Lang;
 
+use crate::engine::context::MessageContext;
 use crate::engine::progress::{Progress, TurnEvent};
 use crate::engine::reply::Reply;
+use crate::engine::router::Admitted;
 
 /// The shortest gap between two edits of the live message in a private chat.
 pub(crate) const PRIVATE_EDIT_EVERY: Duration = Duration::from_secs(1);
@@ -381,6 +391,101 @@ impl Handle {
         let finished = self.deliver(lang, &reply, replace).await;
         metrics::histogram!(crate::infra::ops::ANSWER).record(started.elapsed().as_secs_f64());
         finished
+    }
+
+    /// Asks the router about an admitted message, showing its progress
+    /// meanwhile (typing, a status message, the answer as it streams), and
+    /// delivers its answer in place of the progress.
+    pub(crate) async fn route(&self, admitted: Admitted, ctx: MessageContext) -> Result<(), RequestError> {
+        let lang = ctx.lang;
+        let router = self.tg.app.router.clone();
+        self.run_live(lang, move |progress| async move { router.answer(&admitted, &ctx, &progress).await })
+            .await
+    }
+
+    /// Runs router work in its own task with the typing indicator on; a
+    /// panic becomes a logged error and an apology.
+    pub(crate) async fn run_guarded<F>(&self, work: F) -> Reply
+    where
+        F: Future<Output = Reply> + Send + 'static,
+    {
+        let _typing = self.tg.typing.hold(&self.bot, &self.target);
+        match tokio::spawn(work).await {
+            Ok(reply) => reply,
+            Err(e) => self.failed_turn(self.lang(), e),
+        }
+    }
+
+    fn failed_turn(&self, lang: Lang, error: tokio::task::JoinError) -> Reply {
+        tracing::error!(error = %error, chat = self.target.chat.0, "answering a message failed");
+        self.tg.app.stats.record_error("answering a message failed (panic)");
+        Reply::text(texts::apology(lang))
+    }
+
+    /// What the buttons of `reply` need; a group hand-off gets its deep link
+    /// for the sender.
+    async fn buttons(&self, lang: Lang, reply: &Reply) -> ButtonContext<'_> {
+        let handoff_payload = match reply.open_private.as_deref().filter(|r| !r.trim().is_empty()) {
+            Some(request) => self.tg.handoffs.put(self.user_id(), request).await,
+            None => None,
+        };
+        let username = self.me.user.username.as_deref().unwrap_or_default();
+        let webapp = self.tg.app.config.webapp_url();
+        ButtonContext {
+            lang,
+            bot_username: username,
+            handoff_payload,
+            webapp,
+            in_group: self.target.chat.0 < 0,
+        }
+    }
+
+    /// Sends a router reply (its buttons in `lang`) through the outbox, its
+    /// first part replacing the message `replace` when given (a status
+    /// message); then the invoice it asks for, when orders are paid in Telegram.
+    pub(crate) async fn deliver(
+        &self,
+        lang: Lang,
+        reply: &Reply,
+        replace: Option<MessageId>,
+    ) -> Result<(), RequestError> {
+        let paying = self.tg.payments_on() && self.target.reply_to.is_none();
+        let stripped;
+        let reply = if reply.payable.is_empty() || paying {
+            reply
+        } else {
+            // Paid at the store: no pay buttons.
+            stripped = Reply { payable: Vec::new(), ..reply.clone() };
+            &stripped
+        };
+        // In the turn's trace, when it was traced: the sends of its answer.
+        let delivering = async {
+            let buttons = self.buttons(lang, reply).await;
+            let delivery = self.tg.outbox.deliver(&self.bot, &self.target, reply, &buttons, replace).await?;
+            if let (false, Some(rated), super::outbox::Delivery::Sent(ids)) =
+                (self.is_group, &reply.rated, &delivery)
+                && let Some(last) = ids.last()
+            {
+                // What a 👍/👎 on this answer will be about.
+                let (state, keep) = (self.tg.app.state.as_ref(), self.tg.app.router.report_keep());
+                if let Err(e) =
+                    crate::engine::report::keep_rated(state, self.target.chat.0, last.0, rated, keep).await
+                {
+                    tracing::warn!(error = %e, "could not keep what the answer was about");
+                }
+            }
+            if let (false, Some(reason)) = (self.is_group, reply.handoff.as_deref()) {
+                // Boxed: a hand-off is rare, and its future is large.
+                Box::pin(self.open_desk(lang, reason)).await?;
+            }
+            if let (true, Some(order_id)) = (paying, reply.invoice.as_deref()) {
+                // Boxed: most answers send no invoice, and its future would
+                // otherwise add 3 KB to every delivery's.
+                Box::pin(self.send_invoice(lang, order_id)).await?;
+            }
+            Ok(())
+        };
+        crate::infra::otel::in_trace(reply.trace.clone(), delivering).await
     }
 }
 

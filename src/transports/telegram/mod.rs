@@ -1,275 +1,74 @@
 //! The Telegram transport: long polling (or a webhook), the update tree that
-//! turns messages and button presses into router calls, and the delivery of
-//! answers with their buttons.
+//! admits each update at the door and hands it to its endpoint, and the
+//! delivery of answers with their buttons.
 //!
-//! In private chats every text message goes to the router; in groups only
+//! In private chats every message goes to the router; in groups only
 //! messages addressed to the bot (an @mention, a reply to the bot, or
 //! `/command@bot`). Risky actions show Confirm / Cancel buttons whose press is
 //! answered first, then shown in place of the buttons, then carried out.
 //!
-//! `run` stops on Ctrl-C or SIGTERM: it takes no new updates, lets the turns
-//! in flight finish (at most [`SHUTDOWN_GRACE`]) and returns. Meanwhile it
-//! purges expired state every [`PURGE_EVERY`].
-
-use std::future::Future;
-use std::sync::Arc;
-use std::time::Duration;
-
-use handlers::Lang;
-use teloxide::prelude::*;
-use teloxide::types::{BotCommand, Me};
-use teloxide::update_listeners::Polling;
-use teloxide::{ApiError, RequestError};
-
-use crate::engine::App;
-use crate::infra::config::{TelegramConfig, TelegramMode};
-use crate::infra::state::StateStore;
+//! **The way of a message**, file to file, never back:
+//! `tree.rs` (the tree reads the update and decides its `Way`) → `lanes.rs`
+//! (its chat's lane) → `tree.rs`'s door stage (the `/lang` choice read once,
+//! `router.admit`; turned away: told, and the end) → `incoming.rs` (the
+//! message's endpoint; `media.rs` for voice and photos, `commands.rs`,
+//! `desk.rs`) → `live.rs` (`route`: the turn shown live, the reply
+//! delivered) → `outbox.rs` and `send/` (to the Bot API).
+//!
+//! **Each file's job:**
+//! - `tree.rs` — the update tree, the door stage (the one place that
+//!   knocks), the dispatcher, dispatching until a stop;
+//! - `lanes.rs` — one lane per chat: a chat's updates one at a time, in order;
+//! - `handle.rs` — `Handle`, one update as its handling sees it, and the
+//!   outcomes an update ends with;
+//! - `incoming.rs` — reading a message (content, group addressing, mention
+//!   stripping, commands) and the message's endpoint;
+//! - `media.rs` — voice messages and photos: a live turn on the shopper's file;
+//! - `files.rs` — downloading a shopper's file within its limits;
+//! - `buttons.rs` — presses: Confirm / Cancel, suggestions, 🧭, 💳, and
+//!   reactions to answers; `callback.rs` the buttons' `callback_data`;
+//! - `commands.rs` — commands: Telegram's own and the shared ones;
+//! - `desk.rs` — the service desk (a forum group of the mall's staff);
+//! - `alerts.rs` — stock and price alerts as words and buttons, `/alerts`;
+//! - `pay.rs` — payments: invoices, pre-checkout queries, successful payments;
+//! - `teller.rs` — what the bot tells by itself (order events, alerts) and
+//!   the admins' `/ready` / `/pickedup`;
+//! - `live.rs` — the live message of a turn, and delivering a reply;
+//! - `outbox.rs` — answers kept until Telegram took them;
+//! - `send/` — every request to the Bot API; `format.rs`, `markdown.rs`,
+//!   `photos.rs`, `drafts.rs`, `trust.rs` — what a message looks like;
+//! - `texts.rs` — the transport's own words;
+//! - `transport.rs` — the transport's errors and shared memory;
+//! - `run.rs` — running the bot: start-up, polling, the stop signal;
+//! - `webhook.rs` — webhook mode.
 
 pub(crate) mod alerts;
+mod buttons;
 pub(crate) mod callback;
 mod commands;
 mod desk;
 pub(crate) mod drafts;
 pub(crate) mod files;
 pub(crate) mod format;
-pub(crate) mod inbound;
+mod handle;
+pub(crate) mod incoming;
 pub(crate) mod lanes;
 pub(crate) mod live;
 pub(crate) mod markdown;
+mod media;
 pub mod outbox;
 pub mod pay;
 pub(crate) mod photos;
+mod run;
 pub mod send;
+pub mod teller;
 pub mod texts;
 pub(crate) mod transport;
+mod tree;
 pub(crate) mod trust;
-mod update;
 pub mod webhook;
 
-pub(crate) use transport::outbox_max_age;
+pub use run::{check, check_desk, connect, register_commands, run, stop_signal};
 pub use transport::{TelegramError, Transport};
-pub(crate) use update::ALLOWED_UPDATES;
-pub(crate) use update::dispatch_until;
-pub use update::{Handled, dispatcher, dispatcher_with_end, schema, stop_signal};
-
-/// How often expired state (pending actions, update ids, counters, history,
-/// hand-off links) is purged while the bot runs.
-pub(crate) const PURGE_EVERY: Duration = Duration::from_secs(600);
-
-/// Checks the token with `getMe` against `telegram.api_url`; returns the bot
-/// and who it is.
-pub async fn connect(config: &TelegramConfig) -> Result<(Bot, Me), TelegramError> {
-    let token = config.token.expose().trim();
-    if token.is_empty() {
-        return Err(TelegramError::MissingToken);
-    }
-    let api_url = reqwest::Url::parse(config.api_url.trim())
-        .map_err(|e| TelegramError::BadApiUrl { url: config.api_url.clone(), reason: e.to_string() })?;
-    let bot = Bot::new(token).set_api_url(api_url);
-    match send::call(&bot, &teloxide::payloads::GetMe::new()).await {
-        Ok(me) => Ok((bot, me)),
-        Err(send::SendFailure { error: RequestError::Api(ApiError::InvalidToken), .. }) => {
-            Err(TelegramError::InvalidToken { api_url: config.api_url.clone() })
-        }
-        Err(failure) => {
-            Err(TelegramError::Unreachable { api_url: config.api_url.clone(), source: failure.error })
-        }
-    }
-}
-
-/// The Telegram line of `mallbot check`: the token checked with `getMe`.
-pub async fn check(config: &TelegramConfig) -> crate::engine::health::Check {
-    let started = std::time::Instant::now();
-    let (ok, detail) = match connect(config).await {
-        Ok((_, me)) => {
-            (true, format!("@{} at {}", me.user.username.as_deref().unwrap_or("?"), config.api_url))
-        }
-        Err(e) => (false, e.to_string()),
-    };
-    let latency_ms = Some(started.elapsed().as_millis() as u64);
-    crate::engine::health::Check { name: "telegram", ok, detail, latency_ms }
-}
-
-/// The service desk's line of `mallbot check` (`[support] chat_id` set):
-/// the bot must be an administrator of the desk's group allowed to manage
-/// topics, or the owner.
-pub async fn check_desk(config: &TelegramConfig, chat_id: i64) -> crate::engine::health::Check {
-    let started = std::time::Instant::now();
-    let (ok, detail) = match connect(config).await {
-        Ok((bot, me)) => {
-            let asked = teloxide::payloads::GetChatMember::new(ChatId(chat_id), me.user.id);
-            match send::call(&bot, &asked).await {
-                Ok(member) => match member.kind {
-                    teloxide::types::ChatMemberKind::Owner(_) => {
-                        (true, format!("{chat_id}: the bot owns it"))
-                    }
-                    teloxide::types::ChatMemberKind::Administrator(admin) if admin.can_manage_topics => {
-                        (true, format!("{chat_id}: admin, manages topics"))
-                    }
-                    teloxide::types::ChatMemberKind::Administrator(_) => (
-                        false,
-                        format!(
-                            "{chat_id}: the bot is an admin without \"Manage topics\" (can_manage_topics)"
-                        ),
-                    ),
-                    _ => (
-                        false,
-                        format!("{chat_id}: the bot is not an admin; make it one with \"Manage topics\""),
-                    ),
-                },
-                Err(e) => (false, format!("{chat_id}: {e}")),
-            }
-        }
-        Err(e) => (false, e.to_string()),
-    };
-    let latency_ms = Some(started.elapsed().as_millis() as u64);
-    crate::engine::health::Check { name: "support desk", ok, detail, latency_ms }
-}
-
-/// Fills Telegram's command menu, in Chinese, English and the default
-/// language (Telegram names menus by two-letter codes only, so a
-/// Traditional Chinese menu shows where the default language is `zh-hant`). A failure is logged: the bot works without the menu.
-pub async fn register_commands(bot: &Bot, default: Lang) {
-    for (code, lang) in [(None, default), (Some("zh"), Lang::Zh), (Some("en"), Lang::En)] {
-        let commands =
-            inbound::Command::menu(lang).map(|(name, description)| BotCommand::new(name, description));
-        let mut payload = teloxide::payloads::SetMyCommands::new(commands);
-        if let Some(code) = code {
-            payload = payload.language_code(code);
-        }
-        if let Err(e) = send::call(bot, &payload).await {
-            tracing::warn!(error = %e, language = code.unwrap_or("default"), "could not set the command menu");
-        }
-    }
-}
-
-/// With `webapp.public_url` set, the chat's menu button opens the Mini App.
-async fn set_menu_button(bot: &Bot, app: &App) {
-    let Some(url) = app.config.webapp_url() else { return };
-    let button = teloxide::types::MenuButton::WebApp {
-        text: app.config.bot.language.texts().tools.menu_button.to_owned(),
-        web_app: teloxide::types::WebAppInfo { url },
-    };
-    let payload = teloxide::payloads::SetChatMenuButton::new().menu_button(button);
-    match send::call(bot, &payload).await {
-        Ok(_) => tracing::info!("the menu button opens the Mini App"),
-        Err(e) => tracing::warn!(error = %e, "could not set the Mini App menu button"),
-    }
-}
-
-/// The Mini App on `webapp.listen`, when set, until `stop`.
-async fn spawn_webapp(
-    app: &App,
-    bot: &Bot,
-    stop: impl Future<Output = ()> + Send + 'static,
-) -> anyhow::Result<Option<tokio::task::JoinHandle<()>>> {
-    let listen = app.config.webapp.listen.trim();
-    if listen.is_empty() {
-        return Ok(None);
-    }
-    let listener = tokio::net::TcpListener::bind(listen)
-        .await
-        .map_err(|e| anyhow::anyhow!("cannot listen on webapp.listen = {listen}: {e}"))?;
-    let web = crate::transports::webapp::WebApp::new(app.clone(), Some(bot.clone()));
-    Ok(Some(tokio::spawn(async move {
-        if let Err(e) = crate::transports::webapp::serve(web, listener, stop).await {
-            tracing::error!(error = %e, "the Mini App stopped");
-        }
-    })))
-}
-
-/// Runs the bot on Telegram until Ctrl-C or SIGTERM: checks the token, sets
-/// the command menu, purges expired state in the background, then long-polls
-/// (or serves the webhook, `telegram.mode = "webhook"`). On a stop it takes
-/// no new updates and lets the turns in flight finish (at most [`SHUTDOWN_GRACE`]).
-pub async fn run(app: App) -> anyhow::Result<()> {
-    let signal = stop_signal();
-    let config = app.config.telegram.clone();
-    trust::set(app.config.link_hosts(), app.config.image_hosts());
-    // The ops endpoints on their own listener, never the webhook's.
-    let (ops_stop, ops_stopped) = tokio::sync::oneshot::channel::<()>();
-    let ops = crate::transports::ops::spawn(&app, async move {
-        let _ = ops_stopped.await;
-    })
-    .await?;
-    // Not ready from the stop on, so a load balancer stops sending.
-    let lifecycle = app.lifecycle.clone();
-    let stop = async move {
-        let name = signal.await;
-        lifecycle.stopping();
-        name
-    };
-    let (bot, me) = connect(&config).await?;
-    let username = me.user.username.clone().unwrap_or_default();
-    tracing::info!(bot = %username, api_url = %config.api_url, "connected to telegram");
-    if !me.can_read_all_group_messages {
-        tracing::warn!(
-            "privacy mode is on: in groups the bot sees only commands and replies to it, not @mentions; \
-             in @BotFather send /setprivacy → Disable, or make the bot a group admin"
-        );
-    }
-    register_commands(&bot, app.config.bot.language).await;
-    set_menu_button(&bot, &app).await;
-    let (webapp_stop, webapp_stopped) = tokio::sync::oneshot::channel::<()>();
-    let webapp = spawn_webapp(&app, &bot, async move {
-        let _ = webapp_stopped.await;
-    })
-    .await?;
-    let purging = spawn_purging(app.state.clone(), PURGE_EVERY);
-    let outbox = Arc::new(
-        outbox::Outbox::new(app.state.clone(), outbox_max_age(&config))
-            .paced(app.config.alerts.sends_per_sec),
-    );
-    let flushing = outbox.clone().spawn(bot.clone(), outbox::FLUSH_EVERY);
-    let settling = pay::spawn_settling(bot.clone(), app.clone(), outbox.clone(), pay::SETTLE_EVERY);
-    let events = pay::spawn_events(bot.clone(), app.clone(), outbox.clone());
-    let alerting = pay::spawn_alerts(bot.clone(), app.clone(), outbox.clone());
-    let stopped = match config.mode {
-        TelegramMode::Polling => poll(bot, app, stop).await,
-        TelegramMode::Webhook => webhook::serve(bot, app, stop).await,
-    };
-    purging.abort();
-    flushing.abort();
-    settling.abort();
-    alerting.abort();
-    if let Some(events) = events {
-        events.abort();
-    }
-    drop(ops_stop);
-    drop(webapp_stop);
-    for server in [ops, webapp].into_iter().flatten() {
-        let _ = tokio::time::timeout(Duration::from_secs(2), server).await;
-    }
-    stopped?;
-    tracing::info!("telegram transport stopped");
-    Ok(())
-}
-
-/// Long polling until `stop` resolves.
-async fn poll(bot: Bot, app: App, stop: impl Future<Output = &'static str>) -> Result<(), TelegramError> {
-    let listener = Polling::builder(bot.clone())
-        .timeout(Duration::from_secs(10))
-        .allowed_updates(ALLOWED_UPDATES.to_vec())
-        .delete_webhook()
-        .await
-        .build();
-    let listener_errors = Arc::new(|error: RequestError| async move {
-        tracing::warn!(error = %error, "getUpdates failed; retrying");
-    });
-    dispatch_until(bot, app, listener, listener_errors, stop).await
-}
-
-/// Purges expired state now and then every `every`, logging how many records went.
-pub(crate) fn spawn_purging(state: Arc<dyn StateStore>, every: Duration) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(async move {
-        let mut ticks = tokio::time::interval(every);
-        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            ticks.tick().await;
-            match state.purge_expired().await {
-                Ok(purged) => tracing::info!(purged, store = %state.describe(), "expired state purged"),
-                Err(e) => tracing::warn!(error = %e, "purging expired state failed; trying again later"),
-            }
-        }
-    })
-}
+pub(crate) use tree::dispatch_until;
+pub use tree::{ALLOWED_UPDATES, Handled, dispatcher, dispatcher_with_end};

@@ -1,10 +1,11 @@
 //! Payments on Telegram (Bot Payments): the invoice after an order (and
 //! behind an unpaid order's 💳 button), the answer to every
 //! `pre_checkout_query` within Telegram's 10 s, the `successful_payment`
-//! receipt kept in the state store and recorded in the mall once, the
-//! background task that records what the mall could not take at once, the
-//! mall's order events told in the shopper's private chat, and the admins'
-//! `/ready` / `/pickedup`.
+//! receipt kept in the state store and recorded in the mall once, and the
+//! background task that records what the mall could not take at once.
+//! Both updates come past the door (`tree.rs`) as presses: a payer not
+//! allowed is refused at the pre-checkout, and a payment of one is not
+//! recorded.
 //!
 //! An invoice (`sendInvoice`) is titled with the pickup store, one price per
 //! line in minor units (one line at the mall's total when the lines do not
@@ -16,77 +17,74 @@
 //! handled in the chat's lane: the ledger keeps it before the mall is asked,
 //! the receipt (or "received, recording it", or "refunded in full" for an
 //! order that expired meanwhile) goes through the outbox. `spawn_settling`
-//! records what is due at start and every 10 s; `spawn_events` reads the
-//! mall's order events every `events.poll_secs`. The shopper's side:
+//! records what is due at start and every 10 s. The shopper's side:
 //! `docs/payments.md`.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use async_trait::async_trait;
 use handlers::Lang;
 use handlers::format::{floor_and_unit, paren, store_name};
-use services::{Event, Order, OrderStatus, RefundStatus, Shopper, Store};
+use services::{Order, OrderStatus, Shopper, Store};
 use teloxide::RequestError;
 use teloxide::payloads::{AnswerPreCheckoutQuerySetters, SendInvoiceSetters};
 use teloxide::prelude::*;
 use teloxide::types::{
-    InlineKeyboardButton, InlineKeyboardMarkup, LabeledPrice, Me, PreCheckoutQuery, SuccessfulPayment,
+    InlineKeyboardButton, InlineKeyboardMarkup, LabeledPrice, PreCheckoutQuery, SuccessfulPayment,
 };
 
+use super::Transport;
 use super::callback::ButtonData;
-use super::inbound::Handle;
+use super::handle::{ANSWERED, Handle, IGNORED, Outcome};
 use super::outbox::Outbox;
 use super::send::{self, Target};
-use super::{TelegramError, Transport};
 use crate::engine::App;
-use crate::engine::payments::{
-    self, EventFeed, EventTeller, Ledger, PayloadKey, PaymentRecord, PaymentState, Settled, amount_text,
-};
-use crate::engine::router::Way;
+use crate::engine::payments::{self, Ledger, PayloadKey, PaymentRecord, PaymentState, Settled, amount_text};
+use crate::engine::router::Admitted;
 use crate::infra::state::unix_now;
 
 /// How often payments the mall could not take yet are tried again.
 pub(crate) const SETTLE_EVERY: Duration = Duration::from_secs(10);
 
-/// A `pre_checkout_query`: answered at once, in its own task (it belongs to
-/// no chat's lane: Telegram waits for it, not for the chat's turn).
+/// The endpoint of a `pre_checkout_query` (run apart from the chat's lane:
+/// Telegram waits for it, not for the chat's turn): always answered.
 pub(crate) async fn on_pre_checkout(
-    bot: Bot,
-    query: PreCheckoutQuery,
-    me: Me,
-    tg: Arc<Transport>,
-) -> Result<(), TelegramError> {
-    let target = Target { chat: ChatId(query.from.id.0 as i64), thread: None, reply_to: None };
-    let handle = Handle::new(bot, me, tg, query.from.clone(), target, false);
-    tokio::spawn(async move { handle.answer_pre_checkout(&query).await });
-    Ok(())
+    handle: Handle,
+    _admitted: Admitted,
+    query: Box<PreCheckoutQuery>,
+) -> Result<Outcome, RequestError> {
+    handle.answer_pre_checkout(&query).await;
+    Ok(ANSWERED)
+}
+
+/// A pre-checkout query the door turned away: answered at once, with the
+/// door's words.
+pub(crate) async fn refuse_checkout(handle: &Handle, query: &PreCheckoutQuery, why: &str) {
+    let answer = teloxide::payloads::AnswerPreCheckoutQuery::new(query.id.clone(), false)
+        .error_message(why.to_owned());
+    metrics::counter!(crate::infra::ops::CHECKOUTS, "outcome" => "not_allowed").increment(1);
+    if let Err(e) = send::call(&handle.bot, &answer).await {
+        tracing::error!(error = %e, "could not answer a pre-checkout query");
+        handle.tg.app.stats.record_error("could not answer a pre-checkout query");
+    }
+}
+
+/// The endpoint of a `successful_payment`, in the payer's lane.
+pub(crate) async fn on_successful_payment(
+    handle: Handle,
+    _admitted: Admitted,
+    msg: Box<Message>,
+) -> Result<Outcome, RequestError> {
+    match msg.successful_payment() {
+        Some(payment) => handle.on_successful_payment(&msg, payment).await,
+        None => Ok(IGNORED),
+    }
 }
 
 impl Transport {
     /// Whether orders are paid in Telegram (`payments.provider_token` set).
     pub(super) fn payments_on(&self) -> bool {
         self.app.config.payments.enabled()
-    }
-
-    /// `/ready ORDER` or `/pickedup ORDER` from an admin: the mall's staff call.
-    pub(super) async fn staff_command(&self, order: Option<&str>, ready: bool, lang: Lang) -> String {
-        let texts = &lang.texts().pay;
-        let Some(order_id) = order.map(str::trim).filter(|o| !o.is_empty()) else {
-            return texts.staff_usage.to_owned();
-        };
-        let answer = if ready {
-            self.app.mall.mark_ready(order_id).await
-        } else {
-            self.app.mall.mark_picked_up(order_id).await
-        };
-        match answer {
-            Ok(order) => (texts.staff_done)(&order.order_id, (lang.texts().answers.status)(order.status)),
-            Err(e) => {
-                tracing::warn!(error = %e, order = order_id, ready, "a staff command was refused");
-                (texts.staff_failed)(order_id, &e.to_string())
-            }
-        }
     }
 }
 
@@ -136,48 +134,12 @@ impl Handle {
         }
     }
 
-    /// The 💳 button of an unpaid order: a new invoice for the same order.
-    pub(super) async fn on_pay_button(
-        &self,
-        query: &CallbackQuery,
-        order_id: &str,
-    ) -> Result<&'static str, RequestError> {
-        let lang = self.lang().await;
-        send::answer_press(&self.bot, query, None, false).await;
-        if !self.tg.payments_on() {
-            self.say(lang.texts().pay.pay_at_store).await?;
-            return Ok("answered");
-        }
-        self.send_invoice(lang, order_id).await.map(|_| "answered")
-    }
-
-    /// The 🧭 button: the way to the store, asked as the shopper's next message.
-    pub(super) async fn on_route_button(
-        &self,
-        query: &CallbackQuery,
-        store_id: &str,
-    ) -> Result<&'static str, RequestError> {
-        let lang = self.lang().await;
-        send::answer_press(&self.bot, query, None, false).await;
-        let name = match self.tg.app.mall.get_store(store_id).await {
-            Ok(store) => store_name(lang, &store).into_owned(),
-            Err(_) => store_id.to_owned(),
-        };
-        let text = (lang.texts().pay.directions_request)(&name);
-        let mut ctx = self.context(text, None).await;
-        ctx.lang = lang;
-        match self.admit(&ctx, Way::Message).await? {
-            Ok(admitted) => self.route(admitted, ctx).await.map(|_| "answered"),
-            Err(outcome) => Ok(outcome),
-        }
-    }
-
     /// Answers a pre-checkout query: ok only for a genuine payload of the
     /// payer's own unpaid order with time left and the order's amount and
     /// currency; always answered.
     async fn answer_pre_checkout(&self, query: &PreCheckoutQuery) {
         let started = std::time::Instant::now();
-        let lang = self.lang().await;
+        let lang = self.lang();
         let key = PayloadKey::derive(self.bot.token());
         let checked = if self.tg.payments_on() {
             payments::check_pre_checkout(
@@ -211,13 +173,13 @@ impl Handle {
 
     /// A `successful_payment`: kept in the state store, recorded in the mall
     /// (once, keyed by the charge id), and the shopper told what happened.
-    pub(super) async fn on_successful_payment(
+    async fn on_successful_payment(
         &self,
         msg: &Message,
         payment: &SuccessfulPayment,
-    ) -> Result<&'static str, RequestError> {
+    ) -> Result<Outcome, RequestError> {
         let from = &self.from;
-        let lang = self.lang().await;
+        let lang = self.lang();
         let key = PayloadKey::derive(self.bot.token());
         let order_id = match key.open(&payment.invoice_payload) {
             Some((order_id, payer)) if payer == from.id.0 as i64 => order_id,
@@ -242,10 +204,9 @@ impl Handle {
             attempts: 0,
             note: String::new(),
         };
-        self.tg.app.stats.count_message();
         let settled = self.tg.ledger.receive(record).await;
         tell_settled(&self.bot, &self.tg.app, &self.tg.outbox, settled, true).await;
-        Ok("answered")
+        Ok(ANSWERED)
     }
 }
 
@@ -287,7 +248,7 @@ fn paid_text(lang: Lang, order: &Order, store: Option<&Store>) -> (String, Optio
     (text, route_button(lang, &order.pickup_store_id))
 }
 
-fn store_and_place(lang: Lang, order: &Order, store: Option<&Store>) -> (String, String) {
+pub(crate) fn store_and_place(lang: Lang, order: &Order, store: Option<&Store>) -> (String, String) {
     match store {
         Some(store) => (
             store_name(lang, store).into_owned(),
@@ -297,7 +258,7 @@ fn store_and_place(lang: Lang, order: &Order, store: Option<&Store>) -> (String,
     }
 }
 
-fn route_button(lang: Lang, store_id: &str) -> Option<InlineKeyboardMarkup> {
+pub(crate) fn route_button(lang: Lang, store_id: &str) -> Option<InlineKeyboardMarkup> {
     let data = ButtonData::Route(store_id.to_owned()).encode();
     (data.len() <= super::callback::CALLBACK_DATA_LIMIT).then(|| {
         InlineKeyboardMarkup::new(vec![vec![InlineKeyboardButton::callback(
@@ -331,76 +292,6 @@ pub(crate) async fn settle_due_once(bot: &Bot, app: &App, ledger: &Ledger, outbo
     for settled in ledger.settle_due().await {
         tell_settled(bot, app, outbox, settled, false).await;
     }
-}
-
-/// Tells order events in the shopper's private chat, through the outbox.
-pub struct TelegramTeller {
-    pub bot: Bot,
-    pub app: App,
-    pub outbox: Arc<Outbox>,
-}
-
-#[async_trait]
-impl EventTeller for TelegramTeller {
-    async fn tell(&self, platform: &str, user_id: i64, event: &Event) -> Result<(), String> {
-        if platform != "telegram" {
-            return Ok(());
-        }
-        let lang =
-            self.app.router.chosen_lang(platform, user_id).await.unwrap_or(self.app.config.bot.language);
-        let texts = &lang.texts().pay;
-        let id = event.order_id.as_str();
-        let (text, markup) = match event.status {
-            _ if event.refund == Some(RefundStatus::Done) => ((texts.event_refunded)(id), None),
-            Some(OrderStatus::Paid) => ((texts.event_paid)(id), None),
-            Some(OrderStatus::Ready) => {
-                let shopper = Shopper::new(platform, user_id);
-                match self.app.mall.get_order(&shopper, id).await {
-                    Ok(order) => {
-                        let store = self.app.mall.get_store(&order.pickup_store_id).await.ok();
-                        let (name, place) = store_and_place(lang, &order, store.as_ref());
-                        ((texts.event_ready)(id, &name, &place), route_button(lang, &order.pickup_store_id))
-                    }
-                    Err(_) => ((texts.event_ready)(id, "", ""), None),
-                }
-            }
-            Some(OrderStatus::Completed) => ((texts.event_completed)(id), None),
-            Some(OrderStatus::Expired) => ((texts.event_expired)(id), None),
-            _ => ((texts.event_cancelled)(id), None),
-        };
-        let target = Target { chat: ChatId(user_id), thread: None, reply_to: None };
-        self.outbox
-            .deliver_with_markup(&self.bot, &target, &text, markup)
-            .await
-            .map(drop)
-            .map_err(|e| e.to_string())
-    }
-}
-
-/// Starts the event feed of `app` (`events.poll_secs`; none when 0).
-pub(crate) fn spawn_events(bot: Bot, app: App, outbox: Arc<Outbox>) -> Option<tokio::task::JoinHandle<()>> {
-    let every = Duration::from_secs(app.config.events.poll_secs);
-    if every.is_zero() {
-        return None;
-    }
-    let feed = Arc::new(event_feed(&app, every));
-    let teller: Arc<dyn EventTeller> = Arc::new(TelegramTeller { bot, app, outbox });
-    Some(feed.spawn(teller, every))
-}
-
-/// The event feed reader of `app`, polling every `every`; its product events wake the alerts.
-pub fn event_feed(app: &App, every: Duration) -> EventFeed {
-    EventFeed::new(app.mall.clone(), app.state.clone(), super::transport::ledger(app), every)
-        .with_alerts(app.alerts.clone())
-}
-
-/// Starts re-reading the watched products (`alerts.poll_mins`) and ending
-/// the alerts that ran out.
-pub(crate) fn spawn_alerts(bot: Bot, app: App, outbox: Arc<Outbox>) -> tokio::task::JoinHandle<()> {
-    let alerts = app.alerts.clone();
-    let mall = app.mall.clone();
-    let teller: Arc<dyn crate::engine::alerts::AlertTeller> = Arc::new(TelegramTeller { bot, app, outbox });
-    alerts.spawn(mall, teller)
 }
 
 /// The invoice of the shopper `user_id`'s `order` (its pickup store looked

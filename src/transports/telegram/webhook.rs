@@ -22,7 +22,7 @@ use teloxide::stop::{StopToken, mk_stop_token};
 use teloxide::update_listeners::{AsUpdateStream, UpdateListener};
 use tokio::sync::mpsc;
 
-use super::{TelegramError, dispatch_until, send, stop_signal};
+use super::{TelegramError, dispatch_until, send};
 use crate::engine::App;
 use crate::infra::state::StateStore;
 
@@ -59,11 +59,6 @@ pub(crate) async fn serve(
         TelegramError::Webhook(format!("cannot listen on {addr} (`telegram.webhook_listen`): {e}"))
     })?;
     serve_on_until(bot, app, listener, stop).await
-}
-
-/// Like [`serve`], on a listener already bound, until Ctrl-C or SIGTERM.
-pub async fn serve_on(bot: Bot, app: App, listener: tokio::net::TcpListener) -> Result<(), TelegramError> {
-    serve_on_until(bot, app, listener, stop_signal()).await
 }
 
 /// Like [`serve`], on a listener already bound, until `stop` resolves.

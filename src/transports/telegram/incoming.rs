@@ -1,34 +1,29 @@
-//! An update as it comes in. Reading an incoming message: what it says, whether it is addressed to the
-//! bot (in groups only mentions, replies to the bot and `/command@bot` are),
-//! the text with the bot's mention stripped, and which command it is.
+//! Reading an incoming message, and the endpoint of a message past the door.
 //!
-//! [`Handle`]: one update as every step of its handling sees it — the bot,
-//! who the bot is, the transport, where the answer goes (chat, forum topic,
-//! the message answered), who sent it, and the language, worked out once.
-//! It is built once per update (a message, a button press, a pre-checkout
-//! query) and passed as one value through the update's handling: messages,
-//! commands, presses, payments, the live message; its answers go out
-//! through the outbox. The shopper's `/lang` choice is read from the state
-//! store at most once per update, when a step first needs the language (a
-//! group message not addressed to the bot needs none).
+//! Reading: what a message carries ([`content`]), whether it is addressed
+//! to the bot (in groups only mentions, replies to the bot and
+//! `/command@bot` are; a voice note only as a reply to the bot), the text
+//! with the bot's mention stripped, and which command it is. The tree
+//! (`tree.rs`) reads each message with [`read`] before the door: a message
+//! not for the bot is passed over there, with nothing read from the state
+//! store.
+//!
+//! The endpoint, [`on_message`], takes a message the door admitted: in the
+//! service desk's group, staff's message goes to `desk.rs`; a shopper
+//! talking to a person has it copied to their topic (`desk.rs`); otherwise a
+//! text is a command (`commands.rs`) or a turn (`Handle::route`, `live.rs`),
+//! a voice message or photo a turn on a file (`media.rs`), and anything
+//! else is asked to be written.
 
-use super::outbox::Delivery;
-use super::send::{self, ButtonContext, Target};
-use super::{Transport, texts};
+use super::handle::{ANSWERED, Handle, IGNORED, Outcome};
+use super::texts;
 pub(crate) use crate::engine::commands::Command;
-use crate::engine::context::{ChosenLang, MessageContext};
-use crate::engine::reply::Reply;
-use crate::engine::router::{Admitted, Knock, Way, Why};
-use handlers::Lang;
-use std::future::Future;
-use std::sync::Arc;
+use crate::engine::context::MessageContext;
+use crate::engine::router::Admitted;
 use teloxide::RequestError;
-use teloxide::prelude::*;
 use teloxide::types::{
-    FileMeta, Me, Message, MessageEntityKind, MessageEntityRef, MessageId, MessageKind, PhotoSize, User,
-    UserId,
+    FileMeta, Me, Message, MessageEntityKind, MessageEntityRef, MessageKind, PhotoSize, UserId,
 };
-use tokio::sync::OnceCell;
 
 /// What a message carries, as far as the bot is concerned.
 #[derive(Debug, Clone, PartialEq)]
@@ -222,267 +217,125 @@ pub(crate) fn parse_command(text: &str, bot: &BotIdentity) -> Option<Command> {
     Command::parse(text, |name| bot.is_my_name(name))
 }
 
-// ------------------------------------------------------------ the handle
+/// What the tree needs of a message before the door.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Reading {
+    /// Nothing for the bot: a service message, or in a group one not
+    /// addressed to it (or nothing it could read).
+    Passed,
+    /// For the bot, with its words: the text or caption with the bot's
+    /// mention stripped (empty for what has none).
+    ForTheBot { text: String },
+}
 
-/// One update being handled. Clones share everything, the `/lang` choice
-/// once read included.
-#[derive(Clone)]
-pub(crate) struct Handle {
-    pub bot: Bot,
-    /// Who the bot is (`getMe`).
-    pub me: Me,
-    /// The transport's engine and memory.
-    pub tg: Arc<Transport>,
-    /// Where the answers go.
-    pub target: Target,
-    /// Who sent the update.
-    pub from: User,
-    /// Whether it came from a group or supergroup.
-    pub is_group: bool,
-    /// The shopper's `/lang` choice, read from the state store the first
-    /// time it is needed (shared by the handle's clones).
-    chosen: Arc<OnceCell<Option<Lang>>>,
-    /// The language the conversation is in, read the same way.
-    talking: Arc<OnceCell<Option<Lang>>>,
+/// Reads whether the message `msg` (in a group when `is_group`) is for the
+/// bot `me`, and its words.
+pub(crate) fn read(msg: &Message, me: &Me, is_group: bool) -> Reading {
+    let bot = BotIdentity::from_me(me);
+    let heard = |addressing: Addressing| {
+        if is_group && !addressing.addressed {
+            Reading::Passed
+        } else {
+            Reading::ForTheBot { text: addressing.text }
+        }
+    };
+    match content(msg) {
+        Content::Service => Reading::Passed,
+        Content::Unreadable if is_group => Reading::Passed,
+        Content::Unreadable => Reading::ForTheBot { text: String::new() },
+        Content::Text { text, entities } => {
+            heard(addressing(text, &entities, &bot, replies_to_bot(msg, &bot)))
+        }
+        // A voice note cannot @mention: in groups only a reply to the bot is heard.
+        Content::Speech(_) => heard(Addressing { addressed: replies_to_bot(msg, &bot), text: String::new() }),
+        Content::Photo { caption, .. } => {
+            let reply_to_bot = replies_to_bot(msg, &bot);
+            heard(match caption {
+                Some((text, entities)) => addressing(text, &entities, &bot, reply_to_bot),
+                None => Addressing { addressed: reply_to_bot, text: String::new() },
+            })
+        }
+    }
+}
+
+// ------------------------------------------------------------ the endpoint
+
+/// A message the door admitted, as the tree read it.
+#[derive(Debug, Clone)]
+pub(crate) struct Incoming {
+    /// The message (boxed: a `Message` is kilobytes, and the lane keeps it
+    /// until its turn comes).
+    pub msg: Box<Message>,
+    /// Its words for the bot ([`Reading::ForTheBot`]).
+    pub text: String,
+    /// From the service desk's group: staff writing to shoppers.
+    pub staff: bool,
+}
+
+/// The endpoint of a message: staff's to the desk, a shopper's to the
+/// person they talk to, else a command, a turn, a file's turn, or "please
+/// write".
+pub(crate) async fn on_message(
+    handle: Handle,
+    admitted: Admitted,
+    incoming: Incoming,
+) -> Result<Outcome, RequestError> {
+    let Incoming { msg, text, staff } = incoming;
+    if staff {
+        return handle.staff_message(&msg).await;
+    }
+    // A shopper talking to a person: copied to their topic, the bot quiet.
+    if !handle.is_group
+        && let Some(outcome) = handle.to_desk(&msg).await?
+    {
+        return Ok(outcome);
+    }
+    match content(&msg) {
+        Content::Service => Ok(IGNORED),
+        Content::Unreadable if handle.is_group => Ok(IGNORED),
+        Content::Unreadable => {
+            handle.deliver_text(texts::please_write(handle.lang())).await.map(|_| ANSWERED)
+        }
+        Content::Text { .. } => {
+            let ctx = handle.context(text, reply_text(&msg));
+            handle.handle_text(admitted, ctx).await
+        }
+        Content::Speech(speech) => {
+            let ctx = handle.context(String::new(), reply_text(&msg));
+            handle.handle_speech(admitted, ctx, speech).await
+        }
+        Content::Photo { sizes, .. } => {
+            let ctx = handle.context(text, reply_text(&msg));
+            if handle.tg.app.reads_photos() {
+                handle.handle_photo(admitted, ctx, sizes).await
+            } else if ctx.text.is_empty() {
+                // Without vision a photo is its caption, and this one has none.
+                handle.say(handle.lang().texts().media.photo_unseen).await.map(|_| ANSWERED)
+            } else {
+                handle.handle_text(admitted, ctx).await
+            }
+        }
+    }
 }
 
 impl Handle {
-    /// The handle of an update from `from` answered at `target`.
-    pub(crate) fn new(
-        bot: Bot,
-        me: Me,
-        tg: Arc<Transport>,
-        from: User,
-        target: Target,
-        is_group: bool,
-    ) -> Self {
-        let (chosen, talking) = (Arc::new(OnceCell::new()), Arc::new(OnceCell::new()));
-        Handle { bot, me, tg, target, from, is_group, chosen, talking }
-    }
-
-    /// The shopper's `/lang` choice: read from the state store the first
-    /// time, then remembered for the rest of the update.
-    pub(super) async fn chosen(&self) -> Option<Lang> {
-        *self.chosen.get_or_init(|| self.tg.app.router.chosen_lang("telegram", self.from.id.0 as i64)).await
-    }
-
-    /// The language the conversation is in (the last its shopper clearly
-    /// wrote in): read the first time, then remembered for the update.
-    async fn talking(&self) -> Option<Lang> {
-        let conversation =
-            crate::engine::context::conversation_key("telegram", self.target.chat.0, self.user_id());
-        *self
-            .talking
-            .get_or_init(|| async { self.tg.app.router.conversation_lang(&conversation).await })
-            .await
-    }
-
-    /// The language of the update's answers: the `/lang` choice, else the
-    /// conversation's, else the sender's Telegram language, else `bot.language`.
-    pub(crate) async fn lang(&self) -> Lang {
-        match self.chosen().await {
-            Some(chosen) => chosen,
-            None => match self.talking().await {
-                Some(talking) => talking,
-                None => self.tg.detected_lang(&self.from, None),
-            },
-        }
-    }
-
-    /// The language to answer the text `text` of this update in: the `/lang`
-    /// choice, else the conversation's after `text` (which keeps it unless
-    /// `text` is clearly in another language), else [`Handle::lang`]'s fallbacks.
-    pub(crate) async fn lang_of_text(&self, text: &str) -> Lang {
-        match self.chosen().await {
-            Some(chosen) => chosen,
-            None => match self.talking().await {
-                Some(talking) => Lang::detect_or(text, talking),
-                None => self.tg.detected_lang(&self.from, Some(text)),
-            },
-        }
-    }
-
-    /// The sender's id.
-    pub(crate) fn user_id(&self) -> i64 {
-        self.from.id.0 as i64
-    }
-
-    /// The shopper's message `text` as the router takes it, in the
-    /// language of [`Handle::lang_of_text`].
-    pub(crate) async fn context(&self, text: String, reply_to: Option<String>) -> MessageContext {
-        let lang = self.lang_of_text(&text).await;
-        MessageContext {
-            platform: "telegram",
-            user_id: self.user_id(),
-            user_name: Some(self.from.full_name()),
-            chat_id: self.target.chat.0,
-            is_group: self.is_group,
-            mentioned: true,
-            text,
-            reply_to,
-            lang,
-            image: None,
-        }
-    }
-
-    /// The door for this update's message `ctx`: `Ok` with what it admitted,
-    /// else the outcome — the refusal or the "slow down" notice sent the
-    /// first time, then silence.
-    pub(crate) async fn admit(
+    /// A text addressed to the bot (typed, or a pressed suggestion), past
+    /// the door: a command or a request for the router.
+    pub(crate) async fn handle_text(
         &self,
-        ctx: &MessageContext,
-        way: Way,
-    ) -> Result<Result<Admitted, &'static str>, RequestError> {
-        let knock = Knock { way, ..Knock::message(ctx, ChosenLang::Read(self.chosen().await)) };
-        match self.tg.app.router.admit(knock).await {
-            Ok(admitted) => Ok(Ok(admitted)),
-            Err(turned) => {
-                if turned.tell {
-                    self.deliver(turned.lang, &turned.reply(), None).await?;
-                }
-                Ok(Err(match turned.why {
-                    Why::NotAllowed => "refused",
-                    Why::SlowDown => "limited",
-                }))
-            }
+        admitted: Admitted,
+        mut ctx: MessageContext,
+    ) -> Result<Outcome, RequestError> {
+        let command = parse_command(&ctx.text, &BotIdentity::from_me(&self.me));
+        if command.is_some() {
+            ctx.lang = self.lang();
         }
-    }
-
-    /// A button press at the door (`Way::Press`: the allow-lists only); a press
-    /// turned away is answered on the button with the door's words.
-    pub(crate) async fn admit_press(&self, query: &CallbackQuery) -> Option<Admitted> {
-        let knock = Knock {
-            platform: "telegram",
-            user_id: self.user_id(),
-            chat_id: self.target.chat.0,
-            lang: self.lang().await,
-            chosen: ChosenLang::Read(self.chosen().await),
-            said: handlers::Said::Nothing,
-            way: Way::Press,
-        };
-        match self.tg.app.router.admit(knock).await {
-            Ok(admitted) => Some(admitted),
-            Err(turned) => {
-                send::answer_press(&self.bot, query, Some(turned.message()), true).await;
-                None
-            }
+        match command {
+            Some(command) => self.handle_command(admitted, ctx, command).await,
+            None if ctx.text.is_empty() => self.greet(ctx.lang).await,
+            None => self.route(admitted, ctx).await,
         }
-    }
-
-    /// Asks the router about an admitted message, showing its progress
-    /// meanwhile (typing, a status message, the answer as it streams), and
-    /// delivers its answer in place of the progress.
-    pub(crate) async fn route(&self, admitted: Admitted, ctx: MessageContext) -> Result<(), RequestError> {
-        let lang = ctx.lang;
-        let router = self.tg.app.router.clone();
-        self.run_live(lang, move |progress| async move { router.answer(&admitted, &ctx, &progress).await })
-            .await
-    }
-
-    /// Runs router work in its own task with the typing indicator on; a
-    /// panic becomes a logged error and an apology.
-    pub(crate) async fn run_guarded<F>(&self, work: F) -> Reply
-    where
-        F: Future<Output = Reply> + Send + 'static,
-    {
-        let _typing = self.tg.typing.hold(&self.bot, &self.target);
-        match tokio::spawn(work).await {
-            Ok(reply) => reply,
-            Err(e) => self.failed_turn(self.lang().await, e),
-        }
-    }
-
-    pub(super) fn failed_turn(&self, lang: Lang, error: tokio::task::JoinError) -> Reply {
-        tracing::error!(error = %error, chat = self.target.chat.0, "answering a message failed");
-        self.tg.app.stats.record_error("answering a message failed (panic)");
-        Reply::text(texts::apology(lang))
-    }
-
-    /// What the buttons of `reply` need; a group hand-off gets its deep link
-    /// for the sender.
-    async fn buttons(&self, lang: Lang, reply: &Reply) -> ButtonContext<'_> {
-        let handoff_payload = match reply.open_private.as_deref().filter(|r| !r.trim().is_empty()) {
-            Some(request) => self.tg.handoffs.put(self.user_id(), request).await,
-            None => None,
-        };
-        let username = self.me.user.username.as_deref().unwrap_or_default();
-        let webapp = self.tg.app.config.webapp_url();
-        ButtonContext {
-            lang,
-            bot_username: username,
-            handoff_payload,
-            webapp,
-            in_group: self.target.chat.0 < 0,
-        }
-    }
-
-    /// Sends a router reply (its buttons in `lang`) through the outbox, its
-    /// first part replacing the message `replace` when given (a status
-    /// message); then the invoice it asks for, when orders are paid in Telegram.
-    pub(crate) async fn deliver(
-        &self,
-        lang: Lang,
-        reply: &Reply,
-        replace: Option<MessageId>,
-    ) -> Result<(), RequestError> {
-        let paying = self.tg.payments_on() && self.target.reply_to.is_none();
-        let stripped;
-        let reply = if reply.payable.is_empty() || paying {
-            reply
-        } else {
-            // Paid at the store: no pay buttons.
-            stripped = Reply { payable: Vec::new(), ..reply.clone() };
-            &stripped
-        };
-        // In the turn's trace, when it was traced: the sends of its answer.
-        let delivering = async {
-            let buttons = self.buttons(lang, reply).await;
-            let delivery = self.tg.outbox.deliver(&self.bot, &self.target, reply, &buttons, replace).await?;
-            if let (false, Some(rated), super::outbox::Delivery::Sent(ids)) =
-                (self.is_group, &reply.rated, &delivery)
-                && let Some(last) = ids.last()
-            {
-                // What a 👍/👎 on this answer will be about.
-                let (state, keep) = (self.tg.app.state.as_ref(), self.tg.app.router.report_keep());
-                if let Err(e) =
-                    crate::engine::report::keep_rated(state, self.target.chat.0, last.0, rated, keep).await
-                {
-                    tracing::warn!(error = %e, "could not keep what the answer was about");
-                }
-            }
-            if let (false, Some(reason)) = (self.is_group, reply.handoff.as_deref()) {
-                // Boxed: a hand-off is rare, and its future is large.
-                Box::pin(self.open_desk(lang, reason)).await?;
-            }
-            if let (true, Some(order_id)) = (paying, reply.invoice.as_deref()) {
-                // Boxed: most answers send no invoice, and its future would
-                // otherwise add 3 KB to every delivery's.
-                Box::pin(self.send_invoice(lang, order_id)).await?;
-            }
-            Ok(())
-        };
-        crate::infra::otel::in_trace(reply.trace.clone(), delivering).await
-    }
-
-    /// Sends the transport's own text (no buttons).
-    pub(crate) async fn say(&self, text: &str) -> Result<(), RequestError> {
-        self.deliver_text(text).await.map(drop)
-    }
-
-    /// Sends a text of the bot's own through the outbox, not counted.
-    pub(crate) async fn deliver_text(&self, text: &str) -> Result<Delivery, RequestError> {
-        self.tg.outbox.deliver_text(&self.bot, &self.target, text).await
-    }
-
-    /// Logs a failure to answer, counts it, and tells the shopper briefly.
-    pub(crate) async fn apologise(&self, error: &RequestError) {
-        tracing::error!(error = %error, chat = self.target.chat.0, "could not answer on telegram");
-        self.tg.app.stats.record_error("could not answer on telegram");
-        if let Err(e) =
-            send::send_text(&self.bot, &self.target, texts::apology(self.lang().await), None).await
-        {
-            tracing::warn!(error = %e, "could not send the apology either");
-        }
+        .map(|_| ANSWERED)
     }
 }
 
