@@ -152,6 +152,7 @@ pub(crate) fn router_settings(config: &Config) -> RouterSettings {
             allowed_chats: config.bot.allowed_chats.clone(),
             rate_limit_per_minute: config.bot.rate_limit_per_minute,
             daily_tokens_per_user: config.bot.daily_tokens_per_user,
+            admins: config.telegram.admins.clone(),
         },
         confirm: ConfirmSettings {
             confirm_ttl: Duration::from_secs(config.safety.confirm_ttl_secs),

@@ -27,6 +27,10 @@
 //! turn remembers the conversation's language
 //! ([`Door::remember_conversation_lang`]); `/lang` sets the choice
 //! ([`Door::set_lang`]).
+//!
+//! Admin rights: an [`Admitted`] says whether it is one of the configured
+//! Telegram admins (`telegram.admins`, [`Admitted::is_admin`]), so a
+//! transport asks the request instead of reading the config.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -45,7 +49,7 @@ const REFUSAL_MEMORY: Duration = Duration::from_secs(30 * 24 * 3600);
 /// How long a `/lang` choice is remembered.
 const LANG_TTL: Duration = Duration::from_secs(365 * 24 * 3600);
 
-/// The door's settings (`[bot]`).
+/// The door's settings (`[bot]`, `telegram.admins`).
 #[derive(Debug, Clone)]
 pub struct DoorSettings {
     /// Users admitted (`bot.allowed_users`; empty with no chats listed = everyone).
@@ -56,6 +60,8 @@ pub struct DoorSettings {
     pub rate_limit_per_minute: u32,
     /// Model tokens a shopper may use a day before basic mode (`bot.daily_tokens_per_user`; 0 = no limit).
     pub daily_tokens_per_user: u64,
+    /// Telegram users with admin rights (`telegram.admins`): [`Admitted::is_admin`].
+    pub admins: Vec<i64>,
 }
 
 impl Default for DoorSettings {
@@ -65,6 +71,7 @@ impl Default for DoorSettings {
             allowed_chats: Vec::new(),
             rate_limit_per_minute: 20,
             daily_tokens_per_user: 0,
+            admins: Vec::new(),
         }
     }
 }
@@ -162,6 +169,8 @@ pub struct Admitted {
     /// The conversation's language as the door found it (none yet: `None`).
     conversation: Option<Lang>,
     budget: Budget,
+    /// One of `telegram.admins`.
+    admin: bool,
 }
 
 impl Admitted {
@@ -218,6 +227,13 @@ impl Admitted {
 
     pub(super) fn budget(&self) -> Budget {
         self.budget
+    }
+
+    /// One of the configured Telegram admins (`telegram.admins`): the
+    /// admins' commands (`/stats`, `/ready`, `/pickedup`…) are theirs.
+    #[allow(dead_code, reason = "for the transports, which ask it instead of reading the config")]
+    pub(crate) fn is_admin(&self) -> bool {
+        self.admin
     }
 }
 
@@ -335,6 +351,8 @@ impl Door {
             chosen,
             conversation,
             budget,
+            // The admins are Telegram users: the id means that in Telegram's namespace only.
+            admin: knock.platform == "telegram" && self.settings.admins.contains(&knock.user_id),
         })
     }
 

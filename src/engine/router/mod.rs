@@ -7,7 +7,7 @@
 //!
 //! | part | type | settings | file |
 //! |---|---|---|---|
-//! | the door: who, allow-lists, rate limit, language, budget, count | [`Door`] | [`DoorSettings`] | `access.rs` |
+//! | the door: who, allow-lists, rate limit, language, budget, count, admin rights | [`Door`] | [`DoorSettings`] | `access.rs` |
 //! | the confirmations: hold, press, carry out, the one-time code | `Confirmations` | [`ConfirmSettings`] | `confirm.rs` |
 //! | the turns: history, lock, tool loop, close | `Turns` | [`TurnSettings`] | `turn.rs`, `round.rs`, `lock.rs`, `cache.rs`, `history.rs`, `prompt.rs` |
 //! | the staff's side: hand-off to the desk, the report, `/stats` | `StaffDesk` | [`DeskSettings`] | `desk.rs`, `figures.rs` |
