@@ -36,7 +36,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use handlers::{Lang, Level, ToolError};
+use handlers::{Lang, Level, ToolContext, ToolError};
 use serde_json::Value;
 use services::MallApi;
 
@@ -155,6 +155,14 @@ impl FunctionCallRouter {
         self
     }
 
+    /// The context a tool runs in for a request the door admitted outside a
+    /// chat (the Mini App's reads, an MCP client's call): the admitted
+    /// person, private, in their language, with the mall, the map and the
+    /// shoppers' alerts. The only way to a [`ToolContext`] outside the router.
+    pub(crate) fn tool_context_for(&self, admitted: &Admitted) -> ToolContext {
+        self.tools.context_for(admitted)
+    }
+
     /// Runs one safe call for an admitted request outside the tool loop (an
     /// MCP client's or the Mini App's), with the same time limit, span and
     /// counters.
@@ -165,7 +173,7 @@ impl FunctionCallRouter {
         call: &crate::engine::llm::ToolCall,
         args: Value,
     ) -> Result<handlers::ToolOutput, ToolError> {
-        self.tools.run(tool, call, self.tools.context_for(admitted), args).await
+        self.tools.run(tool, call, self.tool_context_for(admitted), args).await
     }
 }
 
