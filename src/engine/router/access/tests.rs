@@ -197,3 +197,150 @@ async fn a_spent_daily_budget_lets_the_message_in_for_basic_mode_told_until_told
     assert_eq!(admitted(&door, knock(8, 8, Way::Message)).await.budget(), Budget::Within);
 }
 
+/// The checks the door makes for one way in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Checks {
+    /// `bot.allowed_users` / `bot.allowed_chats`: a stranger is turned away.
+    allow_lists: bool,
+    /// Admitted from the service desk's group only.
+    desk_only: bool,
+    /// `telegram.admins` is told on the [`Admitted`].
+    admin: bool,
+    /// `bot.rate_limit_per_minute`: over it, turned away.
+    rate_limit: bool,
+    /// `bot.daily_tokens_per_user`: spent, the message is let in for basic mode.
+    budget: bool,
+    /// Counted as a handled message (`/health`).
+    count: bool,
+    /// The conversation's language is read (the `/lang` choice always is).
+    conversation_lang: bool,
+}
+
+impl Checks {
+    /// A row of the table, in the order of its columns.
+    fn row([allow_lists, desk_only, admin, rate_limit, budget, count, conversation_lang]: [bool; 7]) -> Self {
+        Checks { allow_lists, desk_only, admin, rate_limit, budget, count, conversation_lang }
+    }
+}
+
+/// The table: for each way in, the checks it gets, and the way of the next
+/// row (the test walks the ways in this order). The `match` has no
+/// wildcard: a new [`Way`] does not compile until it has its row.
+#[rustfmt::skip]
+fn row(way: Way) -> (Checks, Option<Way>) {
+    const Y: bool = true;
+    const N: bool = false;
+    match way {
+        //                            allow  desk  admin  rate   budget  count  conversation
+        //                            lists  only         limit                 language
+        Way::Message => (Checks::row([Y,     N,    Y,     Y,     Y,      Y,     Y]), Some(Way::Call)),
+        Way::Call =>    (Checks::row([Y,     N,    Y,     Y,     N,      N,     Y]), Some(Way::Press)),
+        Way::Press =>   (Checks::row([Y,     N,    Y,     N,     N,      N,     Y]), Some(Way::Staff)),
+        Way::Staff =>   (Checks::row([N,     Y,    Y,     N,     N,      N,     N]), None),
+    }
+}
+
+const ADMIN: i64 = 42;
+const STRANGER: i64 = 99;
+
+/// The chat a way knocks from: staff's is the desk's group.
+fn chat_of(way: Way, user: i64) -> i64 {
+    if way == Way::Staff { DESK } else { user }
+}
+
+/// Where every check can be seen: `ADMIN` the only allowed user and admin,
+/// one request a minute, a small day's budget, the desk's group set.
+fn table_door() -> (FunctionCallRouter, Arc<dyn StateStore>) {
+    door(RouterSettings {
+        door: DoorSettings {
+            allowed_users: vec![ADMIN],
+            allowed_chats: Vec::new(),
+            rate_limit_per_minute: 1,
+            daily_tokens_per_user: 100,
+            admins: vec![ADMIN],
+        },
+        desk: the_desk(),
+        ..Default::default()
+    })
+}
+
+/// Conversation `conversation` is in Chinese.
+async fn in_chinese(state: &Arc<dyn StateStore>, conversation: &str) {
+    let key = crate::infra::state::keys::conversation_lang(conversation);
+    state.put_value(&key, Lang::Zh.as_str(), Duration::from_secs(60)).await.unwrap();
+}
+
+fn the_desk() -> DeskSettings {
+    let desk = crate::engine::support::Desk::new(DESK, "", "+08:00", 0.0).unwrap();
+    DeskSettings { desk: Some(desk), ..Default::default() }
+}
+
+#[tokio::test]
+async fn every_way_in_gets_exactly_the_checks_of_its_row() {
+    let mut next = Some(Way::Message);
+    while let Some(way) = next {
+        let (want, after) = row(way);
+        next = after;
+
+        // The allow-lists: a stranger, where the way knocks from.
+        let (door, _) = table_door();
+        let stranger = door.admit(knock(STRANGER, chat_of(way, STRANGER), way)).await;
+        assert_eq!(stranger.is_err(), want.allow_lists, "{way:?}: a stranger turned away");
+
+        // The desk: staff elsewhere than the desk's group are turned away.
+        let (door, _) = table_door();
+        let elsewhere = door.admit(knock(ADMIN, -5, way)).await;
+        assert_eq!(elsewhere.is_err(), want.desk_only, "{way:?}: away from the desk turned away");
+
+        // Admin rights: told for an admin, not for another admitted person.
+        let (door, _) = table_door();
+        let admin = admitted(&door, knock(ADMIN, chat_of(way, ADMIN), way)).await;
+        assert_eq!(admin.is_admin(), want.admin, "{way:?}: an admin is an admin");
+        let (open, _) = self::door(RouterSettings {
+            door: DoorSettings { admins: vec![ADMIN], ..no_limits() },
+            desk: the_desk(),
+            ..Default::default()
+        });
+        assert!(!admitted(&open, knock(7, chat_of(way, 7), way)).await.is_admin(), "{way:?}: 7 is no admin");
+        let elsewhere = Knock { platform: "mcp", ..knock(ADMIN, chat_of(way, ADMIN), way) };
+        assert!(!admitted(&open, elsewhere).await.is_admin(), "{way:?}: an id of another platform");
+
+        // The rate limit: the minute's one request spent by a message, then this way.
+        let (door, _) = table_door();
+        admitted(&door, knock(ADMIN, ADMIN, Way::Message)).await;
+        let over = door.admit(knock(ADMIN, chat_of(way, ADMIN), way)).await;
+        assert_eq!(
+            over.as_ref().err().map(|t| t.why),
+            want.rate_limit.then_some(Why::SlowDown),
+            "{way:?}: over the rate limit"
+        );
+
+        // The budget: the day's tokens spent.
+        let (door, state) = table_door();
+        let spent = crate::infra::state::keys::spent("telegram", ADMIN, today());
+        state.add_counts(&[(&spent, "tokens", 100)], Duration::from_secs(86_400)).await.unwrap();
+        let let_in = admitted(&door, knock(ADMIN, chat_of(way, ADMIN), way)).await;
+        assert_eq!(let_in.over_budget(), want.budget, "{way:?}: the day's budget");
+
+        // The count.
+        let (door, _) = table_door();
+        admitted(&door, knock(ADMIN, chat_of(way, ADMIN), way)).await;
+        assert_eq!(messages_counted(&door), u64::from(want.count), "{way:?}: counted as a message");
+
+        // The language: the conversation's (Chinese) over the transport's (English).
+        let chat = chat_of(way, ADMIN);
+        let conversation = crate::engine::context::conversation_key("telegram", chat, ADMIN);
+        let (door, state) = table_door();
+        in_chinese(&state, &conversation).await;
+        let lang = admitted(&door, knock(ADMIN, chat, way)).await.lang();
+        let expected = if want.conversation_lang { Lang::Zh } else { Lang::En };
+        assert_eq!(lang, expected, "{way:?}: the conversation's language");
+        // The `/lang` choice is read for every way, and wins.
+        let (door, state) = table_door();
+        in_chinese(&state, &conversation).await;
+        let chosen = crate::infra::state::keys::lang("telegram", ADMIN);
+        state.put_value(&chosen, Lang::ZhHant.as_str(), Duration::from_secs(60)).await.unwrap();
+        let lang = admitted(&door, knock(ADMIN, chat, way)).await.lang();
+        assert_eq!(lang, Lang::ZhHant, "{way:?}: the /lang choice");
+    }
+}
