@@ -21,7 +21,10 @@ use crate::engine::fallback::ChatFallback;
 use crate::engine::llm::ChatModel;
 use crate::engine::llm::offline::OfflinePlanner;
 use crate::engine::llm::openai::{OpenAiClient, OpenAiSettings};
-use crate::engine::router::{FunctionCallRouter, RouterParts, RouterSettings};
+use crate::engine::router::{
+    ConfirmSettings, DeskSettings, DoorSettings, FunctionCallRouter, RouterParts, RouterSettings,
+    TurnSettings,
+};
 pub use crate::engine::stats::Stats;
 use crate::engine::tools::RemoteTools;
 use crate::infra::config::{Config, MallBackend, Provider};
@@ -141,32 +144,41 @@ impl App {
     }
 }
 
-/// The router's settings from the config.
+/// The router's settings from the config, part by part.
 pub(crate) fn router_settings(config: &Config) -> RouterSettings {
     RouterSettings {
-        max_rounds: config.llm.max_rounds,
-        direct_answers: config.llm.direct_answers,
-        tool_timeout: config.tool_timeout(),
-        history_messages: config.bot.history_messages,
-        history_tokens: config.bot.history_tokens,
-        tool_cache_ttl: Duration::from_secs(config.bot.tool_cache_secs),
-        confirm_ttl: Duration::from_secs(config.safety.confirm_ttl_secs),
-        critical_code: config.safety.critical_code,
-        levels: config.tools.iter().map(|(name, o)| (name.clone(), o.level)).collect(),
-        rate_limit_per_minute: config.bot.rate_limit_per_minute,
-        daily_tokens_per_user: config.bot.daily_tokens_per_user,
-        allowed_users: config.bot.allowed_users.clone(),
-        allowed_chats: config.bot.allowed_chats.clone(),
-        payments_online: config.payments.enabled(),
-        order_ttl_mins: config.payments.order_ttl_mins,
-        report_keep: Duration::from_secs(config.report.keep_days.max(1) * 86_400),
-        desk: crate::engine::support::Desk::new(
-            config.support.chat_id,
-            &config.support.hours,
-            &config.support.utc_offset,
-            config.support.answer_within_mins,
-        ),
-        ..RouterSettings::default()
+        door: DoorSettings {
+            allowed_users: config.bot.allowed_users.clone(),
+            allowed_chats: config.bot.allowed_chats.clone(),
+            rate_limit_per_minute: config.bot.rate_limit_per_minute,
+            daily_tokens_per_user: config.bot.daily_tokens_per_user,
+            admins: config.telegram.admins.clone(),
+        },
+        confirm: ConfirmSettings {
+            confirm_ttl: Duration::from_secs(config.safety.confirm_ttl_secs),
+            critical_code: config.safety.critical_code,
+            levels: config.tools.iter().map(|(name, o)| (name.clone(), o.level)).collect(),
+            payments_online: config.payments.enabled(),
+            order_ttl_mins: config.payments.order_ttl_mins,
+        },
+        turn: TurnSettings {
+            max_rounds: config.llm.max_rounds,
+            direct_answers: config.llm.direct_answers,
+            tool_timeout: config.tool_timeout(),
+            history_messages: config.bot.history_messages,
+            history_tokens: config.bot.history_tokens,
+            tool_cache_ttl: Duration::from_secs(config.bot.tool_cache_secs),
+            ..TurnSettings::default()
+        },
+        desk: DeskSettings {
+            desk: crate::engine::support::Desk::new(
+                config.support.chat_id,
+                &config.support.hours,
+                &config.support.utc_offset,
+                config.support.answer_within_mins,
+            ),
+            report_keep: Duration::from_secs(config.report.keep_days.max(1) * 86_400),
+        },
     }
 }
 

@@ -466,8 +466,11 @@ async fn a_turn_longer_than_the_lock_ttl_keeps_its_conversation_across_instances
     // Two instances sharing the state store; a lock TTL far below the first turn's length.
     let instance = || {
         let settings = mallbot::engine::router::RouterSettings {
-            lock_ttl: Duration::from_millis(300),
-            rate_limit_per_minute: 0,
+            door: mallbot::engine::router::DoorSettings { rate_limit_per_minute: 0, ..Default::default() },
+            turn: mallbot::engine::router::TurnSettings {
+                lock_ttl: Duration::from_millis(300),
+                ..Default::default()
+            },
             ..Default::default()
         };
         Arc::new(FunctionCallRouter::new(RouterParts {

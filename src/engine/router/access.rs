@@ -25,19 +25,67 @@
 //! language switches it), else, in a conversation not yet in one, the
 //! transport's (the message's, the Telegram language, `bot.language`). The
 //! turn remembers the conversation's language
-//! ([`FunctionCallRouter::remember_conversation_lang`]).
+//! ([`Door::remember_conversation_lang`]); `/lang` sets the choice
+//! ([`Door::set_lang`]).
+//!
+//! Admin rights: an [`Admitted`] says whether it is one of the configured
+//! Telegram admins (`telegram.admins`, [`Admitted::is_admin`]), so a
+//! transport asks the request instead of reading the config.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use handlers::{Lang, Said};
 
-use super::FunctionCallRouter;
-use super::turn::{Budget, TurnScope, today};
+use super::scope::{TurnScope, today};
 use crate::engine::context::{ChosenLang, MessageContext};
 use crate::engine::reply::Reply;
+use crate::engine::stats::Stats;
+use crate::infra::state::StateStore;
 
 /// How long a refusal is remembered (so a stranger in a chat hears it once).
 const REFUSAL_MEMORY: Duration = Duration::from_secs(30 * 24 * 3600);
+
+/// How long a `/lang` choice is remembered.
+const LANG_TTL: Duration = Duration::from_secs(365 * 24 * 3600);
+
+/// The door's settings (`[bot]`, `telegram.admins`).
+#[derive(Debug, Clone)]
+pub struct DoorSettings {
+    /// Users admitted (`bot.allowed_users`; empty with no chats listed = everyone).
+    pub allowed_users: Vec<i64>,
+    /// Chats admitted (`bot.allowed_chats`).
+    pub allowed_chats: Vec<i64>,
+    /// Requests per person per minute (`bot.rate_limit_per_minute`; 0 = no limit).
+    pub rate_limit_per_minute: u32,
+    /// Model tokens a shopper may use a day before basic mode (`bot.daily_tokens_per_user`; 0 = no limit).
+    pub daily_tokens_per_user: u64,
+    /// Telegram users with admin rights (`telegram.admins`): [`Admitted::is_admin`].
+    pub admins: Vec<i64>,
+}
+
+impl Default for DoorSettings {
+    fn default() -> Self {
+        DoorSettings {
+            allowed_users: Vec::new(),
+            allowed_chats: Vec::new(),
+            rate_limit_per_minute: 20,
+            daily_tokens_per_user: 0,
+            admins: Vec::new(),
+        }
+    }
+}
+
+/// The door: the only maker of an [`Admitted`], and the keeper of the
+/// shoppers' languages.
+pub(crate) struct Door {
+    state: Arc<dyn StateStore>,
+    /// The message count (`/health`).
+    stats: Arc<Stats>,
+    settings: DoorSettings,
+    /// The service desk's group, where staff are admitted (none: no staff).
+    desk_chat: Option<i64>,
+}
 
 /// What a request is, as far as the door is concerned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,6 +169,8 @@ pub struct Admitted {
     /// The conversation's language as the door found it (none yet: `None`).
     conversation: Option<Lang>,
     budget: Budget,
+    /// One of `telegram.admins`.
+    admin: bool,
 }
 
 impl Admitted {
@@ -178,6 +228,23 @@ impl Admitted {
     pub(super) fn budget(&self) -> Budget {
         self.budget
     }
+
+    /// One of the configured Telegram admins (`telegram.admins`): the
+    /// admins' commands (`/stats`, `/ready`, `/pickedup`…) are theirs.
+    #[allow(dead_code, reason = "for the transports, which ask it instead of reading the config")]
+    pub(crate) fn is_admin(&self) -> bool {
+        self.admin
+    }
+}
+
+/// Where the shopper stands with today's token budget (read at the door
+/// for chat messages only: nothing else calls the model).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Budget {
+    /// No budget, or some of it left (or it could not be read).
+    Within,
+    /// Spent: the offline planner answers; `tell` the first time today.
+    Spent { tell: bool },
 }
 
 impl TurnScope {
@@ -231,11 +298,21 @@ impl Turned {
     }
 }
 
-impl FunctionCallRouter {
+impl Door {
+    /// The door, with the desk's group (`[support] chat_id`) where staff are admitted.
+    pub(super) fn new(
+        state: Arc<dyn StateStore>,
+        stats: Arc<Stats>,
+        settings: DoorSettings,
+        desk_chat: Option<i64>,
+    ) -> Self {
+        Door { state, stats, settings, desk_chat }
+    }
+
     /// The door: admits `knock` or says why not. Reads the `/lang` choice
     /// (unless the transport did), counts the request against the rate
     /// limit, reads the day's budget for a chat message and counts it.
-    pub async fn admit(&self, knock: Knock) -> Result<Admitted, Turned> {
+    pub(super) async fn admit(&self, knock: Knock) -> Result<Admitted, Turned> {
         let chosen = match knock.chosen {
             ChosenLang::Read(chosen) => chosen,
             ChosenLang::Unread => self.chosen_lang(knock.platform, knock.user_id).await,
@@ -274,14 +351,16 @@ impl FunctionCallRouter {
             chosen,
             conversation,
             budget,
+            // The admins are Telegram users: the id means that in Telegram's namespace only.
+            admin: knock.platform == "telegram" && self.settings.admins.contains(&knock.user_id),
         })
     }
 
     /// Staff are admitted from the service desk's group only; elsewhere
     /// turned away in silence.
     fn at_the_desk(&self, knock: &Knock, lang: Lang) -> Result<(), Turned> {
-        match &self.settings.desk {
-            Some(desk) if desk.chat_id == knock.chat_id => Ok(()),
+        match self.desk_chat {
+            Some(desk) if desk == knock.chat_id => Ok(()),
             _ => {
                 tracing::info!(
                     user = knock.user_id,
@@ -366,6 +445,46 @@ impl FunctionCallRouter {
                 tracing::warn!(error = %e, "could not read today's token use; letting the message through");
                 Budget::Within
             }
+        }
+    }
+
+    /// Sets the language a shopper is answered in (`/lang`); kept in the state
+    /// store, so every instance answers in it.
+    pub(super) async fn set_lang(&self, ctx: &MessageContext, lang: Lang) {
+        let key = crate::infra::state::keys::lang(ctx.platform, ctx.user_id);
+        if let Err(e) = self.state.put_value(&key, lang.as_str(), LANG_TTL).await {
+            tracing::warn!(error = %e, "could not remember the chosen language");
+        }
+    }
+
+    /// The language a shopper chose with `/lang`, if any.
+    pub(super) async fn chosen_lang(&self, platform: &str, user_id: i64) -> Option<Lang> {
+        match self.state.get_value(&crate::infra::state::keys::lang(platform, user_id)).await {
+            Ok(value) => value.as_deref().and_then(Lang::parse),
+            Err(e) => {
+                tracing::warn!(error = %e, "could not read the chosen language");
+                None
+            }
+        }
+    }
+
+    /// The language conversation `conversation` is in (the last its shopper
+    /// clearly wrote in), if it has one yet.
+    pub(super) async fn conversation_lang(&self, conversation: &str) -> Option<Lang> {
+        match self.state.get_value(&crate::infra::state::keys::conversation_lang(conversation)).await {
+            Ok(value) => value.as_deref().and_then(Lang::parse),
+            Err(e) => {
+                tracing::warn!(error = %e, "could not read the conversation's language");
+                None
+            }
+        }
+    }
+
+    /// Remembers that conversation `conversation` is now in `lang`.
+    pub(super) async fn remember_conversation_lang(&self, conversation: &str, lang: Lang) {
+        let key = crate::infra::state::keys::conversation_lang(conversation);
+        if let Err(e) = self.state.put_value(&key, lang.as_str(), LANG_TTL).await {
+            tracing::warn!(error = %e, "could not remember the conversation's language");
         }
     }
 }

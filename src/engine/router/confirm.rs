@@ -12,7 +12,9 @@
 //!   held again under a new token), the tool runs with the idempotency key
 //!   derived from the token, and every decision writes its audit row.
 //!
-//! A chat's press then resumes the tool loop where it stopped.
+//! A chat's press then resumes the tool loop where it stopped: the one way
+//! back into the loop is `FunctionCallRouter::finish_claim` (`stages.rs`),
+//! which carries the action out here and hands its result to the turn.
 //!
 //! A pending action is bound to its owner's platform and id and expires after
 //! `safety.confirm_ttl_secs`; the whole action is at most
@@ -21,28 +23,31 @@
 //! idempotency key is `mallbot-pa-<token>`, so a double press, a retried
 //! request or two instances acting on one confirmation create one order. With
 //! `safety.critical_code` a chat's press on an order answers "type the code"
-//! and the typed code (`FunctionCallRouter::try_code`, asked before the
+//! and the typed code ([`Confirmations::code_typed`], asked before the
 //! turn opens) carries it out. A declined press tells the model the call was
 //! declined; an order whose figures changed (`PRICE_CHANGED` from the mall,
 //! or a different preview) is held again and asked again.
 
+use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use handlers::{Approval, Lang, Level, Preview, Texts, ToolError, ToolOutput};
 use serde_json::Value;
-use tracing::Instrument;
 
 use super::access::Admitted;
-use super::round::Question;
-use super::turn::{Turn, TurnEnd, TurnScope};
-use super::{FunctionCallRouter, calls, confirmation_text};
+use super::calls;
+use super::scope::{TurnScope, today};
+use super::toolbox::Toolbox;
 use crate::engine::context::MessageContext;
 use crate::engine::llm::ChatMessage;
 use crate::engine::pending::{Claim, MAX_ARGUMENTS, MAX_PENDING, PendingAction, new_code, new_token};
-use crate::engine::progress::Progress;
-use crate::engine::reply::{ConfirmationPress, ConfirmationPrompt, PressCheck, Reply};
+use crate::engine::reply::{ConfirmationPrompt, PressCheck, Reply};
+use crate::engine::stats::Stats;
 use crate::engine::tools::Tool;
-use crate::infra::state::{AuditEntry, ClaimOutcome, PendingStatus, StoredPending, unix_now};
+use crate::infra::state::{
+    AuditEntry, ClaimOutcome, PendingStatus, StateError, StateStore, StoredPending, unix_now,
+};
 
 /// How long a press owns an action before another press may take it over
 /// (the mall's idempotency key keeps the action from running twice).
@@ -54,24 +59,92 @@ fn in_any_language(line: fn(&Texts) -> &'static str) -> String {
     format!("{} / {}", line(Lang::Zh.texts()), line(Lang::En.texts()))
 }
 
-impl FunctionCallRouter {
+/// The confirmation service's settings (`[safety]`, `[tools.NAME]`, `[payments]`).
+#[derive(Debug, Clone)]
+pub struct ConfirmSettings {
+    /// How long a confirmation button stays valid (`safety.confirm_ttl_secs`).
+    pub confirm_ttl: Duration,
+    /// Critical actions need a typed one-time code (`safety.critical_code`).
+    pub critical_code: bool,
+    /// Per-tool level overrides (`[tools.NAME] level`): which calls are
+    /// held for a confirmation (the [`Toolbox`] applies them).
+    pub levels: HashMap<String, Level>,
+    /// Orders are paid in chat (`payments.provider_token` is set); else at the store.
+    pub payments_online: bool,
+    /// Minutes an unpaid order lasts (`payments.order_ttl_mins`).
+    pub order_ttl_mins: u64,
+}
+
+impl Default for ConfirmSettings {
+    fn default() -> Self {
+        ConfirmSettings {
+            confirm_ttl: Duration::from_secs(300),
+            critical_code: false,
+            levels: HashMap::new(),
+            payments_online: false,
+            order_ttl_mins: 30,
+        }
+    }
+}
+
+/// The one confirmation service: hold, press, carry out.
+pub(crate) struct Confirmations {
+    state: Arc<dyn StateStore>,
+    stats: Arc<Stats>,
+    tools: Arc<Toolbox>,
+    settings: ConfirmSettings,
+}
+
+/// A risky call of the tool loop waiting for the shopper, with the rest of its round.
+pub(super) struct Question {
+    /// The assistant message whose calls are being answered.
+    pub(super) assistant: ChatMessage,
+    /// Tool message text per call, in call order; `None` for the waiting call.
+    pub(super) results: Vec<Option<String>>,
+    /// Index of the waiting call in `assistant.tool_calls`.
+    pub(super) index: usize,
+    pub(super) args: Value,
+    pub(super) level: Level,
+    /// Model rounds the turn had used, and whether it was in basic mode:
+    /// the resumed loop goes on from there.
+    pub(super) rounds_used: u32,
+    pub(super) basic_mode: bool,
+}
+
+/// What a typed one-time code came to.
+pub(crate) enum CodeTyped {
+    /// The code of an order waiting for it: claimed, to be carried out; `outcome` says so.
+    Accepted { claim: Box<Claim>, outcome: String },
+    /// Anything else to tell (a wrong code, already done, expired…).
+    Told(String),
+}
+
+impl Confirmations {
+    pub(super) fn new(
+        state: Arc<dyn StateStore>,
+        stats: Arc<Stats>,
+        tools: Arc<Toolbox>,
+        settings: ConfirmSettings,
+    ) -> Self {
+        Confirmations { state, stats, tools, settings }
+    }
+
     /// What a risky call would do, in the shopper's language: the text of
     /// the confirmation (the Telegram button's message, an MCP client's
     /// elicitation) and the figures a critical call is re-checked against.
-    pub(crate) async fn preview(
+    pub(super) async fn preview(
         &self,
         tool: &Tool,
         scope: &TurnScope,
         args: &Value,
     ) -> Result<Preview, ToolError> {
-        let ctx = self.tool_context(scope, None);
+        let ctx = self.tools.context(scope, None);
         match tool.spec().and_then(|spec| spec.preview) {
-            Some(preview) => {
-                match tokio::time::timeout(self.settings.tool_timeout, preview(ctx, args.clone())).await {
-                    Ok(result) => result,
-                    Err(_) => Err(ToolError::Timeout(self.settings.tool_timeout.as_secs())),
-                }
-            }
+            Some(preview) => match tokio::time::timeout(self.tools.timeout, preview(ctx, args.clone())).await
+            {
+                Ok(result) => result,
+                Err(_) => Err(ToolError::Timeout(self.tools.timeout.as_secs())),
+            },
             None => Ok(Preview {
                 summary: format!("{}{} {}", scope.lang.texts().confirm.run, tool.name(), args),
                 fingerprint: args.clone(),
@@ -79,21 +152,28 @@ impl FunctionCallRouter {
         }
     }
 
-    /// Stores the loop as a pending action and asks the shopper.
-    pub(super) async fn ask(&self, turn: &mut Turn, question: Question, preview: Preview) -> TurnEnd {
-        let lang = turn.scope.lang;
+    /// Stores a chat's tool loop as a pending action and asks the shopper:
+    /// the reply with the Confirm / Cancel buttons, or (`Err`) the reply
+    /// saying it could not be kept.
+    pub(super) async fn ask(
+        &self,
+        scope: &TurnScope,
+        question: Question,
+        preview: Preview,
+    ) -> Result<Reply, Reply> {
+        let lang = scope.lang;
         let token = new_token();
-        let Question { assistant, results, index, args, level } = question;
-        let args = match self.find_tool(&assistant.tool_calls[index].name) {
+        let Question { assistant, results, index, args, level, rounds_used, basic_mode } = question;
+        let args = match self.tools.find(&assistant.tool_calls[index].name) {
             Some(tool) => handlers::schema::keep_declared(tool.parameters(), args),
             None => args,
         };
         let code = (level == Level::Critical && self.settings.critical_code).then(new_code);
         let action = PendingAction {
-            platform: turn.scope.platform.clone(),
-            user_id: turn.scope.user_id,
-            chat_id: turn.scope.chat_id,
-            is_group: turn.scope.is_group,
+            platform: scope.platform.clone(),
+            user_id: scope.user_id,
+            chat_id: scope.chat_id,
+            is_group: scope.is_group,
             lang,
             call: assistant.tool_calls[index].clone(),
             assistant: Some(assistant),
@@ -102,20 +182,16 @@ impl FunctionCallRouter {
             level,
             preview: preview.clone(),
             code,
-            rounds_used: turn.rounds_used,
-            basic_mode: turn.basic_mode,
+            rounds_used,
+            basic_mode,
             outcome: None,
             trace: crate::infra::otel::current_traceparent(),
         };
         let text = confirmation_text(lang, level, &preview.summary);
-        // The assistant turn waits in the pending action; the history keeps the
-        // question so the conversation reads naturally until the press.
-        turn.messages.pop();
-        turn.messages.push(ChatMessage::assistant(text.clone()));
         if let Err(e) = self.store_pending(&token, &action).await {
             tracing::error!(error = %e, "could not store the pending action");
             self.stats.record_error("state store: could not store a confirmation");
-            return TurnEnd::Unsaved(Reply::text(lang.texts().confirm.cannot_hold));
+            return Err(Reply::text(lang.texts().confirm.cannot_hold));
         }
         tracing::info!(token = %token, tool = %action.call.name, level = level.as_str(), "confirmation asked");
         // In the trace: the turn waits for a press from here on.
@@ -128,7 +204,7 @@ impl FunctionCallRouter {
             "mallbot.confirmation.asked"
         );
         metrics::counter!(crate::infra::ops::CONFIRMATIONS, "event" => "shown").increment(1);
-        TurnEnd::Stopped(Reply {
+        Ok(Reply {
             text,
             confirmation: Some(ConfirmationPrompt {
                 token,
@@ -140,17 +216,12 @@ impl FunctionCallRouter {
         })
     }
 
-    async fn store_pending(
-        &self,
-        token: &str,
-        action: &PendingAction,
-    ) -> Result<(), crate::infra::state::StateError> {
-        let payload = serde_json::to_string(action)
-            .map_err(|e| crate::infra::state::StateError::Corrupt(e.to_string()))?;
+    async fn store_pending(&self, token: &str, action: &PendingAction) -> Result<(), StateError> {
+        let payload = serde_json::to_string(action).map_err(|e| StateError::Corrupt(e.to_string()))?;
         let arguments = action.arguments.to_string().len();
         if arguments > MAX_ARGUMENTS || payload.len() > MAX_PENDING {
             tracing::warn!(arguments, payload = payload.len(), "a pending action too large to keep");
-            return Err(crate::infra::state::StateError::Corrupt(format!(
+            return Err(StateError::Corrupt(format!(
                 "a pending action of {} bytes (arguments {arguments}) is over the limit",
                 payload.len()
             )));
@@ -173,13 +244,13 @@ impl FunctionCallRouter {
     /// fields the tool declares are kept, at most [`MAX_ARGUMENTS`] bytes of
     /// them; an order needing the one-time code is refused here (these ways
     /// in cannot ask for it), to be placed in the chat.
-    pub(crate) async fn hold(
+    pub(super) async fn hold(
         &self,
         admitted: &Admitted,
         tool: &Tool,
         args: Value,
     ) -> Result<Hold, HoldError> {
-        let level = self.level_of(tool);
+        let level = self.tools.level_of(tool);
         let args = match args {
             Value::Null => Value::Object(serde_json::Map::new()),
             Value::Object(map) => handlers::schema::keep_declared(tool.parameters(), Value::Object(map)),
@@ -237,27 +308,12 @@ impl FunctionCallRouter {
         Ok(Hold { token, level, summary: preview.summary })
     }
 
-    /// A press by a chat's shopper (the terminal chat, tests): the door for
-    /// a press, then [`FunctionCallRouter::press_as`].
-    pub async fn press(&self, press: &ConfirmationPress) -> PressCheck {
-        // The action's platform is the presser's namespace: a chat press
-        // acts in the namespace it was asked in.
-        let platform = match self.state.get_pending(&press.token).await {
+    /// The platform of the person a pending action is for (the namespace a
+    /// chat's press acts in), when the action can be read.
+    pub(super) async fn owner_platform(&self, token: &str) -> Option<&'static str> {
+        match self.state.get_pending(token).await {
             Ok(Some(stored)) => decode(&stored).map(|a| crate::engine::tools::intern(&a.platform)),
             _ => None,
-        };
-        let knock = super::Knock {
-            platform: platform.unwrap_or("telegram"),
-            user_id: press.user_id,
-            chat_id: press.chat_id,
-            lang: Lang::Zh,
-            chosen: crate::engine::context::ChosenLang::Read(None),
-            said: handlers::Said::Nothing,
-            way: super::Way::Press,
-        };
-        match self.admit(knock).await {
-            Ok(admitted) => self.press_as(&admitted, &press.token, press.approve, Presser::Chat).await,
-            Err(turned) => PressCheck::NotYours { alert: turned.message().to_owned() },
         }
     }
 
@@ -265,7 +321,7 @@ impl FunctionCallRouter {
     /// the button at once and then carry it out. The owner (person and
     /// platform) is checked before anything is taken, so someone else's
     /// press leaves the action to its owner.
-    pub(crate) async fn press_as(
+    pub(super) async fn press_as(
         &self,
         admitted: &Admitted,
         token: &str,
@@ -356,59 +412,11 @@ impl FunctionCallRouter {
         }
     }
 
-    /// Runs (or declines) a claimed action and resumes the tool loop; the
-    /// reply is the model's follow-up, or a new confirmation when an order's
-    /// price or stock changed.
-    pub async fn finish(&self, claim: Box<Claim>) -> Reply {
-        self.finish_live(claim, &Progress::none()).await
-    }
-
-    /// [`FunctionCallRouter::finish`], reporting the resumed loop's progress.
-    pub(crate) async fn finish_live(&self, claim: Box<Claim>, progress: &Progress) -> Reply {
-        let turn = crate::engine::stats::new_turn_id();
-        let span = tracing::info_span!(
-            "confirmation",
-            turn = %turn,
-            token = %claim.stored.token,
-            tool = %claim.action.call.name,
-            approve = claim.approve
-        );
-        let conversation = claim.action.conversation_key();
-        // The trace of the turn that asked goes on with the press.
-        let agent = crate::infra::otel::resumed_turn_span(
-            &claim.action.platform,
-            claim.action.chat_id,
-            &turn,
-            claim.action.trace.as_deref(),
-        );
-        agent.in_scope(|| {
-            tracing::event!(
-                target: "otel",
-                tracing::Level::INFO,
-                gen_ai.tool.name = %claim.action.call.name,
-                gen_ai.tool.call.id = %claim.action.call.id,
-                mallbot.confirmation.approved = claim.approve,
-                "mallbot.confirmation.pressed"
-            )
-        });
-        let answered = agent.clone();
-        let trace = crate::infra::otel::traceparent_of(&agent);
-        let reply_trace = trace.clone();
-        let finishing = async move {
-            let reply = self.locked(&conversation, Box::pin(self.finish_claim(claim, progress))).await;
-            crate::infra::otel::record_answer(&answered, &reply.text);
-            Reply { trace: reply_trace, ..reply }
-        }
-        .instrument(span)
-        .instrument(agent);
-        crate::engine::stats::TURN.scope(turn, crate::infra::otel::in_trace(trace, finishing)).await
-    }
-
     /// A claimed action carried out (or declined): a critical call's figures
     /// checked again first — changed, it is held again under a new token —,
     /// the tool run with the token's idempotency key, the outcome kept with
     /// the action, the audit row written, the day's figures counted.
-    pub(crate) async fn carry_out(&self, claim: Box<Claim>) -> Carried {
+    pub(super) async fn carry_out(&self, claim: Box<Claim>) -> Carried {
         let Claim { mut stored, mut action, approve } = *claim;
         let scope = TurnScope::of_action(&action);
         let result = if approve {
@@ -457,7 +465,7 @@ impl FunctionCallRouter {
         }
         if entry.decision == "approved" {
             let (day, field) =
-                (crate::infra::state::keys::stats(super::turn::today()), format!("confirmed:{}", entry.tool));
+                (crate::infra::state::keys::stats(today()), format!("confirmed:{}", entry.tool));
             let keep = Duration::from_secs(3 * 24 * 3600);
             if let Err(e) = self.state.add_counts(&[(&day, &field, 1)], keep).await {
                 tracing::warn!(error = %e, "could not count the confirmed action");
@@ -476,67 +484,24 @@ impl FunctionCallRouter {
         Carried::Done { action, approved: approve, result, text }
     }
 
-    /// A chat's press carried out, and the tool loop resumed with its result.
-    async fn finish_claim(&self, claim: Box<Claim>, progress: &Progress) -> Reply {
-        let (action, approved, result_text) = match self.carry_out(claim).await {
-            Carried::Done { action, approved, text, .. } => (action, approved, text),
-            Carried::Changed { action, held } => return changed_reply(&action, held),
+    /// How an order placed by a confirmed call is paid, as the bot is set
+    /// up, whatever the model wrote; the reply's pay button is the order's.
+    pub(super) fn told_how_to_pay(&self, mut reply: Reply, placed: Option<String>, lang: Lang) -> Reply {
+        let Some(order_id) = placed else { return reply };
+        let pay = &lang.texts().pay;
+        let how = if self.settings.payments_online {
+            (pay.pay_in_chat)(self.settings.order_ttl_mins)
+        } else {
+            pay.pay_at_store.to_owned()
         };
-        let placed =
-            (approved && action.call.name == "create_order").then(|| placed_order(&result_text)).flatten();
-        let lang = action.lang;
-        let scope = TurnScope::of_action(&action);
-        let mut reply = match action.assistant.is_some() {
-            true => self.resume(scope, action, result_text, progress).await,
-            // A change held outside the chat has no loop to resume: what was done.
-            false => Reply::text(action.outcome.clone().unwrap_or_default()),
-        };
-        if let Some(order_id) = placed {
-            // How the order is paid, as the bot is set up, whatever the model wrote.
-            let pay = &lang.texts().pay;
-            let how = if self.settings.payments_online {
-                (pay.pay_in_chat)(self.settings.order_ttl_mins)
-            } else {
-                pay.pay_at_store.to_owned()
-            };
-            reply.text = format!("{}\n\n{how}", reply.text.trim_end());
-            reply.invoice = Some(order_id);
-            reply.payable.clear();
-        }
-        reply.written_in(lang, "")
-    }
-
-    /// Continues the loop of `action` with the waiting call answered.
-    async fn resume(
-        &self,
-        scope: TurnScope,
-        action: PendingAction,
-        result_text: String,
-        progress: &Progress,
-    ) -> Reply {
-        let mut messages = match self.state.load_history(&scope.conversation()).await {
-            Ok(history) => history,
-            Err(e) => {
-                tracing::error!(error = %e, "could not load the conversation to resume");
-                Vec::new()
-            }
-        };
-        let Some(assistant) = action.assistant.clone() else { return Reply::default() };
-        messages.push(assistant.clone());
-        for (call, result) in assistant.tool_calls.iter().zip(&action.results) {
-            let text = result.clone().unwrap_or_else(|| result_text.clone());
-            messages.push(ChatMessage::tool(call.id.clone(), text));
-        }
-        let mut turn = Turn::new(scope, messages);
-        turn.rounds_used = action.rounds_used;
-        turn.basic_mode = action.basic_mode;
-        turn.tools_ran = true;
-        let (turn, end) = self.tool_loop(turn, progress).await;
-        self.close_turn(turn, end, "").await
+        reply.text = format!("{}\n\n{how}", reply.text.trim_end());
+        reply.invoice = Some(order_id);
+        reply.payable.clear();
+        reply
     }
 
     async fn execute(&self, stored: &StoredPending, action: &PendingAction, scope: &TurnScope) -> Approved {
-        let Some(tool) = self.find_tool(&action.call.name) else {
+        let Some(tool) = self.tools.find(&action.call.name) else {
             let missing = format!("the tool `{}` is no longer available", action.call.name);
             return Approved::Ran(Err(ToolError::NotFound(missing)));
         };
@@ -569,8 +534,8 @@ impl FunctionCallRouter {
         }
         let approval =
             Approval { idempotency_key: PendingAction::idempotency_key(token), preview: preview.clone() };
-        let ctx = self.tool_context(scope, Some(approval));
-        let result = calls::run_tool(tool, call, level, ctx, args.clone(), self.settings.tool_timeout).await;
+        let ctx = self.tools.context(scope, Some(approval));
+        let result = calls::run_tool(tool, call, level, ctx, args.clone(), self.tools.timeout).await;
         if let Err(ToolError::Refused { code: "PRICE_CHANGED", .. }) = &result
             && let Ok(fresh) = self.preview(tool, scope, args).await
         {
@@ -599,8 +564,9 @@ impl FunctionCallRouter {
         Ok(Hold { token, level: action.level, summary: preview.summary })
     }
 
-    /// A typed one-time code for an order waiting for it.
-    pub(super) async fn try_code(&self, admitted: &Admitted, ctx: &MessageContext) -> Option<Reply> {
+    /// A typed one-time code for an order waiting for it; `None` when the
+    /// message is no answer to one.
+    pub(super) async fn code_typed(&self, admitted: &Admitted, ctx: &MessageContext) -> Option<CodeTyped> {
         if !self.settings.critical_code {
             return None;
         }
@@ -618,27 +584,36 @@ impl FunctionCallRouter {
             let Some(action) = decode(stored) else { continue };
             if action.code.as_deref() == Some(typed) {
                 return Some(match self.claim(&stored.token, action, true).await {
-                    PressCheck::Accepted { claim, outcome } => {
-                        // Boxed: a rare path that would otherwise size every message's future.
-                        let follow_up = Box::pin(self.finish_claim(claim, &Progress::none())).await;
-                        Reply { text: format!("{outcome}\n\n{}", follow_up.text), ..follow_up }
-                    }
+                    PressCheck::Accepted { claim, outcome } => CodeTyped::Accepted { claim, outcome },
                     PressCheck::AlreadyDone { alert }
                     | PressCheck::Expired { alert }
                     | PressCheck::NotYours { alert }
-                    | PressCheck::Failed { alert } => Reply::text(alert),
-                    PressCheck::CodeRequired { message } => Reply::text(message),
+                    | PressCheck::Failed { alert } => CodeTyped::Told(alert),
+                    PressCheck::CodeRequired { message } => CodeTyped::Told(message),
                 });
             }
         }
-        (looks_like_code && !waiting.is_empty()).then(|| Reply::text(ctx.lang.texts().confirm.wrong_code))
+        (looks_like_code && !waiting.is_empty())
+            .then(|| CodeTyped::Told(ctx.lang.texts().confirm.wrong_code.to_owned()))
     }
 }
 
-/// The id of the unpaid order a `create_order` result names.
-fn placed_order(result_text: &str) -> Option<String> {
+/// The id of the unpaid order an approved `create_order` placed (its result names it).
+pub(super) fn placed_order(action: &PendingAction, approved: bool, result_text: &str) -> Option<String> {
+    if !approved || action.call.name != "create_order" {
+        return None;
+    }
     let value: Value = serde_json::from_str(result_text).ok()?;
     crate::engine::reply::payable_orders(&value).into_iter().next()
+}
+
+/// The message shown with the Confirm / Cancel buttons.
+pub(crate) fn confirmation_text(lang: Lang, level: Level, summary: &str) -> String {
+    let confirm = &lang.texts().confirm;
+    match level {
+        Level::Critical => (confirm.check_order)(summary),
+        _ => (confirm.please_confirm)(summary),
+    }
 }
 
 /// A call approved by the person it acts for, ready to run.
@@ -667,7 +642,7 @@ enum Approved {
 /// [`FunctionCallRouter::hold`] (a button under an alert): the summary and
 /// the Confirm / Cancel buttons.
 pub(crate) fn held_reply(lang: Lang, hold: Hold) -> Reply {
-    let text = super::confirmation_text(lang, hold.level, &hold.summary);
+    let text = confirmation_text(lang, hold.level, &hold.summary);
     Reply {
         text,
         confirmation: Some(ConfirmationPrompt {
@@ -750,7 +725,7 @@ pub(crate) enum Carried {
 
 /// A chat's answer when an order changed before it ran: the new
 /// confirmation, or that it could not be kept.
-fn changed_reply(action: &PendingAction, held: Result<Hold, HoldError>) -> Reply {
+pub(super) fn changed_reply(action: &PendingAction, held: Result<Hold, HoldError>) -> Reply {
     let lang = action.lang;
     let Ok(Hold { token, level, summary }) = held else {
         return Reply::text(lang.texts().confirm.order_changed_unsaved);

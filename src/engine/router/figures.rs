@@ -5,14 +5,14 @@ use std::time::Duration;
 
 use handlers::Lang;
 
-use super::FunctionCallRouter;
-use super::turn::today;
+use super::desk::StaffDesk;
+use super::scope::today;
 use crate::infra::state::keys;
 
-impl FunctionCallRouter {
+impl StaffDesk {
     /// Today's figures (UTC), shared by every instance: messages, shoppers,
     /// tokens, orders, the tools used most, errors.
-    pub async fn day_stats(&self, lang: Lang) -> String {
+    pub(super) async fn day_stats(&self, lang: Lang) -> String {
         let counts = match self.state.counts(&keys::stats(today())).await {
             Ok(counts) => counts,
             Err(e) => {

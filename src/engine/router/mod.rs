@@ -3,7 +3,20 @@
 //! once, results in call order), stops at risky calls to ask the shopper, and
 //! hands small talk to the chat fallback.
 //!
-//! A message goes through the same stages every time, each one function:
+//! The router is made of parts, each its own type with its own settings:
+//!
+//! | part | type | settings | file |
+//! |---|---|---|---|
+//! | the door: who, allow-lists, rate limit, language, budget, count, admin rights | [`Door`] | [`DoorSettings`] | `access.rs` |
+//! | the confirmations: hold, press, carry out, the one-time code | `Confirmations` | [`ConfirmSettings`] | `confirm.rs` |
+//! | the turns: history, lock, tool loop, close | `Turns` | [`TurnSettings`] | `turn.rs`, `round.rs`, `lock.rs`, `cache.rs`, `history.rs`, `prompt.rs` |
+//! | the staff's side: hand-off to the desk, the report, `/stats` | `StaffDesk` | [`DeskSettings`] | `desk.rs`, `figures.rs` |
+//!
+//! The turns and the confirmations share one `Toolbox` (`toolbox.rs`: the
+//! tools on offer, their levels, the context a tool runs in); the shared
+//! handles (the state store, the mall, the counters) are `Arc`s each part
+//! holds. This file composes the parts and is the façade every transport
+//! calls; `stages.rs` is the way of a message and of a press through them:
 //!
 //! ```text
 //! the door (access.rs: who, allow-lists, rate limit, language, budget, count)
@@ -17,24 +30,22 @@
 //! what it lets in is an [`Admitted`], which every later stage takes. A
 //! button press, a Mini App confirmation and an MCP client's accepted
 //! elicitation go through the one confirmation service (`confirm.rs`); a
-//! chat's press then resumes the tool loop where it stopped.
+//! chat's press then resumes the tool loop where it stopped
+//! (`FunctionCallRouter::finish_claim`, the one way back into the loop).
 
-use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::{Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use handlers::{Lang, Level, Scope, ToolContext};
+use handlers::{Lang, Level, ToolContext, ToolError};
+use serde_json::Value;
 use services::MallApi;
-use tracing::Instrument;
 
-use crate::engine::context::{ChosenLang, MessageContext};
-
+use crate::engine::context::MessageContext;
 use crate::engine::fallback::ChatFallback;
-use crate::engine::llm::ChatModel;
 use crate::engine::llm::offline::OfflinePlanner;
-use crate::engine::progress::Progress;
-use crate::engine::reply::Reply;
+use crate::engine::llm::{ChatModel, Usage};
+use crate::engine::pending::Claim;
+use crate::engine::reply::{PressCheck, Reply};
 use crate::engine::stats::Stats;
 use crate::engine::tools::{RemoteTools, Tool};
 use crate::infra::state::StateStore;
@@ -43,86 +54,40 @@ mod access;
 mod cache;
 pub(crate) mod calls;
 mod confirm;
+mod desk;
 mod figures;
 pub(crate) mod history;
 mod lock;
 pub(crate) mod prompt;
 mod round;
+mod scope;
 mod shortcuts;
+mod stages;
+mod toolbox;
 mod turn;
 
-pub use self::access::{Knock, Way, Why};
+pub(crate) use self::access::Door;
+pub use self::access::{Admitted, DoorSettings, Knock, Turned, Way, Why};
+pub(crate) use self::confirm::{Carried, Confirmations, Hold, confirmation_text, held_reply, hold_refused};
+pub use self::confirm::{ConfirmSettings, HoldError, Presser};
+pub use self::desk::DeskSettings;
+pub(crate) use self::desk::StaffDesk;
+pub use self::scope::TurnScope;
+pub(crate) use self::toolbox::Toolbox;
+pub use self::turn::TurnSettings;
+pub(crate) use self::turn::{TurnDeps, Turns};
 
-pub use self::access::{Admitted, Turned};
-
-/// How the router behaves; built from the config.
-#[derive(Debug, Clone)]
+/// How the router behaves, part by part; built from the config (`app.rs`).
+#[derive(Debug, Clone, Default)]
 pub struct RouterSettings {
-    /// Model calls per shopper message (`llm.max_rounds`).
-    pub max_rounds: u32,
-    /// A tool's own words may end the turn (`llm.direct_answers`).
-    pub direct_answers: bool,
-    /// Time limit of one tool call (`llm.tool_timeout_secs`).
-    pub tool_timeout: Duration,
-    /// Messages remembered per conversation (`bot.history_messages`).
-    pub history_messages: usize,
-    /// Token budget of the remembered conversation (`bot.history_tokens`; 0 = none).
-    pub history_tokens: usize,
-    /// How long safe, shopper-independent tool results are reused (`bot.tool_cache_secs`).
-    pub tool_cache_ttl: Duration,
-    /// A silent conversation is forgotten after this long.
-    pub history_ttl: Duration,
-    /// How long a confirmation button stays valid (`safety.confirm_ttl_secs`).
-    pub confirm_ttl: Duration,
-    /// Critical actions need a typed one-time code (`safety.critical_code`).
-    pub critical_code: bool,
-    /// Per-tool level overrides (`[tools.NAME] level`).
-    pub levels: HashMap<String, Level>,
-    /// Messages per shopper per minute (`bot.rate_limit_per_minute`; 0 = no limit).
-    pub rate_limit_per_minute: u32,
-    /// Model tokens a shopper may use a day before basic mode (`bot.daily_tokens_per_user`; 0 = no limit).
-    pub daily_tokens_per_user: u64,
-    /// Users admitted (`bot.allowed_users`; empty with no chats listed = everyone).
-    pub allowed_users: Vec<i64>,
-    /// Chats admitted (`bot.allowed_chats`).
-    pub allowed_chats: Vec<i64>,
-    /// How long a turn holds its conversation's lock before renewing it (a
-    /// crashed instance's lock frees itself after this).
-    pub lock_ttl: Duration,
-    /// Orders are paid in chat (`payments.provider_token` is set); else at the store.
-    pub payments_online: bool,
-    /// Minutes an unpaid order lasts (`payments.order_ttl_mins`).
-    pub order_ttl_mins: u64,
-    /// The service desk (`[support]`), when there is one in Telegram.
-    pub desk: Option<crate::engine::support::Desk>,
-    /// How long the report's counts are kept (`report.keep_days`).
-    pub report_keep: Duration,
-}
-
-impl Default for RouterSettings {
-    fn default() -> Self {
-        RouterSettings {
-            max_rounds: 10,
-            direct_answers: true,
-            tool_timeout: Duration::from_secs(10),
-            history_messages: 20,
-            history_tokens: 0,
-            tool_cache_ttl: Duration::from_secs(30),
-            history_ttl: Duration::from_secs(7 * 24 * 3600),
-            confirm_ttl: Duration::from_secs(300),
-            critical_code: false,
-            levels: HashMap::new(),
-            rate_limit_per_minute: 20,
-            daily_tokens_per_user: 0,
-            allowed_users: Vec::new(),
-            allowed_chats: Vec::new(),
-            lock_ttl: Duration::from_secs(120),
-            payments_online: false,
-            order_ttl_mins: 30,
-            desk: None,
-            report_keep: Duration::from_secs(30 * 86_400),
-        }
-    }
+    /// The door: allow-lists, rate limit, daily budget, admins.
+    pub door: DoorSettings,
+    /// The confirmations: expiry, one-time code, levels, how orders are paid.
+    pub confirm: ConfirmSettings,
+    /// The turns: rounds, direct answers, tool time limit, history, cache, lock.
+    pub turn: TurnSettings,
+    /// The staff's side: the service desk, the report's keep.
+    pub desk: DeskSettings,
 }
 
 /// Everything the router needs.
@@ -145,287 +110,57 @@ pub struct RouterParts {
     pub map: Option<Arc<maps::Router>>,
 }
 
-/// Routes messages and button presses through the tool loop.
+/// Routes messages and button presses through the door, the turns and the
+/// confirmation service; the staff's desk beside them.
 pub struct FunctionCallRouter {
-    model: Arc<dyn ChatModel>,
-    planner: OfflinePlanner,
-    chat: ChatFallback,
-    mall: Arc<dyn MallApi>,
-    state: Arc<dyn StateStore>,
-    stats: Arc<Stats>,
-    settings: RouterSettings,
-    locks: LocalLocks,
-    tool_cache: cache::ToolCache,
-    map: Option<Arc<maps::Router>>,
-    remote: Arc<RemoteTools>,
-    alerts: Option<Arc<dyn handlers::alert_book::AlertBook>>,
+    door: Door,
+    confirmations: Arc<Confirmations>,
+    turns: Turns,
+    desk: Arc<StaffDesk>,
+    tools: Arc<Toolbox>,
 }
-
-pub(crate) use self::confirm::{Carried, held_reply, hold_refused};
-pub use self::confirm::{HoldError, Presser};
-pub use self::turn::TurnScope;
 
 impl FunctionCallRouter {
     /// A router from its parts.
     pub fn new(parts: RouterParts) -> Self {
-        FunctionCallRouter {
-            model: parts.model,
-            planner: parts.planner,
-            chat: parts.chat,
-            mall: parts.mall,
-            state: parts.state,
-            stats: parts.stats,
-            tool_cache: cache::ToolCache::new(parts.settings.tool_cache_ttl),
-            settings: parts.settings,
-            locks: LocalLocks::default(),
-            map: parts.map,
-            remote: Arc::default(),
-            alerts: None,
-        }
-    }
-
-    /// Example requests made of the mall's own names (a product, a store, an offer), for
-    /// the greeting's buttons and the terminal chat's banner; learned with basic mode's names.
-    pub(crate) async fn examples(&self) -> handlers::mall_examples::MallExamples {
-        self.planner.lexicon().await.examples.clone()
-    }
-
-    /// The shopper's alerts (`<platform>:<id>`); `None` when they cannot be read.
-    pub(crate) async fn alerts_of(&self, user: &str) -> Option<Vec<handlers::alert_book::Alert>> {
-        self.alerts.as_ref()?.alerts_of(user).await.ok()
+        let RouterParts { model, planner, chat, mall, state, stats, settings, map } = parts;
+        let RouterSettings { door, confirm, turn, desk } = settings;
+        let tools = Arc::new(Toolbox::new(mall.clone(), map, confirm.levels.clone(), turn.tool_timeout));
+        let door = Door::new(state.clone(), stats.clone(), door, desk.desk.as_ref().map(|d| d.chat_id));
+        let desk = Arc::new(StaffDesk::new(state.clone(), mall, desk));
+        let confirmations =
+            Arc::new(Confirmations::new(state.clone(), stats.clone(), tools.clone(), confirm));
+        let deps = TurnDeps {
+            model,
+            planner,
+            chat,
+            state,
+            stats,
+            tools: tools.clone(),
+            confirmations: confirmations.clone(),
+            desk: desk.clone(),
+        };
+        FunctionCallRouter { door, confirmations, turns: Turns::new(deps, turn), desk, tools }
     }
 
     /// The same router keeping the shoppers' alerts in `alerts`.
-    pub(crate) fn with_alerts(mut self, alerts: Arc<dyn handlers::alert_book::AlertBook>) -> Self {
-        self.alerts = Some(alerts);
+    pub(crate) fn with_alerts(self, alerts: Arc<dyn handlers::alert_book::AlertBook>) -> Self {
+        self.tools.lend_alerts(alerts);
         self
     }
 
     /// Offers the tools MCP servers lend (`[mcp.servers]`) beside the registry's.
-    pub(crate) fn with_remote_tools(mut self, remote: Arc<RemoteTools>) -> Self {
-        self.remote = remote;
+    pub(crate) fn with_remote_tools(self, remote: Arc<RemoteTools>) -> Self {
+        self.tools.lend_remote(remote);
         self
     }
 
-    /// The model's concurrency limit, calls in flight and queue, when it has one.
-    pub fn model_load(&self) -> Option<crate::engine::llm::limit::LimitReport> {
-        self.model.load()
-    }
-
-    /// The tools offered in this context: the registry without tools whose
-    /// scope excludes private chats, or that need an @mention that did not happen.
-    /// Private-only tools stay offered in groups so that asking for them leads
-    /// to the private-chat hand-off instead of a confused answer.
-    /// Tools lent by MCP servers that are up come after the registry's.
-    pub fn tools_for(&self, is_group: bool, mentioned: bool) -> Vec<Tool> {
-        handlers::all()
-            .iter()
-            .copied()
-            .map(Tool::Builtin)
-            .chain(self.remote.tools())
-            .filter(|t| is_group || t.scope() != Scope::Group)
-            .filter(|t| !(is_group && t.require_at() && !mentioned))
-            .collect()
-    }
-
-    /// The tool of that name: the registry's, else one lent by a server that is up.
-    pub(crate) fn find_tool(&self, name: &str) -> Option<Tool> {
-        handlers::find(name).map(Tool::Builtin).or_else(|| self.remote.find(name))
-    }
-
-    /// The level of a tool after overrides.
-    pub(crate) fn level_of(&self, tool: &Tool) -> Level {
-        self.settings.levels.get(tool.name()).copied().unwrap_or_else(|| tool.default_level())
-    }
-
-    /// Sets the language a shopper is answered in (`/lang`); kept in the state
-    /// store, so every instance answers in it.
-    pub(crate) async fn set_lang(&self, ctx: &MessageContext, lang: Lang) {
-        let key = crate::infra::state::keys::lang(ctx.platform, ctx.user_id);
-        if let Err(e) = self.state.put_value(&key, lang.as_str(), LANG_TTL).await {
-            tracing::warn!(error = %e, "could not remember the chosen language");
-        }
-    }
-
-    /// The language a shopper chose with `/lang`, if any.
-    pub async fn chosen_lang(&self, platform: &str, user_id: i64) -> Option<Lang> {
-        match self.state.get_value(&crate::infra::state::keys::lang(platform, user_id)).await {
-            Ok(value) => value.as_deref().and_then(Lang::parse),
-            Err(e) => {
-                tracing::warn!(error = %e, "could not read the chosen language");
-                None
-            }
-        }
-    }
-
-    /// The language conversation `conversation` is in (the last its shopper
-    /// clearly wrote in), if it has one yet.
-    pub async fn conversation_lang(&self, conversation: &str) -> Option<Lang> {
-        match self.state.get_value(&crate::infra::state::keys::conversation_lang(conversation)).await {
-            Ok(value) => value.as_deref().and_then(Lang::parse),
-            Err(e) => {
-                tracing::warn!(error = %e, "could not read the conversation's language");
-                None
-            }
-        }
-    }
-
-    /// Remembers that conversation `conversation` is now in `lang`.
-    pub(crate) async fn remember_conversation_lang(&self, conversation: &str, lang: Lang) {
-        let key = crate::infra::state::keys::conversation_lang(conversation);
-        if let Err(e) = self.state.put_value(&key, lang.as_str(), LANG_TTL).await {
-            tracing::warn!(error = %e, "could not remember the conversation's language");
-        }
-    }
-
-    /// Forgets the conversation (`/reset`).
-    pub(crate) async fn reset(&self, ctx: &MessageContext) {
-        if let Err(e) = self.state.clear_history(&ctx.conversation_key()).await {
-            tracing::error!(error = %e, "could not clear the conversation");
-        }
-    }
-
-    /// Answers one shopper message: the door, then the turn. Never fails:
-    /// trouble becomes a polite answer, and a message the door holds back is
-    /// answered with why, every time (the terminal chat; Telegram, which
-    /// says it once and then keeps silent, knocks itself).
-    pub async fn dispatch(&self, ctx: &MessageContext) -> Reply {
-        self.dispatch_live(ctx, &Progress::none()).await
-    }
-
-    /// [`FunctionCallRouter::dispatch`], reporting progress (tools running,
-    /// the answer as it streams) to `progress` on the way.
-    pub async fn dispatch_live(&self, ctx: &MessageContext, progress: &Progress) -> Reply {
-        match self.admit(Knock::message(ctx, ChosenLang::Unread)).await {
-            Ok(admitted) => self.answer(&admitted, ctx, progress).await,
-            Err(turned) => Reply::text(turned.message()),
-        }
-    }
-
-    /// Answers a message the door admitted, reporting progress to `progress`.
-    pub(crate) async fn answer(
-        &self,
-        admitted: &Admitted,
-        ctx: &MessageContext,
-        progress: &Progress,
-    ) -> Reply {
-        let turn = crate::engine::stats::new_turn_id();
-        let span = tracing::info_span!(
-            "message",
-            turn = %turn,
-            platform = ctx.platform,
-            user = ctx.user_id,
-            chat = ctx.chat_id,
-            group = ctx.is_group
-        );
-        // The trace's own span of the turn (the log's, above, names the shopper).
-        let agent = crate::infra::otel::turn_span(ctx.platform, ctx.chat_id, &turn, &ctx.text);
-        let answered = agent.clone();
-        let trace = crate::infra::otel::traceparent_of(&agent);
-        let reply_trace = trace.clone();
-        let answering = async move {
-            let started = Instant::now();
-            let reply = self.pipeline(admitted, ctx, progress).await;
-            tracing::info!(duration_ms = started.elapsed().as_millis() as u64, "answered");
-            crate::infra::otel::record_answer(&answered, &reply.text);
-            Reply { trace: reply_trace, ..reply }
-        }
-        .instrument(span)
-        .instrument(agent);
-        crate::engine::stats::TURN.scope(turn, crate::infra::otel::in_trace(trace, answering)).await
-    }
-
-    /// An admitted message: its language decided, then the stages; the
-    /// reply leaves written in that language ([`Reply::written_in`]).
-    async fn pipeline(&self, admitted: &Admitted, ctx: &MessageContext, progress: &Progress) -> Reply {
-        // The conversation's language after these words; a message that
-        // says none (a size, "y", a code) keeps it.
-        let first_name = admitted.conversation_lang().is_none()
-            && Lang::said(&ctx.text) == handlers::Said::Latin
-            && self.planner.lexicon().await.only_names(&ctx.text);
-        // A first message that is only one of the mall's names ("labubu") says no language either.
-        let spoken = if first_name { ctx.lang } else { admitted.spoken(&ctx.text, ctx.lang) };
-        if admitted.conversation_lang() != Some(spoken) {
-            self.remember_conversation_lang(&ctx.conversation_key(), spoken).await;
-        }
-        let ctx = MessageContext { lang: admitted.lang_or(spoken), ..ctx.clone() };
-        let progress = progress.written_in(ctx.lang);
-        self.stages(admitted, &ctx, &progress).await.written_in(ctx.lang, &ctx.text)
-    }
-
-    /// The stages after the door, in order; each may end the turn with a reply.
-    async fn stages(&self, admitted: &Admitted, ctx: &MessageContext, progress: &Progress) -> Reply {
-        if ctx.text.trim().is_empty() {
-            return Reply::text(ctx.lang.texts().turn.words_please);
-        }
-        // Asking for a person in words goes to the desk without a model call.
-        if !ctx.is_group && handlers::staff::asks_for_person(&ctx.text) {
-            tracing::info!("the shopper asked for a person");
-            let reason = ctx.lang.texts().support.asked_reason;
-            return self.handoff_reply(&ctx.conversation_key(), ctx.lang, reason).await;
-        }
-        self.locked(
-            &ctx.conversation_key(),
-            Box::pin(async {
-                if let Some(reply) = self.try_code(admitted, ctx).await {
-                    return reply;
-                }
-                let mut turn = self.open_turn(ctx).await;
-                turn.apply_budget(admitted.budget());
-                let (turn, end) = self.tool_loop(turn, progress).await;
-                self.close_turn(turn, end, &ctx.text).await
-            }),
-        )
-        .await
-    }
-
-    /// The answer to a request for a person (in words, or the model's
-    /// `contact_staff`): without a desk, where the service desk is; outside
-    /// `support.hours`, when it opens; else the hand-off, which the
-    /// transport carries out after the text.
-    pub(crate) async fn handoff_reply(&self, conversation: &str, lang: Lang, reason: &str) -> Reply {
-        let texts = &lang.texts().support;
-        // A reason of the bot's own words is one reason whatever the shopper's language.
-        let counted = match Lang::ALL.iter().any(|l| l.texts().support.asked_reason == reason) {
-            true => Lang::En.texts().support.asked_reason,
-            false => reason,
-        };
-        let event = [crate::engine::report::Event::Handoff(counted.to_owned())];
-        crate::engine::report::record(
-            self.state.as_ref(),
-            self.settings.report_keep,
-            conversation,
-            false,
-            &event,
-        )
-        .await;
-        if let Err(e) = self.state.take_value(&crate::infra::state::keys::misses(conversation)).await {
-            tracing::warn!(error = %e, "could not reset the misses in a row");
-        }
-        let Some(desk) = &self.settings.desk else {
-            metrics::counter!(crate::infra::ops::HANDOFFS, "outcome" => "no_desk").increment(1);
-            return Reply::text(handlers::mall::no_desk(self.mall.as_ref(), lang).await);
-        };
-        if let Some(opens) = desk.closed_until(crate::infra::state::unix_now()) {
-            metrics::counter!(crate::infra::ops::HANDOFFS, "outcome" => "after_hours").increment(1);
-            return Reply::text((texts.after_hours)(&opens));
-        }
-        Reply { handoff: Some(reason.to_owned()), ..Reply::text(texts.connecting) }
-    }
-
-    /// How long the report's counts are kept (`report.keep_days`).
-    pub(crate) fn report_keep(&self) -> Duration {
-        self.settings.report_keep
-    }
-
-    /// The state store (the report reads it).
-    pub(crate) fn state(&self) -> &Arc<dyn StateStore> {
-        &self.state
-    }
-
-    /// The service desk, when there is one.
-    pub(crate) fn desk(&self) -> Option<&crate::engine::support::Desk> {
-        self.settings.desk.as_ref()
+    /// The context a tool runs in for a request the door admitted outside a
+    /// chat (the Mini App's reads, an MCP client's call): the admitted
+    /// person, private, in their language, with the mall, the map and the
+    /// shoppers' alerts. The only way to a [`ToolContext`] outside the router.
+    pub(crate) fn tool_context_for(&self, admitted: &Admitted) -> ToolContext {
+        self.tools.context_for(admitted)
     }
 
     /// Runs one safe call for an admitted request outside the tool loop (an
@@ -436,86 +171,152 @@ impl FunctionCallRouter {
         admitted: &Admitted,
         tool: &Tool,
         call: &crate::engine::llm::ToolCall,
-        args: serde_json::Value,
-    ) -> Result<handlers::ToolOutput, handlers::ToolError> {
-        let ctx = self.tool_context(&TurnScope::admitted(admitted), None);
-        calls::run_tool(tool, call, self.level_of(tool), ctx, args, self.settings.tool_timeout).await
+        args: Value,
+    ) -> Result<handlers::ToolOutput, ToolError> {
+        self.tools.run(tool, call, self.tool_context_for(admitted), args).await
+    }
+}
+
+/// The façade: each method is one part's, named as the transports know it.
+impl FunctionCallRouter {
+    // ---- the door (access.rs)
+
+    /// The door: admits `knock` or says why not ([`Door`]).
+    pub async fn admit(&self, knock: Knock) -> Result<Admitted, Turned> {
+        self.door.admit(knock).await
     }
 
-    fn tool_context(&self, scope: &TurnScope, approval: Option<handlers::Approval>) -> ToolContext {
-        ToolContext {
-            mall: self.mall.clone(),
-            shopper: services::Shopper::new(&scope.platform, scope.user_id),
-            lang: scope.lang,
-            is_group: scope.is_group,
-            approval,
-            map: self.map.clone(),
-            pictures: true,
-            alerts: self.alerts.clone(),
-        }
+    /// Sets the language a shopper is answered in (`/lang`).
+    pub(crate) async fn set_lang(&self, ctx: &MessageContext, lang: Lang) {
+        self.door.set_lang(ctx, lang).await
+    }
+
+    /// The language a shopper chose with `/lang`, if any.
+    pub async fn chosen_lang(&self, platform: &str, user_id: i64) -> Option<Lang> {
+        self.door.chosen_lang(platform, user_id).await
+    }
+
+    /// The language conversation `conversation` is in, if it has one yet.
+    pub async fn conversation_lang(&self, conversation: &str) -> Option<Lang> {
+        self.door.conversation_lang(conversation).await
+    }
+
+    // ---- the confirmations (confirm.rs)
+
+    /// Holds a risky call asked for directly (a Mini App change, an MCP call).
+    pub(crate) async fn hold(
+        &self,
+        admitted: &Admitted,
+        tool: &Tool,
+        args: Value,
+    ) -> Result<Hold, HoldError> {
+        self.confirmations.hold(admitted, tool, args).await
+    }
+
+    /// Checks a press and claims the action.
+    pub(crate) async fn press_as(
+        &self,
+        admitted: &Admitted,
+        token: &str,
+        approve: bool,
+        presser: Presser,
+    ) -> PressCheck {
+        self.confirmations.press_as(admitted, token, approve, presser).await
+    }
+
+    /// A claimed action carried out (or declined), without resuming a loop.
+    pub(crate) async fn carry_out(&self, claim: Box<Claim>) -> Carried {
+        self.confirmations.carry_out(claim).await
+    }
+
+    // ---- the tools (toolbox.rs, shortcuts.rs)
+
+    /// The tools offered in this context ([`Toolbox::tools_for`]).
+    pub fn tools_for(&self, is_group: bool, mentioned: bool) -> Vec<Tool> {
+        self.tools.tools_for(is_group, mentioned)
+    }
+
+    /// The tool of that name: the registry's, else one lent by a server that is up.
+    pub(crate) fn find_tool(&self, name: &str) -> Option<Tool> {
+        self.tools.find(name)
+    }
+
+    /// The level of a tool after overrides.
+    pub(crate) fn level_of(&self, tool: &Tool) -> Level {
+        self.tools.level_of(tool)
     }
 
     /// The mall's indoor map, when it has one.
     pub(crate) fn map(&self) -> Option<&Arc<maps::Router>> {
-        self.map.as_ref()
-    }
-}
-
-/// How long a `/lang` choice is remembered.
-const LANG_TTL: Duration = Duration::from_secs(365 * 24 * 3600);
-
-/// The message shown with the Confirm / Cancel buttons.
-pub(crate) fn confirmation_text(lang: Lang, level: Level, summary: &str) -> String {
-    let confirm = &lang.texts().confirm;
-    match level {
-        Level::Critical => (confirm.check_order)(summary),
-        _ => (confirm.please_confirm)(summary),
-    }
-}
-
-// ------------------------------------------------- this process's queues
-
-/// The in-process queue of each busy conversation.
-#[derive(Default)]
-struct LocalLocks {
-    queues: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
-}
-
-impl LocalLocks {
-    pub(super) fn queue(&self, conversation: &str) -> Arc<tokio::sync::Mutex<()>> {
-        let mut queues = self.queues.lock().unwrap_or_else(PoisonError::into_inner);
-        queues.entry(conversation.to_owned()).or_default().clone()
+        self.tools.map()
     }
 
-    /// Forgets a conversation's queue once nobody holds or waits for it.
-    pub(super) fn forget_if_idle(&self, conversation: &str, queue: Arc<tokio::sync::Mutex<()>>) {
-        let mut queues = self.queues.lock().unwrap_or_else(PoisonError::into_inner);
-        // Ours and the map's: nobody else holds or waits.
-        if Arc::strong_count(&queue) == 2 {
-            queues.remove(conversation);
-        }
+    /// The shopper's alerts (`<platform>:<id>`); `None` when they cannot be read.
+    pub(crate) async fn alerts_of(&self, user: &str) -> Option<Vec<handlers::alert_book::Alert>> {
+        self.tools.alerts_of(user).await
     }
 
-    /// Conversations with a turn running or waiting in this process.
-    #[cfg(test)]
-    fn busy(&self) -> usize {
-        self.queues.lock().unwrap_or_else(PoisonError::into_inner).len()
+    /// The shopper's cart, formatted (`/cart`).
+    pub async fn show_cart(&self, ctx: &MessageContext) -> Reply {
+        self.tools.show_cart(ctx).await
     }
-}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+    /// The shopper's recent orders, formatted (`/orders`).
+    pub async fn show_orders(&self, ctx: &MessageContext) -> Reply {
+        self.tools.show_orders(ctx).await
+    }
 
-    #[tokio::test]
-    async fn a_conversation_queue_is_forgotten_when_idle() {
-        let locks = LocalLocks::default();
-        let queue = locks.queue("telegram:1:1");
-        let again = locks.queue("telegram:1:1");
-        assert!(Arc::ptr_eq(&queue, &again), "one queue per conversation");
-        locks.forget_if_idle("telegram:1:1", again);
-        assert_eq!(locks.busy(), 1, "still held by another turn");
-        locks.forget_if_idle("telegram:1:1", queue);
-        assert_eq!(locks.busy(), 0);
+    // ---- the turns (turn.rs)
+
+    /// Example requests made of the mall's own names.
+    pub(crate) async fn examples(&self) -> handlers::mall_examples::MallExamples {
+        self.turns.examples().await
+    }
+
+    /// The model's concurrency limit, calls in flight and queue, when it has one.
+    pub fn model_load(&self) -> Option<crate::engine::llm::limit::LimitReport> {
+        self.turns.model.load()
+    }
+
+    /// Forgets the conversation (`/reset`).
+    pub(crate) async fn reset(&self, ctx: &MessageContext) {
+        self.turns.reset(ctx).await
+    }
+
+    /// Tokens a conversation has used so far.
+    pub async fn conversation_usage(&self, ctx: &MessageContext) -> Usage {
+        self.turns.conversation_usage(ctx).await
+    }
+
+    // ---- the staff's side (desk.rs, figures.rs)
+
+    /// The answer to a request for a person ([`StaffDesk::handoff_reply`]).
+    pub(crate) async fn handoff_reply(&self, conversation: &str, lang: Lang, reason: &str) -> Reply {
+        self.desk.handoff_reply(conversation, lang, reason).await
+    }
+
+    /// The service desk, when there is one.
+    pub(crate) fn desk(&self) -> Option<&crate::engine::support::Desk> {
+        self.desk.desk()
+    }
+
+    /// How long the report's counts are kept (`report.keep_days`).
+    pub(crate) fn report_keep(&self) -> Duration {
+        self.desk.report_keep()
+    }
+
+    /// The state store (the report reads it).
+    pub(crate) fn state(&self) -> &Arc<dyn StateStore> {
+        &self.desk.state
+    }
+
+    /// Today's figures (`/stats`).
+    pub async fn day_stats(&self, lang: Lang) -> String {
+        self.desk.day_stats(lang).await
+    }
+
+    /// Counts one transcription and the time it took in the day's figures.
+    pub(crate) async fn count_transcription(&self, took: Duration) {
+        self.desk.count_transcription(took).await
     }
 }

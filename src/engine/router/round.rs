@@ -1,7 +1,7 @@
-//! The tool loop, one round at a time: ask the model ([`FunctionCallRouter::complete`]),
+//! The tool loop, one round at a time: ask the model ([`Turns::complete`]),
 //! check what it asked for ([`RoundPlan`]), run the safe calls concurrently
-//! ([`FunctionCallRouter::run_safe`]), and either continue with their results
-//! or stop to ask the shopper about a risky call (`confirm.rs`).
+//! ([`Turns::run_safe`]), and either continue with their results or stop to
+//! ask the shopper about a risky call ([`Confirmations::ask`](super::confirm::Confirmations::ask)).
 //!
 //! What ends a round or the turn: a model that fails after its retries hands
 //! the rest of the turn to the offline planner (basic mode); an answer with
@@ -16,13 +16,14 @@
 use std::time::Instant;
 
 use futures::future::join_all;
-use handlers::{Level, Scope, ToolError, ToolOutput};
+use handlers::{Level, Preview, Scope, ToolError, ToolOutput};
 use serde_json::Value;
 use tracing::Instrument;
 
 use super::cache::{Source, ToolCache};
-use super::turn::{Turn, TurnEnd};
-use super::{FunctionCallRouter, calls};
+use super::calls;
+use super::confirm::Question;
+use super::turn::{Turn, TurnEnd, Turns};
 use crate::engine::llm::{ChatMessage, ChatModel as _, ChatRequest, ChatResponse, Role, Usage};
 use crate::engine::progress::Progress;
 use crate::engine::reply::Reply;
@@ -51,18 +52,6 @@ pub(super) enum RoundPlan {
     HandOff,
 }
 
-/// A risky call waiting for the shopper, with the rest of its round.
-pub(super) struct Question {
-    /// The assistant message whose calls are being answered.
-    pub(super) assistant: ChatMessage,
-    /// Tool message text per call, in call order; `None` for the waiting call.
-    pub(super) results: Vec<Option<String>>,
-    /// Index of the waiting call in `assistant.tool_calls`.
-    pub(super) index: usize,
-    pub(super) args: Value,
-    pub(super) level: Level,
-}
-
 /// How a round ended.
 enum RoundEnd {
     /// Every call answered; `all_failed` when none of them succeeded.
@@ -71,10 +60,10 @@ enum RoundEnd {
     Stop(Box<TurnEnd>),
 }
 
-impl FunctionCallRouter {
+impl Turns {
     /// Runs model rounds until an answer, a confirmation, or the round limit.
     pub(super) async fn tool_loop(&self, mut turn: Turn, progress: &Progress) -> (Turn, TurnEnd) {
-        let tools = self.tools_for(turn.scope.is_group, turn.scope.mentioned);
+        let tools = self.tools.tools_for(turn.scope.is_group, turn.scope.mentioned);
         // Resumed by a press: the confirmed call's own words may be the answer.
         if turn.messages.last().is_some_and(|m| m.role == Role::Tool)
             && let Some(text) = self.direct_answer(&turn, &tools, true).await
@@ -281,9 +270,11 @@ impl FunctionCallRouter {
             }
         }
         if let Some((index, tool, args, level)) = question {
-            match self.preview(&tool, &turn.scope, &args).await {
+            match self.confirmations.preview(&tool, &turn.scope, &args).await {
                 Ok(preview) => {
-                    let question = Question { assistant, results, index, args, level };
+                    let (rounds_used, basic_mode) = (turn.rounds_used, turn.basic_mode);
+                    let question =
+                        Question { assistant, results, index, args, level, rounds_used, basic_mode };
                     return RoundEnd::Stop(Box::new(self.ask(turn, question, preview).await));
                 }
                 Err(e) => {
@@ -297,16 +288,31 @@ impl FunctionCallRouter {
             turn.messages.push(ChatMessage::tool(call.id.clone(), result.unwrap_or_default()));
         }
         if let Some(reason) = handoff {
-            let reply = self.handoff_reply(&turn.scope.conversation(), turn.scope.lang, &reason).await;
+            let reply = self.desk.handoff_reply(&turn.scope.conversation(), turn.scope.lang, &reason).await;
             turn.messages.push(ChatMessage::assistant(reply.text.clone()));
             return RoundEnd::Stop(Box::new(TurnEnd::Stopped(reply)));
         }
         RoundEnd::Continue { all_failed: failures == count }
     }
 
+    /// Holds the turn at a risky call (the confirmation service keeps it)
+    /// and asks the shopper; the history keeps the question so the
+    /// conversation reads naturally until the press.
+    async fn ask(&self, turn: &mut Turn, question: Question, preview: Preview) -> TurnEnd {
+        match self.confirmations.ask(&turn.scope, question, preview).await {
+            Ok(reply) => {
+                // The assistant turn waits in the pending action.
+                turn.messages.pop();
+                turn.messages.push(ChatMessage::assistant(reply.text.clone()));
+                TurnEnd::Stopped(reply)
+            }
+            Err(reply) => TurnEnd::Unsaved(reply),
+        }
+    }
+
     /// Checks each call of `assistant` against the tools on offer and their
     /// levels. At most one risky call per round waits for the shopper.
-    pub(super) fn plan(&self, turn: &Turn, assistant: &ChatMessage, offered: &[Tool]) -> RoundPlan {
+    fn plan(&self, turn: &Turn, assistant: &ChatMessage, offered: &[Tool]) -> RoundPlan {
         let mut planned = Vec::with_capacity(assistant.tool_calls.len());
         let mut asking = false;
         for call in &assistant.tool_calls {
@@ -324,7 +330,7 @@ impl FunctionCallRouter {
             if turn.scope.is_group && !tool.scope().allows(true) {
                 return RoundPlan::HandOff;
             }
-            planned.push(match self.level_of(&tool) {
+            planned.push(match self.tools.level_of(&tool) {
                 Level::Safe => PlannedCall::Run { tool, args },
                 _ if asking => PlannedCall::Refused(
                     "Error: only one action that needs the shopper's confirmation can wait at a time. Call \
@@ -347,8 +353,8 @@ impl FunctionCallRouter {
         assistant: &ChatMessage,
         planned: &[PlannedCall],
     ) -> Vec<Option<Result<ToolOutput, ToolError>>> {
-        let ctx = self.tool_context(&turn.scope, None);
-        let limit = self.settings.tool_timeout;
+        let ctx = self.tools.context(&turn.scope, None);
+        let limit = self.tools.timeout;
         let lang = turn.scope.lang;
         let runs = planned.iter().zip(&assistant.tool_calls).map(|(plan, call)| {
             let ctx = ctx.clone();
@@ -378,7 +384,7 @@ impl FunctionCallRouter {
     /// about the shopper (cart and order tools are private-only). Tools lent
     /// by MCP servers are never reused: the bot cannot tell what they depend on.
     fn cacheable(&self, tool: &Tool) -> bool {
-        tool.spec().is_some() && self.level_of(tool) == Level::Safe && tool.scope() != Scope::Private
+        tool.spec().is_some() && self.tools.level_of(tool) == Level::Safe && tool.scope() != Scope::Private
     }
 
     /// In a group, a cart or order request moves to the private chat.

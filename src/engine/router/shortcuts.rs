@@ -3,15 +3,16 @@
 
 use serde_json::{Value, json};
 
-use super::{FunctionCallRouter, TurnScope, calls};
+use super::scope::TurnScope;
+use super::toolbox::Toolbox;
 use crate::engine::context::MessageContext;
 use crate::engine::llm::ToolCall;
 use crate::engine::reply::Reply;
 
-impl FunctionCallRouter {
+impl Toolbox {
     /// The shopper's cart, formatted (`/cart`), in `ctx.lang` (a command's
     /// language, settled by the transport).
-    pub async fn show_cart(&self, ctx: &MessageContext) -> Reply {
+    pub(super) async fn show_cart(&self, ctx: &MessageContext) -> Reply {
         let lang = ctx.lang;
         match self.run_direct(ctx, lang, "view_cart").await {
             Ok(data) => Reply::text(handlers::shopping::cart_data_text(&data, lang)),
@@ -20,7 +21,7 @@ impl FunctionCallRouter {
     }
 
     /// The shopper's recent orders, formatted (`/orders`), in `ctx.lang`.
-    pub async fn show_orders(&self, ctx: &MessageContext) -> Reply {
+    pub(super) async fn show_orders(&self, ctx: &MessageContext) -> Reply {
         let lang = ctx.lang;
         match self.run_direct(ctx, lang, "list_orders").await {
             Ok(data) => Reply {
@@ -46,18 +47,8 @@ impl FunctionCallRouter {
         let mut scope = TurnScope::of(ctx);
         scope.lang = lang;
         let call = ToolCall { id: "direct".into(), name: tool.into(), arguments: "{}".into() };
-        let ctx = self.tool_context(&scope, None);
-        let builtin = crate::engine::tools::Tool::Builtin(spec);
-        match calls::run_tool(
-            &builtin,
-            &call,
-            self.level_of(&builtin),
-            ctx,
-            json!({}),
-            self.settings.tool_timeout,
-        )
-        .await
-        {
+        let ctx = self.context(&scope, None);
+        match self.run(&crate::engine::tools::Tool::Builtin(spec), &call, ctx, json!({})).await {
             Ok(out) => Ok(out.data),
             Err(e) => {
                 tracing::warn!(error = %e, tool, "direct tool call failed");

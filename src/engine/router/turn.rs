@@ -11,63 +11,99 @@
 //! then to `bot.history_tokens`: `history.rs`) and adds the tokens to the
 //! conversation's total and the shopper's day (the daily budget the door
 //! reads).
+//!
+//! [`Turns`] is the part of the router that runs turns: the model (or the
+//! offline planner), the tools through the shared [`Toolbox`], the
+//! conversations' histories and locks, and the cache of safe results. A risky
+//! call is handed to the confirmation service ([`Confirmations::ask`]); a
+//! request for a person to the desk ([`StaffDesk::handoff_reply`]).
 
-use handlers::Lang;
+use std::sync::Arc;
+use std::time::Duration;
 
-use super::{FunctionCallRouter, history, prompt};
+use super::access::Budget;
+use super::cache::ToolCache;
+use super::confirm::Confirmations;
+use super::desk::{DAY_FIGURES_TTL, StaffDesk};
+use super::lock::Locks;
+use super::scope::{TurnScope, today};
+use super::toolbox::Toolbox;
+use super::{history, prompt};
 use crate::engine::context::MessageContext;
-use crate::engine::llm::{ChatMessage, Role, Usage};
+use crate::engine::fallback::ChatFallback;
+use crate::engine::llm::offline::OfflinePlanner;
+use crate::engine::llm::{ChatMessage, ChatModel, Role, Usage};
 use crate::engine::pending::PendingAction;
+use crate::engine::progress::Progress;
 use crate::engine::reply::Reply;
 use crate::engine::report::Event;
+use crate::engine::stats::Stats;
+use crate::infra::state::StateStore;
 
-/// Who a turn is for and where it happens.
+/// The turn's settings (`[llm]`, `[bot]`).
 #[derive(Debug, Clone)]
-pub struct TurnScope {
-    pub(super) platform: String,
-    pub(super) user_id: i64,
-    pub(super) chat_id: i64,
-    pub(super) is_group: bool,
-    pub(super) mentioned: bool,
-    pub(super) lang: Lang,
+pub struct TurnSettings {
+    /// Model calls per shopper message (`llm.max_rounds`).
+    pub max_rounds: u32,
+    /// A tool's own words may end the turn (`llm.direct_answers`).
+    pub direct_answers: bool,
+    /// Time limit of one tool call (`llm.tool_timeout_secs`).
+    pub tool_timeout: Duration,
+    /// Messages remembered per conversation (`bot.history_messages`).
+    pub history_messages: usize,
+    /// Token budget of the remembered conversation (`bot.history_tokens`; 0 = none).
+    pub history_tokens: usize,
+    /// A silent conversation is forgotten after this long.
+    pub history_ttl: Duration,
+    /// How long safe, shopper-independent tool results are reused (`bot.tool_cache_secs`).
+    pub tool_cache_ttl: Duration,
+    /// How long a turn holds its conversation's lock before renewing it (a
+    /// crashed instance's lock frees itself after this).
+    pub lock_ttl: Duration,
 }
 
-impl TurnScope {
-    pub(super) fn of(ctx: &MessageContext) -> Self {
-        TurnScope {
-            platform: ctx.platform.to_owned(),
-            user_id: ctx.user_id,
-            chat_id: ctx.chat_id,
-            is_group: ctx.is_group,
-            mentioned: ctx.mentioned,
-            lang: ctx.lang,
+impl Default for TurnSettings {
+    fn default() -> Self {
+        TurnSettings {
+            max_rounds: 10,
+            direct_answers: true,
+            tool_timeout: Duration::from_secs(10),
+            history_messages: 20,
+            history_tokens: 0,
+            history_ttl: Duration::from_secs(7 * 24 * 3600),
+            tool_cache_ttl: Duration::from_secs(30),
+            lock_ttl: Duration::from_secs(120),
         }
-    }
-
-    pub(super) fn of_action(action: &PendingAction) -> Self {
-        TurnScope {
-            platform: action.platform.clone(),
-            user_id: action.user_id,
-            chat_id: action.chat_id,
-            is_group: action.is_group,
-            mentioned: true,
-            lang: action.lang,
-        }
-    }
-
-    pub(super) fn conversation(&self) -> String {
-        crate::engine::context::conversation_key(&self.platform, self.chat_id, self.user_id)
     }
 }
 
-/// Where the shopper stands with today's token budget (read at the door
-/// for chat messages only: nothing else calls the model).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Budget {
-    /// No budget, or some of it left (or it could not be read).
-    Within,
-    /// Spent: the offline planner answers; `tell` the first time today.
-    Spent { tell: bool },
+/// What the turns stand on besides their settings: the shared handles and
+/// the parts they hand work to.
+pub(crate) struct TurnDeps {
+    pub(super) model: Arc<dyn ChatModel>,
+    pub(super) planner: OfflinePlanner,
+    pub(super) chat: ChatFallback,
+    pub(super) state: Arc<dyn StateStore>,
+    pub(super) stats: Arc<Stats>,
+    pub(super) tools: Arc<Toolbox>,
+    pub(super) confirmations: Arc<Confirmations>,
+    pub(super) desk: Arc<StaffDesk>,
+}
+
+/// The part of the router that runs turns: opens, loops, closes.
+pub(crate) struct Turns {
+    pub(super) model: Arc<dyn ChatModel>,
+    pub(super) planner: OfflinePlanner,
+    chat: ChatFallback,
+    state: Arc<dyn StateStore>,
+    pub(super) stats: Arc<Stats>,
+    pub(super) tools: Arc<Toolbox>,
+    pub(super) confirmations: Arc<Confirmations>,
+    pub(super) desk: Arc<StaffDesk>,
+    pub(super) tool_cache: ToolCache,
+    /// One turn at a time per conversation.
+    pub(super) locks: Locks,
+    pub(super) settings: TurnSettings,
 }
 
 /// A tool loop in progress.
@@ -207,9 +243,84 @@ pub(super) enum TurnEnd {
     Unsaved(Reply),
 }
 
-impl FunctionCallRouter {
+impl Turns {
+    pub(super) fn new(deps: TurnDeps, settings: TurnSettings) -> Self {
+        let TurnDeps { model, planner, chat, state, stats, tools, confirmations, desk } = deps;
+        Turns {
+            model,
+            planner,
+            chat,
+            tool_cache: ToolCache::new(settings.tool_cache_ttl),
+            locks: Locks::new(state.clone(), settings.lock_ttl),
+            state,
+            stats,
+            tools,
+            confirmations,
+            desk,
+            settings,
+        }
+    }
+
+    /// A whole turn for an admitted message (the caller holds the lock):
+    /// opened with the history, the day's budget as the door found it, the
+    /// tool loop, closed.
+    pub(super) async fn take(&self, ctx: &MessageContext, budget: Budget, progress: &Progress) -> Reply {
+        let mut turn = self.open_turn(ctx).await;
+        turn.apply_budget(budget);
+        let (turn, end) = self.tool_loop(turn, progress).await;
+        self.close_turn(turn, end, &ctx.text).await
+    }
+
+    /// Continues the tool loop that held `action`, its waiting call
+    /// answered with `result_text` (after a press or a typed code).
+    pub(super) async fn resume(
+        &self,
+        action: PendingAction,
+        result_text: String,
+        progress: &Progress,
+    ) -> Reply {
+        let scope = TurnScope::of_action(&action);
+        let mut messages = match self.state.load_history(&scope.conversation()).await {
+            Ok(history) => history,
+            Err(e) => {
+                tracing::error!(error = %e, "could not load the conversation to resume");
+                Vec::new()
+            }
+        };
+        let Some(assistant) = action.assistant.clone() else { return Reply::default() };
+        messages.push(assistant.clone());
+        for (call, result) in assistant.tool_calls.iter().zip(&action.results) {
+            let text = result.clone().unwrap_or_else(|| result_text.clone());
+            messages.push(ChatMessage::tool(call.id.clone(), text));
+        }
+        let mut turn = Turn::new(scope, messages);
+        turn.rounds_used = action.rounds_used;
+        turn.basic_mode = action.basic_mode;
+        turn.tools_ran = true;
+        let (turn, end) = self.tool_loop(turn, progress).await;
+        self.close_turn(turn, end, "").await
+    }
+
+    /// Example requests made of the mall's own names (a product, a store, an offer), for
+    /// the greeting's buttons and the terminal chat's banner; learned with basic mode's names.
+    pub(super) async fn examples(&self) -> handlers::mall_examples::MallExamples {
+        self.planner.lexicon().await.examples.clone()
+    }
+
+    /// Whether `text` is only some of the mall's names ("labubu"), which say no language.
+    pub(super) async fn only_names(&self, text: &str) -> bool {
+        self.planner.lexicon().await.only_names(text)
+    }
+
+    /// Forgets the conversation (`/reset`).
+    pub(super) async fn reset(&self, ctx: &MessageContext) {
+        if let Err(e) = self.state.clear_history(&ctx.conversation_key()).await {
+            tracing::error!(error = %e, "could not clear the conversation");
+        }
+    }
+
     /// Stage: the conversation's history plus the shopper's message.
-    pub(super) async fn open_turn(&self, ctx: &MessageContext) -> Turn {
+    async fn open_turn(&self, ctx: &MessageContext) -> Turn {
         let mut messages = match self.state.load_history(&ctx.conversation_key()).await {
             Ok(history) => history,
             Err(e) => {
@@ -226,7 +337,7 @@ impl FunctionCallRouter {
     }
 
     /// Stage: the reply of a finished turn; the history and the tokens are saved.
-    pub(super) async fn close_turn(&self, mut turn: Turn, end: TurnEnd, user_text: &str) -> Reply {
+    async fn close_turn(&self, mut turn: Turn, end: TurnEnd, user_text: &str) -> Reply {
         let lang = turn.scope.lang;
         let (gave_up, small_talk, stopped) = (
             matches!(end, TurnEnd::GaveUp),
@@ -292,14 +403,7 @@ impl FunctionCallRouter {
     /// The answer is marked with its question and tools, for reactions.
     async fn after_turn(&self, turn: &Turn, user_text: &str, reply: &mut Reply) {
         let conversation = turn.scope.conversation();
-        crate::engine::report::record(
-            self.state.as_ref(),
-            self.settings.report_keep,
-            &conversation,
-            true,
-            &turn.events,
-        )
-        .await;
+        self.desk.record(&conversation, true, &turn.events).await;
         reply.rated = Some(crate::engine::reply::Rated {
             question: user_text.to_owned(),
             tools: turn.tools_used.iter().map(|t| (*t).to_owned()).collect(),
@@ -364,18 +468,6 @@ impl FunctionCallRouter {
         }
     }
 
-    /// Counts one transcription and the time it took in the day's figures (`/stats`).
-    pub(crate) async fn count_transcription(&self, took: std::time::Duration) {
-        let day = crate::infra::state::keys::stats(today());
-        let deltas = [
-            (day.as_str(), "transcriptions", 1),
-            (day.as_str(), "transcription_ms", took.as_millis() as i64),
-        ];
-        if let Err(e) = self.state.add_counts(&deltas, DAY_FIGURES_TTL).await {
-            tracing::warn!(error = %e, "could not count a transcription");
-        }
-    }
-
     /// The text answer of a turn, with the basic-mode note when the model was
     /// unreachable, the tools' suggestions and picture; remembered in the turn.
     fn text_answer(&self, turn: &mut Turn, text: String) -> Reply {
@@ -406,7 +498,7 @@ impl FunctionCallRouter {
         }
     }
 
-    pub(super) async fn save_history(&self, scope: &TurnScope, mut messages: Vec<ChatMessage>) {
+    async fn save_history(&self, scope: &TurnScope, mut messages: Vec<ChatMessage>) {
         history::drop_images(&mut messages);
         let kept = history::truncate(messages, self.settings.history_messages);
         let kept = history::fit_tokens(kept, self.settings.history_tokens);
@@ -418,7 +510,7 @@ impl FunctionCallRouter {
     }
 
     /// Tokens a conversation has used so far.
-    pub async fn conversation_usage(&self, ctx: &MessageContext) -> Usage {
+    pub(super) async fn conversation_usage(&self, ctx: &MessageContext) -> Usage {
         let counts = self
             .state
             .counts(&crate::infra::state::keys::usage(&ctx.conversation_key()))
@@ -431,11 +523,3 @@ impl FunctionCallRouter {
 
 /// How long misses in a row are remembered.
 const MISSES_TTL: std::time::Duration = std::time::Duration::from_secs(3600);
-
-/// How long the day's figures are kept.
-const DAY_FIGURES_TTL: std::time::Duration = std::time::Duration::from_secs(3 * 24 * 3600);
-
-/// Days since the Unix epoch (UTC): the day counters are keyed by it.
-pub(super) fn today() -> i64 {
-    crate::infra::state::unix_now().div_euclid(86_400)
-}

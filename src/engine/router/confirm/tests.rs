@@ -12,8 +12,8 @@ use handlers::{Lang, Level};
 use serde_json::{Value, json};
 use services::{MallApi, Product, ProductQuery, Shopper};
 
-use super::super::{FunctionCallRouter, RouterParts, RouterSettings, TurnScope};
-use super::{Carried, HoldError, Presser, hold_refused};
+use super::super::{DoorSettings, FunctionCallRouter, RouterParts, RouterSettings, TurnScope};
+use super::{Carried, ConfirmSettings, HoldError, Presser, hold_refused};
 use crate::engine::context::MessageContext;
 use crate::engine::pending::PendingAction;
 use crate::engine::reply::PressCheck;
@@ -29,7 +29,7 @@ struct Bench {
     state: Arc<dyn StateStore>,
 }
 
-fn bench(settings: RouterSettings) -> Bench {
+fn bench(confirm: ConfirmSettings) -> Bench {
     let state: Arc<dyn StateStore> = Arc::new(MemoryStore::new());
     let mall: Arc<dyn MallApi> = Arc::new(services::EmbeddedMall::in_memory());
     let router = FunctionCallRouter::new(RouterParts {
@@ -39,7 +39,11 @@ fn bench(settings: RouterSettings) -> Bench {
         mall: mall.clone(),
         state: state.clone(),
         stats: Arc::default(),
-        settings: RouterSettings { rate_limit_per_minute: 0, ..settings },
+        settings: RouterSettings {
+            door: DoorSettings { rate_limit_per_minute: 0, ..Default::default() },
+            confirm,
+            ..Default::default()
+        },
         map: None,
     });
     Bench { router, mall, state }
@@ -101,7 +105,7 @@ fn alert(check: &PressCheck) -> &str {
 
 #[tokio::test]
 async fn a_held_change_runs_once_for_its_owner_and_a_second_press_says_what_was_done() {
-    let bench = bench(RouterSettings::default());
+    let bench = bench(ConfirmSettings::default());
     let (shoe, args) = bench.shoe().await;
     let tool = bench.router.find_tool("add_to_cart").unwrap();
     let owner = bench.as_("telegram", OWNER).await;
@@ -141,7 +145,7 @@ async fn a_held_change_runs_once_for_its_owner_and_a_second_press_says_what_was_
 
 #[tokio::test]
 async fn someone_elses_press_is_turned_first_and_leaves_the_action_to_its_owner() {
-    let bench = bench(RouterSettings::default());
+    let bench = bench(ConfirmSettings::default());
     let (_, token) = bench.held().await;
     let other = bench.press(OTHER, &token, true, Presser::Page).await;
     assert!(matches!(other, PressCheck::NotYours { .. }), "{other:?}");
@@ -161,7 +165,7 @@ async fn someone_elses_press_is_turned_first_and_leaves_the_action_to_its_owner(
 
 #[tokio::test]
 async fn an_expired_confirmation_is_told_as_expired_to_anyone_and_does_nothing() {
-    let bench = bench(RouterSettings { confirm_ttl: Duration::ZERO, ..Default::default() });
+    let bench = bench(ConfirmSettings { confirm_ttl: Duration::ZERO, ..Default::default() });
     let (_, token) = bench.held().await;
     // Expired, the action is gone from the store like a token never given:
     // whose it was is not known, so it is told in both languages, to anyone.
@@ -178,7 +182,7 @@ async fn an_expired_confirmation_is_told_as_expired_to_anyone_and_does_nothing()
 
 #[tokio::test]
 async fn a_declined_press_changes_nothing_and_a_later_press_says_it_was_cancelled() {
-    let bench = bench(RouterSettings::default());
+    let bench = bench(ConfirmSettings::default());
     let (_, token) = bench.held().await;
     let (claim, outcome) = accepted(bench.press(OWNER, &token, false, Presser::Page).await);
     assert!(outcome.starts_with(&format!("❎ {}", Lang::En.texts().confirm.cancelled)), "{outcome}");
@@ -199,7 +203,7 @@ async fn a_declined_press_changes_nothing_and_a_later_press_says_it_was_cancelle
 
 #[tokio::test]
 async fn the_one_time_code_is_asked_in_the_chat_only_and_a_typed_code_carries_it_out_once() {
-    let bench = bench(RouterSettings { critical_code: true, ..Default::default() });
+    let bench = bench(ConfirmSettings { critical_code: true, ..Default::default() });
     // Held from outside the chat, an order needing the code is refused, saying so.
     let order = bench.router.find_tool("create_order").unwrap();
     let owner = bench.as_("telegram", OWNER).await;
@@ -211,7 +215,7 @@ async fn the_one_time_code_is_asked_in_the_chat_only_and_a_typed_code_carries_it
     let (_, args) = bench.shoe().await;
     let tool = bench.router.find_tool("add_to_cart").unwrap();
     let scope = TurnScope::admitted(&owner);
-    let preview = bench.router.preview(&tool, &scope, &args).await.unwrap();
+    let preview = bench.router.confirmations.preview(&tool, &scope, &args).await.unwrap();
     let action = PendingAction {
         platform: "telegram".into(),
         user_id: OWNER,
@@ -235,7 +239,7 @@ async fn the_one_time_code_is_asked_in_the_chat_only_and_a_typed_code_carries_it
         trace: None,
     };
     let token = "coded-token";
-    bench.router.store_pending(token, &action).await.unwrap();
+    bench.router.confirmations.store_pending(token, &action).await.unwrap();
 
     let page = bench.press(OWNER, token, true, Presser::Page).await;
     assert!(matches!(page, PressCheck::CodeRequired { .. }), "{page:?}");
@@ -271,7 +275,7 @@ async fn the_one_time_code_is_asked_in_the_chat_only_and_a_typed_code_carries_it
 
 #[tokio::test]
 async fn a_chats_question_is_answered_in_the_chat_not_from_another_way_in() {
-    let bench = bench(RouterSettings::default());
+    let bench = bench(ConfirmSettings::default());
     let (_, token) = bench.held().await;
     // The held action, as if a chat's tool loop had asked it.
     let mut stored = bench.state.get_pending(&token).await.unwrap().unwrap();
