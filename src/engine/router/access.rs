@@ -107,6 +107,11 @@ pub enum Way {
     /// allow-list, the shoppers' lists are not staff's —, not a shopper's
     /// message, so no rate limit, budget or count.
     Staff,
+    /// A read of what the mall shows anyone (the Mini App's map, directory,
+    /// a store, a route), signed in or not: no checks — the same pages are
+    /// open to every visitor —, only the `/lang` choice read. The tools it
+    /// runs see no shopper of their own.
+    Visitor,
 }
 
 /// A request at the door: who, where, in which language, and what it is.
@@ -140,6 +145,13 @@ impl Knock {
             said: Lang::said(&ctx.text),
             way: Way::Message,
         }
+    }
+
+    /// A visitor reading what the mall shows anyone ([`Way::Visitor`]), in
+    /// the language the page asks for; `user_id` the signed-in person, if
+    /// any, whose `/lang` choice is read (0: nobody).
+    pub(crate) fn visitor(platform: &'static str, user_id: i64, lang: Lang) -> Knock {
+        Knock::private(platform, user_id, lang, Way::Visitor)
     }
 
     /// A request of one person outside a chat (the Mini App, MCP): the
@@ -231,7 +243,6 @@ impl Admitted {
 
     /// One of the configured Telegram admins (`telegram.admins`): the
     /// admins' commands (`/stats`, `/ready`, `/pickedup`…) are theirs.
-    #[allow(dead_code, reason = "for the transports, which ask it instead of reading the config")]
     pub(crate) fn is_admin(&self) -> bool {
         self.admin
     }
@@ -317,7 +328,7 @@ impl Door {
             ChosenLang::Read(chosen) => chosen,
             ChosenLang::Unread => self.chosen_lang(knock.platform, knock.user_id).await,
         };
-        let conversation = if knock.way == Way::Staff {
+        let conversation = if matches!(knock.way, Way::Staff | Way::Visitor) {
             None
         } else {
             let key = crate::engine::context::conversation_key(knock.platform, knock.chat_id, knock.user_id);
@@ -327,15 +338,15 @@ impl Door {
             Some(conversation) => conversation.follow(knock.said),
             None => knock.lang.opening(knock.said),
         });
-        if knock.way == Way::Staff {
-            self.at_the_desk(&knock, lang)?;
-        } else {
-            self.allowed(&knock, lang).await?;
+        match knock.way {
+            Way::Staff => self.at_the_desk(&knock, lang)?,
+            Way::Visitor => {}
+            Way::Message | Way::Call | Way::Press => self.allowed(&knock, lang).await?,
         }
         if knock.way == Way::Message {
             self.stats.count_message();
         }
-        if !matches!(knock.way, Way::Press | Way::Staff) {
+        if matches!(knock.way, Way::Message | Way::Call) {
             self.rate_limit(&knock, lang).await?;
         }
         let budget = if knock.way == Way::Message {
@@ -352,7 +363,9 @@ impl Door {
             conversation,
             budget,
             // The admins are Telegram users: the id means that in Telegram's namespace only.
-            admin: knock.platform == "telegram" && self.settings.admins.contains(&knock.user_id),
+            admin: knock.platform == "telegram"
+                && knock.way != Way::Visitor
+                && self.settings.admins.contains(&knock.user_id),
         })
     }
 

@@ -20,7 +20,7 @@ impl Handle {
         command: Command,
     ) -> Result<(), RequestError> {
         let lang = ctx.lang;
-        let admin = self.tg.is_admin(ctx.user_id);
+        let admin = admitted.is_admin();
         match command {
             Command::Start(Some(payload)) if !ctx.is_group => {
                 self.continue_hand_off(admitted, &payload, lang).await

@@ -94,10 +94,6 @@ impl Transport {
         Lang::detect_or(text.unwrap_or_default(), preferred)
     }
 
-    pub(super) fn is_admin(&self, user_id: i64) -> bool {
-        self.app.config.telegram.admins.contains(&user_id)
-    }
-
     /// The `/health` text: the engine's report and the Telegram part
     /// (privacy mode as `getMe` reports it now, and what to do about it).
     pub(super) async fn health_report(&self, bot: &Bot, me: &Me, lang: Lang) -> String {

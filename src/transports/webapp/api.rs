@@ -30,7 +30,7 @@ use super::assets::send_bytes;
 use super::floors::MapViews;
 use super::texts;
 use crate::engine::reply::PressCheck;
-use crate::engine::router::{Carried, Presser};
+use crate::engine::router::{Admitted, Carried, Presser};
 
 use super::web::*;
 
@@ -99,23 +99,22 @@ pub(super) struct RouteQuery {
     from: Option<String>,
     #[serde(default)]
     avoid_stairs: bool,
-    lang: Option<String>,
 }
 
 /// The way to a store from the `navigate_to_store` tool, its waypoints as
 /// points on each floor's drawing.
 pub(super) async fn route(
     State(web): State<WebApp>,
-    headers: HeaderMap,
+    Visitor { admitted }: Visitor,
     Query(q): Query<RouteQuery>,
 ) -> ApiResult {
-    let lang = web.lang(&LangQuery { lang: q.lang.clone() }, web.maybe_shopper(&headers).as_ref());
+    let lang = admitted.lang();
     let views = web.views(lang)?.clone();
     let mut args = json!({"store_name": q.to, "avoid_stairs": q.avoid_stairs});
     if let Some(from) = q.from.as_deref().filter(|f| !f.trim().is_empty()) {
         args["from"] = json!(from);
     }
-    let data = web.run(web.context(None, lang), "navigate_to_store", args).await?;
+    let data = web.run(web.context(&admitted), "navigate_to_store", args).await?;
     if data.get("not_found").is_some() {
         return Err(ApiError {
             extra: data,
@@ -130,7 +129,6 @@ pub(super) async fn route(
 pub(super) struct FacilityQuery {
     kind: String,
     from: Option<String>,
-    lang: Option<String>,
 }
 
 /// The way to the nearest facility of a kind from the `find_facility` tool,
@@ -138,16 +136,16 @@ pub(super) struct FacilityQuery {
 /// are when the mall has none of that kind.
 pub(super) async fn facility_route(
     State(web): State<WebApp>,
-    headers: HeaderMap,
+    Visitor { admitted }: Visitor,
     Query(q): Query<FacilityQuery>,
 ) -> ApiResult {
-    let lang = web.lang(&LangQuery { lang: q.lang.clone() }, web.maybe_shopper(&headers).as_ref());
+    let lang = admitted.lang();
     let views = web.views(lang)?.clone();
     let mut args = json!({"kind": q.kind});
     if let Some(from) = q.from.as_deref().filter(|f| !f.trim().is_empty()) {
         args["from"] = json!(from);
     }
-    let data = web.run(web.context(None, lang), "find_facility", args).await?;
+    let data = web.run(web.context(&admitted), "find_facility", args).await?;
     if data.get("not_available").is_some() {
         return Err(ApiError {
             extra: data,
@@ -187,16 +185,14 @@ pub(super) struct DirectoryQuery {
     q: Option<String>,
     floor: Option<i32>,
     category: Option<String>,
-    lang: Option<String>,
 }
 
 /// Stores by floor and category; with `q`, the `search_stores` tool.
 pub(super) async fn directory(
     State(web): State<WebApp>,
-    headers: HeaderMap,
+    Visitor { admitted }: Visitor,
     Query(q): Query<DirectoryQuery>,
 ) -> ApiResult {
-    let lang = web.lang(&LangQuery { lang: q.lang.clone() }, web.maybe_shopper(&headers).as_ref());
     let category = q.category.clone().filter(|c| !c.trim().is_empty());
     let keyword = q.q.as_deref().map(str::trim).filter(|k| !k.is_empty());
     let mut stores: Vec<Value> = match keyword {
@@ -205,10 +201,10 @@ pub(super) async fn directory(
             if let Some(category) = &category {
                 args["category"] = json!(category);
             }
-            let found = web.run(web.context(None, lang), "search_stores", args).await?;
+            let found = web.run(web.context(&admitted), "search_stores", args).await?;
             found.get("stores").and_then(Value::as_array).cloned().unwrap_or_default()
         }
-        None => all_stores(&web, lang, category.as_deref()).await?,
+        None => all_stores(&web, &admitted, category.as_deref()).await?,
     };
     if let Some(floor) = q.floor {
         stores.retain(|s| s["floor"].as_i64() == Some(i64::from(floor)));
@@ -221,7 +217,12 @@ pub(super) async fn directory(
 }
 
 /// Every store of the mall (of `category`), as the tools show a store.
-pub(super) async fn all_stores(web: &WebApp, lang: Lang, category: Option<&str>) -> ApiResult<Vec<Value>> {
+pub(super) async fn all_stores(
+    web: &WebApp,
+    admitted: &Admitted,
+    category: Option<&str>,
+) -> ApiResult<Vec<Value>> {
+    let lang = admitted.lang();
     let mut stores = Vec::new();
     let mut offset = 0u32;
     loop {
@@ -231,7 +232,7 @@ pub(super) async fn all_stores(web: &WebApp, lang: Lang, category: Option<&str>)
             ..Default::default()
         };
         // A category the page shows in Traditional characters is searched in either script.
-        let page = handlers::general::search_stores_in_either_script(&web.context(None, lang), query)
+        let page = handlers::general::search_stores_in_either_script(&web.context(admitted), query)
             .await
             .map_err(|e| ApiError::tool(&ToolError::from(e), lang))?;
         offset += page.items.len() as u32;
@@ -249,13 +250,11 @@ pub(super) async fn all_stores(web: &WebApp, lang: Lang, category: Option<&str>)
 /// A store's card: basics, promotions and reviews (`get_store_info` three times).
 pub(super) async fn store_card(
     State(web): State<WebApp>,
-    headers: HeaderMap,
+    Visitor { admitted }: Visitor,
     Path(id): Path<String>,
-    Query(q): Query<LangQuery>,
 ) -> ApiResult {
-    let lang = web.lang(&q, web.maybe_shopper(&headers).as_ref());
     let info = |kind: &'static str| {
-        web.run(web.context(None, lang), "get_store_info", json!({"store_id": id, "info_type": kind}))
+        web.run(web.context(&admitted), "get_store_info", json!({"store_id": id, "info_type": kind}))
     };
     let (basic, promotions, reviews) = tokio::join!(info("basic"), info("promotions"), info("reviews"));
     Ok(Json(json!({"basic": basic?, "promotions": promotions.ok(), "reviews": reviews.ok()})))
@@ -268,18 +267,12 @@ pub(super) async fn me(Shopper { user, .. }: Shopper<Own>) -> ApiResult {
     Ok(Json(json!({"id": user.id, "first_name": user.first_name})))
 }
 
-pub(super) async fn cart(
-    State(web): State<WebApp>,
-    Shopper { user, admitted, .. }: Shopper<Own>,
-) -> ApiResult {
-    Ok(Json(web.run(web.context(Some(&user), admitted.lang()), "view_cart", json!({})).await?))
+pub(super) async fn cart(State(web): State<WebApp>, Shopper { admitted, .. }: Shopper<Own>) -> ApiResult {
+    Ok(Json(web.run(web.context(&admitted), "view_cart", json!({})).await?))
 }
 
-pub(super) async fn orders(
-    State(web): State<WebApp>,
-    Shopper { user, admitted, .. }: Shopper<Own>,
-) -> ApiResult {
-    Ok(Json(web.run(web.context(Some(&user), admitted.lang()), "list_orders", json!({})).await?))
+pub(super) async fn orders(State(web): State<WebApp>, Shopper { admitted, .. }: Shopper<Own>) -> ApiResult {
+    Ok(Json(web.run(web.context(&admitted), "list_orders", json!({})).await?))
 }
 
 /// `{"tool": "remove_from_cart", "args": {...}}`
@@ -295,7 +288,7 @@ pub(super) struct ActionRequest {
 /// `{"confirm": {token, summary, level}}`.
 pub(super) async fn start_action(
     State(web): State<WebApp>,
-    Shopper { user, admitted, .. }: Shopper<Change>,
+    Shopper { admitted, .. }: Shopper<Change>,
     body: Result<Json<ActionRequest>, JsonRejection>,
 ) -> ApiResult {
     let lang = admitted.lang();
@@ -305,7 +298,7 @@ pub(super) async fn start_action(
         _ => return Err(ApiError::new(StatusCode::BAD_REQUEST, texts::of(lang).invalid)),
     };
     if web.app.router.level_of(&tool) == Level::Safe {
-        let data = web.run(web.context(Some(&user), lang), &req.tool, req.args).await?;
+        let data = web.run(web.context(&admitted), &req.tool, req.args).await?;
         return Ok(Json(json!({"done": data})));
     }
     let hold = web.app.router.hold(&admitted, &tool, req.args).await.map_err(|e| ApiError::hold(e, lang))?;

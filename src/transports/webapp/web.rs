@@ -81,6 +81,26 @@ impl WebWay for Change {
     const WAY: Way = Way::Call;
 }
 
+/// A read of what the mall shows anyone (the map, the directory, a store,
+/// a route), through the door as [`Way::Visitor`]: signed in or not, in the
+/// language of `?lang=`, else the signed-in shopper's, else the bot's.
+pub(super) struct Visitor {
+    pub(super) admitted: Admitted,
+}
+
+impl FromRequestParts<WebApp> for Visitor {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, web: &WebApp) -> Result<Self, ApiError> {
+        let query = Query::<LangQuery>::try_from_uri(&parts.uri).map(|q| q.0).unwrap_or_default();
+        let user = web.maybe_shopper(&parts.headers);
+        let lang = web.lang(&query, user.as_ref());
+        let knock = Knock::visitor("telegram", user.map_or(0, |u| u.id), lang);
+        let admitted = web.app.router.admit(knock).await.map_err(|turned| ApiError::turned(&turned))?;
+        Ok(Visitor { admitted })
+    }
+}
+
 impl<W: WebWay + Send + Sync> FromRequestParts<WebApp> for Shopper<W> {
     type Rejection = ApiError;
 
@@ -246,11 +266,10 @@ impl WebApp {
         headers.contains_key(header::AUTHORIZATION).then(|| self.shopper(headers).ok()).flatten()
     }
 
-    pub(super) fn context(&self, user: Option<&WebUser>, lang: Lang) -> ToolContext {
-        let id = user.map(|u| u.id).unwrap_or(0);
-        ToolContext::new(self.app.mall.clone(), services::Shopper::new("telegram", id), lang)
-            .with_map(self.app.router.map().cloned())
-            .without_pictures()
+    /// The tools' context of an admitted request, without pictures (the
+    /// page draws its own).
+    pub(super) fn context(&self, admitted: &Admitted) -> ToolContext {
+        self.app.router.tool_context_for(admitted).without_pictures()
     }
 
     /// Runs tool `name`; its typed result as JSON.

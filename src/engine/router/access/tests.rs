@@ -236,7 +236,8 @@ fn row(way: Way) -> (Checks, Option<Way>) {
         Way::Message => (Checks::row([Y,     N,    Y,     Y,     Y,      Y,     Y]), Some(Way::Call)),
         Way::Call =>    (Checks::row([Y,     N,    Y,     Y,     N,      N,     Y]), Some(Way::Press)),
         Way::Press =>   (Checks::row([Y,     N,    Y,     N,     N,      N,     Y]), Some(Way::Staff)),
-        Way::Staff =>   (Checks::row([N,     Y,    Y,     N,     N,      N,     N]), None),
+        Way::Staff =>   (Checks::row([N,     Y,    Y,     N,     N,      N,     N]), Some(Way::Visitor)),
+        Way::Visitor => (Checks::row([N,     N,    N,     N,     N,      N,     N]), None),
     }
 }
 
