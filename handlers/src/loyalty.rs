@@ -149,7 +149,6 @@ fn not_applicable_why(lang: Lang, message: &str) -> &'static str {
 /// Arguments of `parking_fee`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ParkingFeeArgs {
-    /// None = the shopper's saved plates
     pub plate: Option<String>,
 }
 
@@ -201,7 +200,7 @@ fn parking_progress(lang: Lang, _args: &ParkingFeeArgs) -> String {
     say(lang, "🚗 正在查停车费…", "🚗 Checking the parking fee…")
 }
 
-/// Parking fee due now; without a plate, the shopper's saved plates.
+/// A car's parking fee now; no plate: the shopper's saved plates.
 #[tool_function(level = "safe", scope = "private", progress = parking_progress, help = HELP_PARKING, offline = PARKING_OFFLINE)]
 pub async fn parking_fee(ctx: &ToolContext, args: ParkingFeeArgs) -> ToolResult<ParkingFeeResult> {
     let mine = match ctx.mall.my_plates(&ctx.shopper).await {
@@ -420,7 +419,7 @@ fn save_plate_progress(lang: Lang, _args: &SavePlateArgs) -> String {
     say(lang, "🚗 正在保存车牌…", "🚗 Saving your plate…")
 }
 
-/// Save a car plate for the shopper (at most 3).
+/// Save the shopper's car plate.
 #[tool_function(level = "confirm", scope = "private", preview = preview_save_plate, progress = save_plate_progress, help = HELP_PARKING, offline = SAVE_PLATE_OFFLINE)]
 pub async fn save_plate(ctx: &ToolContext, args: SavePlateArgs) -> ToolResult<PlatesResult> {
     let page = ctx
@@ -492,7 +491,7 @@ fn points_progress(lang: Lang, _args: &NoArguments) -> String {
     say(lang, "💎 正在查积分…", "💎 Checking your points…")
 }
 
-/// The shopper's points and last changes.
+/// The shopper's points.
 #[tool_function(level = "safe", scope = "private", progress = points_progress, help = HELP_LOYALTY, offline = POINTS_OFFLINE)]
 pub async fn my_points(ctx: &ToolContext, _args: NoArguments) -> ToolResult<PointsResult> {
     let points = ctx.mall.points(&ctx.shopper).await.map_err(|e| refuse(ctx.lang, e))?;
@@ -546,112 +545,6 @@ fn points_answer(lang: Lang, data: &Value) -> Option<String> {
     read::<PointsResult>(data).map(|r| points_text(lang, &r))
 }
 
-/// Arguments of `redeem_points`: a coupon, or hours of parking for a plate.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct RedeemPointsArgs {
-    pub coupon_id: Option<String>,
-    pub plate: Option<String>,
-    pub hours: Option<u32>,
-}
-
-/// What `redeem_points` returns.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(default)]
-pub struct RedeemResult {
-    pub points_spent: i64,
-    pub balance: i64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub parking_minutes: Option<i64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub coupon: Option<CouponLine>,
-}
-
-fn redeem_progress(lang: Lang, _args: &RedeemPointsArgs) -> String {
-    say(lang, "💎 正在兑换…", "💎 Redeeming…")
-}
-
-fn redeem_request(args: &RedeemPointsArgs) -> Result<Redeem, ToolError> {
-    match (&args.coupon_id, &args.plate) {
-        (Some(coupon_id), _) => Ok(Redeem::Coupon { coupon_id: coupon_id.trim().to_owned() }),
-        (None, Some(plate)) => {
-            Ok(Redeem::Parking { plate: plate.trim().to_owned(), hours: args.hours.unwrap_or(1).max(1) })
-        }
-        (None, None) => Err(ToolError::invalid("coupon_id", "a coupon_id, or a plate with hours")),
-    }
-}
-
-/// Spend points on coupon_id, or on hours of parking for plate.
-#[tool_function(level = "confirm", scope = "private", preview = preview_redeem_points, progress = redeem_progress, help = HELP_LOYALTY, offline = REDEEM_OFFLINE)]
-pub async fn redeem_points(ctx: &ToolContext, args: RedeemPointsArgs) -> ToolResult<RedeemResult> {
-    let request = redeem_request(&args)?;
-    let done = ctx
-        .mall
-        .redeem_points(&ctx.shopper, &request, idempotency_key(ctx))
-        .await
-        .map_err(|e| refuse(ctx.lang, e))?;
-    Ok(ToolOutput::new(RedeemResult {
-        points_spent: done.points_spent,
-        balance: done.balance,
-        parking_minutes: done.parking_minutes,
-        coupon: done.coupon.map(|c| CouponLine::of(ctx.lang, &c.coupon, Vec::new(), Some(c.status))),
-    }))
-}
-
-/// "💎 用 300 积分兑换：积分兑换满200减30", "用积分换 2 小时停车（沪A12345）".
-pub async fn preview_redeem_points(ctx: &ToolContext, args: RedeemPointsArgs) -> Result<Preview, ToolError> {
-    let request = redeem_request(&args)?;
-    let balance = ctx.mall.points(&ctx.shopper).await.map_err(|e| refuse(ctx.lang, e))?.balance;
-    let summary = match &request {
-        Redeem::Coupon { coupon_id } => {
-            let coupon = find_coupon(ctx, coupon_id).await?;
-            let cost = coupon.points_cost.unwrap_or(0);
-            if cost > balance {
-                return Err(refuse(
-                    ctx.lang,
-                    ServiceError::NotEnoughPoints { balance, message: String::new() },
-                ));
-            }
-            let title = coupon_title(ctx.lang, &coupon);
-            say(
-                ctx.lang,
-                format!("💎 用 {cost} 积分兑换优惠券：{title}（您有 {balance} 积分）"),
-                format!("💎 Spend {cost} points on the coupon {title} (you have {balance})"),
-            )
-        }
-        Redeem::Parking { plate, hours } => say(
-            ctx.lang,
-            format!("💎 用积分换 {hours} 小时免费停车（{}），您有 {balance} 积分", plate_key(plate)),
-            format!(
-                "💎 Spend points on {hours} h of free parking for {} (you have {balance} points)",
-                plate_key(plate)
-            ),
-        ),
-    };
-    Ok(Preview { summary, fingerprint: json!({ "redeem": format!("{request:?}"), "balance": balance }) })
-}
-
-fn redeem_answer(lang: Lang, data: &Value) -> Option<String> {
-    let r = read::<RedeemResult>(data)?;
-    let what = match (&r.coupon, r.parking_minutes) {
-        (Some(coupon), _) => say(
-            lang,
-            format!("优惠券「{}」已放入您的券包", coupon.title),
-            format!("the coupon \"{}\" is yours", coupon.title),
-        ),
-        (None, Some(minutes)) => say(
-            lang,
-            format!("停车免 {}", duration(lang, minutes)),
-            format!("{} of free parking", duration(lang, minutes)),
-        ),
-        _ => String::new(),
-    };
-    Some(say(
-        lang,
-        format!("✅ 兑换成功：{what}。用了 {} 积分，还剩 {} 积分。", r.points_spent, r.balance),
-        format!("✅ Done: {what}. {} points spent, {} left.", r.points_spent, r.balance),
-    ))
-}
-
 // ------------------------------------------------------------------------------------ coupons
 
 /// A coupon as the shopper sees it.
@@ -697,7 +590,6 @@ fn coupon_title(lang: Lang, coupon: &Coupon) -> String {
 /// Arguments of `list_coupons`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ListCouponsArgs {
-    /// true = the shopper's own
     pub mine: Option<bool>,
 }
 
@@ -725,7 +617,7 @@ async fn store_names(ctx: &ToolContext, ids: &[String]) -> Vec<String> {
     names
 }
 
-/// The mall's coupons (left, dates, minimum spend, stores), or the shopper's own.
+/// The mall's coupons; mine: the shopper's.
 #[tool_function(level = "safe", scope = "both", progress = coupons_progress, help = HELP_LOYALTY, offline = COUPONS_OFFLINE)]
 pub async fn list_coupons(ctx: &ToolContext, args: ListCouponsArgs) -> ToolResult<CouponsResult> {
     let mine = args.mine.unwrap_or(false);
@@ -754,11 +646,20 @@ pub fn coupon_text(lang: Lang, c: &CouponLine) -> String {
     } else {
         say(lang, format!("限 {}", c.stores.join("、")), format!("at {}", c.stores.join(", ")))
     };
-    let mut text = say(
-        lang,
-        format!("{}：满 {min} 减 {off}，{stores}，有效期至 {}", c.title, c.valid_to),
-        format!("{}: {off} off {min}, {stores}, valid until {}", c.title, c.valid_to),
-    );
+    // An English title says its figures already ("¥50 off ¥300, any store").
+    let mut text = if c.title.contains(&off) && c.title.contains(&min) {
+        say(
+            lang,
+            format!("{}，有效期至 {}", c.title, c.valid_to),
+            format!("{}, valid until {}", c.title, c.valid_to),
+        )
+    } else {
+        say(
+            lang,
+            format!("{}：满 {min} 减 {off}，{stores}，有效期至 {}", c.title, c.valid_to),
+            format!("{}: {off} off {min}, {stores}, valid until {}", c.title, c.valid_to),
+        )
+    };
     match c.status.as_deref() {
         Some(status) => {
             let status = match status {
@@ -825,7 +726,6 @@ fn coupons_answer(lang: Lang, data: &Value) -> Option<String> {
 /// Arguments of `claim_coupon`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ClaimCouponArgs {
-    /// Coupon id or title words
     pub coupon: String,
 }
 
@@ -953,7 +853,7 @@ async fn plan_claim(ctx: &ToolContext, words: &str) -> Result<Coupon, ToolError>
     Ok(coupon)
 }
 
-/// Claim one of the mall's coupons (points coupons spend points).
+/// Claim a coupon (id or title words).
 #[tool_function(level = "confirm", scope = "private", preview = preview_claim_coupon, progress = claim_progress, help = HELP_LOYALTY, offline = CLAIM_OFFLINE)]
 pub async fn claim_coupon(ctx: &ToolContext, args: ClaimCouponArgs) -> ToolResult<CouponLine> {
     let coupon = plan_claim(ctx, &args.coupon).await?;
@@ -1196,8 +1096,12 @@ fn recognise_save_plate(said: &Said) -> Option<Step> {
 
 fn recognise_parking(said: &Said) -> Option<Step> {
     let lower = said.text().to_lowercase();
-    if saves(&lower) || redeems(&lower) {
+    if saves(&lower) {
         return None;
+    }
+    if redeems(&lower) {
+        return (says(&lower, CAR_WORDS) && !says(&lower, COUPON))
+            .then(|| Step::answer(redeem_parking(said.lang)));
     }
     if let Some(plate) = find_plate(said.text()) {
         return Some(Step::Call(Call::new("parking_fee", json!({ "plate": plate }))));
@@ -1266,44 +1170,21 @@ fn redeems(lower: &str) -> bool {
     says(lower, POINTS) && says(lower, REDEEM)
 }
 
-/// "用积分换 2 小时停车 沪A12345", "redeem points for parking": priority 3.
-/// (A coupon bought with points is claimed: `claim_coupon`.)
-pub static REDEEM_OFFLINE: OfflineHook =
-    OfflineHook::new(recognise_redeem, redeem_answer).priority(3).failed(loyalty_failed);
-
-fn recognise_redeem(said: &Said) -> Option<Step> {
-    let lower = said.text().to_lowercase();
-    if !redeems(&lower) {
-        return None;
-    }
-    if says(&lower, COUPON) {
-        return Some(Step::Call(Call::new("claim_coupon", json!({ "coupon": said.text() }))));
-    }
-    if !says(&lower, CAR_WORDS) {
-        return None;
-    }
-    let hours = figures(&lower).into_iter().find(|n| (1..=24).contains(n)).unwrap_or(1);
-    Some(match find_plate(said.text()) {
-        Some(plate) => Step::Call(Call::new("redeem_points", json!({ "plate": plate, "hours": hours }))),
-        None => Step::answer(ask_plate(said.lang)),
-    })
+/// Points spent on parking time are not taken in chat yet: where to do it.
+fn redeem_parking(lang: Lang) -> String {
+    say(
+        lang,
+        "用积分抵停车费暂时不能在聊天里办理：请在停车场缴费机或服务台用积分抵扣。",
+        "Points for parking cannot be used in this chat yet: use them at a pay station in the car park or at the service desk.",
+    )
 }
 
 const COUPON: &[&str] = &["券", "coupon", "coupons", "voucher", "vouchers"];
 const CLAIM: &[&str] = &["领", "領", "claim", "get me", "grab", "i want the", "give me"];
+#[rustfmt::skip]
 const MINE: &[&str] = &[
-    "我的券",
-    "我的优惠券",
-    "我的優惠券",
-    "我领的",
-    "我領的",
-    "我有什么券",
-    "我有哪些券",
-    "我有什麼券",
-    "my coupon",
-    "my voucher",
-    "coupons i have",
-    "i have",
+    "我的券", "我的优惠券", "我的優惠券", "我领的", "我領的", "我有什么券", "我有哪些券", "我有什麼券",
+    "my coupon", "my coupons", "my voucher", "my vouchers", "coupons i have", "i have",
 ];
 /// Words of checking out: a coupon used on an order is the order's.
 const CHECKOUT: &[&str] = &[
@@ -1335,7 +1216,8 @@ fn about_coupons(lower: &str) -> bool {
 
 fn recognise_claim(said: &Said) -> Option<Step> {
     let lower = said.text().to_lowercase();
-    if !about_coupons(&lower) || !says(&lower, CLAIM) || says(&lower, MINE) {
+    let claims = says(&lower, CLAIM) || redeems(&lower);
+    if !about_coupons(&lower) || !claims || says(&lower, MINE) {
         return None;
     }
     Some(Step::Call(Call::new("claim_coupon", json!({ "coupon": said.text() }))))
@@ -1343,7 +1225,7 @@ fn recognise_claim(said: &Said) -> Option<Step> {
 
 fn recognise_coupons(said: &Said) -> Option<Step> {
     let lower = said.text().to_lowercase();
-    if !about_coupons(&lower) || says(&lower, CLAIM) {
+    if !about_coupons(&lower) || says(&lower, CLAIM) || redeems(&lower) {
         return None;
     }
     let mine = says(&lower, MINE);

@@ -31,7 +31,7 @@ pub static HELP_ORDERS: HelpLine = HelpLine {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct CreateOrderArgs {
     pub cart_id: String,
-    /// Claimed coupon id, or "best"
+    /// Claimed coupon's id or "best"
     pub coupon_id: Option<String>,
 }
 
