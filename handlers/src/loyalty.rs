@@ -27,8 +27,8 @@ pub const MAX_PLATES: usize = 3;
 
 /// `/help`'s line for parking.
 pub static HELP_PARKING: HelpLine = HelpLine {
-    zh: "🚗 停车：「沪A12345 停车费多少」，/car 沪A12345 记住车牌（最多 3 个）",
-    en: "🚗 Parking: \"how much for ABC123\", /car ABC123 saves your plate (up to 3)",
+    zh: "🚗 停车：「沪A12345 停车费多少」，「记住我的车牌 沪A12345」（最多 3 个）",
+    en: "🚗 Parking: \"how much for car ABC123\", \"remember my plate ABC123\" (up to 3)",
 };
 
 /// `/help`'s line for points and coupons.
@@ -374,8 +374,8 @@ fn how_to_pay(lang: Lang) -> String {
 fn ask_plate(lang: Lang) -> String {
     say(
         lang,
-        "请告诉我车牌号，例如「沪A12345 停车费多少」。也可以说「记住我的车牌 沪A12345」（/car 沪A12345）保存，最多 3 个。",
-        "Please tell me the plate, e.g. \"how much for ABC123\". You can also save it: \"remember my plate ABC123\" (/car ABC123), up to 3.",
+        "请告诉我车牌号，例如「沪A12345 停车费多少」。也可以说「记住我的车牌 沪A12345」保存，最多 3 个。",
+        "Please tell me the plate, e.g. \"how much for car ABC123\". You can also save it: \"remember my plate ABC123\", up to 3.",
     )
 }
 

@@ -147,7 +147,7 @@ async fn plan_coupon(ctx: &ToolContext, wanted: &str, cart: &Cart) -> Result<MyC
         if let Some(best) = usable.first() {
             return Ok((*best).clone());
         }
-        let why = held.iter().filter(|m| m.status == "AVAILABLE").find_map(|m| fits(m));
+        let why = held.iter().filter(|m| m.status == "AVAILABLE").find_map(&fits);
         return Err(not_applicable(match why {
             Some(why) => say(
                 lang,

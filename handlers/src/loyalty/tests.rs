@@ -156,7 +156,7 @@ fn an_unknown_plate_and_no_plate_are_answered_clearly() {
     let gone = CarFee { inside: false, ..fee(false) };
     assert!(car_text(Lang::Zh, &gone).contains("没有这辆车的入场记录"));
     let none = parking_text(Lang::En, &ParkingFeeResult::default());
-    assert!(none.contains("tell me the plate") && none.contains("/car"), "{none}");
+    assert!(none.contains("tell me the plate") && none.contains("remember my plate"), "{none}");
 }
 
 fn coupons() -> Vec<Coupon> {
