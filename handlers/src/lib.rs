@@ -29,6 +29,7 @@ mod facility_words;
 pub mod general;
 pub mod indoor;
 pub mod info;
+pub mod loyalty;
 pub mod mall;
 pub mod mall_examples;
 pub mod navigation;

@@ -4,12 +4,16 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use services::{Cart, CreateOrder, Order, OrderStatus, PageRequest, RefundStatus, ServiceError, Store};
+use services::{
+    Cart, CreateOrder, MyCoupon, Order, OrderStatus, PageRequest, RefundStatus, ServiceError, Store,
+};
 
 use crate::basic::{Answering, Call, Reply, Said, Step, date, extract, read};
+use crate::format::money;
 use crate::format::{item_label, item_name, items_and_total, join, paren, store_place};
 use crate::general::{NoArguments, idempotency_key, store_for_display};
-use crate::records::{CartResult, OrderCard, OrderResult, Yuan};
+use crate::loyalty::{refuse, say};
+use crate::records::{AppliedCoupon, CartResult, OrderCard, OrderResult, Yuan};
 use crate::{
     HelpLine, Lang, OfflineHook, Preview, ToolContext, ToolError, ToolOutput, ToolResult, tool_function,
 };
@@ -27,6 +31,8 @@ pub static HELP_ORDERS: HelpLine = HelpLine {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct CreateOrderArgs {
     pub cart_id: String,
+    /// Claimed coupon's id or "best"
+    pub coupon_id: Option<String>,
 }
 
 fn create_order_progress(lang: Lang, _args: &CreateOrderArgs) -> String {
@@ -40,34 +46,170 @@ fn create_order_progress(lang: Lang, _args: &CreateOrderArgs) -> String {
 /// Order the shopper's cart for pickup in the mall.
 #[tool_function(level = "critical", scope = "private", preview = preview_create_order, progress = create_order_progress, help = HELP_ORDERS, offline = CREATE_ORDER_OFFLINE)]
 pub async fn create_order(ctx: &ToolContext, args: CreateOrderArgs) -> ToolResult<OrderResult> {
-    let expected_total_cents = ctx
-        .approval
-        .as_ref()
-        .and_then(|approval| approval.preview.fingerprint.get("total_cents"))
-        .and_then(Value::as_i64);
+    let agreed = ctx.approval.as_ref().map(|approval| &approval.preview.fingerprint);
+    let expected_total_cents = agreed.and_then(|f| f.get("total_cents")).and_then(Value::as_i64);
     let request = CreateOrder { cart_id: args.cart_id.trim().to_owned(), expected_total_cents };
-    let order = ctx.mall.create_order(&ctx.shopper, &request, idempotency_key(ctx)).await?;
-    single_order_output(ctx, &order).await
+    let Some(wanted) = coupon_wanted(&args) else {
+        let order = ctx.mall.create_order(&ctx.shopper, &request, idempotency_key(ctx)).await?;
+        return single_order_output(ctx, &order).await;
+    };
+    // The coupon agreed to (the preview resolved "best"), else the one asked for.
+    let coupon_id = match agreed.and_then(|f| f.get("coupon_id")).and_then(Value::as_str) {
+        Some(id) => id.to_owned(),
+        None => {
+            let (cart, _) = plan_order(ctx, &args).await?;
+            plan_coupon(ctx, wanted, &cart).await?.coupon.coupon_id
+        }
+    };
+    let held = ctx.mall.my_coupons(&ctx.shopper).await.map_err(|e| refuse(ctx.lang, e))?;
+    let title = held
+        .items
+        .iter()
+        .find(|m| m.coupon.coupon_id == coupon_id)
+        .map(|m| crate::format::local_text(ctx.lang, &m.coupon.title, &m.coupon.title_en).into_owned())
+        .unwrap_or_else(|| coupon_id.clone());
+    let placed = ctx
+        .mall
+        .create_order_with_coupon(&ctx.shopper, &request, &coupon_id, idempotency_key(ctx))
+        .await
+        .map_err(|e| refuse(ctx.lang, e))?;
+    let mut output = single_order_output(ctx, &placed.order).await?;
+    output.data.coupon = Some(AppliedCoupon {
+        coupon_id,
+        title,
+        subtotal_yuan: Yuan(placed.subtotal_cents),
+        discount_yuan: Yuan(placed.discount_cents),
+    });
+    Ok(output)
+}
+
+/// The coupon asked for, if any.
+fn coupon_wanted(args: &CreateOrderArgs) -> Option<&str> {
+    args.coupon_id.as_deref().map(str::trim).filter(|c| !c.is_empty())
 }
 
 /// The whole order: every line with size, quantity and line total, the
-/// total, and the pickup store. The fingerprint holds the figures agreed to.
+/// total, and the pickup store; with a coupon, the subtotal, the discount
+/// and the total to pay. The fingerprint holds the figures agreed to.
 pub async fn preview_create_order(ctx: &ToolContext, args: CreateOrderArgs) -> Result<Preview, ToolError> {
     let (cart, pickup) = plan_order(ctx, &args).await?;
     let lang = ctx.lang;
-    let summary = format!(
-        "{}\n{}\n{}{}",
+    let mut summary = format!(
+        "{}\n{}",
         lang.texts().tools.order_preview,
         items_and_total(lang, &cart.items, cart.total_cents),
-        lang.texts().tools.pickup,
-        store_place(lang, &pickup),
     );
     let items: Vec<Value> =
         cart.items.iter().map(|i| json!([i.product_id, i.sku_id, i.quantity, i.unit_price_cents])).collect();
-    Ok(Preview {
-        summary,
-        fingerprint: json!({"cart_id": cart.cart_id, "total_cents": cart.total_cents, "items": items}),
-    })
+    let mut fingerprint = json!({"cart_id": cart.cart_id, "total_cents": cart.total_cents, "items": items});
+    if let Some(wanted) = coupon_wanted(&args) {
+        let held = plan_coupon(ctx, wanted, &cart).await?;
+        let coupon = &held.coupon;
+        let title = crate::format::local_text(lang, &coupon.title, &coupon.title_en);
+        summary.push('\n');
+        summary += &discount_lines(lang, &title, cart.total_cents, coupon.discount_cents);
+        fingerprint["coupon_id"] = json!(coupon.coupon_id);
+        fingerprint["discount_cents"] = json!(coupon.discount_cents);
+    }
+    summary += &format!("\n{}{}", lang.texts().tools.pickup, store_place(lang, &pickup));
+    Ok(Preview { summary, fingerprint })
+}
+
+/// "小计 ¥699 · 优惠券「全场满300减50」-¥50 · 实付 ¥649".
+pub fn discount_lines(lang: Lang, title: &str, subtotal_cents: i64, discount_cents: i64) -> String {
+    let (subtotal, off) = (money(subtotal_cents), money(discount_cents));
+    let total = money((subtotal_cents - discount_cents).max(0));
+    say(
+        lang,
+        format!("小计 {subtotal}\n🎟 优惠券「{title}」-{off}\n实付 {total}"),
+        format!("Subtotal {subtotal}\n🎟 Coupon \"{title}\" -{off}\nTotal to pay {total}"),
+    )
+}
+
+/// The shopper's coupon for this cart: the one named (its id), or with
+/// "best" the held coupon that takes most off; one that does not apply is
+/// refused with the reason, before the shopper agrees to anything.
+async fn plan_coupon(ctx: &ToolContext, wanted: &str, cart: &Cart) -> Result<MyCoupon, ToolError> {
+    let lang = ctx.lang;
+    let held = ctx.mall.my_coupons(&ctx.shopper).await.map_err(|e| refuse(lang, e))?.items;
+    let mut stores = Vec::new();
+    for item in &cart.items {
+        let store = ctx.mall.get_product(&item.product_id).await?.brief.store_id;
+        if !stores.contains(&store) {
+            stores.push(store);
+        }
+    }
+    let not_applicable = |message: String| ToolError::Refused { code: "COUPON_NOT_APPLICABLE", message };
+    let fits = |m: &MyCoupon| coupon_misfit(lang, m, cart.total_cents, &stores);
+    if wanted.eq_ignore_ascii_case("best") {
+        let mut usable: Vec<&MyCoupon> = held.iter().filter(|m| fits(m).is_none()).collect();
+        usable.sort_by_key(|m| -m.coupon.discount_cents);
+        if let Some(best) = usable.first() {
+            return Ok((*best).clone());
+        }
+        let why = held.iter().filter(|m| m.status == "AVAILABLE").find_map(&fits);
+        return Err(not_applicable(match why {
+            Some(why) => say(
+                lang,
+                format!("您的优惠券都不能用于这笔订单：{why}。订单没有创建。"),
+                format!("None of your coupons applies to this order: {why}. No order was placed."),
+            ),
+            None => say(
+                lang,
+                "您还没有可用的优惠券。说「有什么券」看看可以领的。订单没有创建。",
+                "You have no coupon to use. Ask \"any coupons?\" to see what you can claim. No order was placed.",
+            ),
+        }));
+    }
+    let coupons: Vec<services::Coupon> = held.iter().map(|m| m.coupon.clone()).collect();
+    let Some(chosen) = crate::loyalty::match_coupon(&coupons, wanted)
+        .and_then(|c| held.iter().find(|m| m.coupon.coupon_id == c.coupon_id))
+    else {
+        return Err(not_applicable(say(
+            lang,
+            "您还没有领这张券，先说「领取」加券名。订单没有创建。",
+            "You have not claimed that coupon yet: say \"claim\" and its name first. No order was placed.",
+        )));
+    };
+    match fits(chosen) {
+        None => Ok(chosen.clone()),
+        Some(why) => Err(not_applicable(say(
+            lang,
+            format!("这张券不能用于这笔订单：{why}。订单没有创建。"),
+            format!("That coupon does not apply to this order: {why}. No order was placed."),
+        ))),
+    }
+}
+
+/// Why a held coupon does not apply to an order of `total_cents` from `stores`; `None`: it does.
+pub fn coupon_misfit(lang: Lang, held: &MyCoupon, total_cents: i64, stores: &[String]) -> Option<String> {
+    let coupon = &held.coupon;
+    let title = crate::format::local_text(lang, &coupon.title, &coupon.title_en);
+    match held.status.as_str() {
+        "USED" => {
+            return Some(say(lang, format!("「{title}」已经用过了"), format!("\"{title}\" is already used")));
+        }
+        "EXPIRED" => {
+            return Some(say(lang, format!("「{title}」已过期"), format!("\"{title}\" has expired")));
+        }
+        _ => {}
+    }
+    if total_cents < coupon.min_spend_cents {
+        let (min, total) = (money(coupon.min_spend_cents), money(total_cents));
+        return Some(say(
+            lang,
+            format!("「{title}」要满 {min} 才能用，这笔订单是 {total}"),
+            format!("\"{title}\" needs a spend of {min}; this order is {total}"),
+        ));
+    }
+    if !coupon.store_ids.is_empty() && !stores.iter().all(|s| coupon.store_ids.contains(s)) {
+        return Some(say(
+            lang,
+            format!("「{title}」仅限指定门店的商品使用"),
+            format!("\"{title}\" is only valid at its stores"),
+        ));
+    }
+    None
 }
 
 /// The shopper's cart, checked against the arguments and not empty, and the
@@ -384,11 +526,14 @@ pub fn checkout() -> Call {
     Call::then("view_cart", json!({}), order_the_cart)
 }
 
-/// With the cart read: order it, or say it is empty.
+/// With the cart read: order it (with the shopper's best coupon when the
+/// message asks for one: "用券下单"), or say it is empty.
 fn order_the_cart(data: &Value, said: &Said) -> Option<Step> {
     let cart = read::<CartResult>(data)?;
     Some(if cart.items.is_empty() {
         Step::answer(said.texts().answers.cart_empty)
+    } else if crate::loyalty::wants_coupon(said) {
+        Step::Call(Call::new("create_order", json!({ "cart_id": cart.cart_id, "coupon_id": "best" })))
     } else {
         Step::Call(Call::new("create_order", json!({ "cart_id": cart.cart_id })))
     })
@@ -411,6 +556,10 @@ fn order_failed(said: &Said, error: &str) -> Option<String> {
 }
 
 fn order_stock(said: &Said, error: &str) -> Option<String> {
+    if error.contains("(COUPON_") || error.contains("(NOT_SUPPORTED)") {
+        let (_, message) = error.split_once("): ")?;
+        return Some(message.trim_end_matches('.').to_owned());
+    }
     error.to_ascii_lowercase().contains("(out_of_stock)").then(|| crate::info::out_of_stock(said))
 }
 
@@ -473,7 +622,14 @@ pub fn order_created(result: &OrderResult, lang: Lang) -> String {
     let (id, total) = (&order.order_id, order.total_yuan.money());
     let status = status(order.status, lang);
     let pickup = pickup(order, lang);
-    (lang.texts().answers.order_created)(id, &status, &total, &pickup)
+    let created = (lang.texts().answers.order_created)(id, &status, &total, &pickup);
+    match &result.coupon {
+        Some(c) => {
+            let lines = discount_lines(lang, &c.title, c.subtotal_yuan.cents(), c.discount_yuan.cents());
+            format!("{created}\n{lines}")
+        }
+        None => created,
+    }
 }
 
 /// After `get_order_status`.

@@ -222,6 +222,19 @@ pub struct RefundCard {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct OrderResult {
     pub order: OrderCard,
+    /// The coupon used on it: the items' subtotal and the discount (the
+    /// order's total is after it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coupon: Option<AppliedCoupon>,
+}
+
+/// A coupon used on an order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct AppliedCoupon {
+    pub coupon_id: String,
+    pub title: String,
+    pub subtotal_yuan: Yuan,
+    pub discount_yuan: Yuan,
 }
 
 impl OrderResult {
@@ -245,6 +258,7 @@ impl OrderResult {
                     .as_ref()
                     .map(|r| RefundCard { status: r.status, amount_yuan: Yuan(r.amount_cents) }),
             },
+            coupon: None,
         }
     }
 }

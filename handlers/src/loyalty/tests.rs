@@ -1,0 +1,202 @@
+use super::*;
+
+#[test]
+fn plates_are_found_in_the_ways_people_type_them() {
+    let cases = [
+        ("沪A·12345 停了多久，多少钱", Some("沪A12345")),
+        ("沪a12345停车费多少", Some("沪A12345")),
+        ("我的车是 沪A 12345", Some("沪A12345")),
+        ("粤B·D12345 要交多少", Some("粤BD12345")),
+        ("粤BD12345F", None),
+        ("滬A12345 停車費多少", Some("沪A12345")),
+        ("my car is ABC123, how much", Some("ABC123")),
+        ("how much for plate AB 1234", Some("AB1234")),
+        ("parking fee for hk1234?", Some("HK1234")),
+        ("停车场在B1吗", None),
+        ("Nike Pegasus 41 42码", None),
+        ("iPhone 15 多少钱", None),
+        ("沪A1234", None),
+    ];
+    for (text, plate) in cases {
+        assert_eq!(find_plate(text).as_deref(), plate, "{text}");
+    }
+}
+
+#[test]
+fn a_plate_is_compared_as_the_car_park_keeps_it() {
+    assert_eq!(plate_key("沪a·123 45"), "沪A12345");
+    assert_eq!(plate_key("ab-1234"), "AB1234");
+}
+
+#[test]
+fn every_refusal_of_the_mall_reads_as_words_in_the_shoppers_language() {
+    let errors = [
+        ServiceError::FeeChanged { due_cents: 1500, message: "fee is 15.00".into() },
+        ServiceError::AlreadyPaid { message: "paid".into() },
+        ServiceError::NotEnoughPoints { balance: 120, message: "120 < 300".into() },
+        ServiceError::CouponUnavailable { message: "all claimed".into() },
+        ServiceError::CouponNotApplicable { message: "below the minimum spend".into() },
+        ServiceError::TooManyPlates { message: "3 plates".into() },
+        ServiceError::NotSupported { message: "no car park".into() },
+        ServiceError::not_found("no car with plate 沪A12345"),
+        ServiceError::invalid("plate", "`x` is not a plate"),
+    ];
+    let expected_zh = [
+        "¥15",
+        "已经付过",
+        "120 积分",
+        "领不了",
+        "未达到最低消费",
+        "最多保存 3 个",
+        "暂不提供",
+        "没有找到",
+        "不像车牌",
+    ];
+    let expected_hant = [
+        "¥15",
+        "已經付過",
+        "120 積分",
+        "領不了",
+        "未達到最低消費",
+        "最多保存 3 個",
+        "暫不提供",
+        "沒有找到",
+        "不像車牌",
+    ];
+    let expected_en = [
+        "¥15",
+        "already paid",
+        "you have 120",
+        "cannot be claimed",
+        "minimum spend",
+        "at most 3",
+        "does not offer",
+        "Not found",
+        "does not look like a plate",
+    ];
+    for (i, error) in errors.iter().enumerate() {
+        let zh = mall_words(Lang::Zh, error).expect("zh words");
+        let hant = mall_words(Lang::ZhHant, error).expect("hant words");
+        let en = mall_words(Lang::En, error).expect("en words");
+        assert!(zh.contains(expected_zh[i]), "{zh}");
+        assert!(hant.contains(expected_hant[i]), "{hant}");
+        assert!(en.contains(expected_en[i]), "{en}");
+        assert!(
+            !en.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)) || en.contains("沪A12345"),
+            "{en}"
+        );
+        let refused = refuse(Lang::Zh, error.clone());
+        assert!(matches!(refused, ToolError::Refused { .. }), "{refused:?}");
+    }
+    // Nothing charged twice: the fee changed and the paid car say so.
+    assert!(mall_words(Lang::Zh, &errors[0]).expect("words").contains("没有扣款"));
+    assert!(mall_words(Lang::En, &errors[1]).expect("words").contains("Nothing is charged twice"));
+    // The mall unreachable is not a refusal.
+    assert!(mall_words(Lang::En, &ServiceError::Unavailable { message: "down".into() }).is_none());
+}
+
+#[test]
+fn a_refusal_reaches_the_shopper_as_the_tools_words() {
+    let error = ToolError::Refused {
+        code: "NOT_ENOUGH_POINTS",
+        message: mall_words(Lang::En, &ServiceError::NotEnoughPoints { balance: 10, message: String::new() })
+            .expect("words"),
+    }
+    .model_message();
+    let dialogue = crate::basic::Dialogue::default();
+    let lexicon = crate::basic::Lexicon::default();
+    let none = || None;
+    let said = Said::new(&dialogue, &lexicon, &none);
+    assert_eq!(
+        loyalty_failed(&said, &error).as_deref(),
+        Some("Not enough points: you have 10. No points were taken")
+    );
+}
+
+fn fee(own: bool) -> CarFee {
+    car_fee(
+        ParkingFee {
+            plate: "沪A12345".into(),
+            entered_at: "2026-11-25T08:00:00+08:00".into(),
+            minutes_parked: 125,
+            gross_cents: 2000,
+            free: vec![
+                services::FreeTime { reason: "FIRST_MINUTES".into(), minutes: 30, detail: String::new() },
+                services::FreeTime {
+                    reason: "SPENDING".into(),
+                    minutes: 60,
+                    detail: "¥250 spent today".into(),
+                },
+            ],
+            paid_cents: 0,
+            due_cents: 1000,
+            grace_minutes: 15,
+            leave_by: None,
+        },
+        own,
+    )
+}
+
+#[test]
+fn a_saved_plates_fee_tells_the_stay_and_the_free_time_and_anothers_the_fee_only() {
+    let mine = car_text(Lang::Zh, &fee(true));
+    for part in ["沪A12345", "¥10", "2 小时 5 分钟", "08:00", "前 30 分钟免费", "¥250", "15 分钟内离场"]
+    {
+        assert!(mine.contains(part), "{part} in {mine}");
+    }
+    let other = car_text(Lang::En, &fee(false));
+    assert!(other.contains("¥10 due now") && other.contains("only the fee"), "{other}");
+    assert!(!other.contains("08:00") && !other.contains("Parked") && !other.contains("2 h"), "{other}");
+    let hant = car_text(Lang::ZhHant, &fee(true));
+    assert!(hant.contains("現在應付 ¥10") && hant.contains("離場"), "{hant}");
+}
+
+#[test]
+fn an_unknown_plate_and_no_plate_are_answered_clearly() {
+    let gone = CarFee { inside: false, ..fee(false) };
+    assert!(car_text(Lang::Zh, &gone).contains("没有这辆车的入场记录"));
+    let none = parking_text(Lang::En, &ParkingFeeResult::default());
+    assert!(none.contains("tell me the plate") && none.contains("remember my plate"), "{none}");
+}
+
+fn coupons() -> Vec<Coupon> {
+    services::LoyaltyRules::demo()
+        .coupons
+        .into_iter()
+        .map(|s| Coupon {
+            coupon_id: s.coupon_id,
+            title: s.title,
+            title_en: s.title_en,
+            total: s.total,
+            left: s.total,
+            per_shopper: 1,
+            valid_from: s.valid_from,
+            valid_to: s.valid_to,
+            min_spend_cents: s.min_spend_cents,
+            discount_cents: s.discount_cents,
+            store_ids: s.store_ids,
+            points_cost: s.points_cost,
+        })
+        .collect()
+}
+
+#[test]
+fn a_coupon_is_found_by_its_id_its_figures_or_its_title_words() {
+    let all = coupons();
+    let id = |words: &str| match_coupon(&all, words).map(|c| c.coupon_id.clone());
+    assert_eq!(id("cp-nike-100").as_deref(), Some("cp-nike-100"));
+    assert_eq!(id("领取满300减50的券").as_deref(), Some("cp-mall-50"));
+    assert_eq!(id("claim the 50 off coupon").as_deref(), Some("cp-mall-50"));
+    assert_eq!(id("領取耐克的券").as_deref(), Some("cp-nike-100"));
+    assert_eq!(id("领取满200减20的券"), None, "no coupon takes 20 off 200");
+}
+
+#[test]
+fn coupons_are_listed_with_what_is_left_and_their_conditions() {
+    let all = coupons();
+    let lines: Vec<CouponLine> = all.iter().map(|c| CouponLine::of(Lang::Zh, c, Vec::new(), None)).collect();
+    let text = coupons_text(Lang::Zh, &CouponsResult { mine: false, coupons: lines });
+    for part in ["全场满300减50", "满 ¥300 减 ¥50", "剩 100 张", "2030-12-31", "需 300 积分"] {
+        assert!(text.contains(part), "{part} in {text}");
+    }
+}
