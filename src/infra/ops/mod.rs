@@ -7,7 +7,7 @@
 //! when set), liveness (`/healthz`) and readiness (`/readyz`, cached, never
 //! calling the model) on `ops.listen` — never on the webhook listener.
 //!
-//! Where things are counted: updates in `telegram/update.rs` (its endpoints,
+//! Where things are counted: updates in `telegram/tree.rs` (every update once, as it ends,
 //! and the dispatcher's default handler for what the update tree does not
 //! take); answer latency in `telegram/live.rs` (the first thing shown, and
 //! the whole answer in `Handle::run_live`); model calls in `router/round.rs`
@@ -15,12 +15,12 @@
 //! histograms); tokens in `stats.rs` (`Stats::add_usage`); tool calls in
 //! `router/calls.rs` (`run_tool`) and `router/round.rs` (cached); messages
 //! held back in `router/access.rs` (allow-lists, rate limit, budget) and
-//! `telegram/update.rs` (a full lane, too many chats); confirmations and
+//! `telegram/tree.rs` (a full lane, too many chats); confirmations and
 //! orders in `router/confirm.rs`; Telegram errors on every failed attempt in
 //! `telegram/send/call.rs`; transcriptions in `stt.rs` and, refused before
-//! one, in `telegram/update.rs`; payments in `payments/ledger.rs`,
+//! one, in `telegram/media.rs`; payments in `payments/ledger.rs`,
 //! pre-checkouts in `telegram/pay.rs`, order events told in
-//! `payments/events.rs`; hand-offs in `router/mod.rs` and `telegram/desk.rs`,
+//! `payments/events.rs`; hand-offs in `router/desk.rs` and `telegram/desk.rs`,
 //! desk messages in `telegram/desk.rs`; report events in `report.rs`; failed
 //! trace exports in `otel.rs`; state-store latency in `state/timed.rs`, which
 //! `App::with_map` (where every constructor of `App` ends) wraps around the
