@@ -54,6 +54,18 @@ impl Running {
         self.api
     }
 
+    /// Stops taking updates and waits until every update taken has been
+    /// handled: after this nothing more is sent, and the bot can still be
+    /// looked at ("nothing more" is asserted against this end, not a pause).
+    async fn settle(&self) {
+        if let Ok(done) = self.shutdown.shutdown() {
+            done.await;
+        }
+        tokio::time::timeout(Duration::from_secs(10), self.handled.wait())
+            .await
+            .expect("every update handled");
+    }
+
     async fn stop(self) {
         if let Ok(done) = self.shutdown.shutdown() {
             done.await;
@@ -370,7 +382,7 @@ async fn in_a_group_only_messages_addressed_to_the_bot_are_answered() {
     bot.api.push_update(mention);
 
     let texts = bot.api.wait_for_texts(GROUP, 1).await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    bot.settle().await;
     let sent: Vec<Value> =
         bot.api.calls("sendMessage").into_iter().filter(|b| b["chat_id"] == json!(GROUP)).collect();
     assert_eq!(sent.len(), 1, "only the mention is answered: {texts:?}");
@@ -508,7 +520,7 @@ async fn only_allowed_users_are_served_and_others_hear_one_refusal_then_silence(
     assert!(stats[0].contains("messages") || stats[0].contains("消息"), "{}", stats[0]);
     let bob = bot.api.wait_for_texts(BOB.id, 1).await;
     assert!(bob[0].contains("只对指定的顾客开放"), "one polite refusal: {}", bob[0]);
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    bot.settle().await;
     assert_eq!(bot.api.sent_to(BOB.id).len(), 1, "then silence, for messages and commands alike");
     bot.stop().await;
 }
@@ -558,7 +570,7 @@ async fn typing_is_shown_while_the_answer_is_prepared_and_stops_with_it() {
     let bot = start_app(app).await;
     bot.api.push_update(private_text(ALICE, "Nike 在哪"));
     bot.api.wait_for_texts(ALICE.id, 1).await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    bot.settle().await;
     let order: Vec<String> = bot
         .api
         .requests()
@@ -581,7 +593,7 @@ async fn a_long_answer_is_split_without_losing_anything() {
     let bot = start_with_model(&answer).await;
     bot.api.push_update(private_text(ALICE, "介绍一下所有跑鞋"));
     bot.api.wait_until("two messages", |api| api.texts_to(ALICE.id).len() >= 2).await;
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    bot.settle().await;
     let texts = bot.api.texts_to(ALICE.id);
     assert_eq!(texts.len(), 2, "6000+ characters → two messages");
     assert!(texts.iter().all(|t| t.chars().count() <= 4096));
@@ -713,7 +725,7 @@ async fn a_500_and_a_502_with_an_html_page_are_sent_again_and_the_shopper_gets_t
     bot.api.fail_next_with("sendMessage", Fault::bad_gateway_html());
     bot.api.push_update(private_text(ALICE, "介绍一下跑鞋"));
     bot.api.wait_until("both parts", |api| api.texts_to(ALICE.id).len() >= 2).await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    bot.settle().await;
 
     let texts = bot.api.texts_to(ALICE.id);
     assert_eq!(texts.len(), 2, "the answer in two parts, each once: {texts:?}");
@@ -734,7 +746,7 @@ async fn chat_not_found_is_not_sent_again() {
     bot.api.push_update(private_text(ALICE, "Nike 在哪"));
     bot.api.wait_until("the refused answer", |api| api.failed_calls("sendMessage") == 1).await;
     bot.api.wait_for_texts(ALICE.id, 1).await;
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    bot.settle().await;
     let answers: Vec<_> =
         send_attempts(&bot.api, ALICE.id).into_iter().filter(|(_, text)| text == "Nike 在三楼。").collect();
     assert_eq!(answers, [(true, "Nike 在三楼。".to_owned())], "tried once, not again");
@@ -752,7 +764,7 @@ async fn an_answer_telegram_does_not_take_past_the_retries_is_delivered_from_the
     }
     bot.api.push_update(private_text(ALICE, "Nike 在哪"));
     bot.api.wait_until("every attempt failed", |api| api.failed_calls("sendMessage") == attempts).await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    bot.settle().await;
     assert!(bot.api.texts_to(ALICE.id).is_empty(), "nothing delivered, no apology either");
 
     // Telegram is back; the outbox task (as `mallbot run` starts it) delivers the answer.
@@ -1036,7 +1048,7 @@ async fn stickers_get_a_please_write_answer_in_private_and_nothing_in_groups() {
     bot.api.push_update(sticker(GROUP, ALICE));
     bot.api.push_update(group_mention(GROUP, ALICE, "你好"));
     bot.api.wait_for_texts(GROUP, 1).await;
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    bot.settle().await;
     assert_eq!(bot.api.texts_to(GROUP).len(), 1, "the sticker got no answer");
     bot.stop().await;
 }
@@ -1054,7 +1066,7 @@ async fn edited_messages_and_service_messages_are_ignored() {
     bot.api.push_update(joined);
     bot.api.push_update(private_text(ALICE, "/help"));
     bot.api.wait_for_texts(ALICE.id, 1).await;
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    bot.settle().await;
     assert_eq!(bot.api.calls("sendMessage").len(), 1, "only /help was answered");
     assert_eq!(bot.app.stats.errors.load(Ordering::Relaxed), 0);
     bot.stop().await;
@@ -1234,7 +1246,7 @@ async fn a_status_message_is_sent_once_edited_in_place_and_replaced_by_the_answe
     let chat = ALICE.id;
     bot.api.push_update(private_text(ALICE, "Nike 跑鞋"));
     bot.api.wait_until("the answer", |api| api.shown_to(chat).iter().any(|t| t.contains("Pegasus"))).await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    bot.settle().await;
 
     let sent = bot.api.calls("sendMessage");
     assert_eq!(sent.len(), 1, "one message for the whole turn: {sent:?}");
@@ -1264,7 +1276,7 @@ async fn an_answer_streams_as_drafts_in_a_private_chat_then_is_sent_once() {
         start_app(LiveModel::app(vec![Round::Answer(pieces.clone(), Duration::from_millis(500))])).await;
     bot.api.push_update(private_text(ALICE, "Nike 跑鞋"));
     bot.api.wait_for_texts(ALICE.id, 1).await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    bot.settle().await;
 
     let drafts = bot.api.calls("sendMessageDraft");
     assert!(!drafts.is_empty(), "the answer is drafted as it streams");
@@ -1399,7 +1411,7 @@ async fn a_broken_stream_still_leaves_one_whole_answer() {
     .await;
     bot.api.push_update(group_mention(GROUP, ALICE, "Nike 跑鞋 500 以内"));
     bot.api.wait_until("the answer", |api| api.shown_to(GROUP).iter().any(|t| t.contains("基础模式"))).await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    bot.settle().await;
     let shown = bot.api.shown_to(GROUP);
     assert_eq!(shown.len(), 1, "one message: {shown:?}");
     assert!(!shown[0].contains("三款在打折"), "the broken text is replaced, not continued: {}", shown[0]);
