@@ -292,6 +292,9 @@ fn normalize_text(text: &str) -> String {
         .collect()
 }
 
+/// The most characters a plate may be sent with, spaces and dots included.
+const MAX_PLATE_CHARS: usize = 24;
+
 /// A plate as the car park keeps it, and which of the accepted kinds it is.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Plate {
@@ -305,6 +308,13 @@ pub struct Plate {
 /// `沪A12345`), then checked against the kinds the car park takes (`accepted`, as in
 /// [`Tariff::plates`]); a plate of none of them is `INVALID_ARGUMENT` naming them.
 pub fn normalize_plate(text: &str, accepted: &[String]) -> Result<Plate, ServiceError> {
+    // No plate is this long: whatever was sent is neither read further nor echoed back.
+    if text.chars().count() > MAX_PLATE_CHARS {
+        return Err(ServiceError::invalid(
+            "plate",
+            format!("a plate has at most {MAX_PLATE_CHARS} characters; e.g. 沪A12345"),
+        ));
+    }
     let plate = normalize_text(text);
     let chars: Vec<char> = plate.chars().collect();
     if chars.is_empty() {
@@ -559,6 +569,13 @@ mod tests {
             normalize_plate("粤Z1234港", &["pattern:CLXXXX港".to_owned()]).unwrap().plate,
             "粤Z1234港"
         );
+    }
+
+    #[test]
+    fn a_plate_sent_far_too_long_is_refused_without_being_echoed() {
+        let sent = format!("沪A12345{}", "<b>x</b>".repeat(10_000));
+        let refused = normalize_plate(&sent, &accepted()).unwrap_err().to_string();
+        assert!(refused.contains("at most 24 characters") && !refused.contains("<b>"), "{refused}");
     }
 
     #[test]
