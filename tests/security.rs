@@ -188,7 +188,9 @@ async fn a_flood_in_one_chat_is_cut_at_the_lane_with_one_notice() {
     let bot = Process::spawn("bot", &["run"], &env, dir.path());
     bot.wait_for_log("connected to telegram").await;
     for n in 0..40 {
-        api.push_update(private_text(ALICE, &format!("running shoes {n}")));
+        // Chinese words, as the shopper's Telegram is: the notice may be told before or
+        // after the first turn fixes the conversation's language, and both are Chinese.
+        api.push_update(private_text(ALICE, &format!("跑鞋 {n}")));
     }
     let notice = handlers::Lang::Zh.texts().turn.too_many_waiting;
     api.wait_until("the queue-full notice", |api| api.texts_to(ALICE.id).iter().any(|t| t == notice)).await;
