@@ -10,13 +10,11 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use handlers::{Lang, ToolContext};
-use mallbot::app::App;
-use mallbot::engine::context::MessageContext;
-use mallbot::engine::llm::{
-    ChatMessage, ChatModel, ChatRequest, ChatResponse, LlmError, Role, ToolCall, Usage,
-};
-use mallbot::infra::config::Config;
-use mallbot::infra::state::MemoryStore;
+use mallbot::App;
+use mallbot::MessageContext;
+use mallbot::config::Config;
+use mallbot::llm::{ChatMessage, ChatModel, ChatRequest, ChatResponse, LlmError, Role, ToolCall, Usage};
+use mallbot::state::MemoryStore;
 use services::{Cart, MockMallApi, Shopper};
 
 /// Calls `view_cart` for a shopper message, answers in text after the result.

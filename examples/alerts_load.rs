@@ -114,9 +114,9 @@ async fn main() -> anyhow::Result<()> {
     // The waiting shoppers' alerts, kept as the tool keeps them.
     let seeded = Instant::now();
     {
-        let state = mallbot::infra::state::open(&state_url).await?;
-        let settings = mallbot::infra::config::AlertsConfig::default();
-        let alerts = mallbot::engine::alerts::Alerts::new(state, settings);
+        let state = mallbot::state::open(&state_url).await?;
+        let settings = mallbot::config::AlertsConfig::default();
+        let alerts = mallbot::Alerts::new(state, settings);
         for i in 0..options.alerts as i64 {
             let alert = Alert {
                 id: String::new(),

@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use fake_bot_api::{FakeBotApi, Recorded, Shopper};
-use mallbot::engine::payments::PayloadKey;
+use mallbot::PayloadKey;
 use services::{AddCartItem, CreateOrder, EmbeddedMall, MallApi, Order, PageRequest, ProductQuery};
 
 /// Answers N pre-checkout queries through the real bot and measures how soon.

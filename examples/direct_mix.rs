@@ -14,12 +14,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use async_trait::async_trait;
 use handlers::Lang;
-use mallbot::app::App;
-use mallbot::engine::context::MessageContext;
-use mallbot::engine::llm::offline::OfflinePlanner;
-use mallbot::engine::llm::{ChatModel, ChatRequest, ChatResponse, LlmError};
-use mallbot::infra::config::Config;
-use mallbot::infra::state::MemoryStore;
+use mallbot::App;
+use mallbot::MessageContext;
+use mallbot::config::Config;
+use mallbot::llm::OfflinePlanner;
+use mallbot::llm::{ChatModel, ChatRequest, ChatResponse, LlmError};
+use mallbot::state::MemoryStore;
 
 /// Questions shoppers ask, in the three languages.
 const MIX: &[&str] = &[

@@ -48,7 +48,7 @@ async fn main() {
             u.completion_tokens
         );
     }
-    let sum = |f: fn(&mallbot::engine::llm::Usage) -> u64| steps.iter().map(|s| f(&s.usage)).sum::<u64>();
+    let sum = |f: fn(&mallbot::llm::Usage) -> u64| steps.iter().map(|s| f(&s.usage)).sum::<u64>();
     println!(
         "{:<4} {:<40} {:>7} {:>7} {:>7}",
         "",

@@ -22,10 +22,10 @@ use std::time::{Duration, Instant};
 
 use handlers::Lang;
 use handlers::texts::zh_hant;
-use mallbot::app::App;
-use mallbot::engine::context::MessageContext;
-use mallbot::infra::config::Config;
-use mallbot::infra::state::MemoryStore;
+use mallbot::App;
+use mallbot::MessageContext;
+use mallbot::config::Config;
+use mallbot::state::MemoryStore;
 
 fn main() {
     let calls: u32 =

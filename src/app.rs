@@ -25,7 +25,7 @@ use crate::engine::router::{
     ConfirmSettings, DeskSettings, DoorSettings, FunctionCallRouter, RouterParts, RouterSettings,
     TurnSettings,
 };
-pub use crate::engine::stats::Stats;
+pub(crate) use crate::engine::stats::Stats;
 use crate::engine::tools::RemoteTools;
 use crate::infra::config::{Config, MallBackend, Provider};
 use crate::infra::state::StateStore;

@@ -12,8 +12,8 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
-use mallbot::app::App;
-use mallbot::infra::config::Config;
+use mallbot::App;
+use mallbot::config::Config;
 
 /// A Telegram shopping guide for a shopping mall.
 #[derive(Debug, Parser)]
@@ -109,7 +109,7 @@ enum ReportFormat {
 }
 
 fn main() -> ExitCode {
-    mallbot::infra::redact::install_panic_hook();
+    mallbot::redact::install_panic_hook();
     let cli = Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,
@@ -120,11 +120,11 @@ fn main() -> ExitCode {
     };
     let outcome = runtime.block_on(run(cli));
     // The spans still queued go out on the runtime, before it is dropped.
-    mallbot::infra::otel::shutdown();
+    mallbot::otel::shutdown();
     match outcome {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("mallbot: {}", mallbot::infra::redact::scrub(&format!("{e:#}")));
+            eprintln!("mallbot: {}", mallbot::redact::scrub(&format!("{e:#}")));
             ExitCode::FAILURE
         }
     }
@@ -132,7 +132,7 @@ fn main() -> ExitCode {
 
 async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let config = Config::load(cli.config.as_deref())?;
-    mallbot::infra::redact::register_config(&config);
+    mallbot::redact::register_config(&config);
     let command = cli.command.unwrap_or_else(|| {
         if config.telegram.token.is_empty() {
             eprintln!(
@@ -161,7 +161,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run => {
             let app = App::build(config).await?;
             app.connect_mcp_servers(std::time::Duration::ZERO).await;
-            mallbot::transports::telegram::run(app).await?;
+            mallbot::telegram::run(app).await?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Chat { user } => {
@@ -169,23 +169,20 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             app.connect_mcp_servers(std::time::Duration::ZERO).await;
             let stdin = tokio::io::BufReader::new(tokio::io::stdin());
             let prompt = std::io::stdin().is_terminal();
-            mallbot::transports::console::Console::new(&app, user, stdin, std::io::stdout(), prompt)
-                .run()
-                .await?;
+            mallbot::Console::new(&app, user, stdin, std::io::stdout(), prompt).run().await?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Report { since, format } => {
-            let days =
-                mallbot::engine::report::parse_since(&since).map_err(|e| anyhow::anyhow!("--since: {e}"))?;
-            let (days, cut) = mallbot::engine::report::clamp_period(days, config.report.keep_days);
+            let days = mallbot::report::parse_since(&since).map_err(|e| anyhow::anyhow!("--since: {e}"))?;
+            let (days, cut) = mallbot::report::clamp_period(days, config.report.keep_days);
             if let Some(keep) = cut {
-                eprintln!("{}", mallbot::engine::report::clamped_note(keep));
+                eprintln!("{}", mallbot::report::clamped_note(keep));
             }
-            let state = mallbot::infra::state::open(&config.state.url).await?;
-            let report = mallbot::engine::report::collect(state.as_ref(), days).await?;
+            let state = mallbot::state::open(&config.state.url).await?;
+            let report = mallbot::report::collect(state.as_ref(), days).await?;
             let out = match format {
-                ReportFormat::Text => mallbot::engine::report::text(&report),
-                ReportFormat::Csv => mallbot::engine::report::csv(&report),
+                ReportFormat::Text => mallbot::report::text(&report),
+                ReportFormat::Csv => mallbot::report::csv(&report),
                 ReportFormat::Json => serde_json::to_string_pretty(&report)?,
             };
             println!("{out}");
@@ -213,24 +210,24 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Import { check } => {
             let map = Some(config.mall.imdf.trim()).filter(|p| !p.is_empty()).map(std::path::Path::new);
-            Ok(match mallbot::infra::mall_data::check_folder(&check, map) {
+            Ok(match mallbot::ops::check_folder(&check, map) {
                 Ok(summary) => {
                     println!("{summary}");
                     ExitCode::SUCCESS
                 }
                 Err(mistakes) => {
                     // A key of the config quoted in a cell is not shown.
-                    println!("{}", mallbot::infra::redact::scrub(&mistakes));
+                    println!("{}", mallbot::redact::scrub(&mistakes));
                     ExitCode::FAILURE
                 }
             })
         }
         Command::Check => {
             // The mall's own data first: with mistakes, the bot would not start.
-            match mallbot::infra::mall_data::check(&config) {
+            match mallbot::ops::check_mall_data(&config) {
                 Some(Ok(summary)) => println!("{summary}"),
                 Some(Err(mistakes)) => {
-                    println!("{}", mallbot::infra::redact::scrub(&mistakes));
+                    println!("{}", mallbot::redact::scrub(&mistakes));
                     return Ok(ExitCode::FAILURE);
                 }
                 None => {}
@@ -238,32 +235,30 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let app = App::build(config).await?;
             // Each MCP server gets its first try before it is reported.
             app.connect_mcp_servers(std::time::Duration::from_secs(10)).await;
-            let mut report = mallbot::engine::health::collect(&app).await;
-            report.checks.extend(mallbot::engine::health::setup_checks(&app).await);
+            let mut report = mallbot::health::collect(&app).await;
+            report.checks.extend(mallbot::health::setup_checks(&app).await);
             if !app.config.telegram.token.is_empty() {
-                report.checks.push(mallbot::transports::telegram::check(&app.config.telegram).await);
+                report.checks.push(mallbot::telegram::check(&app.config.telegram).await);
                 if app.config.support.chat_id != 0 {
-                    let desk = mallbot::transports::telegram::check_desk(
-                        &app.config.telegram,
-                        app.config.support.chat_id,
-                    );
+                    let desk =
+                        mallbot::telegram::check_desk(&app.config.telegram, app.config.support.chat_id);
                     report.checks.push(desk.await);
                 }
             }
-            println!("{}", mallbot::infra::redact::scrub(&report.render_check()));
+            println!("{}", mallbot::redact::scrub(&report.render_check()));
             Ok(if report.all_ok() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
         }
         // Serving the registry: the lent tools of [mcp.servers] are the bot's own
         // and are not served, so those servers are not started here.
         Command::Mcp { listen: None } => {
             let app = App::build(config).await?;
-            mallbot::transports::mcp::server::serve_stdio(app).await?;
+            mallbot::mcp::serve_stdio(app).await?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Mcp { listen: Some(listen) } => {
             // Listening for the stop signals before the port opens: a SIGTERM
             // sent as soon as it accepts connections stops the server cleanly.
-            let stop = mallbot::transports::telegram::stop_signal();
+            let stop = mallbot::telegram::stop_signal();
             let app = App::build(config).await?;
             let listener = tokio::net::TcpListener::bind(listen)
                 .await
@@ -274,7 +269,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 let signal = stop.await;
                 tracing::info!(signal, "MCP server stopping");
             };
-            mallbot::transports::mcp::server::serve_http(app, listener, shutdown).await?;
+            mallbot::mcp::serve_http(app, listener, shutdown).await?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Webapp { listen } => {
@@ -282,7 +277,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let listen = listen.or(configured).unwrap_or_else(|| SocketAddr::from(([127, 0, 0, 1], 8090)));
             // Listening for the stop signals before the port opens: a SIGTERM
             // sent as soon as it accepts connections stops the server cleanly.
-            let stop = mallbot::transports::telegram::stop_signal();
+            let stop = mallbot::telegram::stop_signal();
             let app = App::build(config).await?;
             let listener = tokio::net::TcpListener::bind(listen)
                 .await
@@ -292,18 +287,13 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 let signal = stop.await;
                 tracing::info!(signal, "Mini App stopping");
             };
-            mallbot::transports::webapp::serve(
-                mallbot::transports::webapp::WebApp::new(app, None),
-                listener,
-                shutdown,
-            )
-            .await?;
+            mallbot::webapp::serve(mallbot::webapp::WebApp::new(app, None), listener, shutdown).await?;
             Ok(ExitCode::SUCCESS)
         }
         Command::MallServer { listen } => {
             // Listening for the stop signals before the port opens: a SIGTERM
             // sent as soon as it accepts connections stops the server cleanly.
-            let stop = mallbot::transports::telegram::stop_signal();
+            let stop = mallbot::telegram::stop_signal();
             let shutdown = async {
                 let signal = stop.await;
                 tracing::info!(signal, "mall server stopping");
@@ -328,17 +318,17 @@ fn init_logging(default_level: &str, config: &Config) -> anyhow::Result<()> {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default_level));
     // The trace's own spans (target `otel`) are not log lines.
-    let filter = match format!("{}=off", mallbot::infra::otel::TARGET).parse() {
+    let filter = match format!("{}=off", mallbot::otel::TARGET).parse() {
         Ok(directive) => filter.add_directive(directive),
         Err(_) => filter,
     };
     // Every line passes through the scrubber: no secret of the config reaches the log.
-    let writer = mallbot::infra::redact::ScrubbingWriter(std::io::stderr);
+    let writer = mallbot::redact::ScrubbingWriter(std::io::stderr);
     let mut layers: Layers = Vec::new();
     match config.log.format {
         // One JSON object per line, with the current span's fields and the
         // spans around it, for a log collector.
-        mallbot::infra::config::LogFormat::Json => layers.push(
+        mallbot::config::LogFormat::Json => layers.push(
             tracing_subscriber::fmt::layer()
                 .with_writer(writer)
                 .json()
@@ -347,7 +337,7 @@ fn init_logging(default_level: &str, config: &Config) -> anyhow::Result<()> {
                 .with_filter(filter)
                 .boxed(),
         ),
-        mallbot::infra::config::LogFormat::Text => {
+        mallbot::config::LogFormat::Text => {
             // Colour only for a person at a terminal: never into files or collectors.
             let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
             layers.push(
@@ -360,7 +350,7 @@ fn init_logging(default_level: &str, config: &Config) -> anyhow::Result<()> {
         }
     }
     // Traces: a layer of its own, only when `[otel]` (or OTEL_*) asks for it.
-    if let Some(otel) = mallbot::infra::otel::layer(config)? {
+    if let Some(otel) = mallbot::otel::layer(config)? {
         layers.push(otel);
     }
     let _ = tracing_subscriber::registry().with(layers).try_init();

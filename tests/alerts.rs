@@ -16,9 +16,9 @@ use std::time::Duration;
 
 use fake_bot_api::*;
 use handlers::alert_book::{Alert, Want};
-use mallbot::app::App;
-use mallbot::infra::config::Config;
-use mallbot::infra::state::{MemoryStore, StateStore};
+use mallbot::App;
+use mallbot::config::Config;
+use mallbot::state::{MemoryStore, StateStore};
 use redis_store::{rand_suffix, redis_url};
 use serde_json::Value;
 use services::{MallApi, Product, ProductQuery};
@@ -33,7 +33,7 @@ struct Running {
     api: FakeBotApi,
     app: App,
     mall: Arc<services::EmbeddedMall>,
-    outbox: Arc<mallbot::transports::telegram::outbox::Outbox>,
+    outbox: Arc<mallbot::telegram::Outbox>,
     shutdown: ShutdownToken,
     task: tokio::task::JoinHandle<()>,
 }
@@ -58,8 +58,8 @@ impl Running {
     }
 
     /// Reads the mall's feed once (waking alerts) and sends what the outbox holds.
-    async fn read_feed(&self) -> mallbot::engine::payments::FeedReport {
-        let feed = mallbot::transports::telegram::teller::event_feed(&self.app, Duration::from_secs(5));
+    async fn read_feed(&self) -> mallbot::FeedReport {
+        let feed = mallbot::telegram::event_feed(&self.app, Duration::from_secs(5));
         let report = feed.poll(&self.teller()).await.unwrap();
         feed.release().await;
         self.flush().await;
@@ -73,12 +73,12 @@ impl Running {
     }
 
     /// The door the bot's own messages pass.
-    fn door(&self) -> mallbot::engine::alerts::Unasked {
+    fn door(&self) -> mallbot::Unasked {
         door(&self.app)
     }
 
-    fn teller(&self) -> mallbot::transports::telegram::teller::TelegramTeller {
-        mallbot::transports::telegram::teller::TelegramTeller {
+    fn teller(&self) -> mallbot::telegram::TelegramTeller {
+        mallbot::telegram::TelegramTeller {
             bot: self.api.bot(),
             app: self.app.clone(),
             outbox: self.outbox.clone(),
@@ -87,8 +87,8 @@ impl Running {
 }
 
 /// The door `app`'s own messages pass.
-fn door(app: &App) -> mallbot::engine::alerts::Unasked {
-    mallbot::transports::telegram::teller::door(app)
+fn door(app: &App) -> mallbot::Unasked {
+    mallbot::telegram::door(app)
 }
 
 fn alert_config() -> Config {
@@ -116,11 +116,9 @@ async fn start_with(
     let per_sec = config.alerts.sends_per_sec;
     let app = App::with_parts(config, mall.clone(), state).expect("app");
     let api = FakeBotApi::start().await;
-    let outbox = Arc::new(
-        mallbot::transports::telegram::outbox::Outbox::new(app.state.clone(), Duration::from_secs(600))
-            .paced(per_sec),
-    );
-    let mut dispatcher = mallbot::transports::telegram::dispatcher(api.bot(), app.clone()).build();
+    let outbox =
+        Arc::new(mallbot::telegram::Outbox::new(app.state.clone(), Duration::from_secs(600)).paced(per_sec));
+    let mut dispatcher = mallbot::telegram::dispatcher(api.bot(), app.clone()).build();
     let shutdown = dispatcher.shutdown_token();
     let task = tokio::spawn(async move { dispatcher.dispatch().await });
     Running { api, app, mall, outbox, shutdown, task }
@@ -255,7 +253,7 @@ async fn alerts_that_run_out_say_one_last_word_in_the_shoppers_language() {
     }
     // A day past their 30 days.
     for alert in &kept {
-        let ran_out = Alert { expires: mallbot::infra::state::unix_now() - 86_400, ..alert.clone() };
+        let ran_out = Alert { expires: mallbot::state::unix_now() - 86_400, ..alert.clone() };
         let key = format!("alerts:a:{}", alert.id);
         bot.app
             .state
@@ -357,7 +355,7 @@ async fn a_restart_between_the_event_and_the_send_still_delivers_the_alert_once(
     let dir = std::env::temp_dir().join(format!("mallbot-alerts-{}", rand_suffix()));
     std::fs::create_dir_all(&dir).unwrap();
     let url = format!("sqlite://{}", dir.join("state.db").display());
-    let state = mallbot::infra::state::open(&url).await.unwrap();
+    let state = mallbot::state::open(&url).await.unwrap();
     let bot = start_on(alert_config(), state.clone()).await;
     let shoe = nike_shoe(bot.app.mall.as_ref()).await;
     let s44 = sku(&shoe, "44");
@@ -365,22 +363,17 @@ async fn a_restart_between_the_event_and_the_send_still_delivers_the_alert_once(
     add_alert(&bot.app, ALICE.id, "zh", &shoe, Want::Restock { size: Some("44".into()) }).await;
     bot.mall.set_stock(&s44, 1).unwrap();
     // The feed read and the alert queued, but not sent: the process stops here.
-    let feed = mallbot::transports::telegram::teller::event_feed(&bot.app, Duration::from_secs(5));
+    let feed = mallbot::telegram::event_feed(&bot.app, Duration::from_secs(5));
     assert_eq!(feed.poll(&bot.teller()).await.unwrap().told, 1);
     feed.release().await;
     assert!(bot.api.texts_to(ALICE.id).is_empty());
     // Another process on the same state: it reads the feed again and flushes.
-    let reopened = mallbot::infra::state::open(&url).await.unwrap();
+    let reopened = mallbot::state::open(&url).await.unwrap();
     let app = App::with_parts(alert_config(), bot.app.mall.clone(), reopened.clone()).unwrap();
-    let feed = mallbot::transports::telegram::teller::event_feed(&app, Duration::from_secs(5));
-    let outbox = Arc::new(
-        mallbot::transports::telegram::outbox::Outbox::new(reopened, Duration::from_secs(600)).paced(20),
-    );
-    let teller = mallbot::transports::telegram::teller::TelegramTeller {
-        bot: bot.api.bot(),
-        app: app.clone(),
-        outbox: outbox.clone(),
-    };
+    let feed = mallbot::telegram::event_feed(&app, Duration::from_secs(5));
+    let outbox = Arc::new(mallbot::telegram::Outbox::new(reopened, Duration::from_secs(600)).paced(20));
+    let teller =
+        mallbot::telegram::TelegramTeller { bot: bot.api.bot(), app: app.clone(), outbox: outbox.clone() };
     feed.poll(&teller).await.unwrap();
     tokio::time::sleep(Duration::from_millis(300)).await;
     outbox.flush(&bot.api.bot()).await;
@@ -400,17 +393,15 @@ async fn two_instances_on_one_redis_tell_an_alert_once() {
     let s45 = sku(&shoe, "45");
     bot.mall.set_stock(&s45, 0).unwrap();
     let instance = || async {
-        let state = mallbot::infra::state::open(&url).await.unwrap();
+        let state = mallbot::state::open(&url).await.unwrap();
         let app = App::with_parts(alert_config(), bot.app.mall.clone(), state.clone()).unwrap();
-        let outbox = Arc::new(
-            mallbot::transports::telegram::outbox::Outbox::new(state, Duration::from_secs(600)).paced(20),
-        );
-        let teller = mallbot::transports::telegram::teller::TelegramTeller {
+        let outbox = Arc::new(mallbot::telegram::Outbox::new(state, Duration::from_secs(600)).paced(20));
+        let teller = mallbot::telegram::TelegramTeller {
             bot: bot.api.bot(),
             app: app.clone(),
             outbox: outbox.clone(),
         };
-        (mallbot::transports::telegram::teller::event_feed(&app, Duration::from_secs(5)), teller, outbox, app)
+        (mallbot::telegram::event_feed(&app, Duration::from_secs(5)), teller, outbox, app)
     };
     let (feed_a, teller_a, outbox_a, app_a) = instance().await;
     let (feed_b, teller_b, outbox_b, app_b) = instance().await;

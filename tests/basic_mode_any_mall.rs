@@ -8,12 +8,12 @@
 use std::sync::Arc;
 
 use handlers::Lang;
-use mallbot::app::App;
-use mallbot::engine::context::MessageContext;
-use mallbot::engine::llm::offline::OfflinePlanner;
-use mallbot::engine::llm::{ChatMessage, ChatModel, ChatRequest};
-use mallbot::infra::config::Config;
-use mallbot::infra::state::MemoryStore;
+use mallbot::App;
+use mallbot::MessageContext;
+use mallbot::config::Config;
+use mallbot::llm::OfflinePlanner;
+use mallbot::llm::{ChatMessage, ChatModel, ChatRequest};
+use mallbot::state::MemoryStore;
 use serde_json::Value;
 use services::{
     Catalog, EmbeddedMall, HttpMall, HttpMallConfig, MallApi, MockMallApi, Page, ServiceError, Store,
@@ -40,7 +40,7 @@ async fn http_mall() -> Arc<dyn MallApi> {
 /// The planner's first move for one shopper message.
 async fn first_call(planner: &OfflinePlanner, text: &str) -> (String, Value) {
     let messages = [ChatMessage::system("You are the shopping guide."), ChatMessage::user(text)];
-    let tools: Vec<mallbot::engine::tools::Tool> = handlers::all().iter().copied().map(Into::into).collect();
+    let tools: Vec<mallbot::Tool> = handlers::all().iter().copied().map(Into::into).collect();
     let response =
         planner.complete(ChatRequest { messages: &messages, tools: &tools, progress: None }).await.unwrap();
     let call = response.message.tool_calls.first().cloned().expect("a tool call");

@@ -9,11 +9,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use handlers::{Lang, Level};
-use mallbot::app::App;
-use mallbot::engine::context::MessageContext;
-use mallbot::engine::reply::{ConfirmationPress, PressCheck, Reply};
-use mallbot::infra::config::Config;
-use mallbot::infra::state::MemoryStore;
+use mallbot::App;
+use mallbot::MessageContext;
+use mallbot::config::Config;
+use mallbot::state::MemoryStore;
+use mallbot::{ConfirmationPress, PressCheck, Reply};
 use services::{EmbeddedMall, MallApi, OrderStatus, PageRequest, Shopper};
 
 const USER: i64 = 7070;

@@ -61,7 +61,7 @@ fn a_first_wifi_opens_the_conversation_in_english_and_the_terminal_follows() {
 #[test]
 fn the_terminal_answers_commands_with_the_same_words_as_telegram() {
     use handlers::Lang;
-    use mallbot::transports::telegram::texts;
+    use mallbot::telegram::texts;
     let dir = std::env::temp_dir().join(format!("mallbot-chat-cmd-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let out = chat(&dir, "/lang en\n/reset\n/help\n/frobnicate\n/health\n");

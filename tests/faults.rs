@@ -1082,7 +1082,7 @@ async fn kill_9_between_the_payment_and_its_record_records_it_after_the_restart(
 async fn wait_for_kept_payment(url: &str, charge: &str) {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
     loop {
-        if let Ok(state) = mallbot::infra::state::open(url).await
+        if let Ok(state) = mallbot::state::open(url).await
             && let Ok(Some(_)) = state.get_value(&format!("pay:rec:{charge}")).await
         {
             return;

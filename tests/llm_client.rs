@@ -13,9 +13,9 @@ use axum::response::Response;
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use handlers::{Level, Scope, ToolContext, ToolOutput, ToolResult, ToolSpec};
-use mallbot::engine::llm::openai::{OpenAiClient, OpenAiSettings, tool_definition};
-use mallbot::engine::llm::{ChatMessage, ChatModel, ChatRequest, ChatResponse, LlmError, ToolCall, Usage};
-use mallbot::engine::progress::{Progress, TurnEvent};
+use mallbot::llm::{ChatMessage, ChatModel, ChatRequest, ChatResponse, LlmError, ToolCall, Usage};
+use mallbot::llm::{OpenAiClient, OpenAiSettings, tool_definition};
+use mallbot::{Progress, TurnEvent};
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 
@@ -243,8 +243,8 @@ static VIEW_CART: ToolSpec = ToolSpec {
     help: None,
 };
 
-fn tools() -> [mallbot::engine::tools::Tool; 2] {
-    [mallbot::engine::tools::Tool::Builtin(&SEARCH), mallbot::engine::tools::Tool::Builtin(&VIEW_CART)]
+fn tools() -> [mallbot::Tool; 2] {
+    [mallbot::Tool::Builtin(&SEARCH), mallbot::Tool::Builtin(&VIEW_CART)]
 }
 
 fn question() -> Vec<ChatMessage> {
@@ -689,8 +689,8 @@ async fn the_request_carries_tools_key_and_stream_options() {
     assert_eq!(
         body["tools"],
         json!([
-            tool_definition(&mallbot::engine::tools::Tool::Builtin(&SEARCH)),
-            tool_definition(&mallbot::engine::tools::Tool::Builtin(&VIEW_CART))
+            tool_definition(&mallbot::Tool::Builtin(&SEARCH)),
+            tool_definition(&mallbot::Tool::Builtin(&VIEW_CART))
         ])
     );
     assert_eq!(body["tools"][0]["function"]["name"], "search_products");

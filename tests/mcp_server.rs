@@ -111,7 +111,7 @@ async fn stdio_client_with(
 }
 
 async fn http_client(url: &str, person: Person) -> RunningService<RoleClient, Person> {
-    mallbot::transports::mcp::client::install_tls_provider();
+    mallbot::mcp::install_tls_provider();
     let mut config = StreamableHttpClientTransportConfig::with_uri(url);
     config.auth_header = Some(TOKEN.to_owned());
     person.serve(StreamableHttpClientTransport::from_config(config)).await.unwrap()

@@ -20,12 +20,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use handlers::{Lang, Level};
-use mallbot::app::App;
-use mallbot::engine::context::MessageContext;
-use mallbot::engine::reply::{ConfirmationPress, PressCheck};
-use mallbot::engine::tools::ServerState;
-use mallbot::infra::config::{Config, McpServerConfig, ToolOverride};
-use mallbot::infra::state::MemoryStore;
+use mallbot::App;
+use mallbot::MessageContext;
+use mallbot::ServerState;
+use mallbot::config::{Config, McpServerConfig, ToolOverride};
+use mallbot::state::MemoryStore;
+use mallbot::{ConfirmationPress, PressCheck};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, InitializeResult, ListToolsResult,
     PaginatedRequestParams, ServerCapabilities,
@@ -152,7 +152,7 @@ async fn until(what: &str, check: impl Fn() -> bool) {
 }
 
 async fn mcp_health(app: &App) -> String {
-    let report = mallbot::engine::health::collect(app).await;
+    let report = mallbot::health::collect(app).await;
     report
         .checks
         .iter()
@@ -185,9 +185,7 @@ async fn a_bot_uses_an_mcp_servers_tools_with_confirmation_and_survives_its_deat
     let app = App::with_model(config, mall, Arc::new(MemoryStore::new()), Arc::new(model.clone()));
     app.start_mcp_servers();
     let up = |n: usize| {
-        move |s: &[mallbot::engine::tools::ServerStatus]| {
-            s.iter().all(|s| s.state == ServerState::Up && s.tools == n)
-        }
+        move |s: &[mallbot::ServerStatus]| s.iter().all(|s| s.state == ServerState::Up && s.tools == n)
     };
     assert!(app.remote.wait_for(BOUND, up(3)).await, "the server never came up: {:?}", app.remote.status());
     assert_eq!(
@@ -242,7 +240,7 @@ async fn a_bot_uses_an_mcp_servers_tools_with_confirmation_and_survives_its_deat
     assert!(results[0].1.starts_with("Error: the `parking` service"), "{results:?}");
 
     // While it cannot start, its tools are withdrawn and /health says so.
-    let down = |s: &[mallbot::engine::tools::ServerStatus]| {
+    let down = |s: &[mallbot::ServerStatus]| {
         s.iter().all(|s| matches!(s.state, ServerState::Down(_)) && s.tools == 0)
     };
     assert!(app.remote.wait_for(BOUND, down).await, "{:?}", app.remote.status());

@@ -12,10 +12,10 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use handlers::Lang;
-use mallbot::app::App;
-use mallbot::engine::context::MessageContext;
-use mallbot::infra::config::{Config, Provider};
-use mallbot::infra::state::MemoryStore;
+use mallbot::App;
+use mallbot::MessageContext;
+use mallbot::config::{Config, Provider};
+use mallbot::state::MemoryStore;
 use serde_json::json;
 use services::{EmbeddedMall, MallApi};
 
@@ -94,7 +94,7 @@ async fn a_configured_ceiling_holds_and_every_message_is_answered() {
     assert_eq!(provider.most.load(SeqCst), 2, "never more than the ceiling at once");
     let load = app.router.model_load().expect("a real model reports its load");
     assert_eq!((load.limit, load.ceiling, load.in_flight, load.queued), (2, Some(2), 0, 0));
-    let health = mallbot::engine::health::collect(&app).await.render(Lang::En);
+    let health = mallbot::health::collect(&app).await.render(Lang::En);
     assert!(health.contains("model calls: limit 2 (ceiling 2), in flight 0, queued 0"), "{health}");
 }
 

@@ -6,15 +6,15 @@
 
 use std::sync::Arc;
 
-use mallbot::engine::llm::offline::OfflinePlanner;
-use mallbot::engine::llm::{ChatMessage, ChatModel, ChatRequest, ToolCall};
+use mallbot::llm::OfflinePlanner;
+use mallbot::llm::{ChatMessage, ChatModel, ChatRequest, ToolCall};
 use serde_json::{Value, json};
 
 /// A conversation with the planner, kept the way the router keeps it.
 struct Chat {
     planner: OfflinePlanner,
     messages: Vec<ChatMessage>,
-    tools: Vec<mallbot::engine::tools::Tool>,
+    tools: Vec<mallbot::Tool>,
 }
 
 /// What the planner answered: one tool call, or a text.

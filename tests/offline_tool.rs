@@ -11,10 +11,10 @@ use std::sync::Arc;
 use handlers::basic::{Call, Said, Step};
 use handlers::general::NoArguments;
 use handlers::{Lang, OfflineHook, ToolContext, ToolOutput, ToolResult, tool_function};
-use mallbot::app::App;
-use mallbot::engine::context::MessageContext;
-use mallbot::infra::config::Config;
-use mallbot::infra::state::MemoryStore;
+use mallbot::App;
+use mallbot::MessageContext;
+use mallbot::config::Config;
+use mallbot::state::MemoryStore;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -73,7 +73,7 @@ fn the_registry_and_help_list_it_with_the_others() {
     assert!(handlers::find("navigate_to_store").is_some());
     let names: Vec<&str> = handlers::all().iter().map(|t| t.name).collect();
     assert!(names.contains(&"find_restroom"), "{names:?}");
-    let help = mallbot::transports::telegram::texts::help(Lang::En, handlers::all(), false);
+    let help = mallbot::telegram::texts::help(Lang::En, handlers::all(), false);
     assert!(help.contains("\n• Tell the shopper where the nearest restroom is.\n"), "{help}");
     assert!(help.contains("🧭 Directions:"), "declared lines stay: {help}");
 }
@@ -88,7 +88,7 @@ async fn an_mcp_client_gets_its_words_and_its_typed_result() {
     let mall = Arc::new(services::EmbeddedMall::in_memory());
     let app = App::with_parts(config, mall, Arc::new(MemoryStore::new())).unwrap();
     let (server_side, client_side) = tokio::io::duplex(64 * 1024);
-    let server = mallbot::transports::mcp::server::MallServer::new(app);
+    let server = mallbot::mcp::MallServer::new(app);
     tokio::spawn(async move { server.serve(server_side).await.unwrap().waiting().await });
     let client = ().serve(client_side).await.unwrap();
 

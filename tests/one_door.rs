@@ -17,7 +17,7 @@ mod process;
 use std::net::SocketAddr;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use mallbot::transports::webapp::InitDataCheck;
+use mallbot::webapp::InitDataCheck;
 use process::{Process, TempDir, free_addr, wait_for_listener};
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,

@@ -13,10 +13,10 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use fake_bot_api::*;
-use mallbot::app::App;
-use mallbot::engine::llm::{ChatModel, ChatRequest, ChatResponse, LlmError};
-use mallbot::infra::config::Config;
-use mallbot::infra::state::MemoryStore;
+use mallbot::App;
+use mallbot::config::Config;
+use mallbot::llm::{ChatModel, ChatRequest, ChatResponse, LlmError};
+use mallbot::state::MemoryStore;
 use serde_json::Value;
 
 const ALICE: Shopper = Shopper { id: 1001, name: "Alice" };
@@ -58,7 +58,7 @@ fn app_with(mall: Arc<dyn services::MallApi>) -> App {
 async fn serve_ops(app: App) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(mallbot::transports::ops::serve_on(app, listener, std::future::pending()));
+    tokio::spawn(mallbot::ops::serve_on(app, listener, std::future::pending()));
     format!("http://{addr}")
 }
 
@@ -115,7 +115,7 @@ async fn a_message_shows_in_metrics_and_the_dashboard_queries_only_exported_metr
     let app = app_with(Arc::new(services::EmbeddedMall::in_memory()));
     let ops = serve_ops(app.clone()).await;
     let api = FakeBotApi::start().await;
-    let mut dispatcher = mallbot::transports::telegram::dispatcher(api.bot(), app).build();
+    let mut dispatcher = mallbot::telegram::dispatcher(api.bot(), app).build();
     let shutdown = dispatcher.shutdown_token();
     let task = tokio::spawn(async move { dispatcher.dispatch().await });
 
@@ -148,7 +148,7 @@ async fn a_message_shows_in_metrics_and_the_dashboard_queries_only_exported_metr
 
     // Every exported name is one the bot declares, and every name the dashboard
     // queries is declared; those with data after a message are in the scrape.
-    let declared: BTreeSet<String> = mallbot::infra::ops::ALL.iter().map(|s| s.to_string()).collect();
+    let declared: BTreeSet<String> = mallbot::ops::ALL.iter().map(|s| s.to_string()).collect();
     let exported = exported(&scrape);
     assert!(
         exported.is_subset(&declared),
@@ -269,7 +269,7 @@ async fn health_lists_the_last_errors_with_their_turn_ids() {
         Arc::new(MemoryStore::new()),
         Arc::new(DownModel),
     );
-    let ctx = mallbot::engine::context::MessageContext {
+    let ctx = mallbot::MessageContext {
         platform: "telegram",
         user_id: 7,
         user_name: None,
@@ -283,7 +283,7 @@ async fn health_lists_the_last_errors_with_their_turn_ids() {
     };
     let reply = app.router.dispatch(&ctx).await;
     assert!(!reply.text.is_empty());
-    let report = mallbot::engine::health::collect(&app).await.render(handlers::Lang::En);
+    let report = mallbot::health::collect(&app).await.render(handlers::Lang::En);
     let line = report.lines().find(|l| l.starts_with("last errors: ")).unwrap_or_else(|| panic!("{report}"));
     let turn = line.strip_prefix("last errors: [turn ").unwrap();
     let (id, what) = turn.split_once("] ").unwrap();
@@ -350,15 +350,10 @@ async fn the_webhook_listener_serves_only_the_webhook() {
             .unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let lifecycle = app.lifecycle.clone();
-    let server = tokio::spawn(mallbot::transports::telegram::webhook::serve_on_until(
-        api.bot(),
-        app,
-        listener,
-        async {
-            let _ = stopped.await;
-            "test"
-        },
-    ));
+    let server = tokio::spawn(mallbot::telegram::serve_on_until(api.bot(), app, listener, async {
+        let _ = stopped.await;
+        "test"
+    }));
     api.wait_until("setWebhook", |api| !api.calls("setWebhook").is_empty()).await;
     let base = format!("http://{addr}");
     for path in ["/healthz", "/readyz", "/metrics"] {
@@ -372,21 +367,18 @@ async fn the_webhook_listener_serves_only_the_webhook() {
 #[tokio::test]
 async fn a_failed_bot_api_call_is_counted_by_its_code() {
     // Counting starts once the recorder is installed (as `mallbot run` does first).
-    mallbot::infra::ops::recorder();
+    mallbot::ops::recorder();
     let api = FakeBotApi::start().await;
     api.fail_next(
         "sendMessage",
         403,
         serde_json::json!({"ok": false, "error_code": 403, "description": "Forbidden: bot was blocked by the user"}),
     );
-    let target = mallbot::transports::telegram::send::Target {
-        chat: teloxide::types::ChatId(ALICE.id),
-        thread: None,
-        reply_to: None,
-    };
-    let sent = mallbot::transports::telegram::send::send_text(&api.bot(), &target, "hello", None).await;
+    let target =
+        mallbot::telegram::Target { chat: teloxide::types::ChatId(ALICE.id), thread: None, reply_to: None };
+    let sent = mallbot::telegram::send_text(&api.bot(), &target, "hello", None).await;
     assert!(sent.is_err());
-    let scrape = mallbot::infra::ops::recorder().render();
+    let scrape = mallbot::ops::recorder().render();
     // No other test of this file makes a Bot API call fail.
     assert_eq!(sample(&scrape, r#"mallbot_telegram_api_errors_total{code="403"}"#), Some(1.0), "{scrape}");
 }

@@ -15,10 +15,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use fake_bot_api::*;
-use mallbot::app::App;
-use mallbot::engine::payments::PayloadKey;
-use mallbot::infra::config::Config;
-use mallbot::infra::state::{MemoryStore, StateStore};
+use mallbot::App;
+use mallbot::PayloadKey;
+use mallbot::config::Config;
+use mallbot::state::{MemoryStore, StateStore};
 use redis_store::{rand_suffix, redis_url};
 use serde_json::Value;
 use services::{AddCartItem, CreateOrder, MallApi, OrderStatus, PageRequest, ProductQuery};
@@ -87,7 +87,7 @@ async fn start_with(config: Config, state: Arc<dyn StateStore>, policy: services
     let mall = Arc::new(services::EmbeddedMall::in_memory().with_policy(policy));
     let app = App::with_parts(config, mall.clone(), state).expect("app");
     let api = FakeBotApi::start().await;
-    let mut dispatcher = mallbot::transports::telegram::dispatcher(api.bot(), app.clone()).build();
+    let mut dispatcher = mallbot::telegram::dispatcher(api.bot(), app.clone()).build();
     let shutdown = dispatcher.shutdown_token();
     let task = tokio::spawn(async move { dispatcher.dispatch().await });
     Running { api, app, mall, shutdown, task }
@@ -111,17 +111,14 @@ async fn order_in_chat(bot: &Running) -> Vec<String> {
 }
 
 /// The event feed of `app`, read by hand in these tests (`events.poll_secs = 0`).
-fn event_feed(app: &App) -> mallbot::engine::payments::EventFeed {
-    mallbot::transports::telegram::teller::event_feed(app, Duration::from_secs(5))
+fn event_feed(app: &App) -> mallbot::EventFeed {
+    mallbot::telegram::event_feed(app, Duration::from_secs(5))
 }
 
 /// What tells the feed's events to shoppers through `api`.
-fn teller(api: &FakeBotApi, app: &App) -> mallbot::transports::telegram::teller::TelegramTeller {
-    let outbox = Arc::new(mallbot::transports::telegram::outbox::Outbox::new(
-        app.state.clone(),
-        Duration::from_secs(600),
-    ));
-    mallbot::transports::telegram::teller::TelegramTeller { bot: api.bot(), app: app.clone(), outbox }
+fn teller(api: &FakeBotApi, app: &App) -> mallbot::telegram::TelegramTeller {
+    let outbox = Arc::new(mallbot::telegram::Outbox::new(app.state.clone(), Duration::from_secs(600)));
+    mallbot::telegram::TelegramTeller { bot: api.bot(), app: app.clone(), outbox }
 }
 
 /// An unpaid order of `shopper` for one pair of Nike running shoes, placed in the mall directly.
@@ -261,14 +258,14 @@ async fn pre_checkout_refuses_an_order_with_less_than_two_minutes_left() {
 #[tokio::test]
 async fn a_mall_that_is_down_is_answered_unavailable_at_pre_checkout_and_never_left_unanswered() {
     let mut config = pay_config();
-    config.mall.backend = mallbot::infra::config::MallBackend::Http;
+    config.mall.backend = mallbot::config::MallBackend::Http;
     // Nothing listens there.
     config.mall.base_url = "http://127.0.0.1:9".into();
     config.mall.max_retries = 0;
-    let mall = mallbot::app::open_mall(&config).unwrap();
+    let mall = mallbot::open_mall(&config).unwrap();
     let app = App::with_parts(config, mall, Arc::new(MemoryStore::new())).unwrap();
     let api = FakeBotApi::start().await;
-    let mut dispatcher = mallbot::transports::telegram::dispatcher(api.bot(), app).build();
+    let mut dispatcher = mallbot::telegram::dispatcher(api.bot(), app).build();
     let shutdown = dispatcher.shutdown_token();
     let task = tokio::spawn(async move { dispatcher.dispatch().await });
 
@@ -286,7 +283,7 @@ async fn a_mall_that_is_down_is_answered_unavailable_at_pre_checkout_and_never_l
 #[tokio::test]
 async fn without_a_provider_token_no_invoice_is_sent_and_the_answer_says_pay_at_the_store() {
     let mut config = pay_config();
-    config.payments.provider_token = mallbot::infra::secret::Secret::default();
+    config.payments.provider_token = mallbot::config::Secret::default();
     let bot = start(config).await;
     let texts = order_in_chat(&bot).await;
     assert!(texts[4].contains("请到取货门店付款取货"), "{}", texts[4]);
@@ -441,7 +438,7 @@ async fn an_order_that_expires_unpaid_is_told_once_even_after_a_restart() {
     let dir = std::env::temp_dir().join(format!("mallbot-pay-{}", rand_suffix()));
     std::fs::create_dir_all(&dir).unwrap();
     let url = format!("sqlite://{}", dir.join("state.db").display());
-    let state = mallbot::infra::state::open(&url).await.unwrap();
+    let state = mallbot::state::open(&url).await.unwrap();
     let bot = start_on(pay_config(), state.clone()).await;
     let order = order_directly(bot.app.mall.as_ref(), ALICE).await;
     bot.mall.advance_clock(Duration::from_secs(31 * 60));
@@ -457,10 +454,10 @@ async fn an_order_that_expires_unpaid_is_told_once_even_after_a_restart() {
     // cursor lost: the feed is read from its start, and nothing told again.
     feed.release().await;
     drop(feed);
-    let reopened = mallbot::infra::state::open(&url).await.unwrap();
+    let reopened = mallbot::state::open(&url).await.unwrap();
     forget_cursor(reopened.as_ref()).await;
     let app = App::with_parts(pay_config(), bot.app.mall.clone(), reopened).unwrap();
-    let feed = mallbot::transports::telegram::teller::event_feed(&app, Duration::from_secs(5));
+    let feed = mallbot::telegram::event_feed(&app, Duration::from_secs(5));
     let report = feed.poll(&told(&app)).await.unwrap();
     assert!(!report.not_holder, "the restarted reader holds the feed");
     assert_eq!((report.told, report.skipped), (0, 1), "read again, not told again");
@@ -486,7 +483,7 @@ async fn two_instances_on_one_redis_tell_each_event_once() {
     assert_eq!(bot.mall.sweep_expired().unwrap(), 2);
 
     let instance = || async {
-        let state = mallbot::infra::state::open(&url).await.unwrap();
+        let state = mallbot::state::open(&url).await.unwrap();
         let app = App::with_parts(pay_config(), bot.app.mall.clone(), state).unwrap();
         let teller = teller(&bot.api, &app);
         (event_feed(&app), teller, app)

@@ -10,10 +10,10 @@ mod seed_flow;
 use std::sync::Arc;
 
 use handlers::Lang;
-use mallbot::app::App;
-use mallbot::engine::context::MessageContext;
-use mallbot::infra::config::Config;
-use mallbot::infra::state::MemoryStore;
+use mallbot::App;
+use mallbot::MessageContext;
+use mallbot::config::Config;
+use mallbot::state::MemoryStore;
 use seed_flow::{Bench, USER};
 use serde_json::Value;
 use services::{EmbeddedMall, MallApi, PageRequest, Shopper};

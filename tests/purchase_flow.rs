@@ -10,11 +10,11 @@ use axum::extract::State;
 use axum::routing::post;
 use axum::{Json, Router};
 use handlers::{Lang, Level};
-use mallbot::app::App;
-use mallbot::engine::context::MessageContext;
-use mallbot::engine::reply::{ConfirmationPress, PressCheck, Reply};
-use mallbot::infra::config::{Config, Provider};
-use mallbot::infra::state::MemoryStore;
+use mallbot::App;
+use mallbot::MessageContext;
+use mallbot::config::{Config, Provider};
+use mallbot::state::MemoryStore;
+use mallbot::{ConfirmationPress, PressCheck, Reply};
 use serde_json::{Value, json};
 use services::{EmbeddedMall, MallApi, OrderStatus, PageRequest, Shopper};
 

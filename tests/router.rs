@@ -11,12 +11,12 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use handlers::{Lang, Level};
-use mallbot::app::App;
-use mallbot::engine::context::MessageContext;
-use mallbot::engine::llm::Role;
-use mallbot::engine::reply::{ConfirmationPress, PressCheck, Reply};
-use mallbot::infra::config::{Config, ToolOverride};
-use mallbot::infra::state::MemoryStore;
+use mallbot::App;
+use mallbot::MessageContext;
+use mallbot::config::{Config, ToolOverride};
+use mallbot::llm::Role;
+use mallbot::state::MemoryStore;
+use mallbot::{ConfirmationPress, PressCheck, Reply};
 use scripted::{ScriptedModel, Step, calls, text};
 use services::*;
 
@@ -409,7 +409,7 @@ async fn an_order_shows_everything_and_is_created_once() {
 
 #[tokio::test]
 async fn tools_report_their_status_line_before_they_run() {
-    use mallbot::engine::progress::{Progress, TurnEvent};
+    use mallbot::{Progress, TurnEvent};
     let args = r#"{"keyword":"跑鞋","max_price":500}"#;
     let model = ScriptedModel::new(vec![calls(&[("search_products", args)]), text("找到了几双。")]);
     let bot = bot_with(model, Arc::new(EmbeddedMall::in_memory()), |_| {});
@@ -427,20 +427,20 @@ async fn tools_report_their_status_line_before_they_run() {
 /// and records what each call saw.
 #[derive(Clone, Default)]
 struct SlowFirstModel {
-    calls: Arc<std::sync::Mutex<Vec<Vec<mallbot::engine::llm::ChatMessage>>>>,
+    calls: Arc<std::sync::Mutex<Vec<Vec<mallbot::llm::ChatMessage>>>>,
     first_delay: Duration,
 }
 
 #[async_trait]
-impl mallbot::engine::llm::ChatModel for SlowFirstModel {
+impl mallbot::llm::ChatModel for SlowFirstModel {
     fn describe(&self) -> String {
         "slow-first".into()
     }
 
     async fn complete(
         &self,
-        request: mallbot::engine::llm::ChatRequest<'_>,
-    ) -> Result<mallbot::engine::llm::ChatResponse, mallbot::engine::llm::LlmError> {
+        request: mallbot::llm::ChatRequest<'_>,
+    ) -> Result<mallbot::llm::ChatResponse, mallbot::llm::LlmError> {
         let n = {
             let mut calls = self.calls.lock().unwrap();
             calls.push(request.messages.to_vec());
@@ -449,8 +449,8 @@ impl mallbot::engine::llm::ChatModel for SlowFirstModel {
         if n == 1 {
             tokio::time::sleep(self.first_delay).await;
         }
-        Ok(mallbot::engine::llm::ChatResponse {
-            message: mallbot::engine::llm::ChatMessage::assistant(format!("answer {n}")),
+        Ok(mallbot::llm::ChatResponse {
+            message: mallbot::llm::ChatMessage::assistant(format!("answer {n}")),
             finish_reason: None,
             usage: Default::default(),
         })
@@ -459,27 +459,24 @@ impl mallbot::engine::llm::ChatModel for SlowFirstModel {
 
 #[tokio::test]
 async fn a_turn_longer_than_the_lock_ttl_keeps_its_conversation_across_instances() {
-    use mallbot::engine::router::{FunctionCallRouter, RouterParts};
-    let state: Arc<dyn mallbot::infra::state::StateStore> = Arc::new(MemoryStore::new());
+    use mallbot::{FunctionCallRouter, RouterParts};
+    let state: Arc<dyn mallbot::state::StateStore> = Arc::new(MemoryStore::new());
     let mall: Arc<dyn MallApi> = Arc::new(EmbeddedMall::in_memory());
     let model = SlowFirstModel { first_delay: Duration::from_millis(1500), ..Default::default() };
     // Two instances sharing the state store; a lock TTL far below the first turn's length.
     let instance = || {
-        let settings = mallbot::engine::router::RouterSettings {
-            door: mallbot::engine::router::DoorSettings { rate_limit_per_minute: 0, ..Default::default() },
-            turn: mallbot::engine::router::TurnSettings {
-                lock_ttl: Duration::from_millis(300),
-                ..Default::default()
-            },
+        let settings = mallbot::RouterSettings {
+            door: mallbot::DoorSettings { rate_limit_per_minute: 0, ..Default::default() },
+            turn: mallbot::TurnSettings { lock_ttl: Duration::from_millis(300), ..Default::default() },
             ..Default::default()
         };
         Arc::new(FunctionCallRouter::new(RouterParts {
             model: Arc::new(model.clone()),
-            planner: mallbot::engine::llm::offline::OfflinePlanner::new(),
-            chat: mallbot::engine::fallback::ChatFallback::new(None),
+            planner: mallbot::llm::OfflinePlanner::new(),
+            chat: mallbot::ChatFallback::new(None),
             mall: mall.clone(),
             state: state.clone(),
-            stats: Arc::new(mallbot::engine::stats::Stats::default()),
+            stats: Arc::new(mallbot::Stats::default()),
             settings,
             map: None,
         }))
@@ -746,8 +743,8 @@ async fn over_the_daily_token_budget_the_shopper_is_told_once_and_served_in_basi
 
 #[tokio::test]
 async fn strangers_are_refused_once_then_ignored() {
-    use mallbot::engine::context::ChosenLang;
-    use mallbot::engine::router::{Knock, Way, Why};
+    use mallbot::ChosenLang;
+    use mallbot::{Knock, Way, Why};
     let bot = bot_with(ScriptedModel::new(vec![]), Arc::new(EmbeddedMall::in_memory()), |c| {
         c.bot.allowed_chats = vec![-100];
     });
@@ -775,7 +772,7 @@ async fn a_round_of_tools_is_reported_before_the_tools_run_one_line_per_call() {
         calls(&[("search_products", r#"{"keyword":"跑鞋"}"#), ("view_cart", "{}"), ("find_shoes", "{}")]),
         text("找到了。"),
     ]);
-    let (progress, mut events) = mallbot::engine::progress::Progress::channel();
+    let (progress, mut events) = mallbot::Progress::channel();
     let reply = bot.app.router.dispatch_live(&msg("找鞋"), &progress).await;
     drop(progress);
     assert_eq!(reply.text, "找到了。");
@@ -784,7 +781,7 @@ async fn a_round_of_tools_is_reported_before_the_tools_run_one_line_per_call() {
         seen.push(event);
     }
     match seen.as_slice() {
-        [mallbot::engine::progress::TurnEvent::Working(lines)] => {
+        [mallbot::TurnEvent::Working(lines)] => {
             assert_eq!(lines.len(), 2, "one line per call that runs (not the unknown tool): {lines:?}");
             assert!(lines.iter().all(|l| !l.is_empty()));
         }

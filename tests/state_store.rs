@@ -11,10 +11,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use mallbot::engine::llm::{ChatMessage, ToolCall};
-use mallbot::infra::state::redis::RedisStore;
-use mallbot::infra::state::sqlite::SqliteStore;
-use mallbot::infra::state::{
+use mallbot::llm::{ChatMessage, ToolCall};
+use mallbot::state::RedisStore;
+use mallbot::state::SqliteStore;
+use mallbot::state::{
     AuditEntry, ClaimOutcome, HistoryStore, Housekeeping, MemoryStore, PENDING_KEEP_SECS, PendingStatus,
     StateError, StateStore, StoredPending, unix_now,
 };
@@ -702,16 +702,15 @@ async fn sqlite_creates_the_parent_directory() {
 
 #[tokio::test]
 async fn open_dispatches_on_the_url() {
-    let memory = mallbot::infra::state::open("memory://").await.unwrap();
+    let memory = mallbot::state::open("memory://").await.unwrap();
     assert_eq!(memory.describe(), "memory");
 
     let db = TempDb::new("open-url");
-    let sqlite = mallbot::infra::state::open(&format!("sqlite://{}", db.path())).await.unwrap();
+    let sqlite = mallbot::state::open(&format!("sqlite://{}", db.path())).await.unwrap();
     assert_eq!(sqlite.describe(), format!("sqlite:{}", db.path()));
     sqlite.health().await.unwrap();
 
-    let Err(StateError::BadUrl(message)) = mallbot::infra::state::open("mysql://localhost/mallbot").await
-    else {
+    let Err(StateError::BadUrl(message)) = mallbot::state::open("mysql://localhost/mallbot").await else {
         panic!("an unsupported URL must be refused");
     };
     assert!(message.contains("sqlite://PATH"), "{message}");
@@ -729,12 +728,9 @@ async fn a_redis_url_prefix_keeps_deployments_apart() {
     let shop1 = unique("shop1");
     let shop2 = unique("shop2");
     let Some(_) = redis_store(&format!("mallbot-test:{shop1}")).await else { return };
-    let first =
-        mallbot::infra::state::open(&format!("{REDIS_URL}/0?prefix=mallbot-test:{shop1}")).await.unwrap();
-    let again =
-        mallbot::infra::state::open(&format!("{REDIS_URL}/0?prefix=mallbot-test:{shop1}")).await.unwrap();
-    let other =
-        mallbot::infra::state::open(&format!("{REDIS_URL}/0?prefix=mallbot-test:{shop2}")).await.unwrap();
+    let first = mallbot::state::open(&format!("{REDIS_URL}/0?prefix=mallbot-test:{shop1}")).await.unwrap();
+    let again = mallbot::state::open(&format!("{REDIS_URL}/0?prefix=mallbot-test:{shop1}")).await.unwrap();
+    let other = mallbot::state::open(&format!("{REDIS_URL}/0?prefix=mallbot-test:{shop2}")).await.unwrap();
     assert!(first.describe().contains(&format!("mallbot-test:{shop1}:")), "{}", first.describe());
 
     first.put_value("handoff:42:hAbc", "/cart", HOUR).await.unwrap();
@@ -759,7 +755,7 @@ async fn a_redis_url_prefix_keeps_deployments_apart() {
 #[tokio::test]
 async fn a_bad_redis_prefix_is_refused_naming_the_rule() {
     for url in ["redis://127.0.0.1:6379/0?prefix=", "redis://127.0.0.1:6379/0?prefix=shop 1"] {
-        let Err(StateError::BadUrl(message)) = mallbot::infra::state::open(url).await else {
+        let Err(StateError::BadUrl(message)) = mallbot::state::open(url).await else {
             panic!("{url} must be refused");
         };
         assert!(message.contains("prefix") && message.contains("?prefix=shop1"), "{message}");
@@ -863,7 +859,7 @@ async fn counters_add_up_across_concurrent_callers_and_expire(store: Arc<dyn Sta
 /// The outbox cases, stamped out for the three backends like the others.
 mod outbox {
     use super::*;
-    use mallbot::infra::state::{OutboxEntry, unix_now_ms};
+    use mallbot::state::{OutboxEntry, unix_now_ms};
 
     fn entry(id: &str, created_ms: i64, due_ms: i64) -> OutboxEntry {
         OutboxEntry {
@@ -970,8 +966,8 @@ mod outbox {
 #[tokio::test]
 async fn sqlite_outbox_survives_reopen() {
     let db = TempDb::new("outbox-reopen");
-    let now = mallbot::infra::state::unix_now_ms();
-    let entry = mallbot::infra::state::OutboxEntry {
+    let now = mallbot::state::unix_now_ms();
+    let entry = mallbot::state::OutboxEntry {
         id: "left".into(),
         chat_id: 7,
         created_ms: now,

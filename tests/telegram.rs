@@ -14,10 +14,10 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use fake_bot_api::*;
-use mallbot::app::App;
-use mallbot::engine::llm::{ChatMessage, ChatModel, ChatRequest, ChatResponse, LlmError, Usage};
-use mallbot::infra::config::Config;
-use mallbot::infra::state::{
+use mallbot::App;
+use mallbot::config::Config;
+use mallbot::llm::{ChatMessage, ChatModel, ChatRequest, ChatResponse, LlmError, Usage};
+use mallbot::state::{
     AuditEntry, AuditLog, ClaimOutcome, CounterStore, HistoryStore, Housekeeping, LockStore, MemoryStore,
     OutboxEntry, OutboxStore, PendingStatus, PendingStore, StateError, StoredPending, UpdateLog, ValueStore,
 };
@@ -36,7 +36,7 @@ struct Running {
     app: App,
     shutdown: ShutdownToken,
     task: tokio::task::JoinHandle<()>,
-    handled: mallbot::transports::telegram::Handled,
+    handled: mallbot::telegram::Handled,
 }
 
 impl Running {
@@ -112,7 +112,7 @@ async fn start_with_model(answer: &str) -> Running {
 
 async fn start_app(app: App) -> Running {
     let api = FakeBotApi::start().await;
-    let (dispatcher, handled) = mallbot::transports::telegram::dispatcher_with_end(api.bot(), app.clone());
+    let (dispatcher, handled) = mallbot::telegram::dispatcher_with_end(api.bot(), app.clone());
     let mut dispatcher = dispatcher.build();
     let shutdown = dispatcher.shutdown_token();
     let task = tokio::spawn(async move { dispatcher.dispatch().await });
@@ -695,14 +695,9 @@ async fn flaky_bot_api(drops: usize) -> (reqwest::Url, Arc<std::sync::atomic::At
 async fn a_dropped_connection_is_retried_and_the_message_arrives() {
     let (url, connections) = flaky_bot_api(1).await;
     let bot = teloxide::Bot::new("123:TEST").set_api_url(url);
-    let target = mallbot::transports::telegram::send::Target {
-        chat: teloxide::types::ChatId(ALICE.id),
-        thread: None,
-        reply_to: None,
-    };
-    let sent = mallbot::transports::telegram::send::send_text(&bot, &target, "你好", None)
-        .await
-        .expect("sent after a retry");
+    let target =
+        mallbot::telegram::Target { chat: teloxide::types::ChatId(ALICE.id), thread: None, reply_to: None };
+    let sent = mallbot::telegram::send_text(&bot, &target, "你好", None).await.expect("sent after a retry");
     assert_eq!(sent, [teloxide::types::MessageId(1)], "the message Telegram took");
     assert_eq!(connections.load(Ordering::SeqCst), 2, "one dropped, one answered");
 }
@@ -758,7 +753,7 @@ async fn chat_not_found_is_not_sent_again() {
 #[tokio::test]
 async fn an_answer_telegram_does_not_take_past_the_retries_is_delivered_from_the_outbox_when_it_is_back() {
     let bot = start_with_model("Nike 在三楼。").await;
-    let attempts = mallbot::transports::telegram::send::TELEGRAM_RETRY.max_retries as usize + 1;
+    let attempts = mallbot::telegram::TELEGRAM_RETRY.max_retries as usize + 1;
     for _ in 0..attempts {
         bot.api.fail_next_with("sendMessage", Fault::internal_error());
     }
@@ -768,10 +763,7 @@ async fn an_answer_telegram_does_not_take_past_the_retries_is_delivered_from_the
     assert!(bot.api.texts_to(ALICE.id).is_empty(), "nothing delivered, no apology either");
 
     // Telegram is back; the outbox task (as `mallbot run` starts it) delivers the answer.
-    let outbox = Arc::new(mallbot::transports::telegram::outbox::Outbox::new(
-        bot.app.state.clone(),
-        Duration::from_secs(600),
-    ));
+    let outbox = Arc::new(mallbot::telegram::Outbox::new(bot.app.state.clone(), Duration::from_secs(600)));
     let flushing = outbox.spawn(bot.api.bot(), Duration::from_millis(200));
     let texts = bot.api.wait_for_texts(ALICE.id, 1).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
@@ -830,15 +822,12 @@ impl CapturedLogs {
 }
 
 /// An outbox entry for `chat` made `age` ago, due now.
-fn outbox_entry(chat: i64, text: &str, age: Duration) -> mallbot::infra::state::OutboxEntry {
-    let target = mallbot::transports::telegram::send::Target {
-        chat: teloxide::types::ChatId(chat),
-        thread: None,
-        reply_to: None,
-    };
-    let out = mallbot::transports::telegram::send::Outgoing::text(&target, text);
-    let now = mallbot::infra::state::unix_now_ms();
-    mallbot::infra::state::OutboxEntry {
+fn outbox_entry(chat: i64, text: &str, age: Duration) -> mallbot::state::OutboxEntry {
+    let target =
+        mallbot::telegram::Target { chat: teloxide::types::ChatId(chat), thread: None, reply_to: None };
+    let out = mallbot::telegram::Outgoing::text(&target, text);
+    let now = mallbot::state::unix_now_ms();
+    mallbot::state::OutboxEntry {
         id: format!("left-{chat}"),
         chat_id: chat,
         created_ms: now - age.as_millis() as i64,
@@ -855,9 +844,9 @@ async fn an_outbox_entry_older_than_the_window_is_dropped_and_logged() {
     let _logging = tracing::subscriber::set_default(subscriber);
 
     let api = FakeBotApi::start().await;
-    let state: Arc<dyn mallbot::infra::state::StateStore> = Arc::new(MemoryStore::new());
+    let state: Arc<dyn mallbot::state::StateStore> = Arc::new(MemoryStore::new());
     state.outbox_put(&outbox_entry(ALICE.id, "Nike 在三楼。", Duration::from_secs(700))).await.unwrap();
-    let outbox = mallbot::transports::telegram::outbox::Outbox::new(state.clone(), Duration::from_secs(600));
+    let outbox = mallbot::telegram::Outbox::new(state.clone(), Duration::from_secs(600));
     let report = outbox.flush(&api.bot()).await;
 
     assert_eq!((report.delivered, report.dropped), (0, 1));
@@ -876,18 +865,16 @@ async fn a_restarted_bot_delivers_the_answer_its_predecessor_left_in_the_outbox(
     let path = path.to_str().unwrap().to_owned();
     {
         // The bot stopped between the turn and the send: its answer is in the store.
-        let before = mallbot::infra::state::sqlite::SqliteStore::open(&path).await.unwrap();
+        let before = mallbot::state::SqliteStore::open(&path).await.unwrap();
         before
             .outbox_put(&outbox_entry(ALICE.id, "您的订单已创建：ORD-42", Duration::from_secs(30)))
             .await
             .unwrap();
     }
     let api = FakeBotApi::start().await;
-    let after: Arc<dyn mallbot::infra::state::StateStore> =
-        Arc::new(mallbot::infra::state::sqlite::SqliteStore::open(&path).await.unwrap());
-    let report = mallbot::transports::telegram::outbox::Outbox::new(after, Duration::from_secs(600))
-        .flush(&api.bot())
-        .await;
+    let after: Arc<dyn mallbot::state::StateStore> =
+        Arc::new(mallbot::state::SqliteStore::open(&path).await.unwrap());
+    let report = mallbot::telegram::Outbox::new(after, Duration::from_secs(600)).flush(&api.bot()).await;
     assert_eq!(report.delivered, 1);
     assert_eq!(api.texts_to(ALICE.id), ["您的订单已创建：ORD-42"]);
     for suffix in ["", "-wal", "-shm"] {
@@ -899,19 +886,14 @@ async fn a_restarted_bot_delivers_the_answer_its_predecessor_left_in_the_outbox(
 async fn a_dropped_connection_is_sent_again_and_a_lost_response_may_duplicate() {
     let api = FakeBotApi::start().await;
     let bot = api.bot();
-    let target = mallbot::transports::telegram::send::Target {
-        chat: teloxide::types::ChatId(ALICE.id),
-        thread: None,
-        reply_to: None,
-    };
+    let target =
+        mallbot::telegram::Target { chat: teloxide::types::ChatId(ALICE.id), thread: None, reply_to: None };
     api.fail_next_with("sendMessage", Fault::Drop);
-    mallbot::transports::telegram::send::send_text(&bot, &target, "第一条", None)
-        .await
-        .expect("sent after the drop");
+    mallbot::telegram::send_text(&bot, &target, "第一条", None).await.expect("sent after the drop");
     assert_eq!(api.texts_to(ALICE.id), ["第一条"], "a dropped connection never took effect: once");
 
     api.fail_next_with("sendMessage", Fault::LoseResponse);
-    mallbot::transports::telegram::send::send_text(&bot, &target, "第二条", None).await.expect("sent again");
+    mallbot::telegram::send_text(&bot, &target, "第二条", None).await.expect("sent again");
     assert_eq!(
         api.texts_to(ALICE.id),
         ["第一条", "第二条", "第二条"],
@@ -920,45 +902,30 @@ async fn a_dropped_connection_is_sent_again_and_a_lost_response_may_duplicate() 
 }
 
 /// A reply with a suggestion button, to deliver directly through the outbox.
-fn reply_with_button(text: &str) -> mallbot::engine::reply::Reply {
-    mallbot::engine::reply::Reply {
-        suggestions: vec!["42码".into()],
-        ..mallbot::engine::reply::Reply::text(text)
-    }
+fn reply_with_button(text: &str) -> mallbot::Reply {
+    mallbot::Reply { suggestions: vec!["42码".into()], ..mallbot::Reply::text(text) }
 }
 
-async fn status_message(
-    api: &FakeBotApi,
-    target: &mallbot::transports::telegram::send::Target,
-) -> teloxide::types::MessageId {
+async fn status_message(api: &FakeBotApi, target: &mallbot::telegram::Target) -> teloxide::types::MessageId {
     let sent =
-        mallbot::transports::telegram::send::send_text(&api.bot(), target, "🔍 正在搜索：Nike 跑鞋…", None)
-            .await
-            .unwrap();
+        mallbot::telegram::send_text(&api.bot(), target, "🔍 正在搜索：Nike 跑鞋…", None).await.unwrap();
     sent[0]
 }
 
 #[tokio::test]
 async fn a_status_message_becomes_the_answer_with_its_buttons() {
     let api = FakeBotApi::start().await;
-    let target = mallbot::transports::telegram::send::Target {
-        chat: teloxide::types::ChatId(ALICE.id),
-        thread: None,
-        reply_to: None,
-    };
+    let target =
+        mallbot::telegram::Target { chat: teloxide::types::ChatId(ALICE.id), thread: None, reply_to: None };
     let status = status_message(&api, &target).await;
-    let outbox = mallbot::transports::telegram::outbox::Outbox::new(
-        Arc::new(MemoryStore::new()),
-        Duration::from_secs(600),
-    );
-    let buttons =
-        mallbot::transports::telegram::send::ButtonContext::private(handlers::Lang::Zh, BOT_USERNAME);
+    let outbox = mallbot::telegram::Outbox::new(Arc::new(MemoryStore::new()), Duration::from_secs(600));
+    let buttons = mallbot::telegram::ButtonContext::private(handlers::Lang::Zh, BOT_USERNAME);
     let delivery = outbox
         .deliver(&api.bot(), &target, &reply_with_button("有 41–44 码，要哪个？"), &buttons, Some(status))
         .await
         .unwrap();
 
-    assert_eq!(delivery, mallbot::transports::telegram::outbox::Delivery::Sent(vec![status]));
+    assert_eq!(delivery, mallbot::telegram::Delivery::Sent(vec![status]));
     let messages = api.sent_to(ALICE.id);
     assert_eq!(messages.len(), 1, "no new message: {messages:?}");
     assert_eq!(messages[0]["text"], "有 41–44 码，要哪个？");
@@ -972,20 +939,13 @@ fn buttons_of(message: &Value) -> Vec<String> {
 #[tokio::test]
 async fn a_long_answer_edits_the_status_message_into_its_first_part_and_sends_the_rest() {
     let api = FakeBotApi::start().await;
-    let target = mallbot::transports::telegram::send::Target {
-        chat: teloxide::types::ChatId(ALICE.id),
-        thread: None,
-        reply_to: None,
-    };
+    let target =
+        mallbot::telegram::Target { chat: teloxide::types::ChatId(ALICE.id), thread: None, reply_to: None };
     let status = status_message(&api, &target).await;
     let paragraph = "Nike Pegasus 41 跑鞋 ¥499，三楼 Nike 店有货。\n\n";
     let answer: String = paragraph.repeat(5000 / paragraph.chars().count() + 1);
-    let outbox = mallbot::transports::telegram::outbox::Outbox::new(
-        Arc::new(MemoryStore::new()),
-        Duration::from_secs(600),
-    );
-    let buttons =
-        mallbot::transports::telegram::send::ButtonContext::private(handlers::Lang::Zh, BOT_USERNAME);
+    let outbox = mallbot::telegram::Outbox::new(Arc::new(MemoryStore::new()), Duration::from_secs(600));
+    let buttons = mallbot::telegram::ButtonContext::private(handlers::Lang::Zh, BOT_USERNAME);
     outbox.deliver(&api.bot(), &target, &reply_with_button(&answer), &buttons, Some(status)).await.unwrap();
 
     let messages = api.sent_to(ALICE.id);
@@ -1002,23 +962,16 @@ async fn a_long_answer_edits_the_status_message_into_its_first_part_and_sends_th
 #[tokio::test]
 async fn when_the_status_message_is_gone_the_answer_is_sent_as_a_new_message() {
     let api = FakeBotApi::start().await;
-    let target = mallbot::transports::telegram::send::Target {
-        chat: teloxide::types::ChatId(ALICE.id),
-        thread: None,
-        reply_to: None,
-    };
+    let target =
+        mallbot::telegram::Target { chat: teloxide::types::ChatId(ALICE.id), thread: None, reply_to: None };
     let status = status_message(&api, &target).await;
     api.fail_next(
         "editMessageText",
         400,
         json!({"ok": false, "error_code": 400, "description": "Bad Request: message to edit not found"}),
     );
-    let outbox = mallbot::transports::telegram::outbox::Outbox::new(
-        Arc::new(MemoryStore::new()),
-        Duration::from_secs(600),
-    );
-    let buttons =
-        mallbot::transports::telegram::send::ButtonContext::private(handlers::Lang::Zh, BOT_USERNAME);
+    let outbox = mallbot::telegram::Outbox::new(Arc::new(MemoryStore::new()), Duration::from_secs(600));
+    let buttons = mallbot::telegram::ButtonContext::private(handlers::Lang::Zh, BOT_USERNAME);
     outbox
         .deliver(&api.bot(), &target, &reply_with_button("Nike 在三楼。"), &buttons, Some(status))
         .await
@@ -1032,9 +985,9 @@ async fn when_the_status_message_is_gone_the_answer_is_sent_as_a_new_message() {
         400,
         json!({"ok": false, "error_code": 400, "description": "Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message"}),
     );
-    let same = mallbot::engine::reply::Reply::text("🔍 正在搜索：Nike 跑鞋…");
+    let same = mallbot::Reply::text("🔍 正在搜索：Nike 跑鞋…");
     let delivery = outbox.deliver(&api.bot(), &target, &same, &buttons, Some(status)).await.unwrap();
-    assert_eq!(delivery, mallbot::transports::telegram::outbox::Delivery::Sent(vec![status]));
+    assert_eq!(delivery, mallbot::telegram::Delivery::Sent(vec![status]));
     assert_eq!(api.texts_to(ALICE.id).len(), 2, "nothing new sent");
 }
 
@@ -1077,7 +1030,7 @@ async fn edited_messages_and_service_messages_are_ignored() {
 #[tokio::test]
 async fn a_missing_token_is_refused_naming_the_setting() {
     let config = Config::default();
-    let err = mallbot::transports::telegram::connect(&config.telegram).await.unwrap_err().to_string();
+    let err = mallbot::telegram::connect(&config.telegram).await.unwrap_err().to_string();
     assert!(err.contains("telegram.token") && err.contains("MALLBOT_TELEGRAM__TOKEN"), "{err}");
 }
 
@@ -1088,7 +1041,7 @@ async fn a_token_telegram_refuses_is_reported_as_such() {
     let mut config = Config::default();
     config.telegram.token = "123:WRONG".into();
     config.telegram.api_url = api.url.to_string();
-    let err = mallbot::transports::telegram::connect(&config.telegram).await.unwrap_err().to_string();
+    let err = mallbot::telegram::connect(&config.telegram).await.unwrap_err().to_string();
     assert!(err.contains("refused the bot token") && err.contains("401"), "{err}");
     assert_eq!(api.requests()[0].method, "getMe", "the configured api_url was used");
 }
@@ -1096,7 +1049,7 @@ async fn a_token_telegram_refuses_is_reported_as_such() {
 #[tokio::test]
 async fn the_command_menu_is_set_in_both_languages() {
     let api = FakeBotApi::start().await;
-    mallbot::transports::telegram::register_commands(&api.bot(), handlers::Lang::Zh).await;
+    mallbot::telegram::register_commands(&api.bot(), handlers::Lang::Zh).await;
     let calls = api.calls("setMyCommands");
     assert_eq!(calls.len(), 3);
     let english = calls.iter().find(|c| c["language_code"] == "en").expect("english menu");
@@ -1118,12 +1071,8 @@ async fn the_webhook_answers_once_per_update_even_when_telegram_delivers_it_twic
     let app =
         App::with_parts(config, Arc::new(services::EmbeddedMall::in_memory()), Arc::new(MemoryStore::new()))
             .unwrap();
-    let server = tokio::spawn(mallbot::transports::telegram::webhook::serve_on_until(
-        api.bot(),
-        app,
-        listener,
-        std::future::pending(),
-    ));
+    let server =
+        tokio::spawn(mallbot::telegram::serve_on_until(api.bot(), app, listener, std::future::pending()));
     api.wait_until("setWebhook", |api| !api.calls("setWebhook").is_empty()).await;
     let hook = &api.calls("setWebhook")[0];
     // setWebhook goes through the one sending path, as JSON (no certificate is sent).
@@ -1206,7 +1155,7 @@ impl ChatModel for LiveModel {
                 let calls = calls
                     .iter()
                     .enumerate()
-                    .map(|(i, (name, arguments))| mallbot::engine::llm::ToolCall {
+                    .map(|(i, (name, arguments))| mallbot::llm::ToolCall {
                         id: format!("call_{i}"),
                         name: (*name).into(),
                         arguments: (*arguments).into(),
@@ -1425,12 +1374,9 @@ async fn a_broken_stream_still_leaves_one_whole_answer() {
 async fn two_messages_of_one_chat_share_one_typing_loop() {
     let api = FakeBotApi::start().await;
     let bot = api.bot();
-    let typing = mallbot::transports::telegram::send::ChatTyping::default();
-    let target = mallbot::transports::telegram::send::Target {
-        chat: teloxide::types::ChatId(ALICE.id),
-        thread: None,
-        reply_to: None,
-    };
+    let typing = mallbot::telegram::ChatTyping::default();
+    let target =
+        mallbot::telegram::Target { chat: teloxide::types::ChatId(ALICE.id), thread: None, reply_to: None };
     let first = typing.hold(&bot, &target);
     let second = typing.hold(&bot, &target);
     api.wait_until("typing", |api| !api.calls("sendChatAction").is_empty()).await;
@@ -1744,7 +1690,7 @@ async fn the_shoppers_language_is_looked_up_once_per_message() {
 
 /// The ratings in the report of `state`, as an operator reads them (`/report`).
 async fn thumbs(state: &MemoryStore) -> Value {
-    let report = mallbot::engine::report::collect(state, 1).await.unwrap();
+    let report = mallbot::report::collect(state, 1).await.unwrap();
     serde_json::to_value(&report).unwrap()["thumbs"].clone()
 }
 
@@ -1765,7 +1711,7 @@ async fn a_stranger_gets_nothing_done_whatever_kind_of_update_or_way_in() {
     let state = Arc::new(MemoryStore::new());
     let mall = Arc::new(services::EmbeddedMall::in_memory());
     let app_on = |config: Config| {
-        App::with_parts(config, mall.clone(), state.clone() as Arc<dyn mallbot::infra::state::StateStore>)
+        App::with_parts(config, mall.clone(), state.clone() as Arc<dyn mallbot::state::StateStore>)
             .expect("app")
     };
 
@@ -1793,7 +1739,7 @@ async fn a_stranger_gets_nothing_done_whatever_kind_of_update_or_way_in() {
         let request = services::CreateOrder { cart_id: cart.cart_id, expected_total_cents: None };
         mall.create_order(&who, &request, None).await.unwrap()
     };
-    let payload = mallbot::engine::payments::PayloadKey::derive("123:TEST").sign(&order.order_id, BOB.id);
+    let payload = mallbot::PayloadKey::derive("123:TEST").sign(&order.order_id, BOB.id);
     let ratings = thumbs(&state).await;
 
     // Then only Alice (and the operator) may use the bot, which takes payments.
@@ -1833,7 +1779,7 @@ async fn a_stranger_gets_nothing_done_whatever_kind_of_update_or_way_in() {
     let kinds: std::collections::BTreeSet<String> =
         rows.iter().map(|(kind, _, _)| format!("{kind:?}")).collect();
     let asked: std::collections::BTreeSet<String> =
-        mallbot::transports::telegram::ALLOWED_UPDATES.iter().map(|kind| format!("{kind:?}")).collect();
+        mallbot::telegram::ALLOWED_UPDATES.iter().map(|kind| format!("{kind:?}")).collect();
     assert_eq!(kinds, asked, "every kind of update the bot asks Telegram for has a row");
     for (_, _, update) in rows {
         bot.api.push_update(update);

@@ -9,13 +9,13 @@ use std::sync::Arc;
 
 use handlers::texts::zh_hant::is_simplified_only;
 use handlers::{Lang, ToolContext};
-use mallbot::app::App;
-use mallbot::engine::commands::{self, Command};
-use mallbot::engine::context::MessageContext;
-use mallbot::engine::reply::Reply;
-use mallbot::infra::config::Config;
-use mallbot::infra::state::MemoryStore;
-use mallbot::transports::telegram::texts;
+use mallbot::App;
+use mallbot::MessageContext;
+use mallbot::Reply;
+use mallbot::config::Config;
+use mallbot::state::MemoryStore;
+use mallbot::telegram::texts;
+use mallbot::{Command, commands};
 use serde_json::json;
 
 const USER: i64 = 886;

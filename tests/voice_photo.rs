@@ -16,9 +16,9 @@ use std::sync::Arc;
 
 use fake_bot_api::*;
 use fake_model::{FakeModel, ModelBehaviour, SttAnswer};
-use mallbot::app::App;
-use mallbot::infra::config::{Config, Provider, SttProvider};
-use mallbot::infra::state::MemoryStore;
+use mallbot::App;
+use mallbot::config::{Config, Provider, SttProvider};
+use mallbot::state::MemoryStore;
 use serde_json::Value;
 use teloxide::dispatching::ShutdownToken;
 
@@ -129,7 +129,7 @@ async fn start(edit: impl FnOnce(&mut Config, &str)) -> Running {
         App::with_parts(config, Arc::new(services::EmbeddedMall::in_memory()), Arc::new(MemoryStore::new()))
             .expect("app");
     let api = FakeBotApi::start().await;
-    let mut dispatcher = mallbot::transports::telegram::dispatcher(api.bot(), app.clone()).build();
+    let mut dispatcher = mallbot::telegram::dispatcher(api.bot(), app.clone()).build();
     let shutdown = dispatcher.shutdown_token();
     let task = tokio::spawn(async move { dispatcher.dispatch().await });
     Running { api, model, app, shutdown, task }
@@ -175,7 +175,7 @@ async fn a_voice_message_is_transcribed_shown_and_drives_a_purchase_up_to_the_co
     assert_eq!(bot.api.downloads(), vec!["voice-1", "voice-2"]);
 
     // The history holds the transcripts as the shopper's words.
-    let ctx = mallbot::engine::context::MessageContext::private("telegram", ALICE.id, "", handlers::Lang::Zh);
+    let ctx = mallbot::MessageContext::private("telegram", ALICE.id, "", handlers::Lang::Zh);
     let history = bot.app.state.load_history(&ctx.conversation_key()).await.unwrap();
     assert_eq!(history[0].text(), "帮我买一双 Nike 跑鞋，500 以内的");
 
@@ -233,7 +233,7 @@ async fn limits_and_failures_are_answered_clearly_with_no_model_call() {
 
     assert_eq!(bot.model.stt_requests().len(), 4);
     assert_eq!(bot.model.calls(), 0, "no model call for any of them");
-    let ctx = mallbot::engine::context::MessageContext::private("telegram", BOB.id, "", handlers::Lang::Zh);
+    let ctx = mallbot::MessageContext::private("telegram", BOB.id, "", handlers::Lang::Zh);
     assert!(
         bot.app.state.load_history(&ctx.conversation_key()).await.unwrap().is_empty(),
         "nothing in the history"
@@ -340,7 +340,7 @@ async fn with_vision_a_photo_goes_to_the_model_as_a_data_image_once() {
         last_user["content"][0]["text"], "帮我在商场里找找照片里的这个东西。",
         "the default ask in Chinese"
     );
-    let expected = format!("data:image/jpeg;base64,{}", mallbot::engine::media::image::base64(&chosen));
+    let expected = format!("data:image/jpeg;base64,{}", mallbot::base64(&chosen));
     assert_eq!(image_urls(first), vec![expected]);
     let tools: Vec<&str> =
         first["tools"].as_array().unwrap().iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
@@ -407,7 +407,7 @@ async fn without_vision_the_caption_alone_goes_on_and_a_bare_photo_is_told_what_
 #[tokio::test]
 async fn the_health_check_includes_the_transcription_api_when_set() {
     let bot = start(|_, _| {}).await;
-    let report = mallbot::engine::health::collect(&bot.app).await;
+    let report = mallbot::health::collect(&bot.app).await;
     let check = report.checks.iter().find(|c| c.name == "transcription").expect("a transcription check");
     assert!(check.ok, "{check:?}");
     assert!(check.detail.contains("whisper-large-v3"), "{check:?}");
@@ -420,7 +420,7 @@ async fn the_health_check_includes_the_transcription_api_when_set() {
         Arc::new(MemoryStore::new()),
     )
     .unwrap();
-    let report = mallbot::engine::health::collect(&down).await;
+    let report = mallbot::health::collect(&down).await;
     let check = report.checks.iter().find(|c| c.name == "transcription").unwrap();
     assert!(!check.ok && check.detail.contains("unreachable"), "{check:?}");
     assert!(!report.all_ok(), "`mallbot check` fails with it");
@@ -429,7 +429,7 @@ async fn the_health_check_includes_the_transcription_api_when_set() {
     let off =
         App::with_parts(config, Arc::new(services::EmbeddedMall::in_memory()), Arc::new(MemoryStore::new()))
             .unwrap();
-    let report = mallbot::engine::health::collect(&off).await;
+    let report = mallbot::health::collect(&off).await;
     assert!(report.checks.iter().all(|c| c.name != "transcription"), "no check without [stt]");
 }
 
@@ -466,10 +466,7 @@ fn png_of(width: u32, height: u32) -> Vec<u8> {
 
 async fn console(app: &App, script: &str) -> String {
     let mut out = Vec::new();
-    mallbot::transports::console::Console::new(app, 5, script.as_bytes(), &mut out, false)
-        .run()
-        .await
-        .unwrap();
+    mallbot::Console::new(app, 5, script.as_bytes(), &mut out, false).run().await.unwrap();
     String::from_utf8(out).unwrap()
 }
 

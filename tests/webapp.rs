@@ -19,7 +19,7 @@ use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use fantoccini::{Client, Locator};
-use mallbot::transports::webapp::InitDataCheck;
+use mallbot::webapp::InitDataCheck;
 use process::{Process, TempDir, free_addr, wait_for_listener};
 use serde_json::{Value, json};
 
@@ -331,9 +331,8 @@ async fn run_serves_the_mini_app_sets_the_menu_button_and_offers_the_map_under_d
     assert_eq!(status, 200, "{link}");
     assert!(link["url"].as_str().unwrap().starts_with("https://t.me/$"), "{link}");
     let request = api.calls("createInvoiceLink").remove(0);
-    let (paid_order, payer) = mallbot::engine::payments::PayloadKey::derive(process::TEST_TOKEN)
-        .open(request["payload"].as_str().unwrap())
-        .unwrap();
+    let (paid_order, payer) =
+        mallbot::PayloadKey::derive(process::TEST_TOKEN).open(request["payload"].as_str().unwrap()).unwrap();
     assert_eq!((paid_order.as_str(), payer), (order_id.as_str(), shopper.id));
     let total: i64 =
         request["prices"].as_array().unwrap().iter().map(|p| p["amount"].as_i64().unwrap()).sum();

@@ -84,7 +84,7 @@ pub struct Unasked {
 
 impl Unasked {
     /// The door of `router`; `lang` for a shopper with no language yet.
-    pub fn new(router: std::sync::Arc<FunctionCallRouter>, lang: Lang) -> Self {
+    pub(crate) fn new(router: std::sync::Arc<FunctionCallRouter>, lang: Lang) -> Self {
         Unasked { router, lang }
     }
 
@@ -111,8 +111,8 @@ impl Unasked {
 /// in the order the text numbers them (from 1).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Listing {
-    pub text: String,
-    pub ids: Vec<String>,
+    pub(crate) text: String,
+    pub(crate) ids: Vec<String>,
 }
 
 /// What one pass did.
@@ -121,7 +121,7 @@ pub struct AlertReport {
     /// Alerts told (woken or expired).
     pub told: u32,
     /// Alerts of the product looked at and left waiting.
-    pub waiting: u32,
+    pub(crate) waiting: u32,
 }
 
 /// The alerts in the state store.

@@ -21,10 +21,10 @@ pub struct App {
     pub config: Arc<Config>,
     pub router: Arc<FunctionCallRouter>,
     pub mall: Arc<dyn MallApi>,
-    pub model: Arc<dyn ChatModel>,
+    pub(crate) model: Arc<dyn ChatModel>,
     pub state: Arc<dyn StateStore>,
     pub stats: Arc<Stats>,
-    pub started: Instant,
+    pub(crate) started: Instant,
     /// Whether the instance is stopping (for `/readyz`).
     pub lifecycle: Arc<crate::infra::ops::Lifecycle>,
     /// Speech to text for voice messages (`[stt]`), when configured.

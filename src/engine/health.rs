@@ -27,27 +27,27 @@ pub struct Check {
     /// What was found (or what is wrong and what to do).
     pub detail: String,
     /// How long the check took, for remote components.
-    pub latency_ms: Option<u64>,
+    pub(crate) latency_ms: Option<u64>,
 }
 
 /// The whole picture.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HealthReport {
-    pub version: &'static str,
-    pub uptime: Duration,
+    pub(crate) version: &'static str,
+    pub(crate) uptime: Duration,
     pub checks: Vec<Check>,
-    pub tools: usize,
-    pub messages_handled: u64,
-    pub errors: u64,
-    pub tokens_in: u64,
-    pub tokens_out: u64,
-    pub tokens_cached: u64,
-    pub tool_cache_hits: u64,
-    pub pending_confirmations: Option<u64>,
+    pub(crate) tools: usize,
+    pub(crate) messages_handled: u64,
+    pub(crate) errors: u64,
+    pub(crate) tokens_in: u64,
+    pub(crate) tokens_out: u64,
+    pub(crate) tokens_cached: u64,
+    pub(crate) tool_cache_hits: u64,
+    pub(crate) pending_confirmations: Option<u64>,
     /// The model's concurrency: limit, calls in flight, queue (real models only).
-    pub model_load: Option<crate::engine::llm::limit::LimitReport>,
+    pub(crate) model_load: Option<crate::engine::llm::limit::LimitReport>,
     /// The last few errors, `[turn a1b2c3] what`, oldest first.
-    pub last_errors: Vec<String>,
+    pub(crate) last_errors: Vec<String>,
 }
 
 impl HealthReport {

@@ -7,24 +7,24 @@
 //! payments and the mall's order events, the service desk and the report of
 //! what went unanswered.
 
-pub mod alerts;
+pub(crate) mod alerts;
 pub(crate) mod bot;
-pub mod commands;
-pub mod context;
-pub mod fallback;
+pub(crate) mod commands;
+pub(crate) mod context;
+pub(crate) mod fallback;
 pub(crate) mod handoff;
-pub mod health;
-pub mod llm;
-pub mod media;
-pub mod payments;
+pub(crate) mod health;
+pub(crate) mod llm;
+pub(crate) mod media;
+pub(crate) mod payments;
 pub(crate) mod pending;
-pub mod progress;
-pub mod reply;
-pub mod report;
-pub mod router;
-pub mod stats;
+pub(crate) mod progress;
+pub(crate) mod reply;
+pub(crate) mod report;
+pub(crate) mod router;
+pub(crate) mod stats;
 pub(crate) mod stt;
 pub(crate) mod support;
-pub mod tools;
+pub(crate) mod tools;
 
-pub use bot::App;
+pub(crate) use bot::App;

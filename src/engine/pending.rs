@@ -16,41 +16,41 @@ use crate::infra::state::StoredPending;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct PendingAction {
     /// `telegram` or `console`.
-    pub platform: String,
-    pub user_id: i64,
-    pub chat_id: i64,
-    pub is_group: bool,
-    pub lang: Lang,
+    pub(crate) platform: String,
+    pub(crate) user_id: i64,
+    pub(crate) chat_id: i64,
+    pub(crate) is_group: bool,
+    pub(crate) lang: Lang,
     /// The assistant turn whose calls are being answered, when the action
     /// stopped a chat's tool loop; `None` for a change asked for directly
     /// (the Mini App, an MCP client), which resumes no loop.
-    pub assistant: Option<ChatMessage>,
+    pub(crate) assistant: Option<ChatMessage>,
     /// One entry per call of that turn, in call order: the tool message text,
     /// `None` for the call that waits.
-    pub results: Vec<Option<String>>,
+    pub(crate) results: Vec<Option<String>>,
     /// The waiting call.
-    pub call: ToolCall,
+    pub(crate) call: ToolCall,
     /// Its arguments: only the fields the tool's schema declares, at most
     /// [`MAX_ARGUMENTS`] bytes as JSON.
-    pub arguments: serde_json::Value,
+    pub(crate) arguments: serde_json::Value,
     /// Its level (after config overrides).
-    pub level: Level,
+    pub(crate) level: Level,
     /// What the shopper was shown.
-    pub preview: Preview,
+    pub(crate) preview: Preview,
     /// The one-time code to type back (critical, with `safety.critical_code`).
-    pub code: Option<String>,
+    pub(crate) code: Option<String>,
     /// Model rounds already used by this turn.
-    pub rounds_used: u32,
+    pub(crate) rounds_used: u32,
     /// The turn ran on the offline planner because the model was unreachable.
-    pub basic_mode: bool,
+    pub(crate) basic_mode: bool,
     /// Once carried out or declined: what happened, in the shopper's words
     /// ("订单 O123…"), so a later press of the same button can say so.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub outcome: Option<String>,
+    pub(crate) outcome: Option<String>,
     /// The W3C `traceparent` of the turn that asked, when traced: the turn
     /// the press resumes continues that trace.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub trace: Option<String>,
+    pub(crate) trace: Option<String>,
 }
 
 /// The most a pending action's arguments may weigh, as JSON.
@@ -77,11 +77,11 @@ impl PendingAction {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Claim {
     /// The stored record (token, owner, expiry).
-    pub stored: StoredPending,
+    pub(crate) stored: StoredPending,
     /// The decoded loop state.
     pub(crate) action: PendingAction,
     /// Confirm (`true`) or Cancel (`false`).
-    pub approve: bool,
+    pub(crate) approve: bool,
 }
 
 /// A short random token for `callback_data` (Telegram allows 64 bytes).

@@ -80,9 +80,9 @@ impl Reply {
 #[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Rated {
     /// The shopper's question (its words only).
-    pub question: String,
+    pub(crate) question: String,
     /// The tools that ran for the answer.
-    pub tools: Vec<String>,
+    pub(crate) tools: Vec<String>,
 }
 
 /// The unpaid orders in a tool's result: `{"order": {…}}` or `{"orders": […]}`

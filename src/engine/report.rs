@@ -129,8 +129,8 @@ pub(crate) async fn record(
 /// A shopper's standing 👍 (`up`) or 👎 on an answer, and the day it was counted under.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
 pub(crate) struct Rating {
-    pub up: bool,
-    pub day: i64,
+    pub(crate) up: bool,
+    pub(crate) day: i64,
 }
 
 /// Keeps what the answer sent as message `message_id` of `chat` was about,
@@ -228,30 +228,30 @@ pub(crate) async fn rerate(
 /// One line of a top list: what, how often, and the texts grouped in it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub(crate) struct Row {
-    pub text: String,
-    pub count: i64,
+    pub(crate) text: String,
+    pub(crate) count: i64,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub like: Vec<String>,
+    pub(crate) like: Vec<String>,
 }
 
 /// 👍 and 👎 on answers that ran one tool.
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub(crate) struct Thumbs {
-    pub up: i64,
-    pub down: i64,
+    pub(crate) up: i64,
+    pub(crate) down: i64,
 }
 
 /// The report over a range of days.
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct Report {
     /// Days covered, ending today.
-    pub days: i64,
+    pub(crate) days: i64,
     /// Turns answered.
-    pub turns: i64,
+    pub(crate) turns: i64,
     /// Conversations (a shopper's chat on one day).
-    pub conversations: i64,
+    pub(crate) conversations: i64,
     /// Conversations that went to a person.
-    pub with_person: i64,
+    pub(crate) with_person: i64,
     /// Questions not understood, or cut at the round limit, grouped by likeness.
     pub(crate) unanswered: Vec<Row>,
     /// Searches with nothing found.

@@ -25,11 +25,11 @@ pub struct Stats {
     /// Errors: model failures, state store failures, failed deliveries.
     pub errors: AtomicU64,
     /// Model tokens in.
-    pub tokens_in: AtomicU64,
+    pub(crate) tokens_in: AtomicU64,
     /// Model tokens out.
-    pub tokens_out: AtomicU64,
+    pub(crate) tokens_out: AtomicU64,
     /// Of the tokens in, those the provider served from its prompt cache.
-    pub tokens_cached: AtomicU64,
+    pub(crate) tokens_cached: AtomicU64,
     /// Tool calls answered from the tool-result cache.
     pub tool_cache_hits: AtomicU64,
     /// The last few errors, `[turn a1b2c3] what`, newest last.

@@ -16,11 +16,11 @@ use crate::infra::config::SttConfig;
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Recording {
     /// The file's bytes, unchanged.
-    pub bytes: Vec<u8>,
+    pub(crate) bytes: Vec<u8>,
     /// A file name whose extension tells the format (`voice.oga`, `note.mp4`).
-    pub file_name: String,
+    pub(crate) file_name: String,
     /// Its MIME type (`audio/ogg`).
-    pub mime: String,
+    pub(crate) mime: String,
 }
 
 /// Why a recording could not be transcribed.
@@ -62,7 +62,7 @@ pub(crate) struct SpeechToText {
     model: String,
     timeout: Duration,
     /// `stt.max_seconds`: longer recordings are not sent.
-    pub max_seconds: u32,
+    pub(crate) max_seconds: u32,
 }
 
 /// `{"text": …}`, the JSON answer of `/audio/transcriptions`.

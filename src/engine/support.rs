@@ -20,15 +20,15 @@ pub(crate) const LINK_TTL: Duration = Duration::from_secs(90 * 24 * 3600);
 
 /// The desk as the config describes it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Desk {
+pub(crate) struct Desk {
     /// The desk's forum supergroup.
-    pub chat_id: i64,
+    pub(crate) chat_id: i64,
     /// When staff answer; `None` = always.
     pub(crate) hours: Option<Hours>,
     /// The desk's time zone, minutes east of UTC.
-    pub offset_mins: i32,
+    pub(crate) offset_mins: i32,
     /// How long a shopper waits before being offered to go on with the bot (`None` = never).
-    pub answer_within: Option<Duration>,
+    pub(crate) answer_within: Option<Duration>,
 }
 
 impl Desk {
@@ -63,23 +63,23 @@ fn hm(minute: u32) -> String {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Link {
     /// The shopper.
-    pub user_id: i64,
+    pub(crate) user_id: i64,
     /// The desk's group the topic is in: a link of another group (before `support.chat_id`
     /// changed) is no link, its thread id there being someone else's topic here.
     #[serde(default)]
-    pub chat_id: i64,
+    pub(crate) chat_id: i64,
     /// Their topic in the desk's group.
-    pub thread: i32,
+    pub(crate) thread: i32,
     /// The topic's name (the shopper's name), to mark it.
-    pub name: String,
+    pub(crate) name: String,
     /// Staff and shopper are talking: the bot stays quiet.
-    pub open: bool,
+    pub(crate) open: bool,
     /// Staff wrote since it was opened (the shopper was told a person is there).
-    pub answered: bool,
+    pub(crate) answered: bool,
     /// When it was last opened (unix ms): a reminder belongs to one opening.
-    pub opened_ms: i64,
+    pub(crate) opened_ms: i64,
     /// The shopper's language.
-    pub lang: String,
+    pub(crate) lang: String,
 }
 
 /// The shopper's link to the desk `desk_chat`, if any: a link to another group is none

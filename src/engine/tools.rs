@@ -119,18 +119,18 @@ pub(crate) trait RemoteCaller: Send + Sync {
 /// A tool an MCP server lends the bot.
 pub struct RemoteTool {
     /// `SERVER__tool`, as the model and `[tools.NAME]` know it.
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// The server's name in `[mcp.servers.NAME]`.
-    pub server: String,
+    pub(crate) server: String,
     /// The tool's name on the server.
-    pub remote_name: String,
-    pub description: String,
+    pub(crate) remote_name: String,
+    pub(crate) description: String,
     /// The server's input schema.
-    pub parameters: Value,
+    pub(crate) parameters: Value,
     /// The server's level (`[mcp.servers.NAME] level`, default `confirm`).
-    pub level: Level,
+    pub(crate) level: Level,
     /// The server's scope (`[mcp.servers.NAME] scope`, default `private`).
-    pub scope: Scope,
+    pub(crate) scope: Scope,
     /// The connection that runs it.
     pub(crate) caller: Arc<dyn RemoteCaller>,
 }
@@ -169,7 +169,7 @@ pub enum ServerState {
 /// One server's line.
 #[derive(Debug, Clone)]
 pub struct ServerStatus {
-    pub name: String,
+    pub(crate) name: String,
     pub state: ServerState,
     /// Tools offered now (0 while down).
     pub tools: usize,

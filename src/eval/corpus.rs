@@ -102,13 +102,13 @@ impl Fact {
 pub(crate) struct AnswerFacts {
     /// Every one of these must be named (an inner list: one of its strings is enough).
     #[serde(default)]
-    pub all: Vec<Fact>,
+    pub(crate) all: Vec<Fact>,
     /// At least one of these must be named.
     #[serde(default)]
-    pub any: Vec<String>,
+    pub(crate) any: Vec<String>,
     /// None of these may appear.
     #[serde(default)]
-    pub none: Vec<String>,
+    pub(crate) none: Vec<String>,
 }
 
 impl AnswerFacts {
@@ -121,9 +121,9 @@ impl AnswerFacts {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Turn {
     /// What is typed: a message, a command, or the answer to a yes/no question ("y", "n").
-    pub say: String,
+    pub(crate) say: String,
     /// What the answer to this line must say (nothing: not checked).
-    pub facts: AnswerFacts,
+    pub(crate) facts: AnswerFacts,
 }
 
 #[derive(Deserialize)]
@@ -168,22 +168,22 @@ impl ToolExpect {
 pub(crate) struct ItemExpect {
     /// The product id (`p-0291`), or a list of ids of which one will do.
     #[serde(default)]
-    pub product: Option<Fact>,
+    pub(crate) product: Option<Fact>,
     /// A part of the product's name, Chinese or English (`Downshifter`), or a list of them.
     #[serde(default)]
-    pub name: Option<Fact>,
+    pub(crate) name: Option<Fact>,
     /// The SKU id (`p-0291-42`).
     #[serde(default)]
-    pub sku: Option<String>,
+    pub(crate) sku: Option<String>,
     /// The size or variant label, whole (`42`, `M`).
     #[serde(default)]
-    pub size: Option<String>,
+    pub(crate) size: Option<String>,
     /// How many.
     #[serde(default)]
-    pub quantity: Option<u32>,
+    pub(crate) quantity: Option<u32>,
     /// The unit price at most, in yuan (carts and orders).
     #[serde(default)]
-    pub max_price: Option<f64>,
+    pub(crate) max_price: Option<f64>,
 }
 
 /// The cart at the end.
@@ -192,10 +192,10 @@ pub(crate) struct ItemExpect {
 pub(crate) struct CartExpect {
     /// How many lines it holds.
     #[serde(default)]
-    pub lines: Option<usize>,
+    pub(crate) lines: Option<usize>,
     /// Items it must hold.
     #[serde(default)]
-    pub has: Vec<ItemExpect>,
+    pub(crate) has: Vec<ItemExpect>,
 }
 
 /// The shopper's orders at the end.
@@ -204,13 +204,13 @@ pub(crate) struct CartExpect {
 pub(crate) struct OrdersExpect {
     /// How many orders.
     #[serde(default)]
-    pub count: Option<usize>,
+    pub(crate) count: Option<usize>,
     /// The status every order has (`PENDING_PAYMENT`, `CANCELLED`…).
     #[serde(default)]
-    pub status: Option<String>,
+    pub(crate) status: Option<String>,
     /// Items some order holds.
     #[serde(default)]
-    pub has: Vec<ItemExpect>,
+    pub(crate) has: Vec<ItemExpect>,
 }
 
 /// The shopper's alerts at the end.
@@ -219,43 +219,43 @@ pub(crate) struct OrdersExpect {
 pub(crate) struct AlertsExpect {
     /// How many alerts.
     #[serde(default)]
-    pub count: Option<usize>,
+    pub(crate) count: Option<usize>,
     /// Alerts that must be set: the product (and size for a restock alert).
     #[serde(default)]
-    pub has: Vec<ItemExpect>,
+    pub(crate) has: Vec<ItemExpect>,
     /// `restock` or `price`: the kind every listed alert has.
     #[serde(default)]
-    pub kind: Option<String>,
+    pub(crate) kind: Option<String>,
 }
 
 /// One conversation and what must hold.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Case {
-    pub id: String,
-    pub lang: CaseLang,
-    pub class: String,
-    pub turns: Vec<Turn>,
+    pub(crate) id: String,
+    pub(crate) lang: CaseLang,
+    pub(crate) class: String,
+    pub(crate) turns: Vec<Turn>,
     /// What the answer to the last line must say.
-    pub answer: AnswerFacts,
+    pub(crate) answer: AnswerFacts,
     /// Never in any answer of the conversation.
-    pub never: Vec<String>,
+    pub(crate) never: Vec<String>,
     /// The script every answer must be in (default: the case's language).
-    pub script: Script,
+    pub(crate) script: Script,
     /// Strings allowed in another script (names), taken out before the script is checked.
-    pub allow: Vec<String>,
-    pub tools: Vec<ToolExpect>,
-    pub tools_none: Vec<String>,
-    pub cart: Option<CartExpect>,
-    pub orders: Option<OrdersExpect>,
-    pub alerts: Option<AlertsExpect>,
+    pub(crate) allow: Vec<String>,
+    pub(crate) tools: Vec<ToolExpect>,
+    pub(crate) tools_none: Vec<String>,
+    pub(crate) cart: Option<CartExpect>,
+    pub(crate) orders: Option<OrdersExpect>,
+    pub(crate) alerts: Option<AlertsExpect>,
     /// The language of the shopper's app, as Telegram tells the bot
     /// (`language_code`): what a message that says no language of its own
     /// ("屈臣氏在哪", written the same in both scripts; "42") is answered in.
     /// The case's language unless it says (`"app": "en"`, or `"default"`
     /// for the configured `bot.language`).
-    pub app: Option<CaseLang>,
+    pub(crate) app: Option<CaseLang>,
     /// Where it was read (`file:line`).
-    pub origin: String,
+    pub(crate) origin: String,
 }
 
 #[derive(Deserialize)]

@@ -34,9 +34,9 @@ pub(crate) const SHOPPER: i64 = 1;
 /// A tool call the model asked for.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Called {
-    pub name: String,
+    pub(crate) name: String,
     /// The arguments (an object; `{}` when they could not be read).
-    pub args: Value,
+    pub(crate) args: Value,
 }
 
 /// What one run of a conversation showed and left.
@@ -44,16 +44,16 @@ pub(crate) struct Called {
 pub(crate) struct Transcript {
     /// What the shopper read after each line (the confirmation outcome and the
     /// resumed answer included), in order.
-    pub answers: Vec<String>,
+    pub(crate) answers: Vec<String>,
     /// The tool calls asked for, in order.
-    pub calls: Vec<Called>,
+    pub(crate) calls: Vec<Called>,
     /// Model calls that failed (the run does not measure the model then).
-    pub model_errors: Vec<String>,
-    pub cart: Option<Cart>,
-    pub orders: Vec<Order>,
-    pub alerts: Vec<handlers::alert_book::Alert>,
+    pub(crate) model_errors: Vec<String>,
+    pub(crate) cart: Option<Cart>,
+    pub(crate) orders: Vec<Order>,
+    pub(crate) alerts: Vec<handlers::alert_book::Alert>,
     /// Anything that kept the run from finishing (the chat failed, the state could not be read).
-    pub broken: Option<String>,
+    pub(crate) broken: Option<String>,
 }
 
 /// What a run is built from: the config, and the model shared by every run

@@ -10,11 +10,11 @@ use super::corpus::Case;
 /// The outcome of one case over its k runs.
 #[derive(Debug, Clone)]
 pub(crate) struct CaseResult {
-    pub case: Case,
+    pub(crate) case: Case,
     /// Per run: why it failed (empty: it passed).
-    pub runs: Vec<Vec<String>>,
+    pub(crate) runs: Vec<Vec<String>>,
     /// The answers of the first failing run (of the first run when all passed).
-    pub answers: Vec<String>,
+    pub(crate) answers: Vec<String>,
 }
 
 impl CaseResult {
@@ -27,12 +27,12 @@ impl CaseResult {
 /// Cases and those that passed all k runs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct Tally {
-    pub cases: usize,
-    pub passed: usize,
+    pub(crate) cases: usize,
+    pub(crate) passed: usize,
     /// `passed / cases`: the share of cases that passed all k runs.
     pub pass_k: f64,
     /// Runs that passed, of `cases × k`.
-    pub runs_passed: usize,
+    pub(crate) runs_passed: usize,
 }
 
 impl Tally {
@@ -47,31 +47,31 @@ impl Tally {
 /// A case that failed at least one run.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Failure {
-    pub id: String,
-    pub lang: &'static str,
-    pub class: String,
+    pub(crate) id: String,
+    pub(crate) lang: &'static str,
+    pub(crate) class: String,
     /// `file:line`.
-    pub origin: String,
+    pub(crate) origin: String,
     /// Runs failed, of k.
-    pub runs_failed: usize,
+    pub(crate) runs_failed: usize,
     /// What the shopper typed.
-    pub turns: Vec<String>,
+    pub(crate) turns: Vec<String>,
     /// Why the first failing run failed.
-    pub reasons: Vec<String>,
+    pub(crate) reasons: Vec<String>,
     /// What the shopper read in that run, per line.
-    pub answers: Vec<String>,
+    pub(crate) answers: Vec<String>,
 }
 
 /// The whole report.
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
     /// What was measured: `offline` or the model.
-    pub model: String,
-    pub corpus: String,
+    pub(crate) model: String,
+    pub(crate) corpus: String,
     pub k: usize,
     pub overall: Tally,
-    pub by_lang: BTreeMap<&'static str, Tally>,
-    pub by_class: BTreeMap<String, Tally>,
+    pub(crate) by_lang: BTreeMap<&'static str, Tally>,
+    pub(crate) by_class: BTreeMap<String, Tally>,
     pub(crate) failures: Vec<Failure>,
 }
 

@@ -3,10 +3,10 @@
 //! ([`otel`]), the mall's data folder, secrets and redaction. Nothing here
 //! names the engine, a transport or the app.
 
-pub mod config;
-pub mod mall_data;
-pub mod ops;
-pub mod otel;
-pub mod redact;
-pub mod secret;
-pub mod state;
+pub(crate) mod config;
+pub(crate) mod mall_data;
+pub(crate) mod ops;
+pub(crate) mod otel;
+pub(crate) mod redact;
+pub(crate) mod secret;
+pub(crate) mod state;

@@ -7,8 +7,8 @@
 //! - [`mcp`]: the bot's tools for MCP clients, and MCP servers' tools lent to the bot.
 //! - [`console`]: the terminal chat.
 
-pub mod console;
-pub mod mcp;
-pub mod ops;
-pub mod telegram;
-pub mod webapp;
+pub(crate) mod console;
+pub(crate) mod mcp;
+pub(crate) mod ops;
+pub(crate) mod telegram;
+pub(crate) mod webapp;

@@ -23,7 +23,7 @@ pub const NO_REDIS: &str = "Redis not reachable at 127.0.0.1:6379";
 
 /// Whether the shared Redis answers; when not, [`skip_or_fail`].
 pub async fn redis_available(test: &str) -> bool {
-    let answered = match mallbot::infra::state::open(REDIS_URL).await {
+    let answered = match mallbot::state::open(REDIS_URL).await {
         Ok(state) => state.health().await.is_ok(),
         Err(_) => false,
     };

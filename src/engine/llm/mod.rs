@@ -9,8 +9,8 @@ use crate::engine::tools::Tool;
 pub use crate::infra::state::message::{ChatMessage, Role, ToolCall};
 
 pub(crate) mod limit;
-pub mod offline;
-pub mod openai;
+pub(crate) mod offline;
+pub(crate) mod openai;
 
 /// Tokens a model call used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]

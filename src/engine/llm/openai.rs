@@ -151,11 +151,6 @@ impl OpenAiClient {
         }
     }
 
-    /// The URL requests go to.
-    pub fn endpoint(&self) -> &str {
-        self.endpoint.as_str()
-    }
-
     /// One completion with retries; the spans record tokens and latency.
     async fn call(&self, request: ChatRequest<'_>, chat: &tracing::Span) -> Result<ChatResponse, LlmError> {
         let started = Instant::now();

@@ -9,9 +9,9 @@ pub(crate) const MAX_SIDE: u32 = 1280;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct ImageInfo {
     /// `image/png` or `image/jpeg`.
-    pub mime: &'static str,
-    pub width: u32,
-    pub height: u32,
+    pub(crate) mime: &'static str,
+    pub(crate) width: u32,
+    pub(crate) height: u32,
 }
 
 /// Why a picture cannot be sent.

@@ -22,7 +22,7 @@ use crate::engine::reply::Reply;
 use crate::engine::router::Admitted;
 use crate::engine::stt::Recording;
 
-pub mod image;
+pub(crate) mod image;
 
 /// Answers a voice message the door admitted: transcribes `recording`,
 /// then routes the transcript as the text of `ctx` (whose own text is

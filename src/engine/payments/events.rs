@@ -76,9 +76,9 @@ pub struct FeedReport {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct FeedLag {
     /// Seconds since the feed was last read (by any instance).
-    pub since_read: Option<i64>,
+    pub(crate) since_read: Option<i64>,
     /// Seconds between the newest event handled and its reading.
-    pub event_age: Option<i64>,
+    pub(crate) event_age: Option<i64>,
 }
 
 /// The reader of the mall's event feed.

@@ -28,7 +28,7 @@ use crate::infra::state::keys::{PAY_DUE as DUE, PAY_REFUSED as REFUSED};
 /// Where a payment stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum PaymentState {
+pub(crate) enum PaymentState {
     /// Money received; the mall has not recorded it yet.
     Received,
     /// The mall recorded it.
@@ -39,38 +39,38 @@ pub enum PaymentState {
 
 /// A payment as the bot keeps it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PaymentRecord {
+pub(crate) struct PaymentRecord {
     /// The charge id (Telegram's `telegram_payment_charge_id`): the key of
     /// the record and the mall's idempotency key.
-    pub charge_id: String,
+    pub(crate) charge_id: String,
     /// The payment provider's own charge id, for refunds.
     #[serde(default)]
-    pub provider_charge_id: String,
+    pub(crate) provider_charge_id: String,
     /// `telegram`, or `test` for the terminal's test payments.
-    pub provider: String,
-    pub order_id: String,
+    pub(crate) provider: String,
+    pub(crate) order_id: String,
     /// The shopper's platform and id (`telegram`, 1001).
-    pub platform: String,
-    pub user_id: i64,
+    pub(crate) platform: String,
+    pub(crate) user_id: i64,
     /// Where the shopper is told.
-    pub chat_id: i64,
-    pub lang: Lang,
-    pub amount_cents: i64,
-    pub currency: String,
+    pub(crate) chat_id: i64,
+    pub(crate) lang: Lang,
+    pub(crate) amount_cents: i64,
+    pub(crate) currency: String,
     /// Unix seconds.
-    pub received_at: i64,
-    pub state: PaymentState,
+    pub(crate) received_at: i64,
+    pub(crate) state: PaymentState,
     /// Attempts to record it in the mall so far.
     #[serde(default)]
-    pub attempts: u32,
+    pub(crate) attempts: u32,
     /// What the mall said last (an error, or why it refused).
     #[serde(default)]
-    pub note: String,
+    pub(crate) note: String,
 }
 
 /// What an attempt to record a payment came to.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Settled {
+pub(crate) enum Settled {
     /// The mall recorded it now.
     Recorded { record: PaymentRecord, order: Box<Order> },
     /// The mall refused it now: the money is to be refunded.
@@ -87,7 +87,7 @@ pub enum Settled {
 
 /// The payments in the state store, and their recording in the mall.
 #[derive(Clone)]
-pub struct Ledger {
+pub(crate) struct Ledger {
     state: Arc<dyn StateStore>,
     mall: Arc<dyn MallApi>,
     /// How long one `pay_order` may take before the payment is left due.

@@ -19,8 +19,8 @@ pub use events::EventFeed;
 
 pub use events::FeedReport;
 
-pub use events::EventTeller;
-pub use ledger::{Ledger, PaymentRecord, PaymentState, Settled};
+pub(crate) use events::EventTeller;
+pub(crate) use ledger::{Ledger, PaymentRecord, PaymentState, Settled};
 pub use payload::PayloadKey;
 
 /// An order is taken at pre-checkout only with at least this much time left
@@ -35,23 +35,23 @@ pub(crate) const CHECKOUT_MALL_TIMEOUT: Duration = Duration::from_secs(3);
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct InvoiceLine {
     /// What and how many, in the shopper's language.
-    pub label: String,
+    pub(crate) label: String,
     /// The line's total in the currency's minor units.
-    pub amount: i64,
+    pub(crate) amount: i64,
 }
 
 /// What an invoice shows and carries, before a transport sends it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct InvoiceDraft {
-    pub order_id: String,
-    pub title: String,
-    pub description: String,
+    pub(crate) order_id: String,
+    pub(crate) title: String,
+    pub(crate) description: String,
     /// The signed payload (see [`PayloadKey`]).
-    pub payload: String,
-    pub currency: String,
-    pub lines: Vec<InvoiceLine>,
+    pub(crate) payload: String,
+    pub(crate) currency: String,
+    pub(crate) lines: Vec<InvoiceLine>,
     /// The order's total: the sum of the lines and the mall's `total_cents`.
-    pub total: i64,
+    pub(crate) total: i64,
 }
 
 /// The invoice of `order` for the shopper `user_id` (`store` is its pickup

@@ -286,7 +286,7 @@ pub enum Why {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Turned {
     pub why: Why,
-    pub lang: Lang,
+    pub(crate) lang: Lang,
     /// The first refusal (or the first over the limit in its window): a
     /// chat says it once and then keeps silent. A caller that must answer
     /// every request (HTTP, MCP) answers [`Turned::message`] each time.

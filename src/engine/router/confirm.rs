@@ -63,16 +63,16 @@ fn in_any_language(line: fn(&Texts) -> &'static str) -> String {
 #[derive(Debug, Clone)]
 pub struct ConfirmSettings {
     /// How long a confirmation button stays valid (`safety.confirm_ttl_secs`).
-    pub confirm_ttl: Duration,
+    pub(crate) confirm_ttl: Duration,
     /// Critical actions need a typed one-time code (`safety.critical_code`).
-    pub critical_code: bool,
+    pub(crate) critical_code: bool,
     /// Per-tool level overrides (`[tools.NAME] level`): which calls are
     /// held for a confirmation (the [`Toolbox`] applies them).
-    pub levels: HashMap<String, Level>,
+    pub(crate) levels: HashMap<String, Level>,
     /// Orders are paid in chat (`payments.provider_token` is set); else at the store.
-    pub payments_online: bool,
+    pub(crate) payments_online: bool,
     /// Minutes an unpaid order lasts (`payments.order_ttl_mins`).
-    pub order_ttl_mins: u64,
+    pub(crate) order_ttl_mins: u64,
 }
 
 impl Default for ConfirmSettings {
@@ -674,7 +674,7 @@ pub(crate) fn hold_refused(lang: Lang, error: &HoldError) -> Reply {
 /// Who presses: only a chat can take the typed one-time code, and only a
 /// chat knows the questions its tool loop asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Presser {
+pub(crate) enum Presser {
     /// A chat's button (Telegram, the terminal chat).
     Chat,
     /// The Mini App's page.
@@ -687,15 +687,15 @@ pub enum Presser {
 #[derive(Debug, Clone)]
 pub(crate) struct Hold {
     /// The one-time token the owner confirms with.
-    pub token: String,
-    pub level: Level,
+    pub(crate) token: String,
+    pub(crate) level: Level,
     /// What will happen, in the owner's language.
-    pub summary: String,
+    pub(crate) summary: String,
 }
 
 /// Why a call could not be held.
 #[derive(Debug)]
-pub enum HoldError {
+pub(crate) enum HoldError {
     /// The arguments are not a JSON object.
     Invalid(ToolError),
     /// The arguments are longer than [`MAX_ARGUMENTS`].

@@ -24,9 +24,9 @@ use crate::infra::state::StateStore;
 #[derive(Debug, Clone)]
 pub struct DeskSettings {
     /// The service desk (`[support]`), when there is one in Telegram.
-    pub desk: Option<Desk>,
+    pub(crate) desk: Option<Desk>,
     /// How long the report's counts are kept (`report.keep_days`).
-    pub report_keep: Duration,
+    pub(crate) report_keep: Duration,
 }
 
 impl Default for DeskSettings {

@@ -67,12 +67,12 @@ mod toolbox;
 mod turn;
 
 pub(crate) use self::access::Door;
-pub use self::access::{Admitted, DoorSettings, Knock, Turned, Way, Why};
+pub(crate) use self::access::{Admitted, Turned};
+pub use self::access::{DoorSettings, Knock, Way, Why};
 pub(crate) use self::confirm::{Carried, Confirmations, Hold, confirmation_text, held_reply, hold_refused};
-pub use self::confirm::{ConfirmSettings, HoldError, Presser};
-pub use self::desk::DeskSettings;
+pub(crate) use self::confirm::{ConfirmSettings, HoldError, Presser};
+pub(crate) use self::desk::DeskSettings;
 pub(crate) use self::desk::StaffDesk;
-pub use self::scope::TurnScope;
 pub(crate) use self::toolbox::Toolbox;
 pub use self::turn::TurnSettings;
 pub(crate) use self::turn::{TurnDeps, Turns};

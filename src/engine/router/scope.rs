@@ -9,7 +9,7 @@ use crate::engine::pending::PendingAction;
 
 /// Who a turn is for and where it happens.
 #[derive(Debug, Clone)]
-pub struct TurnScope {
+pub(crate) struct TurnScope {
     pub(super) platform: String,
     pub(super) user_id: i64,
     pub(super) chat_id: i64,

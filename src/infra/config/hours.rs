@@ -7,8 +7,8 @@
 /// runs past midnight.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Hours {
-    pub open: u32,
-    pub close: u32,
+    pub(crate) open: u32,
+    pub(crate) close: u32,
 }
 
 impl Hours {

@@ -20,9 +20,9 @@ mod validate;
 pub(crate) use env::CONFIG_PATH_VAR;
 use env::{apply_env, is_known_key};
 pub use sections::*;
-pub use validate::Mistake;
+pub(crate) use validate::Mistake;
 
-pub use crate::infra::secret::Secret;
+pub(crate) use crate::infra::secret::Secret;
 
 /// The whole configuration. Every key has a default (see `config.example.toml`).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -35,14 +35,14 @@ pub struct Config {
     pub state: StateConfig,
     pub bot: BotConfig,
     pub safety: SafetyConfig,
-    pub ops: OpsConfig,
+    pub(crate) ops: OpsConfig,
     pub log: LogConfig,
     pub mcp: McpConfig,
     pub payments: PaymentsConfig,
     pub events: EventsConfig,
     pub alerts: AlertsConfig,
     pub webapp: WebappConfig,
-    pub otel: OtelConfig,
+    pub(crate) otel: OtelConfig,
     pub support: SupportConfig,
     pub report: ReportConfig,
     /// Per-tool overrides: `[tools.add_to_cart] level = "safe"`.

@@ -14,13 +14,13 @@ pub struct TelegramConfig {
     pub token: Secret,
     pub api_url: String,
     pub admins: Vec<i64>,
-    pub mode: TelegramMode,
+    pub(crate) mode: TelegramMode,
     pub webhook_url: String,
-    pub webhook_listen: String,
+    pub(crate) webhook_listen: String,
     pub webhook_secret: Secret,
     /// How long an answer that could not be delivered yet is retried, in
     /// seconds; older undelivered answers are dropped (and logged).
-    pub outbox_max_age_secs: u64,
+    pub(crate) outbox_max_age_secs: u64,
 }
 
 impl Default for TelegramConfig {
@@ -41,7 +41,7 @@ impl Default for TelegramConfig {
 /// How updates arrive from Telegram.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum TelegramMode {
+pub(crate) enum TelegramMode {
     Polling,
     Webhook,
 }
@@ -65,13 +65,13 @@ pub struct LlmConfig {
     pub api_key: Secret,
     pub model: String,
     pub max_rounds: u32,
-    pub request_timeout_secs: u64,
+    pub(crate) request_timeout_secs: u64,
     pub max_retries: u32,
     pub tool_timeout_secs: u64,
     /// Stream completions (SSE) instead of waiting for the whole answer.
-    pub stream: bool,
+    pub(crate) stream: bool,
     /// Sampling temperature sent to the model (unset: the provider's default).
-    pub temperature: Option<f32>,
+    pub(crate) temperature: Option<f32>,
     /// A hard ceiling on model calls at once; 0 = adapt to the provider
     /// (grow while it answers, shrink on 429/overload).
     pub max_concurrent: usize,
@@ -79,7 +79,7 @@ pub struct LlmConfig {
     /// image part (with `provider = "openai"`; the offline planner reads captions only).
     pub vision: bool,
     /// The most tokens one model answer may have (`max_tokens` on every request).
-    pub max_tokens: u32,
+    pub(crate) max_tokens: u32,
     /// A tool's own words end the turn when they are the whole answer
     /// (directions, a store, the cart, an order), without a second model round.
     pub direct_answers: bool,
@@ -179,14 +179,14 @@ pub enum MallBackend {
 pub struct MallConfig {
     pub backend: MallBackend,
     pub base_url: String,
-    pub api_key: Secret,
+    pub(crate) api_key: Secret,
     /// The store staff's key for the staff endpoints (orders ready / picked up):
     /// what `mall-server` requires there, and what the bot sends there. Empty:
     /// `mall-server` keeps them closed.
-    pub staff_key: Secret,
+    pub(crate) staff_key: Secret,
     /// SQLite file of the embedded mall's carts, orders and stock.
-    pub embedded_db: String,
-    pub request_timeout_secs: u64,
+    pub(crate) embedded_db: String,
+    pub(crate) request_timeout_secs: u64,
     pub max_retries: u32,
     /// The indoor map: an IMDF folder or .zip. Empty: the embedded demo mall
     /// uses its own map; a mall on the HTTP backend gives text directions.
@@ -194,17 +194,17 @@ pub struct MallConfig {
     /// A folder of Markdown files with the mall's own information (hours,
     /// parking, services, policies), one section per heading, for a mall whose
     /// backend has no `GET /api/mall/info`. Empty: the backend's.
-    pub info_dir: String,
+    pub(crate) info_dir: String,
     /// A folder with the mall's own data (stores, products, SKUs, stock, prices,
     /// categories, promotions as CSV or .xlsx, or the demo's JSON shape), served
     /// by the embedded mall and read again when a file changes or on `SIGHUP`;
     /// its `imdf/` and `info/` are the map and information unless `imdf` and
     /// `info_dir` are set. Empty: the demo mall. See docs/your-mall.md.
-    pub data: String,
+    pub(crate) data: String,
     /// The mall's own host names: `mall-server` answers only requests whose
     /// `Host` is one of them (or localhost/127.0.0.1/::1), and they are the
     /// default of `bot.link_hosts` and the hosts product pictures may come from.
-    pub allowed_hosts: Vec<String>,
+    pub(crate) allowed_hosts: Vec<String>,
 }
 
 impl Default for MallConfig {
@@ -256,7 +256,7 @@ pub struct BotConfig {
     pub history_messages: usize,
     /// A token budget for the remembered conversation (0 = none): old tool
     /// results are shortened first, then the oldest turns dropped.
-    pub history_tokens: usize,
+    pub(crate) history_tokens: usize,
     pub rate_limit_per_minute: u32,
     /// Model tokens (in + out) a shopper may use a day (UTC); over it the
     /// offline planner answers for the rest of the day. 0 = unlimited.
@@ -271,7 +271,7 @@ pub struct BotConfig {
     /// Hosts whose links in an answer may get a link preview (empty = the
     /// mall's own: `mall.base_url`'s host and `mall.allowed_hosts`). Any
     /// other link in an answer turns its preview off.
-    pub link_hosts: Vec<String>,
+    pub(crate) link_hosts: Vec<String>,
 }
 
 impl Default for BotConfig {
@@ -307,12 +307,12 @@ impl Default for SafetyConfig {
 /// `[ops]`
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct OpsConfig {
+pub(crate) struct OpsConfig {
     /// Address of `/metrics`, `/healthz` and `/readyz` (empty = off; in
     /// webhook mode `127.0.0.1:9464`). Never the webhook listener.
-    pub listen: String,
+    pub(crate) listen: String,
     /// Bearer token `/metrics` requires (empty = none).
-    pub token: Secret,
+    pub(crate) token: Secret,
 }
 
 /// `[webapp]`: the Mini App (a map to touch, the directory, the cart).
@@ -324,9 +324,9 @@ pub struct WebappConfig {
     /// The https URL Telegram opens (the Mini App behind the operator's TLS
     /// proxy); with it set the bot sets its menu button and offers
     /// "🗺 在地图上看" under directions and store answers.
-    pub public_url: String,
+    pub(crate) public_url: String,
     /// Oldest Telegram `initData` taken, in seconds (an hour by default).
-    pub init_data_max_age_secs: u64,
+    pub(crate) init_data_max_age_secs: u64,
 }
 
 impl Default for WebappConfig {
@@ -344,11 +344,11 @@ pub struct PaymentsConfig {
     /// never printed).
     pub provider_token: Secret,
     /// ISO 4217 code of the invoices; amounts are in its minor units.
-    pub currency: String,
+    pub(crate) currency: String,
     /// Minutes an unpaid order holds its stock before it expires.
-    pub order_ttl_mins: u64,
+    pub(crate) order_ttl_mins: u64,
     /// Unpaid orders one shopper may hold at once.
-    pub max_open_orders: u32,
+    pub(crate) max_open_orders: u32,
 }
 
 impl Default for PaymentsConfig {
@@ -388,13 +388,13 @@ impl Default for EventsConfig {
 #[serde(default, deny_unknown_fields)]
 pub struct AlertsConfig {
     /// Days an alert lasts; then it ends with one last word.
-    pub ttl_days: u32,
+    pub(crate) ttl_days: u32,
     /// Alerts one shopper may have at once.
     pub max_per_user: u32,
     /// Minutes between two re-reads of the watched products (for a mall
     /// whose feed has no product events, and for changes it did not tell);
     /// 0 = never re-read, the feed alone.
-    pub poll_mins: u64,
+    pub(crate) poll_mins: u64,
     /// Alert messages sent per second at most, over all instances (Telegram
     /// takes about 30 a second from a bot; the rest is left to answers).
     pub sends_per_sec: u32,
@@ -415,12 +415,12 @@ pub struct SupportConfig {
     /// shopper asking for a person is told where the service desk is.
     pub chat_id: i64,
     /// When staff answer, `HH:MM-HH:MM` in `utc_offset`'s time; empty = always.
-    pub hours: String,
+    pub(crate) hours: String,
     /// The desk's time zone as an offset from UTC (`+08:00`).
-    pub utc_offset: String,
+    pub(crate) utc_offset: String,
     /// Minutes without a staff answer before the shopper may go on with the
     /// bot (0 = never asked; fractions allowed: 0.5 = 30 s).
-    pub answer_within_mins: f64,
+    pub(crate) answer_within_mins: f64,
 }
 
 impl Default for SupportConfig {
@@ -452,19 +452,19 @@ impl Default for ReportConfig {
 /// empty (and no `OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT` is set).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct OtelConfig {
+pub(crate) struct OtelConfig {
     /// The collector's OTLP/HTTP base URL, e.g. `http://127.0.0.1:4318`
     /// (`/v1/traces` is appended unless already there).
-    pub endpoint: String,
+    pub(crate) endpoint: String,
     /// `http/protobuf` or `http/json`.
-    pub protocol: OtelProtocol,
+    pub(crate) protocol: OtelProtocol,
     /// `service.name` of the spans.
-    pub service_name: String,
+    pub(crate) service_name: String,
     /// Share of new traces kept, 0.0 to 1.0 (a trace continued from a caller
     /// follows the caller's decision).
-    pub sample_ratio: f64,
+    pub(crate) sample_ratio: f64,
     /// Prompts, messages, answers and tool arguments and results in the spans.
-    pub capture_content: bool,
+    pub(crate) capture_content: bool,
 }
 
 impl Default for OtelConfig {
@@ -481,7 +481,7 @@ impl Default for OtelConfig {
 
 /// The OTLP encoding over HTTP.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub enum OtelProtocol {
+pub(crate) enum OtelProtocol {
     /// Protobuf (`application/x-protobuf`).
     #[default]
     #[serde(rename = "http/protobuf")]
@@ -515,27 +515,27 @@ pub enum LogFormat {
 #[serde(default, deny_unknown_fields)]
 pub struct McpConfig {
     /// Bearer token for `mallbot mcp --listen` (required there); it acts for `user_id`.
-    pub token: Secret,
+    pub(crate) token: Secret,
     /// The shopper `mallbot mcp` acts for: over stdio, and for requests carrying `token`.
-    pub user_id: i64,
+    pub(crate) user_id: i64,
     /// Host names accepted in the `Host` header by `mallbot mcp --listen`
     /// besides localhost/127.0.0.1/::1 (DNS-rebinding protection).
-    pub allowed_hosts: Vec<String>,
+    pub(crate) allowed_hosts: Vec<String>,
     /// Browser origins accepted in the `Origin` header (`https://app.example.com:443`);
     /// a request with any other Origin is refused.
-    pub allowed_origins: Vec<String>,
+    pub(crate) allowed_origins: Vec<String>,
     /// Leave `confirm`/`critical` tools out of the list for clients without
     /// elicitation (otherwise listed, and refused with an explanation when called).
-    pub hide_unconfirmable: bool,
+    pub(crate) hide_unconfirmable: bool,
     /// More bearer tokens, each acting for its own shopper: `"TOKEN" = USER_ID`.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub tokens: BTreeMap<Secret, i64>,
+    pub(crate) tokens: BTreeMap<Secret, i64>,
     /// MCP servers whose tools the bot offers to the model, as `NAME__tool`.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub servers: BTreeMap<String, McpServerConfig>,
     /// How long start-up waits for `[mcp.servers]` to connect before the
     /// first turn, in seconds (a server later than that joins when it connects).
-    pub connect_timeout_secs: u64,
+    pub(crate) connect_timeout_secs: u64,
 }
 
 impl Default for McpConfig {

@@ -10,8 +10,8 @@ use super::*;
 /// One mistake in the config: the key and what was wrong with its value.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mistake {
-    pub key: String,
-    pub message: String,
+    pub(crate) key: String,
+    pub(crate) message: String,
 }
 
 impl std::fmt::Display for Mistake {

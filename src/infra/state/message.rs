@@ -49,7 +49,7 @@ pub struct ChatMessage {
     /// carries the bot token). The stored history keeps a placeholder instead
     /// (the router drops the picture before saving the turn).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub image: Option<String>,
+    pub(crate) image: Option<String>,
 }
 
 impl ChatMessage {

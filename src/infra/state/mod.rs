@@ -21,9 +21,9 @@ mod backend;
 pub(crate) mod keys;
 pub(crate) mod memory;
 pub(crate) mod message;
-pub mod redis;
+pub(crate) mod redis;
 mod roles;
-pub mod sqlite;
+pub(crate) mod sqlite;
 pub(crate) mod timed;
 mod types;
 

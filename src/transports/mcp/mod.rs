@@ -4,5 +4,5 @@
 //! confirmations; what people read comes from the language's text table
 //! (`handlers::texts`, its `mcp` section).
 
-pub mod client;
-pub mod server;
+pub(crate) mod client;
+pub(crate) mod server;

@@ -26,17 +26,17 @@ use crate::engine::router::{Admitted, Presser};
 /// A press the door admitted: the query, and its button as read.
 #[derive(Debug, Clone)]
 pub(crate) struct Press {
-    pub query: Box<CallbackQuery>,
+    pub(crate) query: Box<CallbackQuery>,
     /// `None`: data that is none of the bot's buttons.
-    pub button: Option<ButtonData>,
+    pub(crate) button: Option<ButtonData>,
 }
 
 /// A reaction the door admitted: the answer reacted to, and the rating
 /// standing now (`Some(true)` 👍, `Some(false)` 👎, `None` taken back).
 #[derive(Debug, Clone)]
 pub(crate) struct Reaction {
-    pub message_id: i32,
-    pub now: Option<bool>,
+    pub(crate) message_id: i32,
+    pub(crate) now: Option<bool>,
 }
 
 /// The endpoint of a press: its button's job.

@@ -8,8 +8,8 @@ pub(crate) const MESSAGE_LIMIT: usize = 4096;
 /// Telegram cannot parse the HTML.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Part {
-    pub html: String,
-    pub plain: String,
+    pub(crate) html: String,
+    pub(crate) plain: String,
 }
 
 /// Escapes `&`, `<` and `>` so plain text can be sent with `parse_mode=HTML`.

@@ -42,24 +42,24 @@ pub(crate) const FAILED: Outcome = "failed";
 /// choice (read once) and the conversation's language as the door found it.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Langs {
-    pub chosen: Option<Lang>,
-    pub talking: Option<Lang>,
+    pub(crate) chosen: Option<Lang>,
+    pub(crate) talking: Option<Lang>,
 }
 
 /// One update being handled. Clones share everything.
 #[derive(Clone)]
 pub(crate) struct Handle {
-    pub bot: Bot,
+    pub(crate) bot: Bot,
     /// Who the bot is (`getMe`).
-    pub me: Me,
+    pub(crate) me: Me,
     /// The transport's engine and memory.
-    pub tg: Arc<Transport>,
+    pub(crate) tg: Arc<Transport>,
     /// Where the answers go.
-    pub target: Target,
+    pub(crate) target: Target,
     /// Who sent the update.
-    pub from: User,
+    pub(crate) from: User,
     /// Whether it came from a group or supergroup.
-    pub is_group: bool,
+    pub(crate) is_group: bool,
     langs: Langs,
 }
 

@@ -45,11 +45,11 @@ pub(crate) enum Content<'a> {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Speech<'a> {
     /// The file to fetch.
-    pub file: &'a FileMeta,
+    pub(crate) file: &'a FileMeta,
     /// Its length in seconds, as Telegram reports it.
-    pub seconds: u32,
+    pub(crate) seconds: u32,
     /// Its MIME type (`audio/ogg` for voice messages, `video/mp4` for video notes).
-    pub mime: String,
+    pub(crate) mime: String,
 }
 
 /// The content of `msg`.
@@ -110,9 +110,9 @@ fn speech(msg: &Message) -> Option<Speech<'_>> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct BotIdentity {
     /// The bot's user id.
-    pub id: UserId,
+    pub(crate) id: UserId,
     /// The bot's username, without `@`.
-    pub username: String,
+    pub(crate) username: String,
 }
 
 impl BotIdentity {
@@ -130,9 +130,9 @@ impl BotIdentity {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Addressing {
     /// Whether the message mentions the bot, replies to it or is a `/command@bot`.
-    pub addressed: bool,
+    pub(crate) addressed: bool,
     /// The text with the bot's mentions (and the `@bot` of a command) removed.
-    pub text: String,
+    pub(crate) text: String,
 }
 
 /// Reads whether `text` (with its `entities`) is addressed to `bot` and strips
@@ -265,11 +265,11 @@ pub(crate) fn read(msg: &Message, me: &Me, is_group: bool) -> Reading {
 pub(crate) struct Incoming {
     /// The message (boxed: a `Message` is kilobytes, and the lane keeps it
     /// until its turn comes).
-    pub msg: Box<Message>,
+    pub(crate) msg: Box<Message>,
     /// Its words for the bot ([`Reading::ForTheBot`]).
-    pub text: String,
+    pub(crate) text: String,
     /// From the service desk's group: staff writing to shoppers.
-    pub staff: bool,
+    pub(crate) staff: bool,
 }
 
 /// The endpoint of a message: staff's to the desk, a shopper's to the

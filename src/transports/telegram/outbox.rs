@@ -57,7 +57,7 @@ pub struct FlushReport {
     /// Answers delivered.
     pub delivered: u64,
     /// Answers still waiting (Telegram did not take them).
-    pub waiting: u64,
+    pub(crate) waiting: u64,
     /// Answers dropped: too old, or refused by Telegram for good.
     pub dropped: u64,
 }

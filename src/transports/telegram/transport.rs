@@ -52,22 +52,22 @@ pub enum TelegramError {
 }
 
 /// What the update handlers share: the bot's engine and the transport's own memory.
-pub struct Transport {
+pub(crate) struct Transport {
     /// The assembled bot.
-    pub app: App,
+    pub(crate) app: App,
     /// Group requests waiting to continue in a private chat (in the state
     /// store, shared by every instance that shares it).
     pub(crate) handoffs: crate::engine::handoff::HandoffLinks,
     /// The "typing…" loops, one per chat being answered.
-    pub typing: send::ChatTyping,
+    pub(crate) typing: send::ChatTyping,
     /// Whether the Bot API server takes `sendMessageDraft`.
     pub(crate) drafts: DraftSupport,
     /// Answers kept until Telegram took them.
-    pub outbox: outbox::Outbox,
+    pub(crate) outbox: outbox::Outbox,
     /// The chats whose updates are being handled, one lane each.
     pub(crate) lanes: lanes::Lanes,
     /// Payments kept until the mall recorded them.
-    pub ledger: crate::engine::payments::Ledger,
+    pub(crate) ledger: crate::engine::payments::Ledger,
 }
 
 impl Transport {

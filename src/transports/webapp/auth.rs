@@ -40,12 +40,12 @@ pub(crate) enum InitDataError {
 /// The shopper `initData` names.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub(crate) struct WebUser {
-    pub id: i64,
+    pub(crate) id: i64,
     #[serde(default)]
-    pub first_name: String,
+    pub(crate) first_name: String,
     /// IETF tag of the shopper's Telegram language (`zh-hans`, `en`…).
     #[serde(default)]
-    pub language_code: Option<String>,
+    pub(crate) language_code: Option<String>,
 }
 
 /// Checks `initData` for the bot whose token is `bot_token`.

@@ -16,24 +16,24 @@ use serde::Serialize;
 /// Every floor of a map in one language.
 #[derive(Debug)]
 pub(crate) struct FloorSet {
-    pub floors: Vec<Floor>,
+    pub(crate) floors: Vec<Floor>,
 }
 
 /// One floor: its drawing and the stores on it.
 #[derive(Debug)]
 pub(crate) struct Floor {
     /// The mall's floor number (1 = ground, -1 = B1).
-    pub floor: i32,
+    pub(crate) floor: i32,
     /// How it is signed and named (`3F 运动`).
-    pub label: String,
-    pub width: u32,
-    pub height: u32,
+    pub(crate) label: String,
+    pub(crate) width: u32,
+    pub(crate) height: u32,
     /// The SVG, and the same gzip-compressed.
-    pub svg: Bytes,
-    pub svg_gzip: Bytes,
-    pub stores: Vec<Pin>,
+    pub(crate) svg: Bytes,
+    pub(crate) svg_gzip: Bytes,
+    pub(crate) stores: Vec<Pin>,
     /// The facilities marked on it (restrooms, nursing rooms, ATMs…).
-    pub facilities: Vec<FacilityPin>,
+    pub(crate) facilities: Vec<FacilityPin>,
     frame: Frame,
 }
 
@@ -41,30 +41,30 @@ pub(crate) struct Floor {
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct FacilityPin {
     /// Its kind's IMDF key (`restroom`).
-    pub kind: &'static str,
+    pub(crate) kind: &'static str,
     /// The kind's name in the page's language.
-    pub name: String,
+    pub(crate) name: String,
     /// The badge's letters and colour (`#00897b`).
-    pub badge: &'static str,
-    pub colour: String,
-    pub x: f64,
-    pub y: f64,
+    pub(crate) badge: &'static str,
+    pub(crate) colour: String,
+    pub(crate) x: f64,
+    pub(crate) y: f64,
 }
 
 /// A kind of facility the map has, named in the page's language.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct FacilityKindName {
-    pub kind: &'static str,
-    pub name: String,
+    pub(crate) kind: &'static str,
+    pub(crate) name: String,
 }
 
 /// A place on a floor's drawing, in the drawing's pixels.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Pin {
-    pub id: String,
-    pub name: String,
-    pub x: f64,
-    pub y: f64,
+    pub(crate) id: String,
+    pub(crate) name: String,
+    pub(crate) x: f64,
+    pub(crate) y: f64,
 }
 
 /// The floors of `router`'s map in each language, drawn when first asked.

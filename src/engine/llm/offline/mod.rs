@@ -46,7 +46,7 @@ use services::MallApi;
 
 use super::{ChatMessage, ChatModel, ChatRequest, ChatResponse, LlmError, ToolCall, Usage};
 
-pub use handlers::basic::Lexicon;
+pub(crate) use handlers::basic::Lexicon;
 
 /// How often the planner learns the mall's names again.
 pub(crate) const LEXICON_REFRESH: Duration = Duration::from_secs(10 * 60);

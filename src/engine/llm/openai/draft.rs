@@ -10,23 +10,23 @@ use crate::engine::llm::{ChatMessage, ChatResponse, Role, ToolCall, Usage};
 /// An answer as read from the wire.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(super) struct Draft {
-    pub content: Option<String>,
-    pub reasoning: Option<String>,
-    pub calls: Vec<DraftCall>,
-    pub finish_reason: Option<String>,
-    pub usage: Usage,
+    pub(crate) content: Option<String>,
+    pub(crate) reasoning: Option<String>,
+    pub(crate) calls: Vec<DraftCall>,
+    pub(crate) finish_reason: Option<String>,
+    pub(crate) usage: Usage,
     /// The model that answered, as the provider named it.
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
     /// When a streamed answer's first chunk arrived.
-    pub first_chunk: Option<std::time::Instant>,
+    pub(crate) first_chunk: Option<std::time::Instant>,
 }
 
 /// A tool call as read from the wire; `id` may be empty.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(super) struct DraftCall {
-    pub id: String,
-    pub name: String,
-    pub arguments: String,
+    pub(crate) id: String,
+    pub(crate) name: String,
+    pub(crate) arguments: String,
 }
 
 impl Draft {

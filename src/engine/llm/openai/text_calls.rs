@@ -9,9 +9,9 @@ use serde_json::Value;
 #[derive(Debug, PartialEq)]
 pub(super) struct Recovered {
     /// `(name, arguments as JSON text)` in the order written.
-    pub calls: Vec<(String, String)>,
+    pub(crate) calls: Vec<(String, String)>,
     /// The remaining text, if any.
-    pub rest: Option<String>,
+    pub(crate) rest: Option<String>,
 }
 
 /// The tool calls written into `content`, if it holds any.

@@ -298,22 +298,22 @@ struct OutFunction<'a> {
 #[serde(default)]
 pub(super) struct WireCompletion {
     #[serde(deserialize_with = "list")]
-    pub choices: Vec<WireChoice>,
-    pub usage: Option<WireUsage>,
+    pub(crate) choices: Vec<WireChoice>,
+    pub(crate) usage: Option<WireUsage>,
     /// An error object some providers send with status 200 or inside a stream.
-    pub error: Option<Value>,
+    pub(crate) error: Option<Value>,
     /// Groq's extras; its streams have reported usage only in here.
-    pub x_groq: Option<WireGroq>,
+    pub(crate) x_groq: Option<WireGroq>,
     /// The model that answered (the trace's `gen_ai.response.model`).
     #[serde(deserialize_with = "text")]
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
 }
 
 /// Groq's `x_groq` object.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 pub(super) struct WireGroq {
-    pub usage: Option<WireUsage>,
+    pub(crate) usage: Option<WireUsage>,
 }
 
 /// One choice; `message` in plain answers, `delta` in stream chunks.
@@ -321,11 +321,11 @@ pub(super) struct WireGroq {
 #[serde(default)]
 pub(super) struct WireChoice {
     #[serde(deserialize_with = "index")]
-    pub index: Option<u64>,
-    pub message: Option<WireMessage>,
-    pub delta: Option<WireMessage>,
+    pub(crate) index: Option<u64>,
+    pub(crate) message: Option<WireMessage>,
+    pub(crate) delta: Option<WireMessage>,
     #[serde(deserialize_with = "text")]
-    pub finish_reason: Option<String>,
+    pub(crate) finish_reason: Option<String>,
 }
 
 /// An assistant message or delta.
@@ -333,12 +333,12 @@ pub(super) struct WireChoice {
 #[serde(default)]
 pub(super) struct WireMessage {
     /// A string, or (some providers) an array of `{"type":"text","text":…}` parts.
-    pub content: Option<Value>,
-    pub reasoning_content: Option<Value>,
+    pub(crate) content: Option<Value>,
+    pub(crate) reasoning_content: Option<Value>,
     /// OpenRouter's name for `reasoning_content`.
-    pub reasoning: Option<Value>,
+    pub(crate) reasoning: Option<Value>,
     #[serde(deserialize_with = "list")]
-    pub tool_calls: Vec<WireToolCall>,
+    pub(crate) tool_calls: Vec<WireToolCall>,
 }
 
 /// A tool call or a piece of one.
@@ -346,10 +346,10 @@ pub(super) struct WireMessage {
 #[serde(default)]
 pub(super) struct WireToolCall {
     #[serde(deserialize_with = "index")]
-    pub index: Option<u64>,
+    pub(crate) index: Option<u64>,
     #[serde(deserialize_with = "text")]
-    pub id: Option<String>,
-    pub function: Option<WireFunction>,
+    pub(crate) id: Option<String>,
+    pub(crate) function: Option<WireFunction>,
 }
 
 /// The function part of a tool call.
@@ -357,9 +357,9 @@ pub(super) struct WireToolCall {
 #[serde(default)]
 pub(super) struct WireFunction {
     #[serde(deserialize_with = "text")]
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
     /// A string normally; an object from llama.cpp and TGI.
-    pub arguments: Option<Value>,
+    pub(crate) arguments: Option<Value>,
 }
 
 /// Token counts.
@@ -367,14 +367,14 @@ pub(super) struct WireFunction {
 #[serde(default)]
 pub(super) struct WireUsage {
     #[serde(deserialize_with = "count")]
-    pub prompt_tokens: u64,
+    pub(crate) prompt_tokens: u64,
     #[serde(deserialize_with = "count")]
-    pub completion_tokens: u64,
+    pub(crate) completion_tokens: u64,
     /// OpenAI, Qwen, vLLM: `{"cached_tokens": n}`.
-    pub prompt_tokens_details: Option<WirePromptDetails>,
+    pub(crate) prompt_tokens_details: Option<WirePromptDetails>,
     /// DeepSeek: prompt tokens served from its context cache.
     #[serde(deserialize_with = "count")]
-    pub prompt_cache_hit_tokens: u64,
+    pub(crate) prompt_cache_hit_tokens: u64,
 }
 
 /// `usage.prompt_tokens_details`.
@@ -382,7 +382,7 @@ pub(super) struct WireUsage {
 #[serde(default)]
 pub(super) struct WirePromptDetails {
     #[serde(deserialize_with = "count")]
-    pub cached_tokens: u64,
+    pub(crate) cached_tokens: u64,
 }
 
 impl From<WireUsage> for Usage {

@@ -12,7 +12,8 @@ use handlers::{Lang, Level};
 use serde_json::{Value, json};
 use services::{MallApi, Product, ProductQuery, Shopper};
 
-use super::super::{DoorSettings, FunctionCallRouter, RouterParts, RouterSettings, TurnScope};
+use super::super::scope::TurnScope;
+use super::super::{DoorSettings, FunctionCallRouter, RouterParts, RouterSettings};
 use super::{Carried, ConfirmSettings, HoldError, Presser, hold_refused};
 use crate::engine::context::MessageContext;
 use crate::engine::pending::PendingAction;

@@ -52,10 +52,10 @@ const RAW_LIMIT: usize = 300;
 #[derive(Debug, Clone)]
 pub struct SendFailure {
     /// What Telegram (or the network) answered last.
-    pub error: RequestError,
+    pub(crate) error: RequestError,
     /// Worth trying again later: 5xx, a body that is not JSON, a network
     /// error, flood control beyond what was waited for.
-    pub transient: bool,
+    pub(crate) transient: bool,
 }
 
 impl std::fmt::Display for SendFailure {
@@ -72,14 +72,14 @@ impl From<SendFailure> for RequestError {
 
 /// A file sent with a request, as a part of its form.
 #[derive(Debug, Clone)]
-pub struct Upload {
+pub(crate) struct Upload {
     /// The form field (the request's fields name it, e.g. `attach://<name>`).
-    pub name: String,
+    pub(crate) name: String,
     /// The file name Telegram is told.
-    pub file_name: String,
+    pub(crate) file_name: String,
     /// Its MIME type.
-    pub mime: &'static str,
-    pub bytes: Arc<[u8]>,
+    pub(crate) mime: &'static str,
+    pub(crate) bytes: Arc<[u8]>,
 }
 
 /// What one attempt of a call came to.
@@ -165,7 +165,7 @@ impl Body<'_> {
 /// Calls the Bot API method of `payload` (JSON) with the bot's client,
 /// retrying transient failures per [`TELEGRAM_RETRY`] and waiting out flood
 /// control (at most [`FLOOD_RETRIES`] waits of up to [`MAX_FLOOD_WAIT`]).
-pub async fn call<P>(bot: &Bot, payload: &P) -> Result<P::Output, SendFailure>
+pub(crate) async fn call<P>(bot: &Bot, payload: &P) -> Result<P::Output, SendFailure>
 where
     P: Payload + Serialize,
     P::Output: DeserializeOwned,

@@ -11,15 +11,15 @@ use crate::engine::reply::Reply;
 
 /// What a reply's buttons need besides the reply itself.
 pub struct ButtonContext<'a> {
-    pub lang: Lang,
+    pub(crate) lang: Lang,
     /// The bot's username, for the private-chat link.
-    pub bot_username: &'a str,
+    pub(crate) bot_username: &'a str,
     /// The deep-link payload carrying a group request to the private chat.
-    pub handoff_payload: Option<String>,
+    pub(crate) handoff_payload: Option<String>,
     /// The Mini App's public URL (`webapp.public_url`), when it is served.
-    pub webapp: Option<reqwest::Url>,
+    pub(crate) webapp: Option<reqwest::Url>,
     /// Whether the reply goes to a group (a `t.me` link there, not a web-app button).
-    pub in_group: bool,
+    pub(crate) in_group: bool,
 }
 
 impl<'a> ButtonContext<'a> {

@@ -26,21 +26,21 @@ use crate::engine::reply::Reply;
 /// what the outbox keeps until Telegram took it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Outgoing {
-    pub target: Target,
-    pub text: String,
+    pub(crate) target: Target,
+    pub(crate) text: String,
     /// The buttons, on the last part.
-    pub markup: Option<InlineKeyboardMarkup>,
+    pub(crate) markup: Option<InlineKeyboardMarkup>,
     /// A picture URL sent after the text (a failure is only logged).
-    pub image: Option<String>,
+    pub(crate) image: Option<String>,
     /// A message of the bot (a status message) to turn into the first part.
-    pub replace: Option<MessageId>,
+    pub(crate) replace: Option<MessageId>,
     /// How many parts an earlier attempt delivered already.
     #[serde(default)]
-    pub parts_sent: usize,
+    pub(crate) parts_sent: usize,
     /// Floor plans sent after the text. Not kept in the outbox: an answer
     /// delivered late carries its steps in the text, without the pictures.
     #[serde(skip)]
-    pub pictures: Vec<handlers::Picture>,
+    pub(crate) pictures: Vec<handlers::Picture>,
 }
 
 impl Outgoing {
@@ -84,9 +84,9 @@ impl Outgoing {
 /// Why an answer was not (wholly) delivered.
 #[derive(Debug, Clone)]
 pub(crate) struct Undelivered {
-    pub failure: SendFailure,
+    pub(crate) failure: SendFailure,
     /// The parts delivered before the failure (counting earlier attempts).
-    pub parts_sent: usize,
+    pub(crate) parts_sent: usize,
 }
 
 /// Delivers `out` now: its parts in order (from `out.parts_sent` on), the

@@ -7,21 +7,22 @@
 use serde::{Deserialize, Serialize};
 use teloxide::types::{ChatId, Message, MessageId, ThreadId};
 
-pub mod call;
+pub(crate) mod call;
 pub(crate) mod keyboard;
 pub(crate) mod message;
 pub(crate) mod typing;
 
-pub use call::{TELEGRAM_RETRY, call};
+pub use call::TELEGRAM_RETRY;
+pub(crate) use call::call;
 
 pub(crate) use call::call_uploading;
-pub use call::{SendFailure, Upload};
+pub(crate) use call::{SendFailure, Upload};
 pub use keyboard::ButtonContext;
 pub(crate) use keyboard::pressed_suggestion;
 pub use message::{Outgoing, send_text};
 pub(crate) use message::{answer_press, close_buttons, send_now};
 pub use typing::ChatTyping;
-pub use typing::Typing;
+pub(crate) use typing::Typing;
 
 /// Where an answer goes: the chat, the forum topic, and (in groups) the
 /// message it answers.
