@@ -26,6 +26,10 @@ use std::time::{Duration, Instant, SystemTime};
 use async_trait::async_trait;
 
 use crate::api::{IdempotencyKey, MallApi, MallResult, Shopper};
+use crate::loyalty::{
+    CarStay, Coupon, CouponOrder, MyCoupon, ParkingFee, ParkingPayment, PayParking, Plate, PointsBalance,
+    Redeem, Redemption,
+};
 use crate::models::*;
 
 /// How often the folder is looked at for changes, at most.
@@ -335,6 +339,79 @@ impl MallApi for WithInfoFolder {
         price_cents: i64,
     ) -> MallResult<Product> {
         self.mall.set_price(product_id, sku_id, price_cents).await
+    }
+
+    // The car park, points and coupons are the mall's own: passed on, never
+    // the trait's `NOT_SUPPORTED`.
+    async fn parking_fee<'a>(&self, plate: &str, shopper: Option<&'a Shopper>) -> MallResult<ParkingFee> {
+        self.mall.parking_fee(plate, shopper).await
+    }
+    async fn pay_parking(
+        &self,
+        shopper: &Shopper,
+        payment: &PayParking,
+        key: Option<IdempotencyKey>,
+    ) -> MallResult<ParkingPayment> {
+        self.mall.pay_parking(shopper, payment, key).await
+    }
+    async fn car_entered(&self, plate: &str, at: Option<String>) -> MallResult<CarStay> {
+        self.mall.car_entered(plate, at).await
+    }
+    async fn car_left(&self, plate: &str) -> MallResult<CarStay> {
+        self.mall.car_left(plate).await
+    }
+    async fn my_plates(&self, shopper: &Shopper) -> MallResult<Page<Plate>> {
+        self.mall.my_plates(shopper).await
+    }
+    async fn add_plate(
+        &self,
+        shopper: &Shopper,
+        plate: &str,
+        key: Option<IdempotencyKey>,
+    ) -> MallResult<Page<Plate>> {
+        self.mall.add_plate(shopper, plate, key).await
+    }
+    async fn remove_plate(
+        &self,
+        shopper: &Shopper,
+        plate: &str,
+        key: Option<IdempotencyKey>,
+    ) -> MallResult<Page<Plate>> {
+        self.mall.remove_plate(shopper, plate, key).await
+    }
+    async fn points(&self, shopper: &Shopper) -> MallResult<PointsBalance> {
+        self.mall.points(shopper).await
+    }
+    async fn redeem_points(
+        &self,
+        shopper: &Shopper,
+        redeem: &Redeem,
+        key: Option<IdempotencyKey>,
+    ) -> MallResult<Redemption> {
+        self.mall.redeem_points(shopper, redeem, key).await
+    }
+    async fn list_coupons(&self) -> MallResult<Page<Coupon>> {
+        self.mall.list_coupons().await
+    }
+    async fn claim_coupon(
+        &self,
+        shopper: &Shopper,
+        coupon_id: &str,
+        key: Option<IdempotencyKey>,
+    ) -> MallResult<MyCoupon> {
+        self.mall.claim_coupon(shopper, coupon_id, key).await
+    }
+    async fn my_coupons(&self, shopper: &Shopper) -> MallResult<Page<MyCoupon>> {
+        self.mall.my_coupons(shopper).await
+    }
+    async fn create_order_with_coupon(
+        &self,
+        shopper: &Shopper,
+        order: &CreateOrder,
+        coupon_id: &str,
+        key: Option<IdempotencyKey>,
+    ) -> MallResult<CouponOrder> {
+        self.mall.create_order_with_coupon(shopper, order, coupon_id, key).await
     }
 }
 

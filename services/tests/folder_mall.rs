@@ -384,6 +384,35 @@ async fn the_example_mall_reads_its_tariff_points_rule_and_coupons_from_loyalty_
     assert_eq!(mall.car_entered("MA-12-34", None).await.unwrap().plate, "MA1234");
 }
 
+/// As `mallbot` and `mall-server` serve the example mall: its `info/` folder answering the
+/// mall's information, everything else from the mall behind — the car park, points and
+/// coupons too, never `NOT_SUPPORTED`.
+#[tokio::test]
+async fn the_example_mall_with_its_information_folder_keeps_its_car_park_points_and_coupons() {
+    let inner = EmbeddedMall::open_folder(riverside(), None).expect("the example mall has no mistakes");
+    let folder = services::InfoFolder::open(riverside().join("info")).unwrap();
+    let mall = services::WithInfoFolder::new(std::sync::Arc::new(inner), folder);
+    assert!(!mall.mall_info().await.unwrap().items.is_empty());
+
+    let coupons = mall.list_coupons().await.unwrap();
+    assert_eq!(coupons.items[0].coupon_id, "rv-welcome-20");
+    let shopper = Shopper::new("telegram", 77);
+    let held = mall.claim_coupon(&shopper, "rv-welcome-20", None).await.unwrap();
+    assert_eq!((held.coupon.left, held.status.as_str()), (499, "AVAILABLE"));
+    assert_eq!(mall.my_coupons(&shopper).await.unwrap().total, 1);
+    assert_eq!(mall.points(&shopper).await.unwrap().balance, 0);
+    let tea = services::Redeem::Coupon { coupon_id: "rv-tea-5".into() };
+    let refused = mall.redeem_points(&shopper, &tea, None).await.unwrap_err();
+    assert!(matches!(refused, services::ServiceError::NotEnoughPoints { balance: 0, .. }), "{refused:?}");
+    assert_eq!(mall.add_plate(&shopper, "川A12345", None).await.unwrap().total, 1);
+    assert_eq!(mall.my_plates(&shopper).await.unwrap().total, 1);
+    assert_eq!(mall.remove_plate(&shopper, "川A12345", None).await.unwrap().total, 0);
+    let entered = services::rfc3339(services::clock::now_unix() - 75 * 60);
+    mall.car_entered("川A·12345", Some(entered)).await.unwrap();
+    assert_eq!(mall.parking_fee("川a12345", None).await.unwrap().due_cents, 800);
+    assert!(mall.car_left("川A12345").await.is_ok());
+}
+
 #[test]
 fn mistakes_in_loyalty_json_are_located() {
     let dir = copy_of_riverside("loyalty");
