@@ -17,6 +17,9 @@ use crate::infra::state::{
 /// and keeps the open-actions and per-user indexes in step.
 /// KEYS: record, open index, user index. ARGV: token, json, status, expires_at,
 /// claimed_until, keep_until, now.
+/// Times are the mall's clock (`services::clock`, which `MALLBOT_CLOCK` sets);
+/// Redis's TTLs run on the server's own, so a record is kept for `keep_until -
+/// now` seconds, never until an instant of one clock read on the other.
 static PUT_PENDING: LazyLock<Script> = LazyLock::new(|| {
     Script::new(
         r"
@@ -28,7 +31,7 @@ static PUT_PENDING: LazyLock<Script> = LazyLock::new(|| {
         end
         redis.call('HSET', KEYS[1], 'json', ARGV[2], 'status', ARGV[3],
                    'expires_at', ARGV[4], 'claimed_until', ARGV[5])
-        redis.call('EXPIREAT', KEYS[1], keep_until)
+        redis.call('EXPIRE', KEYS[1], keep_until - now)
         if ARGV[3] == 'waiting' or ARGV[3] == 'awaiting_code' then
             redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1])
         else
@@ -39,7 +42,7 @@ static PUT_PENDING: LazyLock<Script> = LazyLock::new(|| {
         redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - (keep_until - tonumber(ARGV[4])))
         local ttl = redis.call('TTL', KEYS[3])
         if ttl < 0 or now + ttl < keep_until then
-            redis.call('EXPIREAT', KEYS[3], keep_until)
+            redis.call('EXPIRE', KEYS[3], keep_until - now)
         end
         return 1
         ",
