@@ -858,17 +858,22 @@ async fn plan_claim(ctx: &ToolContext, words: &str) -> Result<Coupon, ToolError>
 pub async fn claim_coupon(ctx: &ToolContext, args: ClaimCouponArgs) -> ToolResult<CouponLine> {
     let coupon = plan_claim(ctx, &args.coupon).await?;
     let key = idempotency_key(ctx);
-    let held = if coupon.points_cost.is_some() {
+    let claimed = if coupon.points_cost.is_some() {
         let redeem = Redeem::Coupon { coupon_id: coupon.coupon_id.clone() };
-        let done =
-            ctx.mall.redeem_points(&ctx.shopper, &redeem, key).await.map_err(|e| refuse(ctx.lang, e))?;
-        done.coupon.map_or_else(|| coupon.clone(), |c| c.coupon)
+        let done = ctx.mall.redeem_points(&ctx.shopper, &redeem, key).await;
+        done.map(|done| done.coupon.map_or_else(|| coupon.clone(), |c| c.coupon))
     } else {
-        ctx.mall
-            .claim_coupon(&ctx.shopper, &coupon.coupon_id, key)
-            .await
-            .map_err(|e| refuse(ctx.lang, e))?
-            .coupon
+        ctx.mall.claim_coupon(&ctx.shopper, &coupon.coupon_id, key).await.map(|held| held.coupon)
+    };
+    let held = match claimed {
+        Ok(held) => held,
+        // Taken since it was checked (the last ones, by others pressing at the
+        // same moment), or held already: the mall as it is now says which.
+        Err(error @ ServiceError::CouponUnavailable { .. }) => {
+            plan_claim(ctx, &args.coupon).await?;
+            return Err(refuse(ctx.lang, error));
+        }
+        Err(error) => return Err(refuse(ctx.lang, error)),
     };
     let stores = store_names(ctx, &held.store_ids).await;
     Ok(ToolOutput::new(CouponLine::of(ctx.lang, &held, stores, Some("AVAILABLE".into()))))

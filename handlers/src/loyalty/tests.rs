@@ -200,3 +200,41 @@ fn coupons_are_listed_with_what_is_left_and_their_conditions() {
         assert!(text.contains(part), "{part} in {text}");
     }
 }
+
+/// The mall's coupons with `left` of the first, for a mock mall.
+fn coupons_left(left: u32) -> services::Page<Coupon> {
+    let mut items = coupons();
+    items[0].left = left;
+    services::Page { total: items.len() as u64, items }
+}
+
+#[tokio::test]
+async fn the_last_coupon_taken_between_the_check_and_the_claim_is_told_as_all_claimed() {
+    for (lang, words) in
+        [(Lang::Zh, "已经被领完了"), (Lang::ZhHant, "已經被領完了"), (Lang::En, "has all been claimed")]
+    {
+        let mut mall = services::MockMallApi::new();
+        // One left when checked; none by the time the shopper's claim reaches the mall.
+        let listed = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        mall.expect_list_coupons().returning(move || {
+            let first = listed.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0;
+            Ok(coupons_left(if first { 1 } else { 0 }))
+        });
+        mall.expect_my_coupons().returning(|_| Ok(services::Page { items: Vec::new(), total: 0 }));
+        mall.expect_claim_coupon().times(1).returning(|_, id, _| {
+            Err(ServiceError::CouponUnavailable {
+                message: format!("all 100 of coupon {id} have been claimed"),
+            })
+        });
+        let ctx = ToolContext::new(std::sync::Arc::new(mall), services::Shopper::new("telegram", 9), lang);
+        let refused =
+            claim_coupon(&ctx, ClaimCouponArgs { coupon: "cp-mall-50".into() }).await.expect_err("refused");
+        match refused {
+            ToolError::Refused { code, message } => {
+                assert_eq!(code, "COUPON_UNAVAILABLE");
+                assert!(message.contains(words), "{lang:?}: {message}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}
