@@ -11,13 +11,20 @@
 //! keeps two instances from telling the shopper twice. A payment the mall
 //! refuses (the order expired or was cancelled in between) is kept as
 //! refused, for a refund, and listed for the operators.
+//!
+//! A parking payment (its record names the plate) goes the same way, recorded
+//! with `pay_parking` keyed by the charge id: the car park holds it once
+//! however often Telegram delivers it; a fee changed or paid already by then
+//! is refused, for a refund.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use handlers::Lang;
 use serde::{Deserialize, Serialize};
-use services::{IdempotencyKey, MallApi, Order, RecordPayment, ServiceError, Shopper};
+use services::{
+    IdempotencyKey, MallApi, Order, ParkingPayment, PayParking, RecordPayment, ServiceError, Shopper,
+};
 
 use crate::infra::state::{StateError, StateStore};
 
@@ -66,6 +73,9 @@ pub struct PaymentRecord {
     /// What the mall said last (an error, or why it refused).
     #[serde(default)]
     pub note: String,
+    /// The plate of a parking payment (then `order_id` is empty).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub parking_plate: String,
 }
 
 /// What an attempt to record a payment came to.
@@ -73,6 +83,8 @@ pub struct PaymentRecord {
 pub enum Settled {
     /// The mall recorded it now.
     Recorded { record: PaymentRecord, order: Box<Order> },
+    /// The car park recorded a parking payment now.
+    ParkingRecorded { record: PaymentRecord, payment: ParkingPayment },
     /// The mall refused it now: the money is to be refunded.
     Refused { record: PaymentRecord, reason: String },
     /// The mall could not be told; it stays due and is tried again.
@@ -188,6 +200,9 @@ impl Ledger {
 
     /// One attempt to record `record` in the mall; `record` is updated (not stored).
     async fn attempt(&self, record: &mut PaymentRecord) -> Settled {
+        if !record.parking_plate.is_empty() {
+            return self.attempt_parking(record).await;
+        }
         let charge_id = record.charge_id.clone();
         let charge_id = charge_id.as_str();
         if record.order_id.is_empty() {
@@ -238,6 +253,65 @@ impl Ledger {
             Err(_) => {
                 record.note = format!("no answer within {} s", self.timeout.as_secs());
                 tracing::warn!(order = %record.order_id, charge = charge_id, "the mall did not answer a payment in time; it is tried again");
+                metrics::counter!(crate::infra::ops::PAYMENTS, "outcome" => "waiting").increment(1);
+                Settled::Waiting { record: record.clone(), error: record.note.clone() }
+            }
+        }
+    }
+
+    /// One attempt to record a parking payment in the car park (`pay_parking`, keyed by
+    /// the charge id); `record` is updated (not stored).
+    async fn attempt_parking(&self, record: &mut PaymentRecord) -> Settled {
+        let shopper = Shopper::new(&record.platform, record.user_id);
+        let payment = PayParking {
+            plate: record.parking_plate.clone(),
+            amount_cents: record.amount_cents,
+            charge_id: record.charge_id.clone(),
+        };
+        let key = Some(IdempotencyKey(record.charge_id.clone()));
+        record.attempts += 1;
+        let answer = tokio::time::timeout(self.timeout, self.mall.pay_parking(&shopper, &payment, key)).await;
+        let (charge, plate) = (record.charge_id.clone(), record.parking_plate.clone());
+        match answer {
+            Ok(Ok(paid)) => {
+                record.state = PaymentState::Recorded;
+                record.note.clear();
+                tracing::info!(
+                    plate,
+                    charge,
+                    attempts = record.attempts,
+                    "parking payment recorded in the car park"
+                );
+                metrics::counter!(crate::infra::ops::PAYMENTS, "outcome" => "recorded").increment(1);
+                Settled::ParkingRecorded { record: record.clone(), payment: paid }
+            }
+            Ok(Err(
+                e @ (ServiceError::FeeChanged { .. }
+                | ServiceError::AlreadyPaid { .. }
+                | ServiceError::NotFound { .. }
+                | ServiceError::InvalidArgument { .. }
+                | ServiceError::Conflict { .. }
+                | ServiceError::NotSupported { .. }),
+            )) => {
+                record.state = PaymentState::Refused;
+                record.note = e.to_string();
+                tracing::error!(plate, charge, reason = %e, "the car park refused a parking payment that arrived; it is to be refunded");
+                metrics::counter!(crate::infra::ops::PAYMENTS, "outcome" => "refused").increment(1);
+                Settled::Refused { record: record.clone(), reason: e.to_string() }
+            }
+            Ok(Err(e)) => {
+                record.note = e.to_string();
+                tracing::warn!(plate, charge, error = %e, "the car park could not record a parking payment yet; it is tried again");
+                metrics::counter!(crate::infra::ops::PAYMENTS, "outcome" => "waiting").increment(1);
+                Settled::Waiting { record: record.clone(), error: e.to_string() }
+            }
+            Err(_) => {
+                record.note = format!("no answer within {} s", self.timeout.as_secs());
+                tracing::warn!(
+                    plate,
+                    charge,
+                    "the car park did not answer a parking payment in time; it is tried again"
+                );
                 metrics::counter!(crate::infra::ops::PAYMENTS, "outcome" => "waiting").increment(1);
                 Settled::Waiting { record: record.clone(), error: record.note.clone() }
             }
@@ -347,6 +421,7 @@ mod tests {
             state: PaymentState::Received,
             attempts: 0,
             note: String::new(),
+            parking_plate: String::new(),
         }
     }
 
