@@ -467,6 +467,40 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_parking_payment_is_recorded_in_the_car_park_once_and_a_changed_fee_is_kept_to_refund() {
+        let mut mall = MockMallApi::new();
+        mall.expect_pay_parking().times(2).returning(|shopper, payment, key| {
+            assert_eq!(shopper.as_str(), "telegram:1001");
+            assert_eq!(key.map(|k| k.0).as_deref(), Some(payment.charge_id.as_str()), "keyed by the charge");
+            match payment.charge_id.as_str() {
+                "tg-p1" => Ok(services::ParkingPayment {
+                    plate: payment.plate.clone(),
+                    amount_cents: payment.amount_cents,
+                    charge_id: payment.charge_id.clone(),
+                    paid_at: "2026-11-25T10:00:00+08:00".into(),
+                    leave_by: "2026-11-25T10:15:00+08:00".into(),
+                }),
+                _ => Err(ServiceError::FeeChanged { due_cents: 4000, message: "¥40 now".into() }),
+            }
+        });
+        let ledger = Ledger::new(Arc::new(MemoryStore::new()), Arc::new(mall), Duration::from_secs(1));
+        let parking = |charge: &str| PaymentRecord {
+            order_id: String::new(),
+            amount_cents: 3000,
+            parking_plate: "沪A12345".into(),
+            ..record(charge)
+        };
+        let paid = ledger.receive(parking("tg-p1")).await;
+        let Settled::ParkingRecorded { payment, .. } = paid else { panic!("{paid:?}") };
+        assert_eq!((payment.plate.as_str(), payment.amount_cents), ("沪A12345", 3000));
+        let again = ledger.receive(parking("tg-p1")).await;
+        assert!(matches!(again, Settled::Done(_)), "a replayed payment reaches the car park once: {again:?}");
+        let changed = ledger.receive(parking("tg-p2")).await;
+        assert!(matches!(changed, Settled::Refused { .. }), "{changed:?}");
+        assert_eq!(ledger.refused().await.len(), 1, "listed to refund");
+    }
+
+    #[tokio::test]
     async fn a_payment_the_mall_refuses_is_kept_to_refund() {
         let mut mall = MockMallApi::new();
         mall.expect_pay_order()
