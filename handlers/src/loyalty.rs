@@ -29,8 +29,8 @@ pub const MAX_PLATES: usize = 3;
 
 /// `/help`'s line for parking.
 pub static HELP_PARKING: HelpLine = HelpLine {
-    zh: "🚗 停车：「沪A12345 停车费多少」，「记住我的车牌 沪A12345」（最多 3 个）",
-    en: "🚗 Parking: \"how much for car ABC123\", \"remember my plate ABC123\" (up to 3)",
+    zh: "🚗 停车：「沪A12345 停车费多少」「交停车费」，「记住我的车牌 沪A12345」（最多 3 个）",
+    en: "🚗 Parking: \"how much for car ABC123\", \"pay parking\", \"remember my plate ABC123\" (up to 3)",
 };
 
 /// `/help`'s line for points and coupons.
