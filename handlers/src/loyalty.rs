@@ -1,8 +1,10 @@
 //! The car park, points and coupons, as a shopper asks for them: what a car
 //! owes ("沪A·12345 停了多久，多少钱"), the shopper's plates, points and their
 //! last changes, the mall's coupons and the shopper's own, claiming one, and
-//! points spent on parking time or a coupon. Paying the fee in chat is not
-//! here: the fee is told with where to pay it.
+//! points spent on parking time or a coupon. Paying the fee in chat
+//! (`pay_parking`) is offered here with the fee and plate shown before ✅;
+//! the transport then sends the invoice, or says where to pay without
+//! payments in chat (the words of both are here: [`parking_invoice_title`]…).
 //!
 //! Every refusal of the mall (`FEE_CHANGED`, `ALREADY_PAID`,
 //! `NOT_ENOUGH_POINTS`, `COUPON_UNAVAILABLE`, `COUPON_NOT_APPLICABLE`,
@@ -27,8 +29,8 @@ pub const MAX_PLATES: usize = 3;
 
 /// `/help`'s line for parking.
 pub static HELP_PARKING: HelpLine = HelpLine {
-    zh: "🚗 停车：「沪A12345 停车费多少」，「记住我的车牌 沪A12345」（最多 3 个）",
-    en: "🚗 Parking: \"how much for car ABC123\", \"remember my plate ABC123\" (up to 3)",
+    zh: "🚗 停车：「沪A12345 停车费多少」「交停车费」，「记住我的车牌 沪A12345」（最多 3 个）",
+    en: "🚗 Parking: \"how much for car ABC123\", \"pay parking\", \"remember my plate ABC123\" (up to 3)",
 };
 
 /// `/help`'s line for points and coupons.
@@ -362,12 +364,12 @@ pub fn car_text(lang: Lang, car: &CarFee) -> String {
     lines.join("\n")
 }
 
-/// How to pay, until paying in chat is possible.
-fn how_to_pay(lang: Lang) -> String {
+/// How to pay where the bot takes no payments: at a pay station or the exit.
+pub fn parking_pay_elsewhere(lang: Lang) -> String {
     say(
         lang,
-        "💳 缴费：在停车场的自助缴费机或出口岗亭输入车牌付款即可；在聊天里直接付款稍后开通。",
-        "💳 To pay: enter your plate at a pay station in the car park or pay at the exit booth; paying in this chat is coming later.",
+        "💳 这里不能在线付款：请在停车场的自助缴费机输入车牌，或在出口岗亭付款。",
+        "💳 Payments are not taken in this chat: enter your plate at a pay station in the car park, or pay at the exit booth.",
     )
 }
 
@@ -394,12 +396,7 @@ fn parking_answer(lang: Lang, data: &Value) -> Option<String> {
 fn parking_reply(answering: &Answering) -> Option<Reply> {
     let lang = answering.lang();
     let result = read::<ParkingFeeResult>(answering.data)?;
-    let mut text = parking_text(lang, &result);
-    if asks_to_pay(&answering.said.text().to_lowercase()) && result.cars.iter().any(|c| c.inside) {
-        text.push_str("\n\n");
-        text.push_str(&how_to_pay(lang));
-    }
-    Some(Reply::text(text))
+    Some(Reply::text(parking_text(lang, &result)))
 }
 
 /// Arguments of `save_plate`.
@@ -461,6 +458,287 @@ fn plates_answer(lang: Lang, data: &Value) -> Option<String> {
         format!("✅ 已保存。您的车牌：{}", plates.join("、")),
         format!("✅ Saved. Your plates: {}", plates.join(", ")),
     ))
+}
+
+// ------------------------------------------------------------------------------ paying parking
+
+/// Arguments of `pay_parking`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct PayParkingArgs {
+    pub plate: Option<String>,
+}
+
+/// What `pay_parking` returns once confirmed: the fee due now for one car, which the
+/// transport invoices (or says where to pay).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct ParkingBill {
+    pub plate: String,
+    pub due_yuan: Yuan,
+    /// Minutes to leave after paying.
+    pub grace_minutes: u32,
+}
+
+fn pay_parking_progress(lang: Lang, _args: &PayParkingArgs) -> String {
+    say(lang, "🚗 正在查停车费…", "🚗 Checking the parking fee…")
+}
+
+/// A refusal of `pay_parking` before anything is paid.
+fn not_payable(code: &'static str, message: String) -> ToolError {
+    ToolError::Refused { code, message }
+}
+
+/// The fee due now for the car to pay for: `plate`, else the shopper's one saved car with
+/// something due. Nothing due, no such car, no plate: refused in words.
+async fn bill_for(ctx: &ToolContext, plate: Option<&str>) -> Result<ParkingBill, ToolError> {
+    let lang = ctx.lang;
+    let asked = plate.map(str::trim).filter(|p| !p.is_empty());
+    let plates: Vec<String> = match asked {
+        Some(plate) => vec![plate.to_owned()],
+        None => match ctx.mall.my_plates(&ctx.shopper).await {
+            Ok(page) => page.items.into_iter().map(|p| p.plate).collect(),
+            Err(ServiceError::NotFound { .. }) => Vec::new(),
+            Err(e) => return Err(refuse(lang, e)),
+        },
+    };
+    if plates.is_empty() {
+        return Err(not_payable("PLATE_NEEDED", ask_plate_to_pay(lang)));
+    }
+    let mut due = Vec::new();
+    let mut told = Vec::new();
+    for plate in &plates {
+        match ctx.mall.parking_fee(plate, Some(&ctx.shopper)).await {
+            Ok(fee) if fee.due_cents > 0 => due.push(fee),
+            Ok(fee) => told.push(match &fee.leave_by {
+                Some(at) => say(
+                    lang,
+                    format!("🚗 {}：停车费已经付过了，请在 {} 前离场，不会重复收费。", fee.plate, clock(at)),
+                    format!(
+                        "🚗 {}: the parking is already paid; please leave by {}. Nothing is charged twice.",
+                        fee.plate,
+                        clock(at)
+                    ),
+                ),
+                None => say(
+                    lang,
+                    format!("🚗 {}：现在不用付费，可以直接离场。", fee.plate),
+                    format!("🚗 {}: nothing is due, the car may leave.", fee.plate),
+                ),
+            }),
+            Err(ServiceError::NotFound { .. }) => told.push(say(
+                lang,
+                format!("🚗 {}：停车场里没有这辆车的入场记录，请核对车牌。", plate_key(plate)),
+                format!(
+                    "🚗 {}: no car with this plate is in the car park; please check the plate.",
+                    plate_key(plate)
+                ),
+            )),
+            Err(e) => return Err(refuse(lang, e)),
+        }
+    }
+    match due.len() {
+        1 => {
+            let fee = due.remove(0);
+            Ok(ParkingBill {
+                plate: fee.plate,
+                due_yuan: Yuan(fee.due_cents),
+                grace_minutes: fee.grace_minutes,
+            })
+        }
+        0 => Err(not_payable("NOTHING_DUE", told.join("\n"))),
+        _ => {
+            let cars: Vec<String> =
+                due.iter().map(|f| format!("{} {}", f.plate, money(f.due_cents))).collect();
+            Err(not_payable(
+                "WHICH_CAR",
+                say(
+                    lang,
+                    format!(
+                        "您有几辆车要付停车费：{}。请说「交{}的停车费」。",
+                        cars.join("、"),
+                        due[0].plate
+                    ),
+                    format!(
+                        "Several of your cars owe a fee: {}. Say \"pay parking for {}\".",
+                        cars.join(", "),
+                        due[0].plate
+                    ),
+                ),
+            ))
+        }
+    }
+}
+
+fn ask_plate_to_pay(lang: Lang) -> String {
+    say(
+        lang,
+        "请告诉我要交哪辆车的停车费，例如「帮我交沪A12345的停车费」。也可以先说「记住我的车牌 沪A12345」。",
+        "Which car? Tell me the plate, e.g. \"pay parking for ABC123\". You can also save it first: \"remember my plate ABC123\".",
+    )
+}
+
+/// Pay a car's parking fee due now; no plate: the shopper's saved car.
+#[tool_function(level = "confirm", scope = "private", preview = preview_pay_parking, progress = pay_parking_progress, help = HELP_PARKING, offline = PAY_PARKING_OFFLINE)]
+pub async fn pay_parking(ctx: &ToolContext, args: PayParkingArgs) -> ToolResult<ParkingBill> {
+    // The fee at the moment of ✅: Telegram's pre-checkout checks it again before any money moves.
+    Ok(ToolOutput::new(bill_for(ctx, args.plate.as_deref()).await?))
+}
+
+/// "💳 交停车费：沪A12345 应付 ¥30，付款后 15 分钟内离场": the fee and the plate, never the
+/// entry time; nothing due or no such car is told before the shopper agrees.
+pub async fn preview_pay_parking(ctx: &ToolContext, args: PayParkingArgs) -> Result<Preview, ToolError> {
+    let bill = bill_for(ctx, args.plate.as_deref()).await?;
+    Ok(Preview {
+        summary: say(
+            ctx.lang,
+            format!(
+                "💳 交停车费：{} 现在应付 {}，付款后请在 {} 分钟内离场。",
+                bill.plate,
+                bill.due_yuan.money(),
+                bill.grace_minutes
+            ),
+            format!(
+                "💳 Pay parking: {} owes {} now; after paying you have {} minutes to leave.",
+                bill.plate,
+                bill.due_yuan.money(),
+                bill.grace_minutes
+            ),
+        ),
+        fingerprint: json!({ "plate": bill.plate, "due_cents": bill.due_yuan.cents() }),
+    })
+}
+
+fn bill_answer(lang: Lang, data: &Value) -> Option<String> {
+    let bill = read::<ParkingBill>(data)?;
+    Some(say(
+        lang,
+        format!("🚗 {}：停车费 {}。", bill.plate, bill.due_yuan.money()),
+        format!("🚗 {}: parking fee {}.", bill.plate, bill.due_yuan.money()),
+    ))
+}
+
+/// The confirmed bill a `pay_parking` result holds (for the transport's invoice).
+pub fn confirmed_bill(result: &Value) -> Option<ParkingBill> {
+    read::<ParkingBill>(result).filter(|b| !b.plate.is_empty() && b.due_yuan.cents() > 0)
+}
+
+/// Told under a confirmed bill when the bot takes payments: the invoice follows.
+pub fn parking_pay_in_chat(lang: Lang, grace_minutes: u32) -> String {
+    say(
+        lang,
+        format!("💳 请在下方的账单里付款；付款后请在 {grace_minutes} 分钟内离场。"),
+        format!(
+            "💳 Please pay with the invoice below; after paying you have {grace_minutes} minutes to leave."
+        ),
+    )
+}
+
+/// The parking invoice's title: `停车费 沪A12345`.
+pub fn parking_invoice_title(lang: Lang, plate: &str) -> String {
+    say(lang, format!("停车费 {plate}"), format!("Parking {plate}"))
+}
+
+/// The parking invoice's description: the plate and the time to leave after paying.
+pub fn parking_invoice_description(lang: Lang, plate: &str, grace_minutes: u32) -> String {
+    say(
+        lang,
+        format!("{plate} 的停车费。付款后请在 {grace_minutes} 分钟内离场，超时将按时重新计费。"),
+        format!(
+            "The parking fee of {plate}. After paying, leave within {grace_minutes} minutes; time after that is charged anew."
+        ),
+    )
+}
+
+/// The receipt of a parking payment: `paid ¥X, leave by HH:MM`.
+pub fn parking_paid(lang: Lang, plate: &str, amount: &str, leave_by: &str) -> String {
+    say(
+        lang,
+        format!("✅ 停车费已支付 {amount}（{plate}），请在 {} 前离场。", clock(leave_by)),
+        format!("✅ Parking paid {amount} ({plate}); please leave by {}.", clock(leave_by)),
+    )
+}
+
+/// The parking invoice could not be sent.
+pub fn parking_invoice_failed(lang: Lang) -> String {
+    say(
+        lang,
+        "停车费账单没能发出，没有扣款：请稍后再说「交停车费」，或在缴费机付款。",
+        "The parking invoice could not be sent and nothing was charged: ask again shortly, or pay at a pay station.",
+    )
+}
+
+/// A parking payment received but not yet recorded by the car park.
+pub fn parking_paid_pending(lang: Lang, plate: &str) -> String {
+    say(
+        lang,
+        format!("✅ 已收到 {plate} 的停车费付款，正在登记到停车场，完成后告诉您。"),
+        format!(
+            "✅ Your parking payment for {plate} was received; the car park is recording it, and I will tell you when it has."
+        ),
+    )
+}
+
+/// A parking payment the car park refused after the money came (the fee changed, or paid
+/// already): it is refunded.
+pub fn parking_refund_due(lang: Lang, plate: &str) -> String {
+    say(
+        lang,
+        format!(
+            "⚠️ {plate} 的停车费付款没能登记（费用变了或已经付过）。这笔钱会全额退回，请再说「交停车费」。"
+        ),
+        format!(
+            "⚠️ The parking payment for {plate} could not be recorded (the fee changed or it was paid already). It will be refunded in full; please ask to pay again."
+        ),
+    )
+}
+
+/// Why Telegram's payment box refuses a parking payment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParkingCheckout {
+    /// The fee due now is not the invoice's amount.
+    FeeChanged(i64),
+    /// Paid already (nothing due).
+    AlreadyPaid,
+    /// The car is no longer in the car park.
+    Gone,
+    /// Not an invoice the bot made for this shopper.
+    NotYours,
+    /// The car park did not answer in time.
+    Unavailable,
+}
+
+/// What the payment box says for a refused parking payment.
+pub fn parking_checkout_refused(lang: Lang, why: ParkingCheckout) -> String {
+    match why {
+        ParkingCheckout::FeeChanged(due) => say(
+            lang,
+            format!("停车费变了，现在应付 {}。没有扣款，请重新说「交停车费」。", money(due)),
+            format!(
+                "The parking fee changed: {} is due now. Nothing was charged; please ask to pay again.",
+                money(due)
+            ),
+        ),
+        ParkingCheckout::AlreadyPaid => say(
+            lang,
+            "这辆车的停车费已经付过了，不会重复收费。",
+            "This car's parking is already paid; nothing is charged twice.",
+        ),
+        ParkingCheckout::Gone => say(
+            lang,
+            "停车场里已经没有这辆车了，没有扣款。",
+            "This car is no longer in the car park; nothing was charged.",
+        ),
+        ParkingCheckout::NotYours => say(
+            lang,
+            "这张停车费账单不是给您的，没有扣款。",
+            "This parking invoice is not yours; nothing was charged.",
+        ),
+        ParkingCheckout::Unavailable => say(
+            lang,
+            "停车场系统暂时不可用，没有扣款，请稍后再试。",
+            "The car park's system is unavailable; nothing was charged. Please try again shortly.",
+        ),
+    }
 }
 
 // ------------------------------------------------------------------------------------- points
@@ -1064,13 +1342,6 @@ const FEE: &[&str] = &[
 #[rustfmt::skip]
 const TARIFF: &[&str] = &["怎么收费", "怎麼收費", "怎么算", "怎麼算", "收费标准", "收費標準", "is parking", "free parking", "parking free"];
 
-/// Words that ask to pay.
-const PAY: &[&str] = &["交", "付", "缴", "繳", "pay"];
-
-fn asks_to_pay(lower: &str) -> bool {
-    says(lower, PAY)
-}
-
 /// "沪A·12345 停了多久，多少钱", "my car is ABC123, how much", "停车费多少",
 /// "交停车费": priority 5, before the orders' (a payment of parking is not
 /// an order's) and the mall's information (the tariff).
@@ -1079,6 +1350,33 @@ pub static PARKING_OFFLINE: OfflineHook = OfflineHook::new(recognise_parking, pa
     .reply(parking_reply)
     .failed(loyalty_failed)
     .direct();
+
+/// "交停车费", "帮我交沪A12345的停车费", "pay parking for my car", "我要交停車費": priority 4,
+/// before the fee's (a wish to pay is not a question of how much).
+pub static PAY_PARKING_OFFLINE: OfflineHook =
+    OfflineHook::new(recognise_pay_parking, bill_answer).priority(4).failed(loyalty_failed);
+
+/// Whether `lower` asks to pay for parking (not how much it is).
+fn asks_to_pay_parking(lower: &str) -> bool {
+    let fee_word = ["停车费", "停車費"].iter().any(|w| lower.contains(w));
+    let pays_zh = ["交", "付", "缴", "繳", "支付", "买单", "買單"].iter().any(|w| lower.contains(w));
+    let pays_en =
+        says(lower, &["pay", "paying", "settle"]) && says(lower, &["parking", "car", "plate", "park"]);
+    let how_much = says(lower, &["多少", "几", "幾", "how much", "what", "is it", "怎么", "怎麼"]);
+    ((fee_word && pays_zh) || pays_en) && !how_much && !redeems(lower)
+}
+
+fn recognise_pay_parking(said: &Said) -> Option<Step> {
+    let lower = said.text().to_lowercase();
+    if saves(&lower) || !asks_to_pay_parking(&lower) {
+        return None;
+    }
+    let args = match find_plate(said.text()) {
+        Some(plate) => json!({ "plate": plate }),
+        None => json!({}),
+    };
+    Some(Step::Call(Call::new("pay_parking", args)))
+}
 
 /// "记住我的车牌 沪A12345", "/car 沪A12345", "save my plate ABC123": priority 4.
 pub static SAVE_PLATE_OFFLINE: OfflineHook =

@@ -26,6 +26,7 @@ const TOOLS: &[(&str, Level, Scope, &[&str])] = &[
     ("navigate_to_area", Level::Safe, Scope::Both, &["area_name", "show_stores?"]),
     ("navigate_to_store", Level::Safe, Scope::Both, &["store_name", "highlight?", "from?", "avoid_stairs?"]),
     ("parking_fee", Level::Safe, Scope::Private, &["plate?"]),
+    ("pay_parking", Level::Confirm, Scope::Private, &["plate?"]),
     ("remove_from_cart", Level::Confirm, Scope::Private, &["item_id?", "product_id?", "sku_id?"]),
     (
         "search_products",

@@ -1608,7 +1608,9 @@ mod suite {
         mall.car_entered("沪A12345", Some(entered.clone())).await.unwrap();
 
         let fee = mall.parking_fee("沪A12345", None).await.unwrap();
-        assert_eq!(fee.entered_at, entered);
+        let instant = |at: &str| services::calendar::LocalTime::parse(at).map(|t| t.unix);
+        assert_eq!(instant(&fee.entered_at), instant(&entered), "{} is {entered}", fee.entered_at);
+        assert!(fee.entered_at.ends_with("+08:00"), "told in the mall's offset: {}", fee.entered_at);
         assert!((190..=191).contains(&fee.minutes_parked), "{fee:?}");
         // 30 minutes free, then 2 h 40 min: three started hours at ¥10.
         assert_eq!((fee.gross_cents, fee.paid_cents, fee.due_cents, fee.grace_minutes), (3000, 0, 3000, 15));

@@ -459,6 +459,7 @@ impl<R: AsyncBufRead + Unpin, W: Write> Console<'_, R, W> {
             state: crate::engine::payments::PaymentState::Received,
             attempts: 0,
             note: String::new(),
+            parking_plate: String::new(),
         };
         let text = match ledger.receive(record).await {
             crate::engine::payments::Settled::Recorded { order, .. } => {

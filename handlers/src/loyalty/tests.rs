@@ -238,3 +238,40 @@ async fn the_last_coupon_taken_between_the_check_and_the_claim_is_told_as_all_cl
         }
     }
 }
+
+#[test]
+fn a_wish_to_pay_for_parking_is_told_from_a_question_of_how_much() {
+    for text in [
+        "交停车费",
+        "帮我交沪A12345的停车费",
+        "我要交停車費",
+        "pay parking for my car",
+        "Pay for parking ABC123",
+    ] {
+        assert!(asks_to_pay_parking(&text.to_lowercase()), "{text}");
+    }
+    for text in [
+        "停车费多少",
+        "沪A12345 停车费要付多少",
+        "坐公交车怎么来",
+        "用积分抵停车费",
+        "how much is parking",
+        "checkout",
+    ] {
+        assert!(!asks_to_pay_parking(&text.to_lowercase()), "{text}");
+    }
+}
+
+#[test]
+fn a_parking_receipt_and_a_refusal_in_the_payment_box_read_in_each_language() {
+    let paid = parking_paid(Lang::Zh, "沪A12345", "¥30", "2026-11-25T10:15:00+08:00");
+    assert!(paid.contains("已支付 ¥30") && paid.contains("10:15 前离场"), "{paid}");
+    let paid = parking_paid(Lang::ZhHant, "沪A12345", "¥30", "2026-11-25T10:15:00+08:00");
+    assert!(paid.contains("已支付 ¥30") && paid.contains("離場"), "{paid}");
+    let paid = parking_paid(Lang::En, "ABC123", "¥20", "2026-11-25T10:15:00+08:00");
+    assert!(paid.contains("paid ¥20") && paid.contains("leave by 10:15"), "{paid}");
+    let changed = parking_checkout_refused(Lang::En, ParkingCheckout::FeeChanged(5000));
+    assert!(changed.contains("¥50") && changed.contains("Nothing was charged"), "{changed}");
+    let title = parking_invoice_title(Lang::ZhHant, "沪A12345");
+    assert!(title.contains("停車費"), "{title}");
+}

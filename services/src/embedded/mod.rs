@@ -105,6 +105,7 @@ impl EmbeddedMall {
     pub fn open(path: impl AsRef<Path>) -> Result<EmbeddedMall, ServiceError> {
         let mall = EmbeddedMall::with_catalog(Catalog::demo(), Some(path.as_ref()))?;
         mall.set_loyalty(Some(LoyaltyRules::demo()))?;
+        mall.state.seed_demo_cars()?;
         Ok(mall)
     }
 
@@ -113,6 +114,7 @@ impl EmbeddedMall {
         let mall =
             EmbeddedMall::with_catalog(Catalog::demo(), None).expect("an in-memory SQLite database opens");
         mall.set_loyalty(Some(LoyaltyRules::demo())).expect("the demo coupons are written");
+        mall.state.seed_demo_cars().expect("the demo cars are written");
         mall
     }
 

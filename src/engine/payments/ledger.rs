@@ -11,13 +11,20 @@
 //! keeps two instances from telling the shopper twice. A payment the mall
 //! refuses (the order expired or was cancelled in between) is kept as
 //! refused, for a refund, and listed for the operators.
+//!
+//! A parking payment (its record names the plate) goes the same way, recorded
+//! with `pay_parking` keyed by the charge id: the car park holds it once
+//! however often Telegram delivers it; a fee changed or paid already by then
+//! is refused, for a refund.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use handlers::Lang;
 use serde::{Deserialize, Serialize};
-use services::{IdempotencyKey, MallApi, Order, RecordPayment, ServiceError, Shopper};
+use services::{
+    IdempotencyKey, MallApi, Order, ParkingPayment, PayParking, RecordPayment, ServiceError, Shopper,
+};
 
 use crate::infra::state::{StateError, StateStore};
 
@@ -42,30 +49,33 @@ pub(crate) enum PaymentState {
 pub(crate) struct PaymentRecord {
     /// The charge id (Telegram's `telegram_payment_charge_id`): the key of
     /// the record and the mall's idempotency key.
-    pub(crate) charge_id: String,
+    pub charge_id: String,
     /// The payment provider's own charge id, for refunds.
     #[serde(default)]
-    pub(crate) provider_charge_id: String,
+    pub provider_charge_id: String,
     /// `telegram`, or `test` for the terminal's test payments.
-    pub(crate) provider: String,
-    pub(crate) order_id: String,
+    pub provider: String,
+    pub order_id: String,
     /// The shopper's platform and id (`telegram`, 1001).
-    pub(crate) platform: String,
-    pub(crate) user_id: i64,
+    pub platform: String,
+    pub user_id: i64,
     /// Where the shopper is told.
-    pub(crate) chat_id: i64,
-    pub(crate) lang: Lang,
-    pub(crate) amount_cents: i64,
-    pub(crate) currency: String,
+    pub chat_id: i64,
+    pub lang: Lang,
+    pub amount_cents: i64,
+    pub currency: String,
     /// Unix seconds.
-    pub(crate) received_at: i64,
-    pub(crate) state: PaymentState,
+    pub received_at: i64,
+    pub state: PaymentState,
     /// Attempts to record it in the mall so far.
     #[serde(default)]
-    pub(crate) attempts: u32,
+    pub attempts: u32,
     /// What the mall said last (an error, or why it refused).
     #[serde(default)]
-    pub(crate) note: String,
+    pub note: String,
+    /// The plate of a parking payment (then `order_id` is empty).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub parking_plate: String,
 }
 
 /// What an attempt to record a payment came to.
@@ -73,6 +83,8 @@ pub(crate) struct PaymentRecord {
 pub(crate) enum Settled {
     /// The mall recorded it now.
     Recorded { record: PaymentRecord, order: Box<Order> },
+    /// The car park recorded a parking payment now.
+    ParkingRecorded { record: PaymentRecord, payment: ParkingPayment },
     /// The mall refused it now: the money is to be refunded.
     Refused { record: PaymentRecord, reason: String },
     /// The mall could not be told; it stays due and is tried again.
@@ -188,6 +200,9 @@ impl Ledger {
 
     /// One attempt to record `record` in the mall; `record` is updated (not stored).
     async fn attempt(&self, record: &mut PaymentRecord) -> Settled {
+        if !record.parking_plate.is_empty() {
+            return self.attempt_parking(record).await;
+        }
         let charge_id = record.charge_id.clone();
         let charge_id = charge_id.as_str();
         if record.order_id.is_empty() {
@@ -238,6 +253,65 @@ impl Ledger {
             Err(_) => {
                 record.note = format!("no answer within {} s", self.timeout.as_secs());
                 tracing::warn!(order = %record.order_id, charge = charge_id, "the mall did not answer a payment in time; it is tried again");
+                metrics::counter!(crate::infra::ops::PAYMENTS, "outcome" => "waiting").increment(1);
+                Settled::Waiting { record: record.clone(), error: record.note.clone() }
+            }
+        }
+    }
+
+    /// One attempt to record a parking payment in the car park (`pay_parking`, keyed by
+    /// the charge id); `record` is updated (not stored).
+    async fn attempt_parking(&self, record: &mut PaymentRecord) -> Settled {
+        let shopper = Shopper::new(&record.platform, record.user_id);
+        let payment = PayParking {
+            plate: record.parking_plate.clone(),
+            amount_cents: record.amount_cents,
+            charge_id: record.charge_id.clone(),
+        };
+        let key = Some(IdempotencyKey(record.charge_id.clone()));
+        record.attempts += 1;
+        let answer = tokio::time::timeout(self.timeout, self.mall.pay_parking(&shopper, &payment, key)).await;
+        let (charge, plate) = (record.charge_id.clone(), record.parking_plate.clone());
+        match answer {
+            Ok(Ok(paid)) => {
+                record.state = PaymentState::Recorded;
+                record.note.clear();
+                tracing::info!(
+                    plate,
+                    charge,
+                    attempts = record.attempts,
+                    "parking payment recorded in the car park"
+                );
+                metrics::counter!(crate::infra::ops::PAYMENTS, "outcome" => "recorded").increment(1);
+                Settled::ParkingRecorded { record: record.clone(), payment: paid }
+            }
+            Ok(Err(
+                e @ (ServiceError::FeeChanged { .. }
+                | ServiceError::AlreadyPaid { .. }
+                | ServiceError::NotFound { .. }
+                | ServiceError::InvalidArgument { .. }
+                | ServiceError::Conflict { .. }
+                | ServiceError::NotSupported { .. }),
+            )) => {
+                record.state = PaymentState::Refused;
+                record.note = e.to_string();
+                tracing::error!(plate, charge, reason = %e, "the car park refused a parking payment that arrived; it is to be refunded");
+                metrics::counter!(crate::infra::ops::PAYMENTS, "outcome" => "refused").increment(1);
+                Settled::Refused { record: record.clone(), reason: e.to_string() }
+            }
+            Ok(Err(e)) => {
+                record.note = e.to_string();
+                tracing::warn!(plate, charge, error = %e, "the car park could not record a parking payment yet; it is tried again");
+                metrics::counter!(crate::infra::ops::PAYMENTS, "outcome" => "waiting").increment(1);
+                Settled::Waiting { record: record.clone(), error: e.to_string() }
+            }
+            Err(_) => {
+                record.note = format!("no answer within {} s", self.timeout.as_secs());
+                tracing::warn!(
+                    plate,
+                    charge,
+                    "the car park did not answer a parking payment in time; it is tried again"
+                );
                 metrics::counter!(crate::infra::ops::PAYMENTS, "outcome" => "waiting").increment(1);
                 Settled::Waiting { record: record.clone(), error: record.note.clone() }
             }
@@ -347,6 +421,7 @@ mod tests {
             state: PaymentState::Received,
             attempts: 0,
             note: String::new(),
+            parking_plate: String::new(),
         }
     }
 
@@ -389,6 +464,40 @@ mod tests {
         assert_eq!(*keys.lock().unwrap(), vec!["tg-1", "tg-1"], "keyed by the charge id every time");
         assert!(ledger.paid_here("o-1").await);
         assert_eq!(ledger.get("tg-1").await.unwrap().unwrap().state, PaymentState::Recorded);
+    }
+
+    #[tokio::test]
+    async fn a_parking_payment_is_recorded_in_the_car_park_once_and_a_changed_fee_is_kept_to_refund() {
+        let mut mall = MockMallApi::new();
+        mall.expect_pay_parking().times(2).returning(|shopper, payment, key| {
+            assert_eq!(shopper.as_str(), "telegram:1001");
+            assert_eq!(key.map(|k| k.0).as_deref(), Some(payment.charge_id.as_str()), "keyed by the charge");
+            match payment.charge_id.as_str() {
+                "tg-p1" => Ok(services::ParkingPayment {
+                    plate: payment.plate.clone(),
+                    amount_cents: payment.amount_cents,
+                    charge_id: payment.charge_id.clone(),
+                    paid_at: "2026-11-25T10:00:00+08:00".into(),
+                    leave_by: "2026-11-25T10:15:00+08:00".into(),
+                }),
+                _ => Err(ServiceError::FeeChanged { due_cents: 4000, message: "¥40 now".into() }),
+            }
+        });
+        let ledger = Ledger::new(Arc::new(MemoryStore::new()), Arc::new(mall), Duration::from_secs(1));
+        let parking = |charge: &str| PaymentRecord {
+            order_id: String::new(),
+            amount_cents: 3000,
+            parking_plate: "沪A12345".into(),
+            ..record(charge)
+        };
+        let paid = ledger.receive(parking("tg-p1")).await;
+        let Settled::ParkingRecorded { payment, .. } = paid else { panic!("{paid:?}") };
+        assert_eq!((payment.plate.as_str(), payment.amount_cents), ("沪A12345", 3000));
+        let again = ledger.receive(parking("tg-p1")).await;
+        assert!(matches!(again, Settled::Done(_)), "a replayed payment reaches the car park once: {again:?}");
+        let changed = ledger.receive(parking("tg-p2")).await;
+        assert!(matches!(changed, Settled::Refused { .. }), "{changed:?}");
+        assert_eq!(ledger.refused().await.len(), 1, "listed to refund");
     }
 
     #[tokio::test]

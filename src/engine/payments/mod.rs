@@ -13,6 +13,7 @@ use services::{MallApi, Order, OrderStatus, ServiceError, Shopper, Store};
 
 pub(crate) mod events;
 pub(crate) mod ledger;
+pub(crate) mod parking;
 pub(crate) mod payload;
 
 pub use events::EventFeed;

@@ -4,6 +4,10 @@
 //! at pre-checkout and with the payment; only the bot can make one, so a
 //! payload names an order the bot offered to that shopper, and nothing
 //! else.
+//!
+//! A parking fee's payload is `park|PLATE|AMOUNT|USER_ID|TAG`, the tag over
+//! the plate, the amount (fen) and the shopper under a label of its own: it
+//! never opens as an order's, nor an order's as a parking fee's.
 
 use ring::hmac;
 
@@ -11,6 +15,8 @@ use ring::hmac;
 const TAG_BYTES: usize = 16;
 /// What the payload key is derived for (a key made for nothing else).
 const DERIVATION_LABEL: &[u8] = b"mallbot invoice payload v1";
+/// The first field of a parking fee's payload.
+const PARKING_PREFIX: &str = "park";
 /// Telegram's limit on an invoice payload, in bytes.
 pub(crate) const MAX_PAYLOAD: usize = 128;
 
@@ -49,19 +55,54 @@ impl PayloadKey {
             return None;
         }
         let expected = hex(&self.tag(order_id, user_id));
-        // Compared in constant time: how much of a guess matched is not told.
-        let same = expected.len() == tag.len()
-            && expected.bytes().zip(tag.bytes()).fold(0u8, |diff, (a, b)| diff | (a ^ b)) == 0;
-        same.then(|| (order_id.to_owned(), user_id))
+        same(&expected, tag).then(|| (order_id.to_owned(), user_id))
+    }
+
+    /// The payload naming the parking fee `amount_cents` of `plate` for the shopper `user_id`.
+    pub fn sign_parking(&self, plate: &str, amount_cents: i64, user_id: i64) -> String {
+        let tag = hex(&self.parking_tag(plate, amount_cents, user_id));
+        format!("{PARKING_PREFIX}|{plate}|{amount_cents}|{user_id}|{tag}")
+    }
+
+    /// The plate, amount and shopper a parking payload names, when the bot made it.
+    pub fn open_parking(&self, payload: &str) -> Option<(String, i64, i64)> {
+        if payload.len() > MAX_PAYLOAD {
+            return None;
+        }
+        let parts: Vec<&str> = payload.split('|').collect();
+        let [prefix, plate, amount, user, tag] = parts.as_slice() else { return None };
+        if *prefix != PARKING_PREFIX || plate.is_empty() {
+            return None;
+        }
+        let (amount_cents, user_id): (i64, i64) = (amount.parse().ok()?, user.parse().ok()?);
+        if *amount != amount_cents.to_string() || *user != user_id.to_string() || amount_cents <= 0 {
+            return None;
+        }
+        let expected = hex(&self.parking_tag(plate, amount_cents, user_id));
+        same(&expected, tag).then(|| ((*plate).to_owned(), amount_cents, user_id))
+    }
+
+    fn parking_tag(&self, plate: &str, amount_cents: i64, user_id: i64) -> [u8; TAG_BYTES] {
+        self.mac(&format!("parking\n{plate}\n{amount_cents}\n{user_id}"))
     }
 
     fn tag(&self, order_id: &str, user_id: i64) -> [u8; TAG_BYTES] {
-        let message = format!("{order_id}\n{user_id}");
+        self.mac(&format!("{order_id}\n{user_id}"))
+    }
+
+    fn mac(&self, message: &str) -> [u8; TAG_BYTES] {
         let full = hmac::sign(&self.0, message.as_bytes());
         let mut tag = [0u8; TAG_BYTES];
         tag.copy_from_slice(&full.as_ref()[..TAG_BYTES]);
         tag
     }
+}
+
+/// Whether a tag is the expected one, compared in constant time: how much of a guess
+/// matched is not told.
+fn same(expected: &str, tag: &str) -> bool {
+    expected.len() == tag.len()
+        && expected.bytes().zip(tag.bytes()).fold(0u8, |diff, (a, b)| diff | (a ^ b)) == 0
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -87,5 +128,20 @@ mod tests {
         assert_eq!(key.open("o-abc123|1001|00000000000000000000000000000000"), None, "a guessed tag");
         assert_eq!(key.open("o-abc123"), None);
         assert_eq!(key.open(&format!("o-abc123|+1001|{tag}")), None, "the same number written otherwise");
+    }
+
+    #[test]
+    fn a_parking_payload_names_its_plate_amount_and_shopper_and_is_never_an_orders() {
+        let key = PayloadKey::derive("123:TEST");
+        let payload = key.sign_parking("沪A12345", 3000, 1001);
+        assert!(payload.starts_with("park|沪A12345|3000|1001|") && payload.len() <= MAX_PAYLOAD, "{payload}");
+        assert_eq!(key.open_parking(&payload), Some(("沪A12345".to_owned(), 3000, 1001)));
+        assert_eq!(key.open(&payload), None, "not an order's payload");
+        assert_eq!(key.open_parking(&key.sign("o-abc123", 1001)), None, "an order's is not a parking fee's");
+        let tag = payload.rsplit('|').next().unwrap_or_default();
+        assert_eq!(key.open_parking(&format!("park|沪A12345|2000|1001|{tag}")), None, "another amount");
+        assert_eq!(key.open_parking(&format!("park|沪A12345|3000|1002|{tag}")), None, "another shopper");
+        assert_eq!(key.open_parking(&format!("park|沪B12345|3000|1001|{tag}")), None, "another plate");
+        assert_eq!(PayloadKey::derive("456:OTHER").open_parking(&payload), None, "another bot's key");
     }
 }

@@ -484,6 +484,11 @@ impl Confirmations {
         Carried::Done { action, approved: approve, result, text }
     }
 
+    /// Whether orders and parking fees are paid in chat (`payments.provider_token`).
+    pub(super) fn payments_online(&self) -> bool {
+        self.settings.payments_online
+    }
+
     /// How an order placed by a confirmed call is paid, as the bot is set
     /// up, whatever the model wrote; the reply's pay button is the order's.
     pub(super) fn told_how_to_pay(&self, mut reply: Reply, placed: Option<String>, lang: Lang) -> Reply {

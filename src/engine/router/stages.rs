@@ -205,12 +205,16 @@ impl FunctionCallRouter {
             Carried::Changed { action, held } => return changed_reply(&action, held),
         };
         let placed = placed_order(&action, approved, &result_text);
+        let bill =
+            crate::engine::payments::parking::confirmed_bill(&action.call.name, approved, &result_text);
         let lang = action.lang;
         let reply = match action.assistant.is_some() {
             true => self.turns.resume(action, result_text, progress).await,
             // A change held outside the chat has no loop to resume: what was done.
             false => Reply::text(action.outcome.clone().unwrap_or_default()),
         };
-        self.confirmations.told_how_to_pay(reply, placed, lang).written_in(lang, "")
+        let reply = self.confirmations.told_how_to_pay(reply, placed, lang);
+        let online = self.confirmations.payments_online();
+        crate::engine::payments::parking::told_how_to_pay(reply, bill, online, lang).written_in(lang, "")
     }
 }

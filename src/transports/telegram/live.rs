@@ -483,6 +483,9 @@ impl Handle {
                 // otherwise add 3 KB to every delivery's.
                 Box::pin(self.send_invoice(lang, order_id)).await?;
             }
+            if let (true, Some(bill)) = (paying, reply.parking_bill.as_ref()) {
+                Box::pin(self.send_parking_invoice(lang, bill)).await?;
+            }
             Ok(())
         };
         crate::infra::otel::in_trace(reply.trace.clone(), delivering).await

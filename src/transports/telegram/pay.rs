@@ -19,6 +19,13 @@
 //! order that expired meanwhile) goes through the outbox. `spawn_settling`
 //! records what is due at start and every 10 s. The shopper's side:
 //! `docs/payments.md`.
+//!
+//! A parking fee goes the same way (`payments/parking.rs`): after the ✅ of
+//! `pay_parking` an invoice of the fee titled with the plate; at
+//! pre-checkout the car park's fee now must be the invoice's amount, a plate
+//! paid already or a payload not made for the payer is refused in words; the
+//! payment is kept in the ledger and recorded with `pay_parking` once, and
+//! the shopper told "paid ¥X, leave by HH:MM".
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -134,6 +141,43 @@ impl Handle {
         }
     }
 
+    /// Sends the invoice of the parking fee `bill` the sender just confirmed (in `lang`).
+    pub(super) async fn send_parking_invoice(
+        &self,
+        lang: Lang,
+        bill: &payments::parking::ParkingBill,
+    ) -> Result<(), RequestError> {
+        let (app, bot, target) = (&self.tg.app, &self.bot, &self.target);
+        let config = &app.config.payments;
+        let key = PayloadKey::derive(bot.token());
+        let draft =
+            payments::parking::invoice_for_parking(bill, lang, &config.currency, &key, self.user_id());
+        let prices = vec![LabeledPrice::new(draft.label.clone(), draft.amount.max(0) as u32)];
+        let mut payload = teloxide::payloads::SendInvoice::new(
+            target.chat,
+            draft.title,
+            draft.description,
+            draft.payload,
+            draft.currency,
+            prices,
+        )
+        .provider_token(config.provider_token.expose().to_owned());
+        if let Some(thread) = target.thread {
+            payload = payload.message_thread_id(thread);
+        }
+        match send::call(bot, &payload).await {
+            Ok(_) => {
+                tracing::info!(plate = %bill.plate, amount = bill.amount_cents, "parking invoice sent");
+                Ok(())
+            }
+            Err(failure) => {
+                tracing::warn!(error = %failure, plate = %bill.plate, "the parking invoice could not be sent");
+                app.stats.record_error("could not send an invoice");
+                self.say(&handlers::loyalty::parking_invoice_failed(lang)).await
+            }
+        }
+    }
+
     /// Answers a pre-checkout query: ok only for a genuine payload of the
     /// payer's own unpaid order with time left and the order's amount and
     /// currency; always answered.
@@ -141,6 +185,39 @@ impl Handle {
         let started = std::time::Instant::now();
         let lang = self.lang();
         let key = PayloadKey::derive(self.bot.token());
+        if self.tg.payments_on()
+            && let Some(checked) = payments::parking::check_parking_checkout(
+                self.tg.app.mall.as_ref(),
+                &key,
+                "telegram",
+                query.from.id.0 as i64,
+                &query.invoice_payload,
+                (i64::from(query.total_amount), &query.currency),
+                &self.tg.app.config.payments.currency,
+            )
+            .await
+        {
+            let mut answer =
+                teloxide::payloads::AnswerPreCheckoutQuery::new(query.id.clone(), checked.is_ok());
+            let outcome = match checked {
+                Ok(_) => "ok",
+                Err(why) => {
+                    answer = answer.error_message(handlers::loyalty::parking_checkout_refused(lang, why));
+                    "parking_refused"
+                }
+            };
+            metrics::counter!(crate::infra::ops::CHECKOUTS, "outcome" => outcome).increment(1);
+            tracing::info!(
+                outcome,
+                ms = started.elapsed().as_millis() as u64,
+                "parking pre-checkout answered"
+            );
+            if let Err(e) = send::call(&self.bot, &answer).await {
+                tracing::error!(error = %e, "could not answer a pre-checkout query");
+                self.tg.app.stats.record_error("could not answer a pre-checkout query");
+            }
+            return;
+        }
         let checked = if self.tg.payments_on() {
             payments::check_pre_checkout(
                 self.tg.app.mall.as_ref(),
@@ -181,8 +258,13 @@ impl Handle {
         let from = &self.from;
         let lang = self.lang();
         let key = PayloadKey::derive(self.bot.token());
+        let parking_plate = match key.open_parking(&payment.invoice_payload) {
+            Some((plate, _, payer)) if payer == from.id.0 as i64 => plate,
+            _ => String::new(),
+        };
         let order_id = match key.open(&payment.invoice_payload) {
             Some((order_id, payer)) if payer == from.id.0 as i64 => order_id,
+            _ if !parking_plate.is_empty() => String::new(),
             _ => {
                 tracing::error!(charge = %payment.telegram_payment_charge_id.0, "a payment arrived with a payload the bot did not make for this shopper; kept to refund");
                 String::new()
@@ -203,6 +285,7 @@ impl Handle {
             state: PaymentState::Received,
             attempts: 0,
             note: String::new(),
+            parking_plate,
         };
         let settled = self.tg.ledger.receive(record).await;
         tell_settled(&self.bot, &self.tg.app, &self.tg.outbox, settled, true).await;
@@ -220,8 +303,22 @@ pub(crate) async fn tell_settled(bot: &Bot, app: &App, outbox: &Outbox, settled:
             let (text, markup) = paid_text(record.lang, &order, store.as_ref());
             (record, text, markup)
         }
+        Settled::ParkingRecorded { record, payment } => {
+            let amount = amount_text(payment.amount_cents, &record.currency);
+            let text =
+                handlers::loyalty::parking_paid(record.lang, &payment.plate, &amount, &payment.leave_by);
+            (record, text, None)
+        }
+        Settled::Refused { record, .. } if !record.parking_plate.is_empty() => {
+            let text = handlers::loyalty::parking_refund_due(record.lang, &record.parking_plate);
+            (record, text, None)
+        }
         Settled::Refused { record, .. } => {
             let text = (record.lang.texts().pay.refund_due)(&record.order_id);
+            (record, text, None)
+        }
+        Settled::Waiting { record, .. } if receipt && !record.parking_plate.is_empty() => {
+            let text = handlers::loyalty::parking_paid_pending(record.lang, &record.parking_plate);
             (record, text, None)
         }
         Settled::Waiting { record, .. } if receipt => {

@@ -21,6 +21,11 @@ pub const MAX_PLATES: i64 = 3;
 /// How many of a shopper's last points changes `points` lists.
 const POINTS_CHANGES_SHOWN: u32 = 20;
 
+/// The demo mall's car park: a plate and how many minutes before the mall's clock (when its
+/// database is first opened) it entered. With the demo tariff: 沪A12345 owes ¥30 (3 h 5 min),
+/// the Hong Kong ABC123 ¥20 (1 h 40 min), the new-energy 粤BD12345 nothing yet (15 min).
+pub const DEMO_CARS: [(&str, i64); 3] = [("沪A12345", 185), ("ABC123", 100), ("粤BD12345", 15)];
+
 /// A car inside, as stored.
 struct Stay {
     stay_id: i64,
@@ -35,6 +40,12 @@ pub(crate) struct Discount {
     pub coupon_id: String,
     pub subtotal_cents: i64,
     pub discount_cents: i64,
+}
+
+/// A time of the car park as RFC 3339 in the mall's own offset (the tariff's
+/// `utc_offset_minutes`), so an entry or a time to leave reads as the mall's clock.
+fn local_time(rules: &LoyaltyRules, unix: i64) -> String {
+    LocalTime::at(unix, rules.tariff.utc_offset_minutes * 60).rfc3339()
 }
 
 fn unsupported(what: &str) -> ServiceError {
@@ -155,7 +166,7 @@ impl MallState {
         }
         let grace = i64::from(tariff.grace_minutes) * 60;
         let (due_cents, leave_by) = match stay.paid_at {
-            Some(paid_at) if now <= paid_at + grace => (0, Some(rfc3339(paid_at + grace))),
+            Some(paid_at) if now <= paid_at + grace => (0, Some(local_time(rules, paid_at + grace))),
             // Stayed on after the time to leave: the time since paying is charged anew.
             Some(paid_at) => {
                 let since = (now - paid_at) / 60;
@@ -165,7 +176,7 @@ impl MallState {
         };
         Ok(ParkingFee {
             plate: plate.to_owned(),
-            entered_at: rfc3339(stay.entered_at),
+            entered_at: local_time(rules, stay.entered_at),
             minutes_parked: minutes,
             gross_cents,
             free,
@@ -221,7 +232,7 @@ impl MallState {
                 let message = match (&fee.leave_by, stay.paid_at) {
                     (Some(leave_by), Some(paid_at)) => format!(
                         "the parking of {plate} was paid at {}; leave by {leave_by}",
-                        rfc3339(paid_at)
+                        local_time(&rules, paid_at)
                     ),
                     _ => format!("nothing is due for {plate}; the car may leave"),
                 };
@@ -247,8 +258,8 @@ impl MallState {
                 plate: plate.clone(),
                 amount_cents: payment.amount_cents,
                 charge_id: payment.charge_id.clone(),
-                paid_at: rfc3339(now),
-                leave_by: rfc3339(now + i64::from(rules.tariff.grace_minutes) * 60),
+                paid_at: local_time(&rules, now),
+                leave_by: local_time(&rules, now + i64::from(rules.tariff.grace_minutes) * 60),
             };
             tx.execute(
                 "INSERT INTO parking_payments (charge_id, stay_id, plate, shopper, amount_cents, response)
@@ -301,7 +312,27 @@ impl MallState {
                 )?;
             }
             tracing::info!(plate, entered_at, "car entered");
-            Ok(CarStay { plate, entered_at: rfc3339(entered_at), left_at: None })
+            Ok(CarStay { plate, entered_at: local_time(&rules, entered_at), left_at: None })
+        })
+    }
+
+    /// The demo mall's cars, each entered a fixed number of minutes before the mall's clock
+    /// when its database is first opened ([`DEMO_CARS`]); a database that already has stays
+    /// (a file opened again) keeps them as they are.
+    pub fn seed_demo_cars(&self) -> Result<(), ServiceError> {
+        self.write(|tx, _| {
+            let stays: i64 = tx.query_row("SELECT COUNT(*) FROM parking_stays", [], |row| row.get(0))?;
+            if stays > 0 {
+                return Ok(());
+            }
+            let now = self.now();
+            for (plate, minutes) in DEMO_CARS {
+                tx.execute(
+                    "INSERT INTO parking_stays (plate, entered_at) VALUES (?1, ?2)",
+                    params![plate, now - minutes * 60],
+                )?;
+            }
+            Ok(())
         })
     }
 
@@ -317,7 +348,8 @@ impl MallState {
                 params![now, stay.stay_id],
             )?;
             tracing::info!(plate, "car left");
-            Ok(CarStay { plate, entered_at: rfc3339(stay.entered_at), left_at: Some(rfc3339(now)) })
+            let (entered_at, left_at) = (local_time(&rules, stay.entered_at), local_time(&rules, now));
+            Ok(CarStay { plate, entered_at, left_at: Some(left_at) })
         })
     }
 
