@@ -37,7 +37,11 @@ struct Served {
 
 impl Served {
     async fn start(case: &str) -> Served {
-        let dir = TempDir::new(case);
+        Served::start_in(case, TempDir::new(case)).await
+    }
+
+    /// Served on the mall kept in `dir` (`mall.db`).
+    async fn start_in(case: &str, dir: TempDir) -> Served {
         let addr = free_addr();
         let env = [
             ("MALLBOT_TELEGRAM__TOKEN", TOKEN.to_owned()),
@@ -108,6 +112,42 @@ async fn a_nike_shoe() -> (String, String) {
     (hit.id, sku.sku_id.clone())
 }
 
+/// The mall of `dir` (`mall.db`) where the shopper `user` paid an order of a
+/// Nike running shoe; their points balance.
+async fn points_earned(dir: &TempDir, user: i64) -> i64 {
+    use services::MallApi;
+    let mall = services::EmbeddedMall::open(dir.file("mall.db")).unwrap();
+    let who = services::Shopper::new("telegram", user);
+    let (product, sku) = a_nike_shoe().await;
+    let item = services::AddCartItem { product_id: product, sku_id: Some(sku), quantity: 1 };
+    let cart = mall.add_cart_item(&who, &item, None).await.unwrap();
+    let request = services::CreateOrder { cart_id: cart.cart_id, expected_total_cents: None };
+    let order = mall.create_order(&who, &request, None).await.unwrap();
+    let payment = services::RecordPayment {
+        provider: "telegram".into(),
+        amount_cents: order.total_cents,
+        currency: order.currency.clone(),
+        charge_id: format!("charge-{user}"),
+    };
+    mall.pay_order(&who, &order.order_id, &payment, None).await.unwrap();
+    let balance = mall.points(&who).await.unwrap().balance;
+    assert!(balance > 0, "a paid order earns points");
+    balance
+}
+
+/// `user` claims `coupon` through the page's two steps: the claim is shown
+/// first, and only the owner's confirmation claims it.
+async fn claim(served: &Served, user: &str, coupon: &str) -> Value {
+    let args = json!({"coupon": coupon});
+    let (status, asked) = served.post("actions", user, json!({"tool": "claim_coupon", "args": args})).await;
+    assert_eq!(status, 200, "{asked}");
+    assert_eq!(asked["confirm"]["level"], "confirm", "a claim is confirmed first: {asked}");
+    let token = asked["confirm"]["token"].as_str().unwrap().to_owned();
+    let (status, done) = served.post(&format!("actions/{token}"), user, json!({})).await;
+    assert_eq!(status, 200, "{done}");
+    done
+}
+
 /// Adds one of `product` to the cart of `user` through the page's two steps.
 async fn add_to_cart(served: &Served, user: &str, product: &str, sku: &str) -> Value {
     let args = json!({"product_id": product, "sku_id": sku, "quantity": 1});
@@ -131,7 +171,7 @@ async fn forged_altered_expired_or_missing_init_data_gets_401_and_no_data() {
         ("expired", Some(&expired)),
         ("missing", None),
     ] {
-        for path in ["cart", "orders", "me"] {
+        for path in ["cart", "orders", "me", "wallet"] {
             let (status, body) = served.get(path, user).await;
             assert_eq!(status, 401, "{what} initData on {path}: {body}");
             assert!(body.get("items").is_none() && body.get("orders").is_none(), "no data: {body}");
@@ -193,6 +233,58 @@ async fn the_cart_shows_this_shoppers_lines_and_an_order_asks_once_more_with_the
     let (status, body) = served.post(&format!("orders/{order_id}/invoice"), &alice(), json!({})).await;
     assert_eq!(status, 409);
     assert!(body["error"].as_str().unwrap().contains("取货门店"), "{body}");
+}
+
+#[tokio::test]
+async fn the_wallet_shows_this_shoppers_points_and_coupons_and_a_claim_asks_once_more() {
+    let dir = TempDir::new("webapp-wallet");
+    let points = points_earned(&dir, ALICE).await;
+    let served = Served::start_in("webapp-wallet", dir).await;
+
+    let (status, wallet) = served.get("wallet", Some(&alice())).await;
+    assert_eq!(status, 200, "{wallet}");
+    assert_eq!(wallet["points"].as_i64(), Some(points), "{wallet}");
+    assert_eq!(wallet["coupons"], json!([]), "none claimed yet");
+    let claimable: Vec<&str> =
+        wallet["claimable"].as_array().unwrap().iter().map(|c| c["coupon_id"].as_str().unwrap()).collect();
+    assert!(claimable.contains(&"cp-mall-50") && claimable.contains(&"cp-nike-100"), "{wallet}");
+    let mall_50 = wallet["claimable"].as_array().unwrap().iter().find(|c| c["coupon_id"] == "cp-mall-50");
+    assert_eq!(mall_50.unwrap()["title"], "全场满300减50", "in the shopper's language");
+
+    // A claim is shown first; Bob cannot confirm Alice's; hers claims it.
+    let (_, asked) = served
+        .post("actions", &alice(), json!({"tool": "claim_coupon", "args": {"coupon": "cp-mall-50"}}))
+        .await;
+    assert!(asked["confirm"]["summary"].as_str().unwrap().contains("全场满300减50"), "{asked}");
+    let token = asked["confirm"]["token"].as_str().unwrap();
+    assert_eq!(served.get("wallet", Some(&alice())).await.1["coupons"], json!([]), "not before confirming");
+    let (status, _) = served.post(&format!("actions/{token}"), &bob(), json!({})).await;
+    assert_eq!(status, 403);
+    let (status, done) = served.post(&format!("actions/{token}"), &alice(), json!({})).await;
+    assert_eq!(status, 200, "{done}");
+
+    let (_, wallet) = served.get("wallet", Some(&alice())).await;
+    let mine: Vec<(&str, &str)> = wallet["coupons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["coupon_id"].as_str().unwrap(), c["status"].as_str().unwrap()))
+        .collect();
+    assert_eq!(mine, [("cp-mall-50", "AVAILABLE")], "{wallet}");
+    assert!(
+        wallet["claimable"].as_array().unwrap().iter().all(|c| c["coupon_id"] != "cp-mall-50"),
+        "a held coupon is not offered again: {wallet}"
+    );
+    // Bob, in English, has his own: no points, no coupons, titles in English.
+    let (_, bobs) = served.get("wallet", Some(&bob())).await;
+    assert_eq!((bobs["points"].as_i64(), &bobs["coupons"]), (Some(0), &json!([])), "{bobs}");
+    let titles: Vec<&str> =
+        bobs["claimable"].as_array().unwrap().iter().map(|c| c["title"].as_str().unwrap()).collect();
+    assert!(titles.contains(&"¥50 off ¥300, any store"), "{bobs}");
+    // Without initData: nothing.
+    let (status, body) = served.get("wallet", None).await;
+    assert_eq!(status, 401, "{body}");
+    assert!(body.get("points").is_none());
 }
 
 #[tokio::test]
@@ -549,6 +641,72 @@ async fn in_chromium_the_cart_shows_this_shoppers_lines_in_traditional_chinese_a
     browser.open(&served.url("?startapp=cart&lang=en")).await;
     browser.wait_for("#open-in-telegram").await;
     assert!(browser.text("#open-in-telegram").await.contains("Open this page in Telegram"));
+    browser.close().await;
+}
+
+#[tokio::test]
+async fn in_chromium_the_cart_shows_the_points_and_coupons_and_orders_with_a_coupon_after_showing_the_discount()
+ {
+    let dir = TempDir::new("webapp-browser-wallet");
+    let points = points_earned(&dir, ALICE).await;
+    let served = Served::start_in("webapp-browser-wallet", dir).await;
+    claim(&served, &alice(), "cp-mall-50").await;
+    let (product, sku) = a_nike_shoe().await;
+    add_to_cart(&served, &alice(), &product, &sku).await;
+    let chromium = TempDir::new("webapp-browser-wallet-chromium");
+    let Some(browser) = Browser::start("the Mini App's points and coupons in Chromium", &chromium).await
+    else {
+        return;
+    };
+
+    browser.open(&telegram_url(&served, "?startapp=cart", &alice())).await;
+    browser.wait_for("#points-balance").await;
+    assert!(browser.text("#points").await.contains("我的积分"));
+    assert_eq!(browser.text("#points-balance").await, points.to_string(), "the balance the mall keeps");
+    let held = browser.text("#my-coupons li[data-coupon='cp-mall-50']").await;
+    assert!(held.contains("全场满300减50") && held.contains("可用"), "{held}");
+    assert!(browser.text("#claimable-coupons").await.contains("耐克满800减100"));
+    browser.screenshot("cart-wallet-zh").await;
+
+    // Claiming one more asks first, then it is the shopper's.
+    browser
+        .client
+        .find(Locator::Css("#claimable-coupons [data-claim='cp-lucky-5']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    browser.wait_for("#sheet:not([hidden]) #confirm-summary").await;
+    assert!(browser.text("#confirm-summary").await.contains("满100减20"));
+    browser.client.find(Locator::Css("#confirm-yes")).await.unwrap().click().await.unwrap();
+    browser.wait_for("#my-coupons li[data-coupon='cp-lucky-5']").await;
+    let (_, wallet) = served.get("wallet", Some(&alice())).await;
+    assert_eq!(wallet["coupons"].as_array().unwrap().len(), 2, "{wallet}");
+
+    // Ordering with the best coupon shows the discount before it is placed.
+    browser.client.find(Locator::Css("#order-coupon")).await.unwrap().click().await.unwrap();
+    browser.wait_for("#sheet:not([hidden]) #confirm-summary").await;
+    let summary = browser.text("#confirm-summary").await;
+    assert!(
+        summary.contains("小计")
+            && summary.contains("优惠券「全场满300减50」-¥50")
+            && summary.contains("实付"),
+        "{summary}"
+    );
+    browser.screenshot("order-with-coupon-zh").await;
+    browser.client.find(Locator::Css("#confirm-yes")).await.unwrap().click().await.unwrap();
+    browser
+        .client
+        .wait()
+        .at_most(Duration::from_secs(20))
+        .for_element(Locator::XPath(
+            "//ul[@id='my-coupons']/li[@data-coupon='cp-mall-50'][contains(., '已使用')]",
+        ))
+        .await
+        .unwrap();
+    let (_, orders) = served.get("orders", Some(&alice())).await;
+    assert_eq!(orders["orders"].as_array().unwrap().len(), 2, "the one paid before and this one: {orders}");
     browser.close().await;
 }
 

@@ -106,10 +106,12 @@ pub async fn preview_create_order(ctx: &ToolContext, args: CreateOrderArgs) -> R
         let held = plan_coupon(ctx, wanted, &cart).await?;
         let coupon = &held.coupon;
         let title = crate::format::local_text(lang, &coupon.title, &coupon.title_en);
+        // The mall takes off at most what the items come to.
+        let off = coupon.discount_cents.min(cart.total_cents);
         summary.push('\n');
-        summary += &discount_lines(lang, &title, cart.total_cents, coupon.discount_cents);
+        summary += &discount_lines(lang, &title, cart.total_cents, off);
         fingerprint["coupon_id"] = json!(coupon.coupon_id);
-        fingerprint["discount_cents"] = json!(coupon.discount_cents);
+        fingerprint["discount_cents"] = json!(off);
     }
     summary += &format!("\n{}{}", lang.texts().tools.pickup, store_place(lang, &pickup));
     Ok(Preview { summary, fingerprint })
@@ -147,7 +149,12 @@ async fn plan_coupon(ctx: &ToolContext, wanted: &str, cart: &Cart) -> Result<MyC
         if let Some(best) = usable.first() {
             return Ok((*best).clone());
         }
-        let why = held.iter().filter(|m| m.status == "AVAILABLE").find_map(&fits);
+        // Why the usable ones do not fit, else why the others cannot be used (used, expired).
+        let why = held
+            .iter()
+            .filter(|m| m.status == "AVAILABLE")
+            .find_map(&fits)
+            .or_else(|| held.iter().find_map(&fits));
         return Err(not_applicable(match why {
             Some(why) => say(
                 lang,

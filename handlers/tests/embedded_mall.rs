@@ -100,6 +100,54 @@ async fn search_add_by_size_label_order_as_previewed_and_cancel() {
 }
 
 #[tokio::test]
+async fn an_order_with_a_coupon_shows_subtotal_discount_and_total_before_and_after_confirming_in_each_language()
+ {
+    let mall = Arc::new(EmbeddedMall::in_memory());
+    let ctx = shopper_ctx(&mall, Lang::En);
+    let (shoe, size) = pick_a_shoe(&ctx).await;
+    let add = json!({"product_id": shoe.product_id, "quantity": 1, "sku_id": size});
+    let cart: CartResult = call(&ctx, "add_to_cart", add).await.unwrap();
+    let subtotal = cart.total_yuan.cents();
+    assert!(subtotal >= 10_000, "the shoe costs ¥100 or more: {subtotal}");
+    let _: Value = call(&ctx, "claim_coupon", json!({"coupon": "cp-lucky-5"})).await.unwrap();
+    let (sub, total) = (handlers::format::money(subtotal), handlers::format::money(subtotal - 2000));
+    let args = json!({"cart_id": cart.cart_id, "coupon_id": "best"});
+    let expected = [
+        (
+            Lang::Zh,
+            vec![format!("小计 {sub}"), "🎟 优惠券「限量5张 满100减20」-¥20".into(), format!("实付 {total}")],
+        ),
+        (
+            Lang::ZhHant,
+            vec![format!("小計 {sub}"), "🎟 優惠券「限量5張 滿100減20」-¥20".into(), format!("實付 {total}")],
+        ),
+        (
+            Lang::En,
+            vec![
+                format!("Subtotal {sub}"),
+                "🎟 Coupon \"Only 5: ¥20 off ¥100\" -¥20".into(),
+                format!("Total to pay {total}"),
+            ],
+        ),
+    ];
+    for (lang, parts) in expected {
+        let shown = preview(&shopper_ctx(&mall, lang), "create_order", args.clone()).await.unwrap();
+        for part in parts {
+            assert!(shown.summary.contains(&part), "{lang:?}: {part} missing from {}", shown.summary);
+        }
+        assert_eq!(shown.fingerprint["discount_cents"], 2000);
+    }
+    let shown = preview(&ctx, "create_order", args.clone()).await.unwrap();
+    let placed: OrderResult =
+        call(&confirmed(&ctx, "coupon-order-1", shown), "create_order", args).await.unwrap();
+    assert_eq!(placed.order.total_yuan.cents(), subtotal - 2000);
+    let said = handlers::orders::order_created(&placed, Lang::En);
+    for part in [format!("Subtotal {sub}"), "-¥20".into(), format!("Total to pay {total}")] {
+        assert!(said.contains(&part), "the placed order says {part}: {said}");
+    }
+}
+
+#[tokio::test]
 async fn a_price_change_after_the_preview_places_no_order() {
     let mall = Arc::new(EmbeddedMall::in_memory());
     let ctx = shopper_ctx(&mall, Lang::En);

@@ -531,15 +531,43 @@ pub struct MyCoupon {
 }
 
 /// An order placed with a coupon: the order (its `total_cents` after the discount) with
-/// its subtotal and the discount.
+/// its subtotal and the discount. On the wire it is the order, whose `coupon_id`,
+/// `subtotal_cents` and `discount_cents` are then required.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(into = "crate::models::Order", try_from = "crate::models::Order")]
 pub struct CouponOrder {
-    #[serde(flatten)]
     pub order: crate::models::Order,
     pub coupon_id: String,
     /// The items' total before the discount.
     pub subtotal_cents: i64,
     pub discount_cents: i64,
+}
+
+impl From<CouponOrder> for crate::models::Order {
+    fn from(placed: CouponOrder) -> Self {
+        crate::models::Order {
+            coupon_id: Some(placed.coupon_id),
+            subtotal_cents: Some(placed.subtotal_cents),
+            discount_cents: Some(placed.discount_cents),
+            ..placed.order
+        }
+    }
+}
+
+impl TryFrom<crate::models::Order> for CouponOrder {
+    type Error = String;
+
+    fn try_from(order: crate::models::Order) -> Result<Self, String> {
+        match (order.coupon_id.clone(), order.subtotal_cents, order.discount_cents) {
+            (Some(coupon_id), Some(subtotal_cents), Some(discount_cents)) => {
+                Ok(CouponOrder { order, coupon_id, subtotal_cents, discount_cents })
+            }
+            _ => Err(format!(
+                "order {} was placed with a coupon but names no coupon_id, subtotal_cents and discount_cents",
+                order.order_id
+            )),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -184,6 +184,25 @@ pub struct Order {
     /// The refund of a paid order that was cancelled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refund: Option<Refund>,
+    /// With a coupon: the items' total before its discount (`total_cents` is after it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subtotal_cents: Option<i64>,
+    /// With a coupon: the amount it took off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discount_cents: Option<i64>,
+    /// The coupon whose discount the order took.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coupon_id: Option<String>,
+}
+
+impl Order {
+    /// The coupon's discount, when one was taken off: (subtotal, discount).
+    pub fn discount(&self) -> Option<(i64, i64)> {
+        match (self.subtotal_cents, self.discount_cents) {
+            (Some(subtotal), Some(off)) if off > 0 => Some((subtotal, off)),
+            _ => None,
+        }
+    }
 }
 
 /// A payment recorded for an order.

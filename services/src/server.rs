@@ -1339,6 +1339,9 @@ mod tests {
                     pickup_store_id: "s1".into(),
                     payment: None,
                     refund: None,
+                    subtotal_cents: None,
+                    discount_cents: None,
+                    coupon_id: None,
                 })
             });
         let server = TestServer::start(mall, None).await;

@@ -1885,7 +1885,20 @@ mod suite {
             ),
             ("cp-mall-50", price, 5000, price - 5000)
         );
-        assert_eq!(mall.get_order(&who, &placed.order.order_id).await.unwrap().total_cents, price - 5000);
+        let discounted = |order: &Order| {
+            (order.total_cents, order.subtotal_cents, order.discount_cents, order.coupon_id.clone())
+        };
+        let expected = (price - 5000, Some(price), Some(5000), Some("cp-mall-50".to_owned()));
+        assert_eq!(discounted(&placed.order), expected, "the placed order carries its discount");
+        let stored = mall.get_order(&who, &placed.order.order_id).await.unwrap();
+        assert_eq!(discounted(&stored), expected, "the order read back carries its discount");
+        let listed = mall.list_orders(&who, PageRequest::default()).await.unwrap().items.remove(0);
+        assert_eq!(discounted(&listed), expected, "the order listed carries its discount");
+        let json = serde_json::to_value(&stored).unwrap();
+        assert_eq!(
+            (&json["subtotal_cents"], &json["discount_cents"], &json["coupon_id"]),
+            (&serde_json::json!(price), &serde_json::json!(5000), &serde_json::json!("cp-mall-50"))
+        );
         let mine = mall.my_coupons(&who).await.unwrap().items.remove(0);
         assert_eq!(
             (mine.status.as_str(), mine.order_id.as_deref()),

@@ -355,6 +355,10 @@ pub(crate) static TEXTS: Texts = Texts {
         invoice_description: |id, mins| {
             format!("Order {id}, for pickup in store. Please pay within {mins} minutes.")
         },
+        invoice_discounted_line: |id| format!("Order {id} (coupon applied)"),
+        discount_summary: |subtotal, off, total| {
+            format!("Subtotal {subtotal} − coupon {off} = {total} to pay")
+        },
         pay_in_chat: |mins| {
             format!(
                 "💳 Please pay with the invoice below (valid {mins} minutes; then the order is cancelled and the stock released)."

@@ -523,6 +523,10 @@ pub struct Pay {
     pub invoice_title: fn(&str) -> String,
     /// The invoice's description: (order id, minutes to pay).
     pub invoice_description: fn(&str, u64) -> String,
+    /// The one line of an invoice whose order took a coupon's discount: (order id).
+    pub invoice_discounted_line: fn(&str) -> String,
+    /// A coupon's discount on an invoice and its receipt: (subtotal, discount, total).
+    pub discount_summary: fn(&str, &str, &str) -> String,
     /// After an order placed with payments on: (minutes to pay).
     pub pay_in_chat: fn(u64) -> String,
     /// After an order placed with payments off.

@@ -306,6 +306,8 @@ pub(crate) static TEXTS: Texts = Texts {
         directions_request: |store| format!("带我去{store}"),
         invoice_title: |store| format!("{store} 订单"),
         invoice_description: |id, mins| format!("订单 {id}，到店取货。请在 {mins} 分钟内支付。"),
+        invoice_discounted_line: |id| format!("订单 {id}（已减优惠券）"),
+        discount_summary: |subtotal, off, total| format!("商品小计 {subtotal} − 优惠券 {off} = 实付 {total}"),
         pay_in_chat: |mins| {
             format!("💳 请在下方的账单里支付（{mins} 分钟内有效，过时订单自动取消、库存释放）。")
         },

@@ -356,6 +356,8 @@ pub(crate) static TEXTS: Texts = Texts {
         directions_request: |store| format!("帶我去{store}"),
         invoice_title: |store| format!("{store} 訂單"),
         invoice_description: |id, mins| format!("訂單 {id}，到店取貨。請在 {mins} 分鐘內付款。"),
+        invoice_discounted_line: |id| format!("訂單 {id}（已折抵優惠券）"),
+        discount_summary: |subtotal, off, total| format!("商品小計 {subtotal} − 優惠券 {off} = 實付 {total}"),
         pay_in_chat: |mins| {
             format!("💳 請在下方的帳單裡付款（{mins} 分鐘內有效，逾時訂單自動取消、庫存釋放）。")
         },

@@ -145,6 +145,9 @@ pub fn order(status: OrderStatus) -> Order {
         pickup_store_id: "s-nike".into(),
         payment: None,
         refund: None,
+        subtotal_cents: None,
+        discount_cents: None,
+        coupon_id: None,
     }
 }
 

@@ -57,8 +57,12 @@ pub(crate) struct InvoiceDraft {
 
 /// The invoice of `order` for the shopper `user_id` (`store` is its pickup
 /// store, when it could be looked up). The lines are the order's; when
-/// they do not add up to the mall's total (a discount the mall applied),
-/// the invoice has one line, the order, at the mall's total.
+/// they do not add up to the mall's total the invoice has one line, the
+/// order, at the mall's total. An order with a coupon's discount has that
+/// one line too (Telegram's prices are not negative: the teloxide type is
+/// unsigned and the Bot API promises no negative amount, so a discount
+/// cannot be a line of its own and the item lines would not add up to the
+/// total), and its description says "subtotal − coupon = total".
 pub(crate) fn invoice_for(
     order: &Order,
     store: Option<&Store>,
@@ -80,18 +84,33 @@ pub(crate) fn invoice_for(
         })
         .collect();
     let sum: i64 = lines.iter().map(|l| l.amount).sum();
-    if sum != order.total_cents || lines.is_empty() || lines.iter().any(|l| l.amount < 0) {
+    let mut description = (texts.invoice_description)(&order.order_id, ttl_mins);
+    if let Some(summary) = discount_summary(lang, order) {
+        lines = vec![InvoiceLine {
+            label: (texts.invoice_discounted_line)(&order.order_id),
+            amount: order.total_cents,
+        }];
+        description = format!("{description}\n{summary}");
+    } else if sum != order.total_cents || lines.is_empty() || lines.iter().any(|l| l.amount < 0) {
         lines = vec![InvoiceLine { label: order.order_id.clone(), amount: order.total_cents }];
     }
     InvoiceDraft {
         order_id: order.order_id.clone(),
         title: (texts.invoice_title)(&store_label),
-        description: (texts.invoice_description)(&order.order_id, ttl_mins),
+        description,
         payload: key.sign(&order.order_id, user_id),
         currency: currency.to_owned(),
         lines,
         total: order.total_cents,
     }
+}
+
+/// "Subtotal ¥699 − coupon ¥50 = ¥649 to pay" of an order that took a
+/// coupon's discount; `None` without one.
+pub(crate) fn discount_summary(lang: Lang, order: &Order) -> Option<String> {
+    let (subtotal, off) = order.discount()?;
+    let amount = |cents| amount_text(cents, &order.currency);
+    Some((lang.texts().pay.discount_summary)(&amount(subtotal), &amount(off), &amount(order.total_cents)))
 }
 
 /// Why a pre-checkout is refused.
@@ -279,6 +298,84 @@ mod tests {
         .unwrap();
         order.expires_at = Some(services::rfc3339(now + expires_in));
         order
+    }
+
+    /// An unpaid order of Pegasus 42 × 1 (¥699) and socks × 2 (¥39.98), with
+    /// a coupon of `off` cents when given.
+    fn two_line_order(off: Option<i64>) -> Order {
+        let line = |id: &str, name: &str, name_en: &str, quantity: u32, unit: i64| {
+            serde_json::json!({"item_id": id, "product_id": format!("p-{id}"), "name": name, "name_en": name_en,
+                "quantity": quantity, "unit_price_cents": unit, "line_total_cents": unit * i64::from(quantity)})
+        };
+        let subtotal = 69900 + 3998;
+        let mut order: Order = serde_json::from_value(serde_json::json!({
+            "order_id": "o-7", "status": "PENDING_PAYMENT", "total_cents": subtotal - off.unwrap_or(0),
+            "items": [line("i-1", "飞马 42", "Pegasus 42", 1, 69900), line("i-2", "袜子", "Socks", 2, 1999)],
+            "created_at": services::rfc3339(1_800_000_000), "pickup_store_id": "s-nike",
+        }))
+        .unwrap();
+        if let Some(off) = off {
+            (order.subtotal_cents, order.discount_cents, order.coupon_id) =
+                (Some(subtotal), Some(off), Some("cp-mall-50".into()));
+        }
+        order
+    }
+
+    fn draft(order: &Order, lang: Lang) -> InvoiceDraft {
+        invoice_for(order, None, lang, "CNY", &PayloadKey::derive("123:abc"), 42, 15)
+    }
+
+    #[test]
+    fn an_invoice_without_a_discount_has_a_line_per_item_adding_up_to_the_total() {
+        let order = two_line_order(None);
+        let draft = draft(&order, Lang::Zh);
+        let amounts: Vec<i64> = draft.lines.iter().map(|l| l.amount).collect();
+        assert_eq!((amounts, draft.total), (vec![69900, 3998], 73898));
+        assert!(draft.lines[1].label.contains("袜子"), "{:?}", draft.lines);
+        assert_eq!(draft.description, "订单 o-7，到店取货。请在 15 分钟内支付。");
+    }
+
+    #[test]
+    fn an_invoice_with_a_coupon_shows_subtotal_minus_coupon_and_charges_the_discounted_total() {
+        let order = two_line_order(Some(5000));
+        let zh = draft(&order, Lang::Zh);
+        assert_eq!(
+            zh.lines,
+            vec![InvoiceLine { label: "订单 o-7（已减优惠券）".into(), amount: 68898 }],
+            "no negative price: one line at the total to pay"
+        );
+        assert_eq!(zh.total, 68898);
+        assert_eq!(
+            zh.description,
+            "订单 o-7，到店取货。请在 15 分钟内支付。\n商品小计 ¥738.98 − 优惠券 ¥50 = 实付 ¥688.98"
+        );
+        let hant = draft(&order, Lang::ZhHant);
+        assert_eq!(hant.lines[0].label, "訂單 o-7（已折抵優惠券）");
+        assert!(
+            hant.description.ends_with("商品小計 ¥738.98 − 優惠券 ¥50 = 實付 ¥688.98"),
+            "{}",
+            hant.description
+        );
+        let en = draft(&order, Lang::En);
+        assert_eq!(en.lines[0].label, "Order o-7 (coupon applied)");
+        assert!(
+            en.description.ends_with("Subtotal ¥738.98 − coupon ¥50 = ¥688.98 to pay"),
+            "{}",
+            en.description
+        );
+        assert_eq!(
+            judge_checkout(&order, en.total, "CNY", 1_800_000_000),
+            Ok(()),
+            "the invoice's total is payable"
+        );
+    }
+
+    #[test]
+    fn a_zero_discount_is_no_discount() {
+        let mut order = two_line_order(None);
+        (order.subtotal_cents, order.discount_cents) = (Some(order.total_cents), Some(0));
+        assert_eq!(draft(&order, Lang::Zh).lines.len(), 2);
+        assert_eq!(discount_summary(Lang::Zh, &order), None);
     }
 
     #[test]

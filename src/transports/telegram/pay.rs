@@ -9,7 +9,9 @@
 //!
 //! An invoice (`sendInvoice`) is titled with the pickup store, one price per
 //! line in minor units (one line at the mall's total when the lines do not
-//! add up to it), and carries the payload of `payments/payload.rs`. A
+//! add up to it, or when a coupon took its discount: the description then
+//! says "subtotal − coupon = total"), and carries the payload of
+//! `payments/payload.rs`. A
 //! pre-checkout query is answered always, in its own task: the payload must
 //! be the bot's and name the payer, the mall's order (asked within 3 s) must
 //! be `PENDING_PAYMENT` with at least 2 minutes left and the query's amount
@@ -337,11 +339,15 @@ pub(crate) async fn tell_settled(bot: &Bot, app: &App, outbox: &Outbox, settled:
     }
 }
 
-/// "Paid", the order, where to pick it up, and a 🧭 button to the store.
+/// "Paid", the order, where to pick it up (and a coupon's discount), and a
+/// 🧭 button to the store.
 fn paid_text(lang: Lang, order: &Order, store: Option<&Store>) -> (String, Option<InlineKeyboardMarkup>) {
     let total = amount_text(order.total_cents, &order.currency);
     let (name, place) = store_and_place(lang, order, store);
-    let text = (lang.texts().pay.paid)(&order.order_id, &total, &name, &place);
+    let mut text = (lang.texts().pay.paid)(&order.order_id, &total, &name, &place);
+    if let Some(summary) = payments::discount_summary(lang, order) {
+        text = format!("{text}\n🎟 {summary}");
+    }
     (text, route_button(lang, &order.pickup_store_id))
 }
 

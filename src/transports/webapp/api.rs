@@ -6,7 +6,9 @@
 //! and gives its waypoints as points of each floor's drawing, one leg per
 //! floor; `GET facility?kind=&from=` the same for `find_facility`; `GET
 //! stores?q=&floor=&category=` is the directory; `GET cart` and `GET orders`
-//! run `view_cart` and `list_orders`. `POST actions {tool, args}` runs a safe
+//! run `view_cart` and `list_orders`; `GET wallet` is the points balance, the
+//! shopper's coupons and those still to claim (`my_points`, `list_coupons`).
+//! `POST actions {tool, args}` runs a safe
 //! change, or holds a confirm or critical one (`router.hold`: declared fields
 //! only, at most 4 KiB; with `safety.critical_code` an order is refused
 //! `403`, to be placed in the chat) and answers `{confirm}` with its token;
@@ -34,8 +36,10 @@ use crate::engine::router::{Admitted, Carried, Presser};
 
 use super::web::*;
 
-/// The tools the page may run for a shopper: the cart and orders.
-const ACTIONS: &[&str] = &["add_to_cart", "remove_from_cart", "clear_cart", "create_order", "cancel_order"];
+/// The tools the page may run for a shopper: the cart and orders, and
+/// claiming a coupon.
+const ACTIONS: &[&str] =
+    &["add_to_cart", "remove_from_cart", "clear_cart", "create_order", "cancel_order", "claim_coupon"];
 
 // Map and directory: no shopper needed
 
@@ -269,6 +273,36 @@ pub(super) async fn me(Shopper { user, .. }: Shopper<Own>) -> ApiResult {
 
 pub(super) async fn cart(State(web): State<WebApp>, Shopper { admitted, .. }: Shopper<Own>) -> ApiResult {
     Ok(Json(web.run(web.context(&admitted), "view_cart", json!({})).await?))
+}
+
+/// Shown beside the cart: the shopper's points balance (`null` when the mall
+/// keeps none), their coupons, and the mall's coupons they can still claim
+/// (some left, not held yet), from `my_points` and `list_coupons`.
+pub(super) async fn wallet(State(web): State<WebApp>, Shopper { admitted, .. }: Shopper<Own>) -> ApiResult {
+    let ctx = || web.context(&admitted);
+    let (points, mine, all) = tokio::join!(
+        web.run(ctx(), "my_points", json!({})),
+        web.run(ctx(), "list_coupons", json!({"mine": true})),
+        web.run(ctx(), "list_coupons", json!({})),
+    );
+    // A mall without points or coupons refuses them (409): nothing to show.
+    let offered = |answer: ApiResult<Value>| match answer {
+        Ok(data) => Ok(Some(data)),
+        Err(e) if e.status == StatusCode::CONFLICT => Ok(None),
+        Err(e) => Err(e),
+    };
+    let balance = offered(points)?.map(|p| p["balance"].clone()).unwrap_or(Value::Null);
+    let coupons = |data: Option<Value>| match data.map(|d| d["coupons"].clone()) {
+        Some(Value::Array(list)) => list,
+        _ => Vec::new(),
+    };
+    let mine = coupons(offered(mine)?);
+    let held: Vec<&Value> = mine.iter().map(|c| &c["coupon_id"]).collect();
+    let claimable: Vec<Value> = coupons(offered(all)?)
+        .into_iter()
+        .filter(|c| c["left"].as_u64().unwrap_or(0) > 0 && !held.contains(&&c["coupon_id"]))
+        .collect();
+    Ok(Json(json!({"points": balance, "coupons": mine, "claimable": claimable})))
 }
 
 pub(super) async fn orders(State(web): State<WebApp>, Shopper { admitted, .. }: Shopper<Own>) -> ApiResult {

@@ -1,5 +1,5 @@
 //! The Mini App: the mall as Telegram shows it in a web view — a map to
-//! touch, the directory, the shopper's cart and orders.
+//! touch, the directory, the shopper's cart and orders, points and coupons.
 //!
 //! Static HTML, CSS and JavaScript compiled into the binary (`assets/`), and
 //! a JSON API under `/webapp/api/` that runs the same tools and the same
@@ -54,6 +54,7 @@ pub(crate) fn router(web: WebApp) -> axum::Router {
         .route("/webapp/api/stores/{id}", get(store_card))
         .route("/webapp/api/me", get(me))
         .route("/webapp/api/cart", get(cart))
+        .route("/webapp/api/wallet", get(wallet))
         .route("/webapp/api/orders", get(orders))
         .route("/webapp/api/actions", post(start_action))
         .route("/webapp/api/actions/{token}", post(confirm_action))

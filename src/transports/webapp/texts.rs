@@ -59,6 +59,28 @@ pub(crate) struct WebTexts {
     pub(crate) nearest_facility: &'static str,
     /// The button that draws the way to the nearest facility of that kind.
     pub(crate) facility_go: &'static str,
+    /// Beside the cart: the shopper's points balance.
+    pub(crate) points: &'static str,
+    /// The shopper's coupons.
+    pub(crate) my_coupons: &'static str,
+    /// The shopper holds no coupon.
+    pub(crate) no_coupons: &'static str,
+    /// The mall's coupons the shopper can still claim.
+    pub(crate) claimable_coupons: &'static str,
+    /// The button that claims one.
+    pub(crate) claim: &'static str,
+    /// The button that orders the cart with the shopper's best coupon.
+    pub(crate) order_with_coupon: &'static str,
+    /// A coupon: (discount, minimum spend) → "满 {min} 减 {off}".
+    pub(crate) coupon_off: &'static str,
+    /// Until: before a coupon's last day.
+    pub(crate) valid_to: &'static str,
+    /// A coupon that costs points: after the figure.
+    pub(crate) points_cost: &'static str,
+    /// A held coupon's status.
+    pub(crate) coupon_available: &'static str,
+    pub(crate) coupon_used: &'static str,
+    pub(crate) coupon_expired: &'static str,
 }
 
 /// The table of `lang`.
@@ -119,6 +141,18 @@ static ZH_HANS: WebTexts = WebTexts {
     facilities_none: "隐藏设施",
     nearest_facility: "离这里最近的",
     facility_go: "🚻 带我去",
+    points: "💎 我的积分",
+    my_coupons: "🎟 我的优惠券",
+    no_coupons: "还没有领优惠券。",
+    claimable_coupons: "🎁 可领的优惠券",
+    claim: "领取",
+    order_with_coupon: "用券下单",
+    coupon_off: "满 {min} 减 {off}",
+    valid_to: "有效期至",
+    points_cost: "积分兑换",
+    coupon_available: "可用",
+    coupon_used: "已使用",
+    coupon_expired: "已过期",
 };
 
 static ZH_HANT: WebTexts = WebTexts {
@@ -170,6 +204,18 @@ static ZH_HANT: WebTexts = WebTexts {
     facilities_none: "隱藏設施",
     nearest_facility: "離這裡最近的",
     facility_go: "🚻 帶我去",
+    points: "💎 我的積分",
+    my_coupons: "🎟 我的優惠券",
+    no_coupons: "還沒有領優惠券。",
+    claimable_coupons: "🎁 可領的優惠券",
+    claim: "領取",
+    order_with_coupon: "用券下單",
+    coupon_off: "滿 {min} 減 {off}",
+    valid_to: "有效期至",
+    points_cost: "積分兌換",
+    coupon_available: "可用",
+    coupon_used: "已使用",
+    coupon_expired: "已過期",
 };
 
 static EN: WebTexts = WebTexts {
@@ -221,6 +267,18 @@ static EN: WebTexts = WebTexts {
     facilities_none: "Hide facilities",
     nearest_facility: "Nearest from here",
     facility_go: "🚻 Take me there",
+    points: "💎 My points",
+    my_coupons: "🎟 My coupons",
+    no_coupons: "No coupons claimed yet.",
+    claimable_coupons: "🎁 Coupons to claim",
+    claim: "Claim",
+    order_with_coupon: "Order with my coupon",
+    coupon_off: "{off} off {min}",
+    valid_to: "valid until",
+    points_cost: "points",
+    coupon_available: "ready to use",
+    coupon_used: "used",
+    coupon_expired: "expired",
 };
 
 #[cfg(test)]

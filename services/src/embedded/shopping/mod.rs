@@ -281,7 +281,8 @@ fn parse_refund(text: &str) -> Result<RefundStatus, OpError> {
 }
 
 const ORDER_COLUMNS: &str = "order_id, status, items, total_cents, created_at, pickup_store_id, \
-                             currency, expires_at, payment, refund_status, refund_cents, shopper";
+                             currency, expires_at, payment, refund_status, refund_cents, shopper, \
+                             subtotal_cents, discount_cents, coupon_id";
 
 /// An order row before its JSON and status are parsed.
 struct OrderRow {
@@ -297,6 +298,9 @@ struct OrderRow {
     refund_status: Option<String>,
     refund_cents: Option<i64>,
     shopper: String,
+    subtotal_cents: Option<i64>,
+    discount_cents: Option<i64>,
+    coupon_id: Option<String>,
 }
 
 fn order_row(row: &Row) -> rusqlite::Result<OrderRow> {
@@ -313,6 +317,9 @@ fn order_row(row: &Row) -> rusqlite::Result<OrderRow> {
         refund_status: row.get(9)?,
         refund_cents: row.get(10)?,
         shopper: row.get(11)?,
+        subtotal_cents: row.get(12)?,
+        discount_cents: row.get(13)?,
+        coupon_id: row.get(14)?,
     })
 }
 
@@ -346,6 +353,9 @@ impl OrderRow {
                 pickup_store_id: self.pickup_store_id,
                 payment,
                 refund,
+                subtotal_cents: self.subtotal_cents,
+                discount_cents: self.discount_cents,
+                coupon_id: self.coupon_id,
             },
             shopper: self.shopper,
             expires_at: self.expires_at,

@@ -108,6 +108,9 @@ impl MallState {
             pickup_store_id,
             payment: None,
             refund: None,
+            subtotal_cents: discount.as_ref().map(|d| d.subtotal_cents),
+            discount_cents: discount.as_ref().map(|d| d.discount_cents),
+            coupon_id: discount.as_ref().map(|d| d.coupon_id.clone()),
         };
         tx.execute(
             "INSERT INTO orders (order_id, shopper, status, items, total_cents, created_at, pickup_store_id,
@@ -123,9 +126,9 @@ impl MallState {
                 order.pickup_store_id,
                 order.currency,
                 expires_at,
-                discount.as_ref().map(|d| &d.coupon_id),
-                discount.as_ref().map(|d| d.subtotal_cents),
-                discount.as_ref().map(|d| d.discount_cents)
+                order.coupon_id,
+                order.subtotal_cents,
+                order.discount_cents
             ],
         )?;
         if let Some(discount) = &discount {

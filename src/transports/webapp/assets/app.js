@@ -322,16 +322,21 @@ async function loadCart() {
   if (!inTelegram) {
     $("cart").innerHTML = `<p class="hint" id="open-in-telegram">${esc(T.open_in_telegram)}</p>`;
     $("orders").innerHTML = "";
+    $("wallet").innerHTML = "";
     return;
   }
   try {
-    const [{ body: cart }, { body: orders }] = await Promise.all([api("cart"), api("orders")]);
+    // Points and coupons are shown when the mall has them; the cart does without.
+    const [{ body: cart }, { body: orders }, wallet] =
+      await Promise.all([api("cart"), api("orders"), api("wallet").then((r) => r.body, () => null)]);
+    const usable = wallet && (wallet.coupons || []).some((c) => c.status === "AVAILABLE");
     $("cart").innerHTML = cart.items.length === 0 ? `<p class="hint">${esc(T.cart_empty)}</p>` :
       `<ul class="list">${cart.items.map((i) => `<li data-item="${esc(i.item_id)}"><b>${esc(i.name)}</b>${i.sku_label ? " (" + esc(i.sku_label) + ")" : ""} × ${esc(i.quantity)}
         <div class="meta">¥${esc(i.line_total_yuan)}</div>
         <button class="plain" data-remove="${esc(i.item_id)}">${esc(T.remove)}</button>
         <button class="plain" data-more="${esc(i.product_id)}" data-sku="${esc(i.sku_id || "")}">${esc(T.one_more)}</button></li>`).join("")}</ul>
-        <p><b>${esc(T.total)} ¥${esc(cart.total_yuan)}</b></p><button id="order-go">${esc(T.order)}</button>`;
+        <p><b>${esc(T.total)} ¥${esc(cart.total_yuan)}</b></p><button id="order-go">${esc(T.order)}</button>${usable ? `<button id="order-coupon">${esc(T.order_with_coupon)}</button>` : ""}`;
+    showWallet(wallet);
     for (const b of $("cart").querySelectorAll("[data-remove]")) b.addEventListener("click", () => act("remove_from_cart", { item_id: b.dataset.remove }));
     for (const b of $("cart").querySelectorAll("[data-more]")) {
       const args = { product_id: b.dataset.more, quantity: 1 };
@@ -339,6 +344,7 @@ async function loadCart() {
       b.addEventListener("click", () => act("add_to_cart", args));
     }
     if ($("order-go")) $("order-go").addEventListener("click", () => act("create_order", { cart_id: cart.cart_id }));
+    if ($("order-coupon")) $("order-coupon").addEventListener("click", () => act("create_order", { cart_id: cart.cart_id, coupon_id: "best" }));
     $("orders").innerHTML = orders.orders.map((o) => `<li><b>${esc(o.order_id)}</b> · ${esc(o.status)} · ¥${esc(o.total_yuan)}
       <div class="meta">${esc((o.items || []).join(", "))}</div>
       ${o.status === "PENDING_PAYMENT" && payments ? `<button data-pay="${esc(o.order_id)}">${esc(T.pay)}</button>` : ""}
@@ -347,6 +353,26 @@ async function loadCart() {
     for (const b of $("orders").querySelectorAll("[data-pay]")) b.addEventListener("click", () => pay(b.dataset.pay));
     for (const b of $("orders").querySelectorAll("[data-cancel]")) b.addEventListener("click", () => act("cancel_order", { order_id: b.dataset.cancel }));
   } catch (e) { fail(e); }
+}
+
+// The points balance, the shopper's coupons and the mall's still to claim
+// (a claim is confirmed as any other change).
+function showWallet(wallet) {
+  if (!wallet) { $("wallet").innerHTML = ""; return; }
+  const status = { AVAILABLE: T.coupon_available, USED: T.coupon_used, EXPIRED: T.coupon_expired };
+  const coupon = (c) => {
+    const off = T.coupon_off.replace("{off}", "¥" + c.discount_yuan).replace("{min}", "¥" + c.min_spend_yuan);
+    const cost = c.points_cost != null && !c.status ? ` · ${c.points_cost} ${T.points_cost}` : "";
+    return `<b>${esc(c.title)}</b><div class="meta">${esc(off)}${c.stores && c.stores.length ? " · " + esc(c.stores.join(", ")) : ""} · ${esc(T.valid_to)} ${esc(c.valid_to)}${esc(cost)}</div>`;
+  };
+  const mine = wallet.coupons || [];
+  const claimable = wallet.claimable || [];
+  $("wallet").innerHTML = (wallet.points != null ? `<p id="points"><b>${esc(T.points)}</b> <span id="points-balance">${esc(wallet.points)}</span></p>` : "") +
+    `<h2>${esc(T.my_coupons)}</h2><ul class="list" id="my-coupons">${mine.map((c) => `<li data-coupon="${esc(c.coupon_id)}">${coupon(c)}
+      <div class="meta">${esc(status[c.status] || c.status)}</div></li>`).join("") || `<li class="hint">${esc(T.no_coupons)}</li>`}</ul>` +
+    (claimable.length ? `<h2>${esc(T.claimable_coupons)}</h2><ul class="list" id="claimable-coupons">${claimable.map((c) => `<li data-coupon="${esc(c.coupon_id)}">${coupon(c)}
+      <button data-claim="${esc(c.coupon_id)}">${esc(T.claim)}</button></li>`).join("")}</ul>` : "");
+  for (const b of $("wallet").querySelectorAll("[data-claim]")) b.addEventListener("click", () => act("claim_coupon", { coupon: b.dataset.claim }));
 }
 
 // A change keeps its level: confirm and critical ones are asked once more here.
