@@ -903,7 +903,9 @@ async fn a_dropped_connection_is_sent_again_and_a_lost_response_may_duplicate() 
 
 /// A reply with a suggestion button, to deliver directly through the outbox.
 fn reply_with_button(text: &str) -> mallbot::Reply {
-    mallbot::Reply { suggestions: vec!["42码".into()], ..mallbot::Reply::text(text) }
+    let mut reply = mallbot::Reply::text(text);
+    reply.suggestions = vec!["42码".into()];
+    reply
 }
 
 async fn status_message(api: &FakeBotApi, target: &mallbot::telegram::Target) -> teloxide::types::MessageId {

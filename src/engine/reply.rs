@@ -30,7 +30,7 @@ pub struct Reply {
     /// An order just placed: transports that take payments send its invoice.
     pub invoice: Option<String>,
     /// A parking fee just confirmed: transports that take payments send its invoice.
-    pub parking_bill: Option<crate::engine::payments::parking::ParkingBill>,
+    pub(crate) parking_bill: Option<crate::engine::payments::parking::ParkingBill>,
     /// Unpaid orders the answer shows: transports that take payments offer
     /// a pay button for each (a new invoice for the same order).
     pub payable: Vec<String>,

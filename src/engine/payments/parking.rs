@@ -23,7 +23,7 @@ const CHECKOUT_TIMEOUT: Duration = super::CHECKOUT_MALL_TIMEOUT;
 
 /// A confirmed parking fee to pay: the plate, the fee due at ✅, the minutes to leave.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ParkingBill {
+pub(crate) struct ParkingBill {
     pub plate: String,
     pub amount_cents: i64,
     pub grace_minutes: u32,

@@ -59,7 +59,7 @@ impl PayloadKey {
     }
 
     /// The payload naming the parking fee `amount_cents` of `plate` for the shopper `user_id`.
-    pub fn sign_parking(&self, plate: &str, amount_cents: i64, user_id: i64) -> String {
+    pub(crate) fn sign_parking(&self, plate: &str, amount_cents: i64, user_id: i64) -> String {
         let tag = hex(&self.parking_tag(plate, amount_cents, user_id));
         format!("{PARKING_PREFIX}|{plate}|{amount_cents}|{user_id}|{tag}")
     }
