@@ -924,29 +924,27 @@ fn claimed_answer(lang: Lang, data: &Value) -> Option<String> {
 
 // ----------------------------------------------------------------------------- points redeemed
 
-/// What points are spent on.
+/// What points are spent on: free parking time for one of the shopper's cars in the car
+/// park, or a coupon that costs points.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RedeemFor {
-    /// Free parking time for one of the shopper's cars in the car park.
     Parking,
-    /// A coupon that costs points.
     Coupon,
 }
 
+// The fields' meanings stay out of the schema the model reads (its tokens are counted):
+// `plate` one of the shopper's (none: their saved car inside), `hours` whole hours (none:
+// what clears the fee, or what `points` buy), `coupon` its id or title words, `points` the
+// points the shopper says to spend ("用500积分").
 /// Arguments of `redeem_points`.
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct RedeemPointsArgs {
-    /// `parking` (free parking time) or `coupon` (a coupon that costs points).
     #[serde(rename = "for")]
     pub redeem_for: RedeemFor,
-    /// parking: one of the shopper's plates (none: their saved car that is in the car park).
     pub plate: Option<String>,
-    /// parking: whole hours (none: enough to make the fee 0, or what `points` buy).
     pub hours: Option<u32>,
-    /// coupon: its id or title words (none: the coupon `points` buy).
     pub coupon: Option<String>,
-    /// The points the shopper says to spend ("用500积分").
     pub points: Option<i64>,
 }
 
@@ -1241,7 +1239,7 @@ async fn plan_redeem(ctx: &ToolContext, args: &RedeemPointsArgs) -> Result<Redee
     }
 }
 
-/// Spend the shopper's points on free parking time for their car in the car park, or on a coupon that costs points.
+/// Spend points on parking time or a coupon.
 #[tool_function(level = "confirm", scope = "private", preview = preview_redeem_points, progress = redeem_progress, help = HELP_LOYALTY, offline = REDEEM_OFFLINE)]
 pub async fn redeem_points(ctx: &ToolContext, args: RedeemPointsArgs) -> ToolResult<RedeemedResult> {
     let lang = ctx.lang;
