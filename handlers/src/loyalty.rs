@@ -1239,7 +1239,7 @@ async fn plan_redeem(ctx: &ToolContext, args: &RedeemPointsArgs) -> Result<Redee
     }
 }
 
-/// Spend points on parking time or a coupon.
+/// Spend points on parking hours for a plate, or on a coupon.
 #[tool_function(level = "confirm", scope = "private", preview = preview_redeem_points, progress = redeem_progress, help = HELP_LOYALTY, offline = REDEEM_OFFLINE)]
 pub async fn redeem_points(ctx: &ToolContext, args: RedeemPointsArgs) -> ToolResult<RedeemedResult> {
     let lang = ctx.lang;
