@@ -1057,7 +1057,9 @@ async fn the_command_menu_is_set_in_both_languages() {
     let english = calls.iter().find(|c| c["language_code"] == "en").expect("english menu");
     let names: Vec<&str> =
         english["commands"].as_array().unwrap().iter().map(|c| c["command"].as_str().unwrap()).collect();
-    assert_eq!(names, ["start", "help", "cart", "orders", "reset", "lang"]);
+    assert_eq!(names, ["start", "help", "cart", "orders", "car", "points", "coupons", "reset", "lang"]);
+    let chinese = calls.iter().find(|c| c["language_code"] == "zh").map(|c| c["commands"].to_string());
+    assert!(chinese.is_some_and(|menu| menu.contains("我的积分")), "{calls:?}");
 }
 
 // ---------------------------------------------------------------- webhook

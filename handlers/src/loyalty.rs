@@ -35,8 +35,8 @@ pub static HELP_PARKING: HelpLine = HelpLine {
 
 /// `/help`'s line for points and coupons.
 pub static HELP_LOYALTY: HelpLine = HelpLine {
-    zh: "🎟 积分与优惠券：「我有多少积分」「有什么券」「领取满300减50的券」「用券下单」",
-    en: "🎟 Points & coupons: \"my points\", \"any coupons\", \"claim the 50 off coupon\", \"checkout with my coupon\"",
+    zh: "🎟 积分与优惠券：「我有多少积分」「有什么券」「领取满300减50的券」「用积分换停车」「用券下单」",
+    en: "🎟 Points & coupons: \"my points\", \"any coupons\", \"claim the 50 off coupon\", \"redeem points for parking\", \"checkout with my coupon\"",
 };
 
 /// A line in the shopper's language: the Chinese one (in the script of
@@ -751,6 +751,9 @@ pub struct PointsLine {
     pub at: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub order_id: Option<String>,
+    /// A refund's points not taken back, having been spent already.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_taken: Option<i64>,
 }
 
 /// What `my_points` returns.
@@ -773,20 +776,23 @@ fn points_progress(lang: Lang, _args: &NoArguments) -> String {
 #[tool_function(level = "safe", scope = "private", progress = points_progress, help = HELP_LOYALTY, offline = POINTS_OFFLINE)]
 pub async fn my_points(ctx: &ToolContext, _args: NoArguments) -> ToolResult<PointsResult> {
     let points = ctx.mall.points(&ctx.shopper).await.map_err(|e| refuse(ctx.lang, e))?;
-    let changes = points
-        .changes
-        .into_iter()
-        .take(SHOWN_CHANGES)
-        .map(|c| PointsLine { reason: c.reason, amount: c.amount, at: c.at, order_id: c.order_id })
-        .collect();
-    Ok(ToolOutput::new(PointsResult { balance: points.balance, changes }))
+    Ok(ToolOutput::new(points_result(points)))
 }
 
 fn change_text(lang: Lang, change: &PointsLine) -> String {
     let order = change.order_id.as_deref().unwrap_or("");
     let why = match change.reason.as_str() {
         "ORDER_PAID" => say(lang, format!("订单 {order} 付款"), format!("order {order} paid")),
-        "ORDER_REFUNDED" => say(lang, format!("订单 {order} 退款扣回"), format!("order {order} refunded")),
+        "ORDER_REFUNDED" => match change.not_taken {
+            Some(kept) => say(
+                lang,
+                format!("订单 {order} 退款扣回；其中 {kept} 积分已经用掉，不再扣，余额不会变成负数"),
+                format!(
+                    "order {order} refunded; {kept} of its points were already spent and are not taken back, so the balance never goes below 0"
+                ),
+            ),
+            None => say(lang, format!("订单 {order} 退款扣回"), format!("order {order} refunded")),
+        },
         "PARKING" => say(lang, "兑换停车时长", "parking time"),
         "COUPON" => say(lang, "兑换优惠券", "a coupon"),
         other => other.to_owned(),
@@ -1199,6 +1205,603 @@ fn claimed_answer(lang: Lang, data: &Value) -> Option<String> {
     ))
 }
 
+// ----------------------------------------------------------------------------- points redeemed
+
+/// What points are spent on: free parking time for one of the shopper's cars in the car
+/// park, or a coupon that costs points.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RedeemFor {
+    Parking,
+    Coupon,
+}
+
+// The fields' meanings stay out of the schema the model reads (its tokens are counted):
+// `plate` one of the shopper's (none: their saved car inside), `hours` whole hours (none:
+// what clears the fee, or what `points` buy), `coupon` its id or title words, `points` the
+// points the shopper says to spend ("用500积分").
+/// Arguments of `redeem_points`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct RedeemPointsArgs {
+    #[serde(rename = "for")]
+    pub redeem_for: RedeemFor,
+    pub plate: Option<String>,
+    pub hours: Option<u32>,
+    pub coupon: Option<String>,
+    pub points: Option<i64>,
+}
+
+/// What `redeem_points` returns.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(default)]
+pub struct RedeemedResult {
+    pub points_spent: i64,
+    /// The balance after it.
+    pub balance: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plate: Option<String>,
+    /// Free parking minutes added to the car's stay.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parking_minutes: Option<i64>,
+    /// The car's fee due after it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub due_yuan: Option<Yuan>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coupon: Option<CouponLine>,
+}
+
+/// A redemption worked out and checked before the shopper agrees.
+struct RedeemPlan {
+    redeem: Redeem,
+    summary: String,
+}
+
+fn redeem_progress(lang: Lang, _args: &RedeemPointsArgs) -> String {
+    say(lang, "💎 正在兑换积分…", "💎 Spending your points…")
+}
+
+/// Too few points for `what`, in words: what it costs and what the shopper has.
+fn too_few_points(lang: Lang, cost: i64, balance: i64, what_zh: &str, what_en: &str) -> ToolError {
+    ToolError::Refused {
+        code: "NOT_ENOUGH_POINTS",
+        message: say(
+            lang,
+            format!("积分不够：{what_zh}要 {cost} 积分，您现在有 {balance} 积分。没有扣除任何积分。"),
+            format!(
+                "Not enough points: {what_en} costs {cost} points and you have {balance}. No points were taken."
+            ),
+        ),
+    }
+}
+
+/// Hours of free parking that bring the fee of `fee` to 0 (1 to 24).
+pub fn hours_to_cover(fee: &ParkingFee) -> u32 {
+    let first: i64 = fee.free.iter().filter(|f| f.reason == "FIRST_MINUTES").map(|f| f.minutes).sum();
+    let earned: i64 = fee.free.iter().filter(|f| f.reason != "FIRST_MINUTES").map(|f| f.minutes).sum();
+    let charged = (fee.minutes_parked - earned - first).max(1);
+    u32::try_from((charged + 59) / 60).unwrap_or(24).clamp(1, 24)
+}
+
+/// The shopper's car in the car park: the plate asked (one of theirs) or their saved one
+/// that is inside, with its fee now.
+async fn my_car_inside(ctx: &ToolContext, asked: Option<&str>) -> Result<ParkingFee, ToolError> {
+    let lang = ctx.lang;
+    let mine: Vec<String> = match ctx.mall.my_plates(&ctx.shopper).await {
+        Ok(page) => page.items.into_iter().map(|p| p.plate).collect(),
+        Err(ServiceError::NotFound { .. }) => Vec::new(),
+        Err(e) => return Err(refuse(lang, e)),
+    };
+    let asked = asked.map(str::trim).filter(|p| !p.is_empty());
+    if let Some(plate) = asked
+        && !mine.iter().any(|m| plate_key(m) == plate_key(plate))
+    {
+        let plate = plate_key(plate);
+        return Err(ToolError::Refused {
+            code: "NOT_FOUND",
+            message: say(
+                lang,
+                format!(
+                    "{plate} 不是您保存的车牌：积分只能换您自己车的停车时长。先发「/car {plate}」保存它。"
+                ),
+                format!(
+                    "{plate} is not one of your plates: points buy parking for your own car only. Save it first with \"/car {plate}\"."
+                ),
+            ),
+        });
+    }
+    if mine.is_empty() {
+        return Err(ToolError::Refused {
+            code: "NOT_FOUND",
+            message: say(
+                lang,
+                "您还没有保存车牌：先发「/car 沪A12345」保存您的车牌，再用积分换停车。",
+                "You have no saved plate: save yours first with \"/car ABC123\", then spend points on parking.",
+            ),
+        });
+    }
+    let plates: Vec<String> = match asked {
+        Some(plate) => vec![plate.to_owned()],
+        None => mine.clone(),
+    };
+    let mut inside = Vec::new();
+    for plate in &plates {
+        match ctx.mall.parking_fee(plate, Some(&ctx.shopper)).await {
+            Ok(fee) => inside.push(fee),
+            Err(ServiceError::NotFound { .. }) => {}
+            Err(e) => return Err(refuse(lang, e)),
+        }
+    }
+    // The car that owes something first.
+    inside.sort_by_key(|fee| -fee.due_cents);
+    inside.into_iter().next().ok_or_else(|| ToolError::Refused {
+        code: "NOT_FOUND",
+        message: say(
+            lang,
+            format!("停车场里现在没有您的车（{}），积分等车入场后再换。", plates.join("、")),
+            format!(
+                "No car of yours is in the car park ({}); spend points on parking once it is in.",
+                plates.join(", ")
+            ),
+        ),
+    })
+}
+
+/// The coupon for points the words (or the points offered) name, checked: held already,
+/// none left and not for points are told before the shopper agrees.
+async fn coupon_for_points(ctx: &ToolContext, args: &RedeemPointsArgs) -> Result<Coupon, ToolError> {
+    let lang = ctx.lang;
+    let coupons = ctx.mall.list_coupons().await.map_err(|e| refuse(lang, e))?.items;
+    let named = args.coupon.as_deref().map(str::trim).filter(|w| !w.is_empty());
+    let for_points: Vec<&Coupon> = coupons.iter().filter(|c| c.points_cost.is_some()).collect();
+    let titles = |list: &[&Coupon]| -> String {
+        let lines: Vec<String> = list
+            .iter()
+            .map(|c| {
+                let cost = c.points_cost.unwrap_or_default();
+                say(
+                    lang,
+                    format!("「{}」{cost} 积分", coupon_title(lang, c)),
+                    format!("\"{}\" for {cost} points", coupon_title(lang, c)),
+                )
+            })
+            .collect();
+        lines.join(if lang == Lang::En { ", " } else { "、" })
+    };
+    let chosen = match named.and_then(|words| match_coupon(&coupons, words)) {
+        Some(coupon) if coupon.points_cost.is_none() => {
+            let title = coupon_title(lang, coupon);
+            return Err(ToolError::Refused {
+                code: "COUPON_UNAVAILABLE",
+                message: say(
+                    lang,
+                    format!("「{title}」不用积分，直接说「领取{title}」就能领。"),
+                    format!("\"{title}\" costs no points: say \"claim {title}\" to get it."),
+                ),
+            });
+        }
+        Some(coupon) => coupon.clone(),
+        None => {
+            let affordable: Vec<&Coupon> = for_points
+                .iter()
+                .copied()
+                .filter(|c| args.points.is_none_or(|p| c.points_cost.unwrap_or(i64::MAX) <= p))
+                .collect();
+            match affordable.as_slice() {
+                [one] => (*one).clone(),
+                _ if for_points.is_empty() => {
+                    return Err(ToolError::Refused {
+                        code: "NOT_FOUND",
+                        message: say(
+                            lang,
+                            "商场现在没有可以用积分兑换的优惠券。",
+                            "The mall has no coupons for points right now.",
+                        ),
+                    });
+                }
+                [] => {
+                    let offered = args.points.unwrap_or_default();
+                    return Err(ToolError::Refused {
+                        code: "NOT_FOUND",
+                        message: say(
+                            lang,
+                            format!("{offered} 积分换不到券。可以兑换的有：{}", titles(&for_points)),
+                            format!(
+                                "{offered} points buy no coupon. The coupons for points: {}",
+                                titles(&for_points)
+                            ),
+                        ),
+                    });
+                }
+                several => {
+                    return Err(ToolError::Refused {
+                        code: "NOT_FOUND",
+                        message: say(
+                            lang,
+                            format!("要换哪一张？可以兑换的有：{}", titles(several)),
+                            format!("Which one? The coupons for points: {}", titles(several)),
+                        ),
+                    });
+                }
+            }
+        }
+    };
+    let title = coupon_title(lang, &chosen);
+    if let Ok(mine) = ctx.mall.my_coupons(&ctx.shopper).await
+        && mine.items.iter().any(|m: &MyCoupon| m.coupon.coupon_id == chosen.coupon_id)
+    {
+        return Err(ToolError::Refused {
+            code: "COUPON_UNAVAILABLE",
+            message: say(
+                lang,
+                format!("您已经有「{title}」了，每人限一张，没有扣积分。"),
+                format!("You already have \"{title}\": one per shopper. No points were taken."),
+            ),
+        });
+    }
+    if chosen.left == 0 {
+        return Err(ToolError::Refused {
+            code: "COUPON_UNAVAILABLE",
+            message: say(
+                lang,
+                format!("「{title}」已经被领完了。"),
+                format!("\"{title}\" has all been claimed."),
+            ),
+        });
+    }
+    Ok(chosen)
+}
+
+/// What the shopper is asked to agree to: the points, what they buy, and that there are enough.
+async fn plan_redeem(ctx: &ToolContext, args: &RedeemPointsArgs) -> Result<RedeemPlan, ToolError> {
+    let lang = ctx.lang;
+    let points = ctx.mall.points(&ctx.shopper).await.map_err(|e| refuse(lang, e))?;
+    let balance = points.balance;
+    match args.redeem_for {
+        RedeemFor::Parking => {
+            let per_hour = points.rule.map_or(0, |rule| rule.points_per_parking_hour);
+            if per_hour <= 0 {
+                let message = "parking is not sold for points".to_owned();
+                return Err(refuse(lang, ServiceError::NotSupported { message }));
+            }
+            let fee = my_car_inside(ctx, args.plate.as_deref()).await?;
+            let plate = fee.plate.clone();
+            if fee.due_cents == 0 {
+                return Err(ToolError::Refused {
+                    code: "NOTHING_DUE",
+                    message: say(
+                        lang,
+                        format!("🚗 {plate} 现在不用付停车费，不需要用积分。"),
+                        format!("🚗 {plate} owes nothing now: no points needed."),
+                    ),
+                });
+            }
+            let from_points = args.points.map(|p| u32::try_from(p / per_hour).unwrap_or(24).max(1));
+            let hours = args.hours.or(from_points).unwrap_or_else(|| hours_to_cover(&fee)).clamp(1, 24);
+            let cost = per_hour * i64::from(hours);
+            let due = money(fee.due_cents);
+            if balance < cost {
+                let (zh, en) = (format!("{hours} 小时停车"), format!("{hours} h of parking"));
+                return Err(too_few_points(lang, cost, balance, &zh, &en));
+            }
+            Ok(RedeemPlan {
+                redeem: Redeem::Parking { plate: plate.clone(), hours },
+                summary: say(
+                    lang,
+                    format!(
+                        "🅿️ 用 {cost} 积分换 {plate} 的 {hours} 小时免费停车（现在应付 {due}，您有 {balance} 积分）"
+                    ),
+                    format!(
+                        "🅿️ Spend {cost} points on {hours} h of free parking for {plate} ({due} due now; you have {balance} points)"
+                    ),
+                ),
+            })
+        }
+        RedeemFor::Coupon => {
+            let coupon = coupon_for_points(ctx, args).await?;
+            let cost = coupon.points_cost.unwrap_or_default();
+            let title = coupon_title(lang, &coupon);
+            if balance < cost {
+                let (zh, en) = (format!("「{title}」"), format!("\"{title}\""));
+                return Err(too_few_points(lang, cost, balance, &zh, &en));
+            }
+            let stores = store_names(ctx, &coupon.store_ids).await;
+            let line = coupon_text(
+                lang,
+                &CouponLine { points_cost: None, left: 1, ..CouponLine::of(lang, &coupon, stores, None) },
+            );
+            let line = line.rsplit_once(['，', ',']).map_or(line.clone(), |(head, _)| head.to_owned());
+            Ok(RedeemPlan {
+                redeem: Redeem::Coupon { coupon_id: coupon.coupon_id.clone() },
+                summary: say(
+                    lang,
+                    format!("🎟 用 {cost} 积分兑换优惠券：{line}（您有 {balance} 积分）"),
+                    format!("🎟 Spend {cost} points on the coupon {line} (you have {balance} points)"),
+                ),
+            })
+        }
+    }
+}
+
+/// Spend points on parking hours for a plate, or on a coupon.
+#[tool_function(level = "confirm", scope = "private", preview = preview_redeem_points, progress = redeem_progress, help = HELP_LOYALTY, offline = REDEEM_OFFLINE)]
+pub async fn redeem_points(ctx: &ToolContext, args: RedeemPointsArgs) -> ToolResult<RedeemedResult> {
+    let lang = ctx.lang;
+    // What the shopper agreed to, exactly; worked out again only without a confirmation.
+    let agreed = ctx
+        .approval
+        .as_ref()
+        .and_then(|a| serde_json::from_value::<Redeem>(a.preview.fingerprint["redeem"].clone()).ok());
+    let redeem = match agreed {
+        Some(redeem) => redeem,
+        None => plan_redeem(ctx, &args).await?.redeem,
+    };
+    let done = ctx
+        .mall
+        .redeem_points(&ctx.shopper, &redeem, idempotency_key(ctx))
+        .await
+        .map_err(|e| refuse(lang, e))?;
+    let mut result = RedeemedResult {
+        points_spent: done.points_spent,
+        balance: done.balance,
+        parking_minutes: done.parking_minutes,
+        ..RedeemedResult::default()
+    };
+    match &redeem {
+        Redeem::Parking { plate, .. } => {
+            result.plate = Some(plate_key(plate));
+            if let Ok(fee) = ctx.mall.parking_fee(plate, Some(&ctx.shopper)).await {
+                result.due_yuan = Some(Yuan(fee.due_cents));
+            }
+        }
+        Redeem::Coupon { .. } => {
+            if let Some(held) = done.coupon {
+                let stores = store_names(ctx, &held.coupon.store_ids).await;
+                result.coupon = Some(CouponLine::of(lang, &held.coupon, stores, Some(held.status)));
+            }
+        }
+    }
+    Ok(ToolOutput::new(result))
+}
+
+/// "🅿️ 用 200 积分换 沪A12345 的 2 小时免费停车": too few points, no car inside, a coupon
+/// held already are refused before the shopper agrees.
+pub async fn preview_redeem_points(ctx: &ToolContext, args: RedeemPointsArgs) -> Result<Preview, ToolError> {
+    let plan = plan_redeem(ctx, &args).await?;
+    Ok(Preview { summary: plan.summary, fingerprint: json!({ "redeem": plan.redeem }) })
+}
+
+/// `redeem_points`' result in the shopper's words.
+pub fn redeemed_text(lang: Lang, r: &RedeemedResult) -> String {
+    let (spent, balance) = (r.points_spent, r.balance);
+    if let Some(c) = &r.coupon {
+        return say(
+            lang,
+            format!(
+                "✅ 已用 {spent} 积分兑换「{}」（满 {} 减 {}，有效期至 {}），还剩 {balance} 积分。下单时说「用券下单」即可使用。",
+                c.title,
+                c.min_spend_yuan.money(),
+                c.discount_yuan.money(),
+                c.valid_to
+            ),
+            format!(
+                "✅ Spent {spent} points on \"{}\" ({} off {}, valid until {}); {balance} points left. Say \"checkout with my coupon\" to use it.",
+                c.title,
+                c.discount_yuan.money(),
+                c.min_spend_yuan.money(),
+                c.valid_to
+            ),
+        );
+    }
+    let plate = r.plate.as_deref().unwrap_or_default();
+    let hours = r.parking_minutes.unwrap_or_default() / 60;
+    let mut text = say(
+        lang,
+        format!("✅ 已用 {spent} 积分为 {plate} 换了 {hours} 小时免费停车，还剩 {balance} 积分。"),
+        format!("✅ Spent {spent} points on {hours} h of free parking for {plate}; {balance} points left."),
+    );
+    match r.due_yuan {
+        Some(due) if due.cents() > 0 => {
+            text +=
+                &say(lang, format!("现在还应付 {}。", due.money()), format!(" {} is still due.", due.money()))
+        }
+        Some(_) => {
+            text += &say(lang, "现在不用付费，可以直接离场。", " Nothing is due now: the car may leave.")
+        }
+        None => {}
+    }
+    text
+}
+
+fn redeemed_answer(lang: Lang, data: &Value) -> Option<String> {
+    read::<RedeemedResult>(data).map(|r| redeemed_text(lang, &r))
+}
+
+// ------------------------------------------------------------------------ the chat's commands
+
+/// The words of a failure of `/car`, `/points` or `/coupons`: the refusal's own, else that the
+/// mall cannot be reached.
+pub fn command_failed(lang: Lang, error: &ToolError) -> String {
+    match error {
+        ToolError::Refused { message, .. } => message.clone(),
+        ToolError::InvalidArguments { field: Some(field), .. } if field == "plate" => {
+            mall_words(lang, &ServiceError::invalid("plate", "")).unwrap_or_default()
+        }
+        _ => lang.texts().answers.mall_down.to_owned(),
+    }
+}
+
+/// The plate in `/car <plate>`, as the car park keeps it; `None`: it does not look like one.
+pub fn typed_plate(text: &str) -> Option<String> {
+    find_plate(&format!("car {text}")).filter(|p| p.chars().count() == plate_key(text).chars().count())
+}
+
+/// The label of the button removing a plate under `/car`.
+pub fn remove_plate_label(plate: &str) -> String {
+    format!("✖ {plate}")
+}
+
+/// The label of the button claiming a coupon under `/coupons`.
+pub fn claim_label(lang: Lang, title: &str) -> String {
+    say(lang, format!("🎟 领取：{title}"), format!("🎟 Claim: {title}"))
+}
+
+/// `/car`: the shopper's plates, each with its car's state in the car park (in, with the
+/// fee now; or not in).
+pub fn my_cars_text(lang: Lang, cars: &[(String, Option<ParkingFee>)]) -> String {
+    if cars.is_empty() {
+        return say(
+            lang,
+            format!(
+                "🚗 您还没有保存车牌。发「/car 沪A12345」保存（最多 {MAX_PLATES} 个），以后查停车费不用再输入。"
+            ),
+            format!(
+                "🚗 You have no saved plates. Send \"/car ABC123\" to save one (up to {MAX_PLATES}); then the fee is a word away."
+            ),
+        );
+    }
+    let mut lines = vec![say(
+        lang,
+        format!("🚗 您的车牌（{}/{MAX_PLATES}）：", cars.len()),
+        format!("🚗 Your plates ({}/{MAX_PLATES}):", cars.len()),
+    )];
+    for (plate, fee) in cars {
+        lines.push(match fee {
+            Some(fee) => car_text(lang, &car_fee(fee.clone(), true)),
+            None => say(lang, format!("🚗 {plate}：不在停车场"), format!("🚗 {plate}: not in the car park")),
+        });
+    }
+    lines.push(say(
+        lang,
+        "删除车牌：按 ✖ 或发「/car remove 车牌」。",
+        "To remove a plate: press ✖ or send \"/car remove PLATE\".",
+    ));
+    lines.join("\n\n")
+}
+
+/// `/car`: the shopper's plates and their cars' state, in words; and the plates.
+pub async fn my_cars(ctx: &ToolContext) -> Result<(String, Vec<String>), ToolError> {
+    let plates: Vec<String> = match ctx.mall.my_plates(&ctx.shopper).await {
+        Ok(page) => page.items.into_iter().map(|p| p.plate).collect(),
+        Err(e) => return Err(refuse(ctx.lang, e)),
+    };
+    let mut cars = Vec::new();
+    for plate in &plates {
+        match ctx.mall.parking_fee(plate, Some(&ctx.shopper)).await {
+            Ok(fee) => cars.push((plate.clone(), Some(fee))),
+            Err(ServiceError::NotFound { .. }) => cars.push((plate.clone(), None)),
+            Err(e) => return Err(refuse(ctx.lang, e)),
+        }
+    }
+    Ok((my_cars_text(ctx.lang, &cars), plates))
+}
+
+/// `/car remove <plate>` (or ✖): the plate removed, then what is left; one that is not the
+/// shopper's is said to be none of theirs.
+pub async fn remove_my_plate(ctx: &ToolContext, plate: &str) -> Result<(String, Vec<String>), ToolError> {
+    let lang = ctx.lang;
+    let plate = plate_key(plate);
+    match ctx.mall.remove_plate(&ctx.shopper, &plate, None).await {
+        Ok(_) => {}
+        Err(ServiceError::NotFound { .. } | ServiceError::InvalidArgument { .. }) => {
+            return Err(ToolError::Refused {
+                code: "NOT_FOUND",
+                message: say(
+                    lang,
+                    format!("{plate} 不是您保存的车牌，没有删除任何车牌。"),
+                    format!("{plate} is not one of your plates; nothing was removed."),
+                ),
+            });
+        }
+        Err(e) => return Err(refuse(lang, e)),
+    }
+    let (rest, plates) = my_cars(ctx).await?;
+    let done = say(lang, format!("✅ 已删除车牌 {plate}。"), format!("✅ The plate {plate} is removed."));
+    Ok((format!("{done}\n\n{rest}"), plates))
+}
+
+/// The mall's points as `my_points` returns them.
+pub fn points_result(points: services::PointsBalance) -> PointsResult {
+    let changes = points
+        .changes
+        .into_iter()
+        .take(SHOWN_CHANGES)
+        .map(|c| PointsLine {
+            reason: c.reason,
+            amount: c.amount,
+            at: c.at,
+            order_id: c.order_id,
+            not_taken: c.not_taken,
+        })
+        .collect();
+    PointsResult { balance: points.balance, changes }
+}
+
+/// `/points`: the balance and the last changes, in words.
+pub async fn my_points_text(ctx: &ToolContext) -> Result<String, ToolError> {
+    let points = ctx.mall.points(&ctx.shopper).await.map_err(|e| refuse(ctx.lang, e))?;
+    let mut text = points_text(ctx.lang, &points_result(points));
+    text += &say(
+        ctx.lang,
+        "\n积分可以换停车时长或优惠券：说「用积分换停车」或「用积分换券」。",
+        "\nPoints buy parking time or coupons: say \"redeem points for parking\" or \"redeem points for a coupon\".",
+    );
+    Ok(text)
+}
+
+/// A coupon the shopper can still claim: (id, title).
+pub type Claimable = (String, String);
+
+/// `/coupons`: the coupons the shopper holds, then the mall's they can still claim (not
+/// held, some left, within their dates), in words; and those to claim.
+pub async fn coupons_overview(ctx: &ToolContext) -> Result<(String, Vec<Claimable>), ToolError> {
+    let lang = ctx.lang;
+    let held = ctx.mall.my_coupons(&ctx.shopper).await.map_err(|e| refuse(lang, e))?.items;
+    let all = ctx.mall.list_coupons().await.map_err(|e| refuse(lang, e))?.items;
+    let now = services::clock::now_unix();
+    let mut mine = Vec::new();
+    for h in &held {
+        let stores = store_names(ctx, &h.coupon.store_ids).await;
+        mine.push(CouponLine::of(lang, &h.coupon, stores, Some(h.status.clone())));
+    }
+    let mut open = Vec::new();
+    let mut claimable = Vec::new();
+    for c in all.iter().filter(|c| c.left > 0 && !held.iter().any(|h| h.coupon.coupon_id == c.coupon_id)) {
+        if !within(now, &c.valid_from, &c.valid_to) {
+            continue;
+        }
+        let stores = store_names(ctx, &c.store_ids).await;
+        open.push(CouponLine::of(lang, c, stores, None));
+        claimable.push((c.coupon_id.clone(), coupon_title(lang, c)));
+    }
+    let mut parts = Vec::new();
+    parts.push(if mine.is_empty() {
+        say(lang, "🎟 您还没有优惠券。", "🎟 You have no coupons yet.")
+    } else {
+        let lines: Vec<String> =
+            mine.iter().enumerate().map(|(i, c)| format!("{}. {}", i + 1, coupon_text(lang, c))).collect();
+        format!("{}\n{}", say(lang, "🎟 您的优惠券：", "🎟 Your coupons:"), lines.join("\n"))
+    });
+    parts.push(if open.is_empty() {
+        say(lang, "现在没有您还能领的券。", "There are no more coupons for you to claim right now.")
+    } else {
+        let lines: Vec<String> = open.iter().enumerate().map(|(i, c)| format!("{}. {}", i + 1, coupon_text(lang, c))).collect();
+        format!(
+            "{}\n{}\n{}",
+            say(lang, "还可以领：", "You can still claim:"),
+            lines.join("\n"),
+            say(lang, "按下面的按钮领取（要积分的券会扣积分），确认后才领。", "Press a button below to claim one (a coupon for points spends them); nothing is claimed before you confirm.")
+        )
+    });
+    Ok((parts.join("\n\n"), claimable))
+}
+
+/// Whether `now` (Unix seconds) is within `from`..=`to` (RFC 3339; an unreadable bound
+/// counts as open).
+fn within(now: i64, from: &str, to: &str) -> bool {
+    let at = |t: &str| services::calendar::LocalTime::parse(t).map(|t| t.unix);
+    at(from).is_none_or(|from| from <= now) && at(to).is_none_or(|to| now <= to)
+}
+
 // --------------------------------------------------------------------------------- basic mode
 
 /// A refusal in the shopper's words (the tool's own message).
@@ -1533,6 +2136,61 @@ fn recognise_coupons(said: &Said) -> Option<Step> {
     }
     let mine = says(&lower, MINE);
     Some(Step::Call(Call::new("list_coupons", json!({ "mine": mine }))))
+}
+
+/// "用积分换停车", "用500积分换券", "redeem points for parking", "用積分換停車": priority 3,
+/// before the fee's and the claim's. Words naming a coupon by its figures ("用积分兑换满200减30的券")
+/// are the claim's.
+pub static REDEEM_OFFLINE: OfflineHook =
+    OfflineHook::new(recognise_redeem, redeemed_answer).priority(3).failed(loyalty_failed);
+
+/// The number written just before one of `units` ("用500积分" → 500 for 积分).
+fn figure_before(lower: &str, units: &[&str]) -> Option<i64> {
+    units.iter().find_map(|unit| {
+        let at = lower.find(unit)?;
+        let head = lower[..at].trim_end();
+        let digits: String = head
+            .chars()
+            .rev()
+            .take_while(char::is_ascii_digit)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        digits.parse().ok()
+    })
+}
+
+const POINT_UNITS: &[&str] = &["积分", "積分", "points", "point"];
+const HOUR_UNITS: &[&str] = &["个小时", "個小時", "小时", "小時", "hours", "hour"];
+
+fn recognise_redeem(said: &Said) -> Option<Step> {
+    let lower = said.text().to_lowercase();
+    if !redeems(&lower) {
+        return None;
+    }
+    let points = figure_before(&lower, POINT_UNITS);
+    if says(&lower, COUPON) {
+        // Figures besides the points, or 满…减: a coupon named, claimed by its name.
+        let other = figures(&lower).into_iter().any(|n| Some(n) != points);
+        if other || lower.contains('满') || lower.contains('滿') || says(&lower, &["off"]) {
+            return None;
+        }
+        return Some(Step::Call(Call::new("redeem_points", json!({ "for": "coupon", "points": points }))));
+    }
+    if !says(&lower, CAR_WORDS) {
+        return None;
+    }
+    let mut args = json!({ "for": "parking" });
+    if let Some(plate) = find_plate(said.text()) {
+        args["plate"] = json!(plate);
+    }
+    if let Some(hours) = figure_before(&lower, HOUR_UNITS) {
+        args["hours"] = json!(hours);
+    } else if let Some(points) = points {
+        args["points"] = json!(points);
+    }
+    Some(Step::Call(Call::new("redeem_points", args)))
 }
 
 /// The shopper's coupon that takes most off an order of `total_cents`

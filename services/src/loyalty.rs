@@ -462,6 +462,10 @@ pub struct PointsChange {
     pub amount: i64,
     /// RFC 3339.
     pub at: String,
+    /// `ORDER_REFUNDED` only: the points the order earned that were not taken back, having
+    /// been spent already (a balance never goes below 0); absent when all were taken back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_taken: Option<i64>,
 }
 
 /// `GET /api/points`: the balance and the last changes, newest first.
@@ -470,6 +474,9 @@ pub struct PointsBalance {
     pub balance: i64,
     #[serde(default)]
     pub changes: Vec<PointsChange>,
+    /// The mall's points rule: what a yuan earns and what an hour of parking costs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<PointsRule>,
 }
 
 /// `POST /api/points/redemptions`' body: points for parking time or for a coupon.

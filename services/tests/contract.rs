@@ -809,6 +809,7 @@ lifecycle_suite!(
     a_plate_with_no_car_inside_is_not_found,
     a_parking_fee_is_paid_once_and_a_changed_fee_is_refused,
     points_are_earned_on_payment_and_taken_back_on_cancel,
+    a_refund_after_points_were_spent_takes_back_only_what_is_left,
     redeeming_more_points_than_held_is_refused_and_points_buy_parking_once,
     a_coupon_is_claimed_once_per_shopper_while_any_are_left,
     an_expired_coupon_is_refused,
@@ -825,9 +826,9 @@ mod suite {
 
     use services::{
         AddCartItem, Cart, Coupon, CreateOrder, EmbeddedMall, EventQuery, IdempotencyKey, InfoSection,
-        LoyaltyRules, MallApi, Order, OrderPolicy, OrderStatus, Page, PageRequest, PayParking, PointsBalance,
-        Product, ProductBrief, ProductQuery, RecordPayment, Redeem, Refund, RefundStatus, ServiceError,
-        Shopper, Sku, StoreQuery,
+        LoyaltyRules, MallApi, Order, OrderPolicy, OrderStatus, Page, PageRequest, PayParking, Product,
+        ProductBrief, ProductQuery, RecordPayment, Redeem, Refund, RefundStatus, ServiceError, Shopper, Sku,
+        StoreQuery,
     };
 
     use crate::common::{Running, STAFF_KEY, client_for, mall_server};
@@ -1729,7 +1730,9 @@ mod suite {
 
     pub async fn points_are_earned_on_payment_and_taken_back_on_cancel(mall: Mall, _: EmbeddedMall) {
         let who = shopper(75);
-        assert_eq!(mall.points(&who).await.unwrap(), PointsBalance { balance: 0, changes: vec![] });
+        let none = mall.points(&who).await.unwrap();
+        assert_eq!((none.balance, none.changes.len()), (0, 0), "{none:?}");
+        assert_eq!(none.rule.map(|r| r.points_per_parking_hour), Some(100), "the mall's rule is told");
         let (order, ..) = one_order(&mall, &who).await;
         let earned = order.total_cents / 100;
         assert!(earned > 0, "{order:?}");
@@ -1752,6 +1755,29 @@ mod suite {
         assert_eq!(points.balance, 0);
         let changes: Vec<_> = points.changes.iter().map(|c| (c.reason.as_str(), c.amount)).collect();
         assert_eq!(changes, [("ORDER_REFUNDED", -earned), ("ORDER_PAID", earned)]);
+        assert_eq!(points.changes[0].not_taken, None, "all were taken back");
+    }
+
+    pub async fn a_refund_after_points_were_spent_takes_back_only_what_is_left(mall: Mall, _: EmbeddedMall) {
+        let who = shopper(77);
+        let order = paid_order_of_at_least(&mall, &who, 40_000, "ch-77").await;
+        let earned = order.total_cents / 100;
+        let coupon = Redeem::Coupon { coupon_id: "cp-points-30".into() };
+        let spent = mall.redeem_points(&who, &coupon, key("redeem-77")).await.unwrap();
+        assert_eq!(spent.balance, earned - 300);
+
+        mall.cancel_order(&who, &order.order_id, None).await.unwrap();
+        let points = mall.points(&who).await.unwrap();
+        assert_eq!(points.balance, 0, "never below 0: {points:?}");
+        let back = &points.changes[0];
+        assert_eq!(
+            (back.reason.as_str(), back.amount, back.not_taken),
+            ("ORDER_REFUNDED", -(earned - 300), Some(300)),
+            "{points:?}"
+        );
+        // Cancelling again takes nothing more.
+        let _again = mall.cancel_order(&who, &order.order_id, None).await;
+        assert_eq!(mall.points(&who).await.unwrap().balance, 0);
     }
 
     pub async fn redeeming_more_points_than_held_is_refused_and_points_buy_parking_once(

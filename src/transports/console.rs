@@ -175,6 +175,16 @@ impl<'a, R: AsyncBufRead + Unpin, W: Write> Console<'a, R, W> {
                 Reply::text(ctx.lang.texts().media.console_usage)
             }
             Some(Command::Pay) => self.test_payment(ctx.lang).await,
+            // Personal: the shopper's own; their buttons become numbered choices.
+            Some(command) if command.is_loyalty() => {
+                let admitted = match router.admit(Knock::message(&ctx, ChosenLang::Unread)).await {
+                    Ok(admitted) => admitted,
+                    Err(turned) => return Ok((Reply::text(turned.message()), String::new())),
+                };
+                let answer = crate::engine::commands::loyalty(router, &admitted, &ctx, &command).await;
+                let choices = answer.buttons.iter().map(crate::engine::commands::LoyaltyButton::command);
+                Reply { suggestions: choices.collect(), ..answer.reply }
+            }
             Some(Command::Human(reason)) => {
                 let asked = ctx.lang.texts().support.asked_reason;
                 let reason = reason.as_deref().unwrap_or(asked);

@@ -1,3 +1,5 @@
+#![allow(clippy::unwrap_used)]
+
 use super::*;
 
 #[test]
@@ -274,4 +276,174 @@ fn a_parking_receipt_and_a_refusal_in_the_payment_box_read_in_each_language() {
     assert!(changed.contains("¥50") && changed.contains("Nothing was charged"), "{changed}");
     let title = parking_invoice_title(Lang::ZhHant, "沪A12345");
     assert!(title.contains("停車費"), "{title}");
+}
+
+fn redeem_call(text: &str) -> Option<(String, Value)> {
+    let dialogue =
+        crate::basic::Dialogue::new(vec![crate::basic::Event::User { text: text.to_owned(), lang: None }]);
+    let lexicon = crate::basic::Lexicon::default();
+    let none = || None;
+    let said = Said::new(&dialogue, &lexicon, &none);
+    match recognise_redeem(&said)? {
+        Step::Call(call) => Some((call.tool.to_owned(), call.arguments)),
+        _ => None,
+    }
+}
+
+#[test]
+fn asks_to_spend_points_are_read_in_three_languages_and_a_named_coupon_is_the_claims() {
+    for text in ["用积分换停车", "用積分換停車", "redeem points for parking", "积分抵停车费"]
+    {
+        let (tool, args) = redeem_call(text).unwrap_or_else(|| panic!("{text}"));
+        assert_eq!((tool.as_str(), args["for"].as_str()), ("redeem_points", Some("parking")), "{text}");
+    }
+    let (_, args) = redeem_call("用积分给沪A·12345换2小时停车").unwrap();
+    assert_eq!((args["plate"].as_str(), args["hours"].as_i64()), (Some("沪A12345"), Some(2)));
+    for text in ["用500积分换券", "用500積分換券", "redeem points for a coupon"] {
+        let (tool, args) = redeem_call(text).unwrap_or_else(|| panic!("{text}"));
+        assert_eq!((tool.as_str(), args["for"].as_str()), ("redeem_points", Some("coupon")), "{text}");
+    }
+    assert_eq!(redeem_call("用500积分换券").unwrap().1["points"].as_i64(), Some(500));
+    assert!(redeem_call("用积分兑换满200减30的券").is_none(), "a coupon named by its figures is claimed");
+    assert!(redeem_call("我有多少积分").is_none());
+    assert!(redeem_call("停车费多少").is_none());
+}
+
+#[test]
+fn the_hours_that_clear_a_fee_count_the_free_time_already_earned() {
+    let mut fee = ParkingFee {
+        plate: "沪A12345".into(),
+        entered_at: "2026-11-25T04:00:00+08:00".into(),
+        minutes_parked: 360,
+        gross_cents: 6000,
+        free: vec![
+            services::FreeTime { reason: "FIRST_MINUTES".into(), minutes: 30, detail: String::new() },
+            services::FreeTime { reason: "SPENDING".into(), minutes: 240, detail: "¥500".into() },
+        ],
+        paid_cents: 0,
+        due_cents: 2000,
+        grace_minutes: 15,
+        leave_by: None,
+    };
+    assert_eq!(hours_to_cover(&fee), 2, "6 h less 4 h spent less the first 30 min: 90 min");
+    fee.free.truncate(1);
+    assert_eq!(hours_to_cover(&fee), 6);
+    fee.minutes_parked = 3 * 24 * 60;
+    assert_eq!(hours_to_cover(&fee), 24, "at most a day");
+}
+
+#[test]
+fn points_taken_back_in_part_and_points_spent_are_told() {
+    let change = PointsLine {
+        reason: "ORDER_REFUNDED".into(),
+        amount: -499,
+        at: "2026-11-25T10:00:00+08:00".into(),
+        order_id: Some("o-1".into()),
+        not_taken: Some(300),
+    };
+    let zh = change_text(Lang::Zh, &change);
+    assert!(zh.starts_with("-499 订单 o-1 退款扣回") && zh.contains("300 积分已经用掉"), "{zh}");
+    let en = change_text(Lang::En, &change);
+    assert!(en.contains("300 of its points were already spent"), "{en}");
+    let hant = change_text(Lang::ZhHant, &change);
+    assert!(hant.contains("300 積分已經用掉"), "{hant}");
+
+    let parking = RedeemedResult {
+        points_spent: 200,
+        balance: 99,
+        plate: Some("沪A12345".into()),
+        parking_minutes: Some(120),
+        due_yuan: Some(Yuan(0)),
+        coupon: None,
+    };
+    let zh = redeemed_text(Lang::Zh, &parking);
+    assert!(
+        zh.contains("已用 200 积分为 沪A12345 换了 2 小时免费停车，还剩 99 积分") && zh.contains("不用付费"),
+        "{zh}"
+    );
+    let en = redeemed_text(Lang::En, &RedeemedResult { due_yuan: Some(Yuan(1000)), ..parking });
+    assert!(en.contains("Spent 200 points on 2 h") && en.contains("¥10 is still due"), "{en}");
+}
+
+/// A shopper of the demo mall (its rules: 1 point a yuan, 100 points an hour) with
+/// `earned` points from a paid order (0: none).
+async fn shopper_with_points(min_cents: i64) -> (ToolContext, std::sync::Arc<services::EmbeddedMall>, i64) {
+    use services::{AddCartItem, CreateOrder, MallApi, ProductQuery, RecordPayment, Shopper};
+    let mall = std::sync::Arc::new(services::EmbeddedMall::in_memory());
+    let shopper = Shopper::new("telegram", 9);
+    let ctx = ToolContext::new(mall.clone(), shopper.clone(), Lang::Zh);
+    if min_cents == 0 {
+        return (ctx, mall, 0);
+    }
+    let query = ProductQuery { keyword: Some("iPhone".into()), ..ProductQuery::default() };
+    let hit = mall.search_products(&query).await.unwrap().items.into_iter().find(|p| p.in_stock).unwrap();
+    let product = mall.get_product(&hit.id).await.unwrap();
+    let sku = product.skus.iter().find(|s| s.stock > 0).map(|s| s.sku_id.clone());
+    let quantity = u32::try_from(min_cents / product.brief.price_cents.max(1) + 1).unwrap();
+    let item = AddCartItem { product_id: product.brief.id.clone(), sku_id: sku, quantity };
+    let cart = mall.add_cart_item(&shopper, &item, None).await.unwrap();
+    let order = CreateOrder { cart_id: cart.cart_id, expected_total_cents: None };
+    let order = mall.create_order(&shopper, &order, None).await.unwrap();
+    let pay = RecordPayment {
+        provider: "test".into(),
+        amount_cents: order.total_cents,
+        currency: order.currency.clone(),
+        charge_id: "ch-9".into(),
+    };
+    let order = mall.pay_order(&shopper, &order.order_id, &pay, None).await.unwrap();
+    (ctx, mall, order.total_cents / 100)
+}
+
+fn args(value: Value) -> RedeemPointsArgs {
+    serde_json::from_value(value).unwrap()
+}
+
+fn refusal(result: Result<Preview, ToolError>) -> String {
+    match result {
+        Err(ToolError::Refused { message, .. }) => message,
+        other => panic!("not refused: {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn parking_for_points_needs_a_car_of_the_shoppers_inside_and_enough_points() {
+    use services::MallApi;
+    let (ctx, mall, _) = shopper_with_points(0).await;
+    let parking = || args(json!({ "for": "parking" }));
+    assert!(refusal(preview_redeem_points(&ctx, parking()).await).contains("您还没有保存车牌"));
+    mall.add_plate(&ctx.shopper, "沪A12345", None).await.unwrap();
+    let none = refusal(preview_redeem_points(&ctx, parking()).await);
+    assert!(none.contains("停车场里现在没有您的车（沪A12345）"), "{none}");
+    let other =
+        refusal(preview_redeem_points(&ctx, args(json!({ "for": "parking", "plate": "沪B55555" }))).await);
+    assert!(other.contains("沪B55555 不是您保存的车牌"), "{other}");
+    mall.car_entered("沪A12345", None).await.unwrap();
+    mall.advance_clock(std::time::Duration::from_secs(4 * 3600));
+    let poor = refusal(preview_redeem_points(&ctx, parking()).await);
+    assert_eq!(poor, "积分不够：4 小时停车要 400 积分，您现在有 0 积分。没有扣除任何积分。");
+}
+
+#[tokio::test]
+async fn a_coupon_for_points_is_previewed_with_its_cost_and_redeemed_once_per_key() {
+    use services::MallApi;
+    let (ctx, mall, earned) = shopper_with_points(50_000).await;
+    let preview = preview_redeem_points(&ctx, args(json!({ "for": "coupon", "points": 500 }))).await.unwrap();
+    assert!(preview.summary.starts_with("🎟 用 300 积分兑换优惠券：积分兑换满200减30"), "{}", preview.summary);
+    assert!(preview.summary.contains(&format!("您有 {earned} 积分")), "{}", preview.summary);
+    let too_few = refusal(preview_redeem_points(&ctx, args(json!({ "for": "coupon", "points": 100 }))).await);
+    assert!(too_few.contains("100 积分换不到券") && too_few.contains("300 积分"), "{too_few}");
+
+    let approved = ToolContext {
+        approval: Some(crate::Approval {
+            idempotency_key: services::IdempotencyKey("confirm-once".into()),
+            preview: preview.clone(),
+        }),
+        ..ToolContext::new(mall.clone(), ctx.shopper.clone(), Lang::Zh)
+    };
+    let first = redeem_points(&approved, args(json!({ "for": "coupon" }))).await.unwrap();
+    let again = redeem_points(&approved, args(json!({ "for": "coupon" }))).await.unwrap();
+    assert_eq!(first.data, again.data, "the same confirmation redeems once");
+    assert_eq!(mall.points(&ctx.shopper).await.unwrap().balance, earned - 300);
+    let held = refusal(preview_redeem_points(&ctx, args(json!({ "for": "coupon" }))).await);
+    assert!(held.contains("您已经有「积分兑换满200减30」了"), "{held}");
 }

@@ -35,13 +35,16 @@ pub(crate) static TEXTS: Texts = Texts {
                    everything I can do.",
         help_intro: "I can help with:",
         help_private_note: " (private chat)",
-        help_commands: "Commands: /cart your cart · /orders your orders · /reset start over · /lang zh|zh-hant|en language",
+        help_commands: "Commands: /cart your cart · /orders your orders · /car your car (/car ABC123 saves a plate) · /points your points · /coupons your coupons · /reset start over · /lang zh|zh-hant|en language",
         help_group: "In groups, @mention me or reply to my message.",
         menu: [
             "Get started",
             "What I can do",
             "Show my cart",
             "My orders",
+            "My car: parking status; /car ABC123 saves a plate",
+            "My points and their latest changes",
+            "My coupons and the ones to claim",
             "Start the conversation over",
             "Switch language: /lang zh, /lang zh-hant or /lang en",
         ],
@@ -68,7 +71,7 @@ pub(crate) static TEXTS: Texts = Texts {
             format!(
                 "mallbot — mall shopping guide. You are shopper {user}.\n\
                  Ask in Chinese or English, e.g. {examples}.\n\
-                 Commands: /help /cart /orders /reset /lang zh|zh-hant|en /health /stats /quit. A number picks a \
+                 Commands: /help /cart /orders /car /points /coupons /reset /lang zh|zh-hant|en /health /stats /quit. A number picks a \
                  suggestion.\n\
                  /voice FILE sends a recording as a voice message, /photo FILE [caption] a picture as a photo.\n\
                  An order shows its invoice as a line; /pay makes a test payment of the last one."

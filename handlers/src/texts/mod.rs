@@ -141,7 +141,7 @@ pub struct Commands {
     /// The last line of `/help` in groups.
     pub help_group: &'static str,
     /// The command menu's descriptions, in the order of `Command::MENU`.
-    pub menu: [&'static str; 6],
+    pub menu: [&'static str; 9],
     /// A command the bot does not know.
     pub unknown_command: &'static str,
     /// A sticker, voice message, file… in a private chat.

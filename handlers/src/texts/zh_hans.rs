@@ -34,13 +34,16 @@ pub(crate) static TEXTS: Texts = Texts {
                    下面是几个例子，点一下就能试试。发送 /help 查看我能做的全部事情。",
         help_intro: "我能帮您：",
         help_private_note: "（私聊）",
-        help_commands: "命令：/cart 购物车 · /orders 我的订单 · /reset 重新开始 · /lang zh|zh-hant|en 切换语言",
+        help_commands: "命令：/cart 购物车 · /orders 我的订单 · /car 我的车（/car 沪A12345 保存车牌）· /points 积分 · /coupons 优惠券 · /reset 重新开始 · /lang zh|zh-hant|en 切换语言",
         help_group: "在群里请 @我 或回复我的消息。",
         menu: [
             "开始使用",
             "我能做什么",
             "查看购物车",
             "我的订单",
+            "我的车：停车状态，/car 沪A12345 保存车牌",
+            "我的积分和最近变动",
+            "我的优惠券和可领的券",
             "重新开始对话",
             "切换语言：/lang zh、/lang zh-hant 或 /lang en",
         ],
@@ -65,7 +68,7 @@ pub(crate) static TEXTS: Texts = Texts {
             format!(
                 "mallbot — 商场导购。您是顾客 {user}。\n\
                  用中文或英文提问，例如{examples}。\n\
-                 命令：/help /cart /orders /reset /lang zh|zh-hant|en /health /stats /quit。输入数字选择建议。\n\
+                 命令：/help /cart /orders /car /points /coupons /reset /lang zh|zh-hant|en /health /stats /quit。输入数字选择建议。\n\
                  /voice 文件 把录音当作语音消息发送，/photo 文件 [说明] 把图片当作照片发送。\n\
                  下单后会显示一行账单；/pay 为最近一张账单做一次测试付款。"
             )

@@ -45,13 +45,16 @@ pub(crate) static TEXTS: Texts = Texts {
                    下面是幾個例子，點一下就能試試。傳送 /help 查看我能做的全部事情。",
         help_intro: "我能幫您：",
         help_private_note: "（私訊）",
-        help_commands: "指令：/cart 購物車 · /orders 我的訂單 · /reset 重新開始 · /lang zh|zh-hant|en 切換語言",
+        help_commands: "指令：/cart 購物車 · /orders 我的訂單 · /car 我的車（/car 滬A12345 儲存車牌）· /points 積分 · /coupons 優惠券 · /reset 重新開始 · /lang zh|zh-hant|en 切換語言",
         help_group: "在群組裡請 @我 或回覆我的訊息。",
         menu: [
             "開始使用",
             "我能做什麼",
             "查看購物車",
             "我的訂單",
+            "我的車：停車狀態，/car 滬A12345 儲存車牌",
+            "我的積分和最近變動",
+            "我的優惠券和可領的券",
             "重新開始對話",
             "切換語言：/lang zh、/lang zh-hant 或 /lang en",
         ],
@@ -76,7 +79,7 @@ pub(crate) static TEXTS: Texts = Texts {
             format!(
                 "mallbot — 商場導購。您是顧客 {user}。\n\
                  用中文或英文提問，例如{examples}。\n\
-                 指令：/help /cart /orders /reset /lang zh|zh-hant|en /health /stats /quit。輸入數字選擇建議。\n\
+                 指令：/help /cart /orders /car /points /coupons /reset /lang zh|zh-hant|en /health /stats /quit。輸入數字選擇建議。\n\
                  /voice 檔案 把錄音當作語音訊息傳送，/photo 檔案 [說明] 把圖片當作照片傳送。\n\
                  下單後會顯示一行帳單；/pay 為最近一張帳單做一次測試付款。"
             )

@@ -204,6 +204,12 @@ impl Admitted {
         self.lang
     }
 
+    /// The same request answered in `lang` (a command's language, settled by its transport).
+    pub(crate) fn in_lang(mut self, lang: Lang) -> Admitted {
+        self.lang = lang;
+        self
+    }
+
     /// The shopper's `/lang` choice, when made.
     pub(crate) fn chosen(&self) -> Option<Lang> {
         self.chosen

@@ -200,8 +200,8 @@ impl FunctionCallRouter {
     /// confirmation service, the loop that held it resumed with its result
     /// by the turns, and how a placed order is paid told.
     async fn finish_claim(&self, claim: Box<Claim>, progress: &Progress) -> Reply {
-        let (action, approved, result_text) = match self.confirmations.carry_out(claim).await {
-            Carried::Done { action, approved, text, .. } => (action, approved, text),
+        let (action, approved, result_text, result) = match self.confirmations.carry_out(claim).await {
+            Carried::Done { action, approved, text, result } => (action, approved, text, result),
             Carried::Changed { action, held } => return changed_reply(&action, held),
         };
         let placed = placed_order(&action, approved, &result_text);
@@ -210,11 +210,33 @@ impl FunctionCallRouter {
         let lang = action.lang;
         let reply = match action.assistant.is_some() {
             true => self.turns.resume(action, result_text, progress).await,
-            // A change held outside the chat has no loop to resume: what was done.
-            false => Reply::text(action.outcome.clone().unwrap_or_default()),
+            // A change held outside the chat has no loop to resume: what was done, in the
+            // tool's own words when it has them (a refusal's reason too).
+            false => {
+                let said = held_words(&action.call.name, lang, result.as_ref());
+                Reply::text(said.unwrap_or_else(|| action.outcome.clone().unwrap_or_default()))
+            }
         };
         let reply = self.confirmations.told_how_to_pay(reply, placed, lang);
         let online = self.confirmations.payments_online();
         crate::engine::payments::parking::told_how_to_pay(reply, bill, online, lang).written_in(lang, "")
+    }
+}
+
+/// What a call held outside a chat's conversation did, in the tool's own words: its basic
+/// mode's answer to the result, or the mall's refusal; `None`: the outcome line says it.
+fn held_words(
+    tool: &str,
+    lang: Lang,
+    result: Option<&Result<handlers::ToolOutput, handlers::ToolError>>,
+) -> Option<String> {
+    let texts = lang.texts();
+    match result? {
+        Ok(output) => {
+            let hook = handlers::find(tool)?.offline?;
+            (hook.answer)(texts.tool_lang, &output.data).map(|text| (texts.tool_text)(text))
+        }
+        Err(handlers::ToolError::Refused { message, .. }) => Some(message.clone()),
+        Err(_) => None,
     }
 }

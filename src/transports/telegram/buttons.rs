@@ -6,7 +6,8 @@
 //! (the presser's next message; to the person they talk to, when they do),
 //! 🧭 (the way to a store, asked as the shopper's next message), 💳 (a new
 //! invoice of an unpaid order, `pay.rs`), the service desk's buttons
-//! (`desk.rs`) and the alerts' 🛒 and ✖ (`alerts.rs`). Every press is
+//! (`desk.rs`), the alerts' 🛒 and ✖ (`alerts.rs`), and `/car`'s ✖ and `/coupons`' claim
+//! (`loyalty.rs`). Every press is
 //! answered (Telegram shows a spinner until it is). [`on_reaction`]: a 👍 or
 //! 👎 newly put on an answer in a private chat counts in the report, with
 //! the answer's question and tools (kept with the message when it was
@@ -63,6 +64,8 @@ pub(crate) async fn on_press(
             handle.on_cart_button(admitted, query, &product_id, size.as_deref()).await
         }
         Some(ButtonData::Unwatch(id)) => handle.on_unwatch_button(&admitted, query, &id).await,
+        Some(ButtonData::Unplate(plate)) => handle.on_unplate_button(&admitted, query, &plate).await,
+        Some(ButtonData::Claim(coupon_id)) => handle.on_claim_button(admitted, query, &coupon_id).await,
         None => {
             send::answer_press(&handle.bot, query, None, false).await;
             Ok(ANSWERED)

@@ -1,7 +1,8 @@
 //! The `callback_data` of the bot's buttons: `c:<token>:y` / `c:<token>:n` for
 //! Confirm / Cancel, `s:<index>` for a suggestion, `p:<order>` for an unpaid
 //! order's pay button, `r:<store>` for the way to a store, `k:<product>|<size>`
-//! for an alert's "add to cart", `a:<alert>` for removing an alert, `d:x:<user>` /
+//! for an alert's "add to cart", `a:<alert>` for removing an alert, `v:<plate>` for removing a
+//! plate, `q:<coupon>` for claiming a coupon, `d:x:<user>` /
 //! `d:w` / `d:b` for the service desk's close, keep-waiting and back-to-the-bot. Always within Telegram's 64 bytes.
 
 /// What a button press asks for.
@@ -21,6 +22,10 @@ pub(crate) enum ButtonData {
     Cart { product_id: String, size: Option<String> },
     /// Remove this alert of the shopper's.
     Unwatch(String),
+    /// Remove this plate of the shopper's (`/car`'s ✖).
+    Unplate(String),
+    /// Claim this coupon (`/coupons`): held for confirmation.
+    Claim(String),
 }
 
 /// A press on one of the service desk's buttons.
@@ -54,6 +59,8 @@ impl ButtonData {
                 format!("k:{product_id}|{}", size.as_deref().unwrap_or(""))
             }
             ButtonData::Unwatch(id) => format!("a:{id}"),
+            ButtonData::Unplate(plate) => format!("v:{plate}"),
+            ButtonData::Claim(coupon_id) => format!("q:{coupon_id}"),
         }
     }
 
@@ -87,6 +94,12 @@ impl ButtonData {
         if let Some(id) = data.strip_prefix("a:").filter(|id| !id.is_empty()) {
             return Some(ButtonData::Unwatch(id.to_owned()));
         }
+        if let Some(plate) = data.strip_prefix("v:").filter(|p| !p.is_empty()) {
+            return Some(ButtonData::Unplate(plate.to_owned()));
+        }
+        if let Some(coupon_id) = data.strip_prefix("q:").filter(|c| !c.is_empty()) {
+            return Some(ButtonData::Claim(coupon_id.to_owned()));
+        }
         if let Some(rest) = data.strip_prefix("d:") {
             return match rest {
                 "w" => Some(ButtonData::Desk(DeskAction::Wait)),
@@ -114,6 +127,8 @@ mod tests {
             ButtonData::Desk(DeskAction::Close(-1_001_234_567_890)),
             ButtonData::Desk(DeskAction::Wait),
             ButtonData::Desk(DeskAction::Back),
+            ButtonData::Unplate("沪AD12345".into()),
+            ButtonData::Claim("cp-mall-50".into()),
         ] {
             let encoded = data.encode();
             assert!(encoded.len() <= CALLBACK_DATA_LIMIT);

@@ -1,6 +1,6 @@
 //! Commands on Telegram: what is Telegram's own — `/start` with the deep link
 //! of a group hand-off, `/health`, `/stats`, `/ready` and `/pickedup` for the
-//! admins — and the shared answers of
+//! admins, `/car`, `/points` and `/coupons` with their buttons (`loyalty.rs`) — and the shared answers of
 //! [`crate::engine::commands`] for the rest, delivered with the typing indicator.
 
 use handlers::Lang;
@@ -56,6 +56,9 @@ impl Handle {
             }
             Command::Report(_) if admin => self.say(lang.texts().support.report_private_only).await,
             Command::Alerts if !ctx.is_group => self.show_alerts(&admitted, lang).await,
+            command if command.is_loyalty() && !ctx.is_group => {
+                self.loyalty_command(&admitted, ctx, command).await
+            }
             Command::Health if admin => self.say(lang.texts().commands.health_private_only).await,
             // The day's figures (shoppers, orders, errors) are not for a group to read.
             Command::Stats if admin => self.say(lang.texts().commands.stats_private_only).await,
@@ -94,6 +97,10 @@ impl Handle {
             Some(command @ (Command::Cart | Command::Orders)) => {
                 ctx.lang = lang;
                 self.shared_command(ctx, command).await
+            }
+            Some(command) if command.is_loyalty() => {
+                ctx.lang = lang;
+                self.loyalty_command(&admitted, ctx, command).await
             }
             _ => self.route(admitted, ctx).await,
         }

@@ -30,6 +30,7 @@
 //! - `commands.rs` — commands: Telegram's own and the shared ones;
 //! - `desk.rs` — the service desk (a forum group of the mall's staff);
 //! - `alerts.rs` — stock and price alerts as words and buttons, `/alerts`;
+//! - `loyalty.rs` — `/car`, `/points`, `/coupons` with their ✖ and claim buttons;
 //! - `pay.rs` — payments: invoices, pre-checkout queries, successful payments;
 //! - `teller.rs` — what the bot tells by itself (order events, alerts) and
 //!   the admins' `/ready` / `/pickedup`;
@@ -54,6 +55,7 @@ mod handle;
 pub(crate) mod incoming;
 pub(crate) mod lanes;
 pub(crate) mod live;
+mod loyalty;
 pub(crate) mod markdown;
 mod media;
 pub(crate) mod outbox;

@@ -244,7 +244,9 @@ fn read_press(query: CallbackQuery) -> Heard<Press> {
                 None => (Way::Press, String::new()),
             }
         }
-        (Some(ButtonData::Route(_) | ButtonData::Cart { .. }), Some(_)) => (Way::Message, String::new()),
+        (Some(ButtonData::Route(_) | ButtonData::Cart { .. } | ButtonData::Claim(_)), Some(_)) => {
+            (Way::Message, String::new())
+        }
         (Some(ButtonData::Desk(DeskAction::Close(_))), Some(_)) => (Way::Staff, String::new()),
         _ => (Way::Press, String::new()),
     };

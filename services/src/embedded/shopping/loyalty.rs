@@ -464,46 +464,62 @@ impl MallState {
         Ok(())
     }
 
-    /// Takes back the points a paid order earned, when it is cancelled.
+    /// Takes back the points a paid order earned, when it is cancelled: at most the balance
+    /// (points already spent stay spent, the balance never goes below 0), once per order.
     pub(crate) fn take_back_points(
         &self,
         tx: &Transaction,
         shopper: &Shopper,
         order_id: &str,
     ) -> Result<(), OpError> {
-        let earned: i64 = tx.query_row(
-            "SELECT COALESCE(SUM(amount), 0) FROM points_ledger
-             WHERE shopper = ?1 AND order_id = ?2 AND reason IN ('ORDER_PAID', 'ORDER_REFUNDED')",
+        let (earned, taken): (i64, i64) = tx.query_row(
+            "SELECT COALESCE(SUM(CASE WHEN reason = 'ORDER_PAID' THEN amount ELSE 0 END), 0),
+                    COUNT(CASE WHEN reason = 'ORDER_REFUNDED' THEN 1 END)
+             FROM points_ledger WHERE shopper = ?1 AND order_id = ?2",
             params![shopper.as_str(), order_id],
-            |row| row.get(0),
+            |row| Ok((row.get(0)?, row.get(1)?)),
         )?;
-        if earned > 0 {
-            self.add_points(tx, shopper.as_str(), -earned, "ORDER_REFUNDED", Some(order_id))?;
-            tracing::info!(order_id, shopper = %shopper, points = earned, "points taken back");
+        if earned <= 0 || taken > 0 {
+            return Ok(());
         }
+        // Recorded even when nothing could be taken: the shopper's list says why.
+        let back = take_back(earned, Self::balance(tx, shopper)?);
+        self.add_points(tx, shopper.as_str(), -back, "ORDER_REFUNDED", Some(order_id))?;
+        tracing::info!(order_id, shopper = %shopper, points = back, earned, "points taken back");
         Ok(())
     }
 
-    /// The shopper's balance and last changes, newest first.
+    /// The shopper's balance and last changes, newest first; a take-back that could not take
+    /// all the order earned says how many it left.
     pub fn points(&self, shopper: &Shopper) -> Result<PointsBalance, ServiceError> {
         self.read(|conn| {
-            self.rules("points")?;
+            let rules = self.rules("points")?;
             let balance = Self::balance(conn, shopper)?;
             let mut stmt = conn.prepare_cached(
-                "SELECT reason, order_id, amount, at FROM points_ledger WHERE shopper = ?1
-                 ORDER BY seq DESC LIMIT ?2",
+                "SELECT l.reason, l.order_id, l.amount, l.at,
+                        (SELECT COALESCE(SUM(e.amount), 0) FROM points_ledger e
+                         WHERE e.shopper = l.shopper AND e.order_id = l.order_id
+                           AND e.reason = 'ORDER_PAID')
+                 FROM points_ledger l WHERE l.shopper = ?1
+                 ORDER BY l.seq DESC LIMIT ?2",
             )?;
             let changes = stmt
                 .query_map(params![shopper.as_str(), POINTS_CHANGES_SHOWN], |row| {
+                    let reason: String = row.get(0)?;
+                    let amount: i64 = row.get(2)?;
+                    let earned: i64 = row.get(4)?;
+                    let not_taken =
+                        (reason == "ORDER_REFUNDED" && earned + amount > 0).then_some(earned + amount);
                     Ok(PointsChange {
-                        reason: row.get(0)?,
+                        reason,
                         order_id: row.get(1)?,
-                        amount: row.get(2)?,
+                        amount,
                         at: rfc3339(row.get(3)?),
+                        not_taken,
                     })
                 })?
                 .collect::<Result<_, _>>()?;
-            Ok(PointsBalance { balance, changes })
+            Ok(PointsBalance { balance, changes, rule: Some(rules.points.clone()) })
         })
     }
 
@@ -822,5 +838,24 @@ impl MallState {
     pub(crate) fn give_back_coupon(&self, tx: &Transaction, order_id: &str) -> Result<(), OpError> {
         tx.execute("UPDATE coupon_claims SET order_id = NULL WHERE order_id = ?1", [order_id])?;
         Ok(())
+    }
+}
+
+/// The points a refund takes back of the `earned` ones: all of them, or as many as the
+/// shopper still has (`balance`); never a negative balance, never more than earned.
+fn take_back(earned: i64, balance: i64) -> i64 {
+    earned.min(balance).max(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::take_back;
+
+    #[test]
+    fn a_refund_takes_back_at_most_what_is_left() {
+        assert_eq!(take_back(799, 1000), 799, "all of it when the points are there");
+        assert_eq!(take_back(799, 499), 499, "what is left when some were spent");
+        assert_eq!(take_back(799, 0), 0);
+        assert_eq!(take_back(799, -5), 0, "a balance below 0 is never made worse");
     }
 }
