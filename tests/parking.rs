@@ -1,4 +1,4 @@
-//! The car park through the real binary: `mallbot run` on the fake Bot API
+//! The car park (and a coupon at the till) through the real binary: `mallbot run` on the fake Bot API
 //! with Telegram payments on, the mall a `mallbot mall-server` child over
 //! HTTP whose staff endpoint `/api/staff/parking/entries` sets when a car
 //! came in, as the barrier would. Both children run on one mall clock
@@ -292,5 +292,72 @@ async fn the_fee_is_paid_once_in_telegram_and_a_changed_fee_or_another_shopper_i
     assert!(!ok && why.contains("停车费变了") && why.contains("¥50"), "{why}");
     let fee = mall.fee("沪C55555", ALICE).await;
     assert_eq!((fee.paid_cents, fee.due_cents), (0, 5000), "nothing paid: {fee:?}");
+    bot.settle().await;
+}
+
+/// A coupon at the till, through the same binary: claimed in the chat, used on
+/// the order on the shopper's say-so, its discount shown before ✅, on the
+/// invoice and on the receipt, the order paid at the discounted total and the
+/// coupon used.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_coupon_claimed_in_chat_takes_its_discount_off_the_invoice_and_is_used_once_paid() {
+    let dir = TempDir::new("coupon-invoice");
+    let mall = Mall::start(&dir).await;
+    let mut bot = Bot::start(&dir, &mall).await;
+    let alice = services::Shopper::new("telegram", ALICE.id);
+
+    let asked = bot.say(ALICE, "领取满300减50的券").await;
+    assert!(asked.last().unwrap().contains("全场满300减50"), "the coupon before ✅: {asked:?}");
+    let claimed = bot.confirm(ALICE).await;
+    assert!(claimed.last().unwrap().contains("全场满300减50"), "{claimed:?}");
+    let held = mall.staff.my_coupons(&alice).await.unwrap().items;
+    assert_eq!(held.iter().map(|m| m.status.as_str()).collect::<Vec<_>>(), ["AVAILABLE"]);
+
+    bot.say(ALICE, "帮我买一双 Nike 跑鞋").await;
+    bot.say(ALICE, "42码").await;
+    bot.confirm(ALICE).await;
+    let preview = bot.say(ALICE, "用券下单").await;
+    let preview = preview.last().unwrap();
+    for part in ["小计", "优惠券「全场满300减50」-¥50", "实付"] {
+        assert!(preview.contains(part), "the confirmation shows {part}: {preview}");
+    }
+    assert!(bot.invoices().is_empty(), "nothing to pay before ✅");
+    bot.confirm(ALICE).await;
+
+    bot.api.wait_until("the order's invoice", |api| !api.calls("sendInvoice").is_empty()).await;
+    let invoice = bot.invoices().remove(0);
+    let charged: i64 =
+        invoice["prices"].as_array().unwrap().iter().map(|p| p["amount"].as_i64().unwrap()).sum();
+    let payload = invoice["payload"].as_str().unwrap().to_owned();
+    let (order_id, payer) = PayloadKey::derive(TEST_TOKEN).open(&payload).unwrap();
+    assert_eq!(payer, ALICE.id);
+    let order = mall.staff.get_order(&alice, &order_id).await.unwrap();
+    assert_eq!(
+        (order.total_cents, order.subtotal_cents, order.discount_cents, order.coupon_id.as_deref()),
+        (charged, Some(charged + 5000), Some(5000), Some("cp-mall-50")),
+        "the invoice charges the mall's total after the discount"
+    );
+    let (sub, total) = (handlers::format::money(charged + 5000), handlers::format::money(charged));
+    let description = invoice["description"].as_str().unwrap();
+    assert!(
+        description.contains(&format!("商品小计 {sub} − 优惠券 ¥50 = 实付 {total}")),
+        "the invoice shows the discount: {description}"
+    );
+
+    assert_eq!(bot.pre_checkout(ALICE, &payload, charged).await, (true, String::new()));
+    let before = bot.api.texts_to(ALICE.id).len();
+    bot.push(successful_payment(ALICE, &payload, charged, "CNY", "tg-coupon-order-1"));
+    let receipt = bot.api.wait_for_texts(ALICE.id, before + 1).await.remove(before);
+    for part in ["支付成功", order_id.as_str(), "优惠券 ¥50"] {
+        assert!(receipt.contains(part), "the receipt says {part}: {receipt}");
+    }
+    let paid = mall.staff.get_order(&alice, &order_id).await.unwrap();
+    assert_eq!(paid.status, services::OrderStatus::Paid);
+    assert_eq!(paid.payment.map(|p| p.amount_cents), Some(charged));
+    let held = mall.staff.my_coupons(&alice).await.unwrap().items;
+    assert_eq!(
+        held.iter().map(|m| (m.status.as_str(), m.order_id.as_deref())).collect::<Vec<_>>(),
+        [("USED", Some(order_id.as_str()))]
+    );
     bot.settle().await;
 }

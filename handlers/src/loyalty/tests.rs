@@ -411,13 +411,13 @@ async fn parking_for_points_needs_a_car_of_the_shoppers_inside_and_enough_points
     let (ctx, mall, _) = shopper_with_points(0).await;
     let parking = || args(json!({ "for": "parking" }));
     assert!(refusal(preview_redeem_points(&ctx, parking()).await).contains("您还没有保存车牌"));
-    mall.add_plate(&ctx.shopper, "沪A12345", None).await.unwrap();
+    mall.add_plate(&ctx.shopper, "沪B54321", None).await.unwrap();
     let none = refusal(preview_redeem_points(&ctx, parking()).await);
-    assert!(none.contains("停车场里现在没有您的车（沪A12345）"), "{none}");
+    assert!(none.contains("停车场里现在没有您的车（沪B54321）"), "{none}");
     let other =
         refusal(preview_redeem_points(&ctx, args(json!({ "for": "parking", "plate": "沪B55555" }))).await);
     assert!(other.contains("沪B55555 不是您保存的车牌"), "{other}");
-    mall.car_entered("沪A12345", None).await.unwrap();
+    mall.car_entered("沪B54321", None).await.unwrap();
     mall.advance_clock(std::time::Duration::from_secs(4 * 3600));
     let poor = refusal(preview_redeem_points(&ctx, parking()).await);
     assert_eq!(poor, "积分不够：4 小时停车要 400 积分，您现在有 0 积分。没有扣除任何积分。");
