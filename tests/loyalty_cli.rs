@@ -118,20 +118,20 @@ async fn a_shopper_sees_plates_points_earned_spent_and_taken_back_and_coupons_th
     let shopper = services::Shopper::new("telegram", ALICE.id);
     let mut chat = Chat { api, mall, shopper, seen: 0 };
 
-    // /car 沪A·12345: a ✅ first, then saved; /car lists it, not in the car park, with ✖.
-    let asked = chat.say("/car 沪A·12345").await;
-    assert!(asked.contains("记住车牌 沪A12345"), "{asked}");
+    // /car 沪B·54321: a ✅ first, then saved; /car lists it, not in the car park, with ✖.
+    let asked = chat.say("/car 沪B·54321").await;
+    assert!(asked.contains("记住车牌 沪B54321"), "{asked}");
     chat.press(&chat.last_message(), CONFIRM);
     let saved = chat.next().await;
-    assert!(saved.contains("已保存") && saved.contains("沪A12345"), "{saved}");
+    assert!(saved.contains("已保存") && saved.contains("沪B54321"), "{saved}");
     let cars = chat.say("/car").await;
-    assert!(cars.contains("沪A12345：不在停车场"), "{cars}");
-    assert!(button_data(&chat.last_message(), "✖ 沪A12345").is_some(), "{}", chat.last_message());
+    assert!(cars.contains("沪B54321：不在停车场"), "{cars}");
+    assert!(button_data(&chat.last_message(), "✖ 沪B54321").is_some(), "{}", chat.last_message());
 
     // Six hours in the car park: /car tells the fee now.
-    chat.mall.car_entered("沪A12345", Some("2026-11-25T04:00:00+08:00".into())).await.unwrap();
+    chat.mall.car_entered("沪B54321", Some("2026-11-25T04:00:00+08:00".into())).await.unwrap();
     let cars = chat.say("/car").await;
-    assert!(cars.contains("沪A12345：现在应付 ¥60"), "{cars}");
+    assert!(cars.contains("沪B54321：现在应付 ¥60"), "{cars}");
 
     // An order paid: /points shows what it earned.
     let order = chat.paid_order().await;
@@ -177,10 +177,10 @@ async fn a_shopper_sees_plates_points_earned_spent_and_taken_back_and_coupons_th
 
     // Points for parking: two hours for the car inside, and the fee is gone.
     let asked = chat.say("用积分换停车").await;
-    assert!(asked.contains("用 200 积分换 沪A12345 的 2 小时免费停车"), "{asked}");
+    assert!(asked.contains("用 200 积分换 沪B54321 的 2 小时免费停车"), "{asked}");
     chat.press(&chat.last_message(), CONFIRM);
     let done = chat.next().await;
-    assert!(done.contains("已用 200 积分为 沪A12345 换了 2 小时免费停车"), "{done}");
+    assert!(done.contains("已用 200 积分为 沪B54321 换了 2 小时免费停车"), "{done}");
     assert!(done.contains("现在不用付费"), "{done}");
     let left = earned - 500;
 
@@ -195,9 +195,9 @@ async fn a_shopper_sees_plates_points_earned_spent_and_taken_back_and_coupons_th
 
     // ✖ removes the plate.
     let _ = chat.say("/car").await;
-    chat.press(&chat.last_message(), "✖ 沪A12345");
+    chat.press(&chat.last_message(), "✖ 沪B54321");
     let removed = chat.next().await;
-    assert!(removed.contains("已删除车牌 沪A12345") && removed.contains("您还没有保存车牌"), "{removed}");
+    assert!(removed.contains("已删除车牌 沪B54321") && removed.contains("您还没有保存车牌"), "{removed}");
     drop(bot);
     drop(server);
 }

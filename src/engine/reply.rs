@@ -30,7 +30,7 @@ pub struct Reply {
     /// An order just placed: transports that take payments send its invoice.
     pub invoice: Option<String>,
     /// A parking fee just confirmed: transports that take payments send its invoice.
-    pub(crate) parking_bill: Option<crate::engine::payments::parking::ParkingBill>,
+    pub(crate) parking_bill: Option<ParkingBill>,
     /// Unpaid orders the answer shows: transports that take payments offer
     /// a pay button for each (a new invoice for the same order).
     pub payable: Vec<String>,
@@ -46,6 +46,14 @@ pub struct Reply {
     /// The W3C `traceparent` of the turn that answered, when traced: the
     /// transport's sends of this reply join that trace.
     pub trace: Option<String>,
+}
+
+/// A confirmed parking fee to pay: the plate, the fee due at ✅, the minutes to leave.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ParkingBill {
+    pub(crate) plate: String,
+    pub(crate) amount_cents: i64,
+    pub(crate) grace_minutes: u32,
 }
 
 impl Reply {

@@ -16,18 +16,10 @@ use serde_json::Value;
 use services::{MallApi, ServiceError, Shopper};
 
 use super::PayloadKey;
-use crate::engine::reply::Reply;
+use crate::engine::reply::{ParkingBill, Reply};
 
 /// How long a pre-checkout waits for the car park (Telegram gives 10 s in all).
 const CHECKOUT_TIMEOUT: Duration = super::CHECKOUT_MALL_TIMEOUT;
-
-/// A confirmed parking fee to pay: the plate, the fee due at ✅, the minutes to leave.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct ParkingBill {
-    pub plate: String,
-    pub amount_cents: i64,
-    pub grace_minutes: u32,
-}
 
 /// What a parking invoice shows and carries, before a transport sends it.
 #[derive(Debug, Clone, PartialEq, Eq)]

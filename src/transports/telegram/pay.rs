@@ -147,7 +147,7 @@ impl Handle {
     pub(super) async fn send_parking_invoice(
         &self,
         lang: Lang,
-        bill: &payments::parking::ParkingBill,
+        bill: &crate::engine::reply::ParkingBill,
     ) -> Result<(), RequestError> {
         let (app, bot, target) = (&self.tg.app, &self.bot, &self.target);
         let config = &app.config.payments;
