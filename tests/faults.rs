@@ -131,6 +131,16 @@ impl Mall {
         self.faults.lock().unwrap().entry(path.to_owned()).or_default().push_back(fault);
     }
 
+    /// Waits until every fault set for `path` has been met: the call it was
+    /// set for has reached the mall (a `Slow` one is still hanging there).
+    async fn wait_until_met(&self, path: &str) {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+        while self.faults.lock().unwrap().get(path).is_some_and(|queued| !queued.is_empty()) {
+            assert!(tokio::time::Instant::now() < deadline, "no call reached {path}");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
     async fn orders_of(&self, shopper: Shopper) -> Vec<services::Order> {
         let who = services::Shopper::new("telegram", shopper.id);
         self.direct.list_orders(&who, PageRequest::default()).await.expect("orders").items
@@ -1074,6 +1084,9 @@ async fn kill_9_between_the_payment_and_its_record_records_it_after_the_restart(
     // Kept in the state store before the mall is asked.
     let state = format!("sqlite://{}", rig.dir.file("state.db"));
     wait_for_kept_payment(&state, "tg-kill-9").await;
+    // Killed while the mall holds the record call, not before it was made
+    // (then the restarted bot's first call would meet the 30 s instead).
+    rig.mall().wait_until_met(&path).await;
     rig.kill_9_and_restart().await;
     paid_once_and_told(&rig, &order_id, "tg-kill-9").await;
 }
