@@ -101,7 +101,7 @@ impl Handle {
     /// Sends the invoice of the sender's unpaid order `order_id` (in
     /// `lang`); an order that cannot be paid (any more) is said so instead.
     pub(super) async fn send_invoice(&self, lang: Lang, order_id: &str) -> Result<(), RequestError> {
-        let (app, bot, target, user_id) = (&self.tg.app, &self.bot, &self.target, self.user_id());
+        let (app, bot, user_id) = (&self.tg.app, &self.bot, self.user_id());
         let shopper = Shopper::new("telegram", user_id);
         let order = match app.mall.get_order(&shopper, order_id).await {
             Ok(order) => order,
@@ -115,20 +115,9 @@ impl Handle {
             let status = (lang.texts().answers.status)(order.status);
             return self.say(&(lang.texts().pay.not_payable)(order_id, status)).await;
         }
-        let config = &app.config.payments;
         let (draft, prices) = invoice(app, bot, &order, lang, user_id).await;
-        let mut payload = teloxide::payloads::SendInvoice::new(
-            target.chat,
-            draft.title,
-            draft.description,
-            draft.payload,
-            draft.currency,
-            prices,
-        )
-        .provider_token(config.provider_token.expose().to_owned());
-        if let Some(thread) = target.thread {
-            payload = payload.message_thread_id(thread);
-        }
+        let payload =
+            self.invoice_request(draft.title, draft.description, draft.payload, draft.currency, prices);
         match send::call(bot, &payload).await {
             Ok(_) => {
                 tracing::info!(order = order_id, total = draft.total, "invoice sent");
@@ -143,30 +132,45 @@ impl Handle {
         }
     }
 
+    /// `sendInvoice` to this chat (and topic) with the bot's payment provider.
+    fn invoice_request(
+        &self,
+        title: String,
+        description: String,
+        payload: String,
+        currency: String,
+        prices: Vec<LabeledPrice>,
+    ) -> teloxide::payloads::SendInvoice {
+        let token = self.tg.app.config.payments.provider_token.expose().to_owned();
+        let mut request = teloxide::payloads::SendInvoice::new(
+            self.target.chat,
+            title,
+            description,
+            payload,
+            currency,
+            prices,
+        )
+        .provider_token(token);
+        if let Some(thread) = self.target.thread {
+            request = request.message_thread_id(thread);
+        }
+        request
+    }
+
     /// Sends the invoice of the parking fee `bill` the sender just confirmed (in `lang`).
     pub(super) async fn send_parking_invoice(
         &self,
         lang: Lang,
         bill: &crate::engine::reply::ParkingBill,
     ) -> Result<(), RequestError> {
-        let (app, bot, target) = (&self.tg.app, &self.bot, &self.target);
+        let (app, bot) = (&self.tg.app, &self.bot);
         let config = &app.config.payments;
         let key = PayloadKey::derive(bot.token());
         let draft =
             payments::parking::invoice_for_parking(bill, lang, &config.currency, &key, self.user_id());
         let prices = vec![LabeledPrice::new(draft.label.clone(), draft.amount.max(0) as u32)];
-        let mut payload = teloxide::payloads::SendInvoice::new(
-            target.chat,
-            draft.title,
-            draft.description,
-            draft.payload,
-            draft.currency,
-            prices,
-        )
-        .provider_token(config.provider_token.expose().to_owned());
-        if let Some(thread) = target.thread {
-            payload = payload.message_thread_id(thread);
-        }
+        let payload =
+            self.invoice_request(draft.title, draft.description, draft.payload, draft.currency, prices);
         match send::call(bot, &payload).await {
             Ok(_) => {
                 tracing::info!(plate = %bill.plate, amount = bill.amount_cents, "parking invoice sent");
